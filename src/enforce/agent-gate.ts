@@ -1,0 +1,314 @@
+/**
+ * The gate on one agent: a decision hook that never throws, a seal per tool use, and an innermost
+ * execution check that refuses any call that is not exactly what was judged.
+ *
+ * Why each piece (see `../shared/research/sdk-gaps.md`):
+ * - A throwing `BeforeToolCallEvent` hook fails OPEN (the loop drains on, rows 42–43), so every error
+ *   becomes a `cancel`, and the invocation is stopped: later tool calls and model calls are cancelled.
+ * - Later hooks, interventions, plugins and middleware can rename the tool, change the input, set
+ *   `selectedTool` or clear `cancel` after the decision (rows 9–11, 26, 32–37). The decision is sealed
+ *   per `toolUseId`, and the innermost `ExecuteToolStage` middleware refuses anything that differs.
+ *   We refuse rather than judge again: the signer reference decides each call once.
+ * - A middleware that answers a call without calling `next` bypasses the check; the after-call hook
+ *   notices an allowed call whose check never ran, hides its result and stops the run.
+ */
+import {
+  AfterToolCallEvent,
+  Agent,
+  BeforeInvocationEvent,
+  BeforeModelCallEvent,
+  BeforeToolCallEvent,
+  ExecuteToolStage,
+  FunctionTool,
+  type MiddlewareHandlerOf,
+  TextBlock,
+  ToolResultBlock,
+  ZodTool,
+} from '@strands-agents/sdk';
+import { agentGateState, isGated } from '../walker/classify.js';
+import { AGENT_GATE_MARK, type AgentGateMark, agentGateMark } from '../walker/marks.js';
+import { agentAsToolTarget, isMcpTool, isStructuredOutputTool } from '../walker/sdk-internals.js';
+import { canonicalJson, withoutMarker } from './digest.js';
+import { checkDecision, type Gate, type ToolCallRequest } from './gate.js';
+import { log } from './log.js';
+import { isInnermostMiddleware, moveHookFirst, moveMiddlewareInnermost } from './sdk-mutations.js';
+
+/** Prefix of the message a refused call returns to the model. */
+export const BLOCKED = '[gate] BLOCKED:';
+/** Prefix of the message a call returns when the gate itself failed. */
+export const ERROR = '[gate] ERROR:';
+
+/** A handle on the gate installed on one agent. */
+export interface AgentGate {
+  /** The gated agent. */
+  readonly agent: Agent;
+  /** Where the agent was found when the gate was installed. */
+  readonly path: readonly string[];
+  /** Name of the gate, or `configured` when the process-wide gate is resolved at each call. */
+  readonly gateName: string;
+  /** Whether the decision hook and the execution check are both still registered. */
+  isActive(): boolean;
+  /** Removes the hooks and the middleware and the mark (used for rollback). */
+  uninstall(): void;
+}
+
+/** Where the gate comes from: a fixed gate, or the process-wide one resolved at each call. */
+export interface GateSource {
+  readonly name: string;
+  resolve(): Gate | undefined;
+}
+
+interface Seal {
+  readonly allowed: boolean;
+  readonly name: string;
+  readonly input: string | undefined;
+  readonly tool: unknown;
+  checked: boolean;
+}
+
+type ExecuteToolHandler = MiddlewareHandlerOf<typeof ExecuteToolStage>;
+
+function toolKindOf(tool: unknown): ToolCallRequest['toolKind'] {
+  if (isStructuredOutputTool(tool)) return 'structured-output';
+  if (isMcpTool(tool)) return 'mcp';
+  if (agentAsToolTarget(tool) !== undefined) return 'agent';
+  if (tool instanceof FunctionTool || tool instanceof ZodTool) return 'function';
+  return 'other';
+}
+
+function sealInput(input: unknown): string | undefined {
+  try {
+    return canonicalJson(withoutMarker(input));
+  } catch {
+    return undefined;
+  }
+}
+
+function errorResult(toolUseId: string, text: string): ToolResultBlock {
+  return new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock(text)] });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Everything one agent's gate keeps between the decision and the execution. */
+class AgentGateRuntime {
+  private readonly _seals = new Map<string, Seal>();
+  private _stopped: string | undefined;
+
+  constructor(
+    private readonly _agent: Agent,
+    private readonly _source: GateSource,
+    private readonly _path: readonly string[],
+  ) {}
+
+  /** The decision hook, first of all `BeforeToolCallEvent` callbacks. Never throws. */
+  readonly decide = async (event: BeforeToolCallEvent): Promise<void> => {
+    try {
+      if (!moveMiddlewareInnermost(this._agent, this.executionCheck)) {
+        this._fail(event, "the gate's execution check was removed from this agent");
+        return;
+      }
+      if (event.agent !== this._agent) {
+        this._decideForeign(event);
+        return;
+      }
+      if (this._stopped !== undefined) {
+        this._refuse(event, `${ERROR} ${this._stopped}`);
+        return;
+      }
+      const inner = agentAsToolTarget(event.tool);
+      if (inner !== undefined && !isGatedAgent(inner)) {
+        this._refuse(
+          event,
+          `${BLOCKED} tool "${event.toolUse.name}" runs an agent that carries no gate | ` +
+            'gate it too (installMultiagent gates agents used as tools)',
+        );
+        return;
+      }
+      const gate = this._source.resolve();
+      if (gate === undefined) {
+        this._fail(event, 'no gate is configured any more (configureGate(undefined) was called)');
+        return;
+      }
+      const request = this._request(event);
+      let answer: unknown;
+      try {
+        answer = await gate.decide(request);
+      } catch (error) {
+        this._fail(event, `gate "${gate.name}" threw: ${messageOf(error)}`);
+        return;
+      }
+      const checked = checkDecision(answer);
+      if ('error' in checked) {
+        this._fail(event, `gate "${gate.name}" answered garbage: ${checked.error}`);
+        return;
+      }
+      const decision = checked.decision;
+      if (decision.verdict === 'allow') {
+        this._seal(event, true);
+        return;
+      }
+      const rule = decision.rule === undefined ? '' : `, rule=<${decision.rule}>`;
+      const reason =
+        decision.verdict === 'ask'
+          ? `approval required (${decision.reason}) but no approval path is configured`
+          : decision.reason;
+      this._refuse(event, `${BLOCKED} ${reason} | tool=<${event.toolUse.name}>, agent=<${this._agent.id}>${rule}`);
+    } catch (error) {
+      // Anything unexpected in our own code refuses the call too: never let the hook throw.
+      this._fail(event, `gate-audit failed while deciding: ${messageOf(error)}`);
+    }
+  };
+
+  /** The innermost `ExecuteToolStage` middleware: runs the tool only if it is exactly what was allowed. */
+  readonly executionCheck: ExecuteToolHandler = createExecutionCheck(this);
+
+  /** After each call: a call allowed but never checked, or refused yet answered with success, was bypassed. */
+  readonly audit = (event: AfterToolCallEvent): void => {
+    const id = event.toolUse.toolUseId;
+    const seal = this._seals.get(id);
+    this._seals.delete(id);
+    if (event.agent !== this._agent || seal === undefined || seal.checked || event.result.status !== 'success') return;
+    const what = seal.allowed ? 'skipped the gate check' : 'ran although the gate refused it';
+    const text = `${ERROR} tool call "${event.toolUse.name}" ${what}; its result is withheld and the run stops`;
+    log('error', { tool: event.toolUse.name, toolUseId: id, agent: this._agent.id }, text);
+    event.result = errorResult(id, text);
+    this._stopped ??= `tool call "${event.toolUse.name}" bypassed the gate earlier in this invocation`;
+  };
+
+  /** Stops the model from being called again once the gate failed in this invocation. */
+  readonly stopModel = (event: BeforeModelCallEvent): void => {
+    if (this._stopped !== undefined) event.cancel = `${ERROR} ${this._stopped}; the run was stopped`;
+  };
+
+  /** Each invocation starts clean. */
+  readonly reset = (): void => {
+    this._stopped = undefined;
+  };
+
+  _mismatch(context: Parameters<ExecuteToolHandler>[0]): string | undefined {
+    const seal = this._seals.get(context.toolUse.toolUseId);
+    if (seal === undefined) return 'no gate decision exists for this tool use';
+    if (!seal.allowed) return 'the gate refused this call, but a later hook cleared the cancel';
+    if (!isInnermostMiddleware(this._agent, this.executionCheck)) {
+      return 'another middleware was registered inside the gate check and could change the call';
+    }
+    if (context.toolUse.name !== seal.name) {
+      return `the tool name changed after the decision ("${seal.name}" → "${context.toolUse.name}")`;
+    }
+    if (context.tool !== seal.tool) return 'a different tool object was selected after the decision';
+    const input = sealInput(context.toolUse.input);
+    if (input === undefined || input !== seal.input) return 'the input changed after the decision';
+    seal.checked = true;
+    return undefined;
+  }
+
+  private _request(event: BeforeToolCallEvent): ToolCallRequest {
+    return {
+      toolUseId: event.toolUse.toolUseId,
+      toolName: event.toolUse.name,
+      input: structuredClone(withoutMarker(event.toolUse.input)),
+      agentId: this._agent.id,
+      agentName: this._agent.name,
+      path: this._path,
+      toolKind: toolKindOf(event.tool),
+    };
+  }
+
+  private _seal(event: BeforeToolCallEvent, allowed: boolean): void {
+    this._seals.set(event.toolUse.toolUseId, {
+      allowed,
+      name: event.toolUse.name,
+      input: sealInput(event.toolUse.input),
+      tool: event.selectedTool ?? event.tool,
+      checked: false,
+    });
+  }
+
+  private _refuse(event: BeforeToolCallEvent, message: string): void {
+    event.cancel = message;
+    this._seal(event, false);
+  }
+
+  private _fail(event: BeforeToolCallEvent, problem: string): void {
+    log('error', { tool: event.toolUse.name, agent: this._agent.id, path: this._path.join('/') }, problem);
+    this._stopped ??= `the gate failed earlier in this invocation (${problem})`;
+    event.cancel = `${ERROR} ${problem}; the run stops`;
+    try {
+      this._seal(event, false);
+    } catch {
+      // The cancel above already refuses the call.
+    }
+  }
+
+  /**
+   * A delegate agent-as-tool re-yields its inner `BeforeToolCallEvent` to the outer agent's hooks. The
+   * inner agent's own gate decides it; an inner agent without a gate gets refused here.
+   */
+  private _decideForeign(event: BeforeToolCallEvent): void {
+    if (isGatedAgent(event.agent)) return;
+    event.cancel = `${BLOCKED} agent "${event.agent.id}" runs tools without a gate | gate it too`;
+  }
+}
+
+function createExecutionCheck(runtime: AgentGateRuntime): ExecuteToolHandler {
+  return async function* executionCheck(context, next) {
+    const id = context.toolUse.toolUseId;
+    const problem = runtime._mismatch(context);
+    if (problem !== undefined) {
+      log('error', { tool: context.toolUse.name, toolUseId: id }, `call refused at execution: ${problem}`);
+      return { result: errorResult(id, `${BLOCKED} ${problem} | tool=<${context.toolUse.name}>`) };
+    }
+    return yield* next(context);
+  };
+}
+
+function isGatedAgent(agent: unknown): boolean {
+  return agent instanceof Agent && isGated(agent);
+}
+
+/**
+ * Installs the gate on one agent, unless it carries one already (from this or another copy of
+ * gate-audit, or a `GatePlugin`).
+ *
+ * @param agent - a local Agent already checked by the preflight
+ * @param source - the gate, or the process-wide gate resolved at each call
+ * @param path - where the agent sits in its tree
+ * @returns the new handle, or undefined when the agent was gated already
+ */
+export function installAgentGate(agent: Agent, source: GateSource, path: readonly string[]): AgentGate | undefined {
+  if (agentGateState(agent) === 'gated') return undefined;
+  const runtime = new AgentGateRuntime(agent, source, path);
+  const cleanups: (() => void)[] = [];
+  const uninstall = (): void => {
+    for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+    if (agentGateMark(agent)?.decisionHook === runtime.decide) delete (agent as unknown as Record<symbol, unknown>)[AGENT_GATE_MARK];
+  };
+  try {
+    cleanups.push(agent.addHook(BeforeInvocationEvent, runtime.reset, { order: -Infinity }));
+    cleanups.push(agent.addHook(BeforeToolCallEvent, runtime.decide, { order: -Infinity }));
+    moveHookFirst(agent, runtime.decide);
+    cleanups.push(agent.addHook(BeforeModelCallEvent, runtime.stopModel, { order: -Infinity }));
+    cleanups.push(agent.addHook(AfterToolCallEvent, runtime.audit, { order: -Infinity }));
+    cleanups.push(agent.addMiddleware(ExecuteToolStage, runtime.executionCheck));
+    const mark: AgentGateMark = {
+      decisionHook: runtime.decide,
+      executionCheck: runtime.executionCheck,
+      gateName: source.name,
+      path,
+    };
+    Object.defineProperty(agent, AGENT_GATE_MARK, { value: mark, configurable: true, enumerable: false });
+  } catch (error) {
+    uninstall();
+    throw error;
+  }
+  return {
+    agent,
+    path,
+    gateName: source.name,
+    isActive: () => agentGateMark(agent)?.decisionHook === runtime.decide && agentGateState(agent) === 'gated',
+    uninstall,
+  };
+}

@@ -1,0 +1,106 @@
+/**
+ * The few error classes of gate-audit. Each carries a stable `code`; messages follow the SDK's
+ * `field=<value> | lowercase message` shape and say what is wrong and how to fix it.
+ */
+
+/** Every code a gate-audit error can carry. */
+export type GateAuditErrorCode =
+  | 'UNGATEABLE'
+  | 'NO_GATE'
+  | 'SDK_MISMATCH'
+  | 'INVALID_ARGUMENT'
+  | 'INSTALL_FAILED'
+  | 'LOAD_FAILED'
+  | 'NO_ORCHESTRATOR'
+  | 'USAGE';
+
+/** Why a node, agent or orchestrator cannot be gated in this process. */
+export type FindingKind =
+  | 'remote'
+  | 'custom-node'
+  | 'custom-orchestrator'
+  | 'foreign-executor'
+  | 'agent-override'
+  | 'tool-executor'
+  | 'sdk-mismatch'
+  | 'topology'
+  | 'cycle';
+
+/** One thing that cannot be gated, with where it is and what to do about it. */
+export interface Finding {
+  /** Chain of orchestrator ids, node ids and agent-as-tool names from the root. */
+  readonly path: readonly string[];
+  /** The category of the problem. */
+  readonly kind: FindingKind;
+  /** What is wrong, in one sentence. */
+  readonly reason: string;
+  /** How to fix it, in one sentence. */
+  readonly fix: string;
+}
+
+/** Base class of every error gate-audit throws on purpose. */
+export class GateAuditError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: GateAuditErrorCode;
+
+  /**
+   * @param code - stable code of the error
+   * @param message - readable message naming the subject, the problem and the fix
+   * @param options - the underlying cause, if any
+   */
+  constructor(code: GateAuditErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GateAuditError';
+    this.code = code;
+  }
+}
+
+/** Formats one finding as `"a › b" is … | fix`. */
+export function formatFinding(finding: Finding): string {
+  return `"${finding.path.join(' › ')}" ${finding.reason} | ${finding.fix}`;
+}
+
+/** Thrown before any mutation when one or more parts of a tree cannot be gated in-process. */
+export class UngateableError extends GateAuditError {
+  /** Every offending node, with its path and reason. */
+  readonly findings: readonly Finding[];
+
+  /**
+   * @param findings - every problem found by the preflight
+   * @param code - `UNGATEABLE`, or `SDK_MISMATCH` for the subclass
+   */
+  constructor(findings: readonly Finding[], code: 'UNGATEABLE' | 'SDK_MISMATCH' = 'UNGATEABLE') {
+    const lines = findings.map((f) => `  - ${formatFinding(f)}`);
+    super(
+      code,
+      `findings=<${findings.length}> | cannot gate every agent in-process, nothing was changed\n${lines.join('\n')}`,
+    );
+    this.name = 'UngateableError';
+    this.findings = findings;
+  }
+}
+
+/** Thrown when parts of the tree were built from a different copy of `@strands-agents/sdk` than gate-audit's. */
+export class SdkMismatchError extends UngateableError {
+  /** @param findings - every problem found, at least one of kind `sdk-mismatch` */
+  constructor(findings: readonly Finding[]) {
+    super(findings, 'SDK_MISMATCH');
+    this.name = 'SdkMismatchError';
+    this.message +=
+      '\n  two copies of @strands-agents/sdk are loaded: hooks never fire across copies | ' +
+      'dedupe the SDK (npm dedupe; gate-audit takes it as a peer dependency)';
+  }
+}
+
+/** Thrown when a gate is needed and none was given or configured. */
+export class NoGateError extends GateAuditError {
+  /** @param subject - what needed the gate, e.g. `install(agent "writer")` */
+  constructor(subject: string) {
+    super(
+      'NO_GATE',
+      `subject=<${subject}> | no gate given and none configured | ` +
+        'pass { gate } or call configureGate(gate) before installing',
+    );
+    this.name = 'NoGateError';
+  }
+}
