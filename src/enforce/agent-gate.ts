@@ -290,7 +290,9 @@ export function installAgentGate(agent: Agent, source: GateSource, path: readonl
     cleanups.push(agent.addHook(BeforeInvocationEvent, runtime.reset, { order: -Infinity }));
     cleanups.push(agent.addHook(BeforeToolCallEvent, runtime.decide, { order: -Infinity }));
     moveHookFirst(agent, runtime.decide);
+    // First so an earlier throwing hook cannot skip it, last so a later hook cannot clear the cancel.
     cleanups.push(agent.addHook(BeforeModelCallEvent, runtime.stopModel, { order: -Infinity }));
+    cleanups.push(agent.addHook(BeforeModelCallEvent, runtime.stopModel, { order: Infinity }));
     cleanups.push(agent.addHook(AfterToolCallEvent, runtime.audit, { order: -Infinity }));
     cleanups.push(agent.addMiddleware(ExecuteToolStage, runtime.executionCheck));
     const mark: AgentGateMark = {

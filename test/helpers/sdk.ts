@@ -42,3 +42,22 @@ export function toolResults(agent: Agent): string[] {
       .map((c) => `${c.status}:${c.content.map((x) => ('text' in x ? x.text : JSON.stringify(x))).join('|')}`),
   );
 }
+
+/** Runs an orchestrator to the end, collecting its status and the cancel messages of its nodes (nested too). */
+export async function runOrchestrator(
+  orchestrator: { stream(input: string): AsyncGenerator<unknown, { status: string }> },
+  input = 'go',
+): Promise<{ status: string; cancelled: Record<string, string> }> {
+  const cancelled: Record<string, string> = {};
+  const gen = orchestrator.stream(input);
+  let next = await gen.next();
+  while (!next.done) {
+    const event = next.value as { type?: string; nodeId?: string; message?: string; inner?: { event?: unknown } };
+    const inner = event.inner?.event as { type?: string; nodeId?: string; message?: string } | undefined;
+    for (const e of [event, inner]) {
+      if (e?.type === 'nodeCancelEvent' && e.nodeId !== undefined) cancelled[e.nodeId] = e.message ?? '';
+    }
+    next = await gen.next();
+  }
+  return { status: next.value.status, cancelled };
+}

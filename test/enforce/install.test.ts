@@ -1,0 +1,304 @@
+import { Agent, BeforeInvocationEvent, BeforeToolCallEvent, ConcurrentToolExecutor, SequentialToolExecutor } from '@strands-agents/sdk';
+import { A2AAgent } from '@strands-agents/sdk/a2a';
+import { Graph, Node, Swarm } from '@strands-agents/sdk/multiagent';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  allowAll,
+  configureGate,
+  denyAll,
+  GateAuditError,
+  GatePlugin,
+  type Gate,
+  hasNodeGuard,
+  install,
+  installMultiagent,
+  isGated,
+  NoGateError,
+  UngateableError,
+} from '../../src/index.js';
+import { nodeCallHooks, toolCallHooks } from '../../src/walker/sdk-internals.js';
+import { buildResearchGraph } from '../../fixtures/graphs/research-graph.js';
+import { buildSupportSwarm } from '../../fixtures/graphs/support-swarm.js';
+import { call, handoff, ran, recordingTool, runOrchestrator, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+
+const denyRm: Gate = {
+  name: 'deny-rm',
+  decide: (r) => (r.toolName === 'rm' ? { verdict: 'deny', reason: 'no rm' } : { verdict: 'allow' }),
+};
+
+function hookCount(graph: Graph | Swarm): number {
+  let n = nodeCallHooks(graph)?.length ?? 0;
+  for (const node of graph.nodes.values()) {
+    const agent = (node as { _agent?: unknown })._agent;
+    if (agent instanceof Agent) n += toolCallHooks(agent)?.length ?? 0;
+    const nested = (node as { orchestrator?: unknown }).orchestrator;
+    if (nested instanceof Graph || nested instanceof Swarm) n += hookCount(nested);
+  }
+  return n;
+}
+
+beforeEach(() => {
+  ran.length = 0;
+  vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+});
+afterEach(() => {
+  configureGate(undefined);
+  vi.restoreAllMocks();
+});
+
+describe('installMultiagent', () => {
+  describe('when a graph nests a swarm', () => {
+    it("gates the swarm's agents and guards both orchestrators", () => {
+      const graph = buildResearchGraph();
+      const handles = installMultiagent(graph, { gate: allowAll() });
+      expect(handles.map((h) => h.path.join('/'))).toEqual([
+        'research/planner',
+        'research/research-team/searcher',
+        'research/research-team/summarizer',
+        'research/writer',
+      ]);
+      expect(handles.every((h) => isGated(h.agent) && h.gateName === 'allow-all')).toBe(true);
+      const team = (graph.nodes.get('research-team') as unknown as { orchestrator: Swarm }).orchestrator;
+      expect(hasNodeGuard(graph)).toBe(true);
+      expect(hasNodeGuard(team)).toBe(true);
+    });
+
+    it('runs the whole tree under the gate: inner swarm tools are judged with their full path', async () => {
+      const s1 = scriptedAgent('s1', [call('rm', { path: '/s1' }), handoff('s2', 'go'), say('-')], { tools: [recordingTool('rm')] });
+      const s2 = scriptedAgent('s2', [call('ls', { path: '/s2' }), handoff(undefined, 'done'), say('-')], { tools: [recordingTool('ls')] });
+      const inner = new Swarm({ id: 'team', nodes: [s1, s2], maxSteps: 5 });
+      const first = scriptedAgent('first', [call('rm', { path: '/first' }), say('ok')], { tools: [recordingTool('rm')] });
+      const graph = new Graph({ id: 'outer', nodes: [first, inner], edges: [['first', 'team']], maxSteps: 5 });
+      const paths: string[] = [];
+      installMultiagent(graph, {
+        gate: { name: 'spy', decide: (r) => { paths.push(`${r.path.join('/')}:${r.toolName}:${r.toolKind}`); return denyRm.decide(r); } },
+      });
+      const { status } = await runOrchestrator(graph);
+      expect(status).toBe('COMPLETED');
+      expect(ran).toEqual(['ls({"path":"/s2"})@s2']);
+      expect(paths).toEqual([
+        'outer/first:rm:function',
+        'outer/team/s1:rm:function',
+        'outer/team/s1:strands_structured_output:structured-output',
+        'outer/team/s2:ls:function',
+        'outer/team/s2:strands_structured_output:structured-output',
+      ]);
+    });
+  });
+
+  describe('agents used as tools (p01)', () => {
+    it('gates the inner agent so its own tools are judged', async () => {
+      const helper = scriptedAgent('helper', [call('rm', { path: '/inner' }), say('helped')], { tools: [recordingTool('rm')] });
+      const outer = scriptedAgent('outer', [call('helper', { input: 'do it' }), say('done')], { tools: [helper] });
+      const graph = new Graph({ id: 'g', nodes: [outer], edges: [] });
+      const handles = installMultiagent(graph, { gate: denyRm });
+      expect(handles.map((h) => h.path.join('/'))).toEqual(['g/outer', 'g/outer/helper']);
+      await graph.invoke('go');
+      expect(ran).toEqual([]);
+      expect(toolResults(helper)[0]).toMatch(/^error:\[gate\] BLOCKED: no rm/);
+    });
+
+    it('judges a delegate agent-as-tool once, by the inner gate', async () => {
+      const helper = scriptedAgent('helper', [call('rm', { path: '/inner' }), say('helped')], { tools: [recordingTool('rm')] });
+      const outer = scriptedAgent('outer', [call('helper', { input: 'x' }), say('done')], { tools: [helper.asTool({ delegate: true })] });
+      const seen: string[] = [];
+      installMultiagent(new Graph({ id: 'g', nodes: [outer], edges: [] }), {
+        gate: { name: 'spy', decide: (r) => { seen.push(`${r.agentId}:${r.toolName}`); return denyRm.decide(r); } },
+      });
+      await outer.invoke('go');
+      expect(ran).toEqual([]);
+      expect(seen).toEqual(['outer:helper', 'helper:rm']);
+    });
+
+    it('refuses an inner call re-yielded to the outer gate when the inner agent lost its gate mid-run', async () => {
+      const helper = scriptedAgent('helper', [call('rm', { path: '/inner' }), say('helped')], { tools: [recordingTool('rm')] });
+      const outer = scriptedAgent('outer', [call('helper', { input: 'x' }), say('done')], { tools: [helper.asTool({ delegate: true })] });
+      const handles = installMultiagent(new Graph({ id: 'g', nodes: [outer], edges: [] }), { gate: allowAll() });
+      helper.addHook(BeforeInvocationEvent, () => handles.find((h) => h.agent === helper)!.uninstall());
+      await outer.invoke('go');
+      expect(ran).toEqual([]);
+    });
+
+    it('refuses a call to an agent-as-tool added after install, whose agent carries no gate', async () => {
+      const outer = scriptedAgent('outer', [call('late', { input: 'x' }), say('done')]);
+      installMultiagent(new Graph({ id: 'g', nodes: [outer], edges: [] }), { gate: allowAll() });
+      const late = scriptedAgent('late', [call('rm', { path: '/late' }), say('x')], { tools: [recordingTool('rm')] });
+      outer.toolRegistry.add(late.asTool());
+      await outer.invoke('go');
+      expect(ran).toEqual([]);
+      expect(toolResults(outer)[0]).toMatch(/^error:\[gate\] BLOCKED: tool "late" runs an agent that carries no gate/);
+    });
+  });
+
+  describe('refusing before mutating', () => {
+    it('lists every ungateable part in one UngateableError and adds no hook anywhere', () => {
+      class ScriptNode extends Node {
+        // eslint-disable-next-line require-yield
+        async *handle(): AsyncGenerator<never, never> {
+          throw new Error('never run');
+        }
+      }
+      class SneakyAgent extends Agent {}
+      const patched = scriptedAgent('patched', [say('x')]);
+      patched.invoke = patched.invoke.bind(patched);
+      const customExecutor = scriptedAgent('executor', [say('x')]);
+      class FastExecutor extends SequentialToolExecutor {}
+      customExecutor.toolExecutor = new FastExecutor();
+      const good = scriptedAgent('good', [say('x')], { tools: [recordingTool('ls')] });
+      const inner = new Swarm({ id: 'inner', nodes: [scriptedAgent('in1', [say('x')]), new A2AAgent({ id: 'deep-remote', url: 'http://127.0.0.1:9/x' })] });
+      const graph = new Graph({
+        id: 'g',
+        nodes: [
+          good,
+          new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' }),
+          new ScriptNode('script', {}),
+          { orchestrator: { id: 'cma', invoke: () => undefined, stream: () => undefined } } as never,
+          { id: 'plain', invoke: () => undefined, stream: () => undefined } as never,
+          new SneakyAgent({ id: 'sneaky', model: good.model, printer: false }),
+          patched,
+          customExecutor,
+          inner,
+        ],
+        edges: [],
+      });
+      const hooksBefore = hookCount(graph);
+      let error: unknown;
+      try {
+        installMultiagent(graph, { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(UngateableError);
+      const ungateable = error as UngateableError;
+      expect(ungateable.code).toBe('UNGATEABLE');
+      expect(ungateable.findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual([
+        'g/remote:remote',
+        'g/script:custom-node',
+        'g/cma:foreign-executor',
+        'g/plain:foreign-executor',
+        'g/sneaky:agent-override',
+        'g/patched:agent-override',
+        'g/executor:tool-executor',
+        'g/inner/deep-remote:remote',
+      ]);
+      expect(ungateable.message).toContain('"g › remote" is an A2AAgent');
+      expect(hookCount(graph)).toBe(hooksBefore);
+      expect(isGated(good)).toBe(false);
+      expect(hasNodeGuard(graph)).toBe(false);
+    });
+
+    it('accepts both SDK executors', () => {
+      const seq = scriptedAgent('seq', [say('x')], { toolExecutor: 'sequential' });
+      const conc = scriptedAgent('conc', [say('x')], { toolExecutor: new ConcurrentToolExecutor() });
+      expect(installMultiagent(new Graph({ id: 'g', nodes: [seq, conc], edges: [] }), { gate: allowAll() })).toHaveLength(2);
+    });
+
+    it('refuses an orchestrator nested in itself', () => {
+      const inner = new Swarm({ id: 'loop', nodes: [scriptedAgent('a', [say('x')])] });
+      const outer = new Graph({ id: 'outer', nodes: [inner], edges: [] });
+      inner.nodes.set('back', { orchestrator: outer } as never);
+      expect(() => installMultiagent(outer, { gate: allowAll() })).toThrow(UngateableError);
+    });
+
+    it('refuses a graph whose edges already hold a shadow node', () => {
+      const graph = new Graph({ id: 'g', nodes: [scriptedAgent('c', [say('x')]), scriptedAgent('d', [say('x')])], edges: [['c', 'd']] });
+      const shadow = new Graph({ id: 'tmp', nodes: [scriptedAgent('d', [say('x')])], edges: [] }).nodes.get('d')!;
+      (graph.edges[0] as { target: unknown }).target = shadow;
+      expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(/edge target node "d" is not the object in nodes/);
+    });
+
+    it('rolls back everything it added when a step fails midway', () => {
+      const graph = buildResearchGraph();
+      const team = (graph.nodes.get('research-team') as unknown as { orchestrator: Swarm }).orchestrator;
+      // A registry the SDK no longer recognises makes the second guard fail after four agents were gated.
+      Object.defineProperty(team, '_hookRegistry', { value: {} });
+      let error: unknown;
+      try {
+        installMultiagent(graph, { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect((error as GateAuditError).code).toBe('INSTALL_FAILED');
+      expect(hasNodeGuard(graph)).toBe(false);
+      for (const node of ['planner', 'writer']) {
+        expect(isGated((graph.nodes.get(node) as unknown as { agent: Agent }).agent)).toBe(false);
+      }
+      expect(toolCallHooks((graph.nodes.get('planner') as unknown as { agent: Agent }).agent)).toHaveLength(0);
+    });
+
+    it('rejects a root that is not a Graph or Swarm', () => {
+      expect(() => installMultiagent(scriptedAgent('a', [say('x')]) as never, { gate: allowAll() })).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+      );
+    });
+  });
+
+  describe('idempotence', () => {
+    it('returns [] on a second call and adds no hook', () => {
+      const graph = buildResearchGraph();
+      expect(installMultiagent(graph, { gate: allowAll() })).toHaveLength(4);
+      const hooks = hookCount(graph);
+      expect(installMultiagent(graph, { gate: allowAll() })).toEqual([]);
+      expect(hookCount(graph)).toBe(hooks);
+    });
+
+    it('does not gate twice an agent gated by install() or by GatePlugin', async () => {
+      const byInstall = scriptedAgent('by-install', [call('ls'), say('x')], { tools: [recordingTool('ls')] });
+      const byPlugin = scriptedAgent('by-plugin', [call('ls'), say('x')], { tools: [recordingTool('ls')], plugins: [new GatePlugin({ gate: allowAll() })] });
+      const gate = { name: 'counting', calls: 0, decide(): { verdict: 'allow' } { this.calls += 1; return { verdict: 'allow' }; } };
+      install(byInstall, { gate });
+      const graph = new Graph({ id: 'g', nodes: [byInstall, byPlugin], edges: [] });
+      expect(installMultiagent(graph, { gate: denyAll() })).toEqual([]);
+      expect(hasNodeGuard(graph)).toBe(true);
+      await graph.invoke('go');
+      expect(gate.calls).toBe(1);
+      expect(ran).toEqual(['ls({})@by-install', 'ls({})@by-plugin']);
+    });
+
+    it('re-installs a gate whose hook was removed', () => {
+      const graph = buildResearchGraph();
+      const [first] = installMultiagent(graph, { gate: allowAll() });
+      first!.uninstall();
+      expect(installMultiagent(graph, { gate: allowAll() }).map((h) => h.agent.id)).toEqual(['planner']);
+    });
+
+    it('agrees with the marks a second copy of gate-audit leaves (Symbol.for keys)', () => {
+      const agent = scriptedAgent('a', [say('x')]);
+      install(agent, { gate: allowAll() });
+      const keys = Object.getOwnPropertySymbols(agent).map((s) => Symbol.keyFor(s));
+      expect(keys).toContain('gate-audit.agent-gate.v1');
+    });
+  });
+
+  describe('without a gate', () => {
+    it('throws NoGateError at once and changes nothing', () => {
+      const graph = buildSupportSwarm();
+      expect(() => installMultiagent(graph)).toThrow(NoGateError);
+      expect(() => install(scriptedAgent('a', [say('x')]))).toThrow(expect.objectContaining({ code: 'NO_GATE' }));
+      expect(hasNodeGuard(graph)).toBe(false);
+    });
+
+    it('rejects something that is not a gate', () => {
+      expect(() => installMultiagent(buildSupportSwarm(), { gate: { decide: () => ({ verdict: 'allow' }) } as never })).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT' }),
+      );
+    });
+
+    it('uses the configured gate, resolved at each call', async () => {
+      const agent = scriptedAgent('a', [call('rm'), call('rm'), say('x')], { tools: [recordingTool('rm')] });
+      configureGate(allowAll());
+      installMultiagent(new Graph({ id: 'g', nodes: [agent], edges: [] }));
+      configureGate(denyAll('changed my mind'));
+      await agent.invoke('go');
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: changed my mind/);
+    });
+  });
+
+  it('ignores the hook order other code uses: a foreign gate-like hook does not count as a gate', () => {
+    const agent = scriptedAgent('a', [say('x')]);
+    agent.addHook(BeforeToolCallEvent, () => undefined);
+    expect(isGated(agent)).toBe(false);
+  });
+});

@@ -1,0 +1,171 @@
+import { SequentialToolExecutor } from '@strands-agents/sdk';
+import { A2AAgent } from '@strands-agents/sdk/a2a';
+import { AgentNode, BeforeNodeCallEvent, Edge, Graph, MultiAgentNode, Swarm } from '@strands-agents/sdk/multiagent';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { allowAll, hasNodeGuard, installMultiagent } from '../../src/index.js';
+import { call, handoff, ran, recordingTool, runOrchestrator, say, scriptedAgent } from '../helpers/sdk.js';
+
+const rmAgent = (id: string) => scriptedAgent(id, [call('rm', { path: `/${id}` }), say(id)], { tools: [recordingTool('rm')] });
+const UNGATED = /^\[gate\] UNGATED NODE: node "/;
+
+function pipeline(): Graph {
+  const graph = new Graph({ id: 'g', nodes: [rmAgent('c'), rmAgent('d')], edges: [['c', 'd']], maxSteps: 5 });
+  installMultiagent(graph, { gate: allowAll() });
+  return graph;
+}
+
+beforeEach(() => {
+  ran.length = 0;
+  vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+});
+afterEach(() => vi.restoreAllMocks());
+
+describe('the node guard', () => {
+  it('lets gated nodes run', async () => {
+    const result = await runOrchestrator(pipeline());
+    expect(result).toEqual({ status: 'COMPLETED', cancelled: {} });
+    expect(ran).toEqual(['rm({"path":"/c"})@c', 'rm({"path":"/d"})@d']);
+  });
+
+  describe('cancels a node whose executor carries no gate when it is about to run (p09)', () => {
+    it('a map entry swapped after install', async () => {
+      const graph = pipeline();
+      graph.nodes.set('d', new AgentNode({ agent: rmAgent('d') }));
+      const { cancelled } = await runOrchestrator(graph);
+      expect(cancelled.d).toMatch(UNGATED);
+      expect(ran).toEqual(['rm({"path":"/c"})@c']);
+    });
+
+    it("an AgentNode's _agent swapped in place", async () => {
+      const graph = pipeline();
+      (graph.nodes.get('d') as unknown as { _agent: unknown })._agent = rmAgent('d');
+      const { cancelled } = await runOrchestrator(graph);
+      expect(cancelled.d).toMatch(/carries no gate/);
+      expect(ran).toEqual(['rm({"path":"/c"})@c']);
+    });
+
+    it('a shadow node reached through an edge (same id, other object)', async () => {
+      const graph = pipeline();
+      const shadow = new AgentNode({ agent: rmAgent('d') });
+      graph.edges.length = 0;
+      graph.edges.push(new Edge({ source: graph.nodes.get('c')!, target: shadow }));
+      const { cancelled } = await runOrchestrator(graph);
+      expect(cancelled.d).toMatch(/edge target node "d" is not the object in nodes/);
+      expect(ran).toEqual(['rm({"path":"/c"})@c']);
+    });
+
+    it('a shadow entry node in the private _sources', async () => {
+      const graph = new Graph({ id: 'g', nodes: [rmAgent('c')], edges: [], maxSteps: 3 });
+      installMultiagent(graph, { gate: allowAll() });
+      (graph as unknown as { _sources: unknown[] })._sources[0] = new AgentNode({ agent: rmAgent('c') });
+      const { cancelled } = await runOrchestrator(graph);
+      expect(cancelled.c).toMatch(/an entry node "c" is not the object in nodes/);
+      expect(ran).toEqual([]);
+    });
+
+    it('a node and edge added after install', async () => {
+      const graph = pipeline();
+      const late = new AgentNode({ agent: rmAgent('late') });
+      graph.nodes.set('late', late);
+      graph.edges.push(new Edge({ source: graph.nodes.get('d')!, target: late }));
+      const { cancelled } = await runOrchestrator(graph);
+      expect(Object.keys(cancelled)).toEqual(['late']);
+      expect(ran).not.toContain('rm({"path":"/late"})@late');
+    });
+
+    it('a gated agent whose tool executor was replaced after install', async () => {
+      const graph = pipeline();
+      const d = (graph.nodes.get('d') as AgentNode).agent as unknown as { toolExecutor: unknown };
+      d.toolExecutor = new (class extends SequentialToolExecutor {})();
+      const { cancelled } = await runOrchestrator(graph);
+      expect(cancelled.d).toMatch(/custom tool executor/);
+    });
+
+    it('a gated agent whose gate hook was removed', async () => {
+      const graph = new Graph({ id: 'g', nodes: [rmAgent('c'), rmAgent('d')], edges: [['c', 'd']], maxSteps: 5 });
+      const handles = installMultiagent(graph, { gate: allowAll() });
+      handles.find((h) => h.agent.id === 'd')!.uninstall();
+      const { cancelled } = await runOrchestrator(graph);
+      expect(cancelled.d).toMatch(/carries no gate/);
+      expect(ran).toEqual(['rm({"path":"/c"})@c']);
+    });
+
+    it('a remote A2A node added after install, before it touches the network', async () => {
+      const graph = pipeline();
+      const remote = new AgentNode({ agent: new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' }) });
+      graph.nodes.set('remote', remote);
+      graph.edges.push(new Edge({ source: graph.nodes.get('d')!, target: remote }));
+      const { cancelled } = await runOrchestrator(graph);
+      expect(cancelled.remote).toMatch(/A2AAgent/);
+    });
+  });
+
+  describe('in a swarm', () => {
+    function swarm(): Swarm {
+      const s1 = scriptedAgent('s1', [handoff('s2', 'go on'), say('-')]);
+      const s2 = rmAgent('s2');
+      const built = new Swarm({ id: 'sw', nodes: [s1, s2], maxSteps: 4 });
+      installMultiagent(built, { gate: allowAll() });
+      return built;
+    }
+
+    it('cancels a handoff target swapped in the map', async () => {
+      const sw = swarm();
+      sw.nodes.set('s2', new AgentNode({ agent: rmAgent('s2') }));
+      const { cancelled } = await runOrchestrator(sw);
+      expect(cancelled.s2).toMatch(UNGATED);
+      expect(ran).toEqual([]);
+    });
+
+    it('cancels a start node replaced by a shadow with the same id', async () => {
+      const sw = swarm();
+      sw.start = new AgentNode({ agent: rmAgent('s1') });
+      const { cancelled } = await runOrchestrator(sw);
+      expect(cancelled.s1).toMatch(/the start node "s1" is not the object in nodes/);
+      expect(ran).toEqual([]);
+    });
+  });
+
+  describe('on nested orchestrators (p11)', () => {
+    function nested(): { graph: Graph; team: Swarm } {
+      const s1 = scriptedAgent('s1', [handoff('s2', 'go'), say('-')]);
+      const team = new Swarm({ id: 'team', nodes: [s1, rmAgent('s2')], maxSteps: 5 });
+      const graph = new Graph({ id: 'outer', nodes: [rmAgent('first'), team], edges: [['first', 'team']], maxSteps: 5 });
+      installMultiagent(graph, { gate: allowAll() });
+      return { graph, team };
+    }
+
+    it('guards the inner orchestrator too, which fires its own node events', async () => {
+      const { graph, team } = nested();
+      expect(hasNodeGuard(team)).toBe(true);
+      team.nodes.set('s2', new AgentNode({ agent: rmAgent('s2') }));
+      const { cancelled } = await runOrchestrator(graph);
+      expect(cancelled.s2).toMatch(UNGATED);
+      expect(ran).toEqual(['rm({"path":"/first"})@first']);
+    });
+
+    it('cancels a nested orchestrator added later without a guard', async () => {
+      const { graph } = nested();
+      const lateSwarm = new Swarm({ id: 'late', nodes: [rmAgent('l1')], maxSteps: 3 });
+      const node = new MultiAgentNode({ orchestrator: lateSwarm });
+      graph.nodes.set('late', node);
+      graph.edges.push(new Edge({ source: graph.nodes.get('first')!, target: node }));
+      const { cancelled } = await runOrchestrator(graph);
+      expect(cancelled.late).toMatch(/nested swarm without a node guard/);
+      expect(ran).not.toContain('rm({"path":"/l1"})@l1');
+    });
+  });
+
+  it('runs after the hooks of the graph, even those added after it, so none can clear its cancel', async () => {
+    const graph = new Graph({ id: 'g', nodes: [rmAgent('c')], edges: [], maxSteps: 3 });
+    graph.addHook(BeforeNodeCallEvent, (e) => { e.cancel = false; });
+    installMultiagent(graph, { gate: allowAll() });
+    graph.addHook(BeforeNodeCallEvent, (e) => { e.cancel = false; });
+    graph.nodes.set('c', new AgentNode({ agent: rmAgent('c') }));
+    (graph as unknown as { _sources: unknown[] })._sources[0] = graph.nodes.get('c');
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.c).toMatch(UNGATED);
+    expect(ran).toEqual([]);
+  });
+});

@@ -1,0 +1,62 @@
+import { cpSync, existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { allowAll, install, installMultiagent, SdkMismatchError, UngateableError } from '../../src/index.js';
+import { ScriptedModel, say } from '../helpers/sdk.js';
+
+// p16: a second copy of the SDK in one process (the app's copy next to gate-audit's). Hooks are keyed by
+// the exact event class, so a gate built from one copy never fires on the other's agents.
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const copy = join(root, 'node_modules/.gate-audit-test/dup/node_modules/@strands-agents/sdk');
+
+interface SdkCopy {
+  Agent: new (config: object) => { id: string };
+  Graph: new (config: object) => object;
+}
+let other: SdkCopy;
+
+beforeAll(async () => {
+  if (!existsSync(join(copy, 'package.json'))) {
+    mkdirSync(dirname(copy), { recursive: true });
+    cpSync(join(root, 'node_modules/@strands-agents/sdk'), copy, { recursive: true });
+  }
+  const index = (await import(pathToFileURL(join(copy, 'dist/src/index.js')).href)) as SdkCopy;
+  const multi = (await import(pathToFileURL(join(copy, 'dist/src/multiagent/index.js')).href)) as SdkCopy;
+  other = { Agent: index.Agent, Graph: multi.Graph };
+});
+
+describe('when agents come from another copy of the SDK', () => {
+  it('install refuses the agent with SdkMismatchError', () => {
+    const agent = new other.Agent({ id: 'app', model: new ScriptedModel([say('x')]), printer: false });
+    expect(() => install(agent as never, { gate: allowAll() })).toThrow(SdkMismatchError);
+  });
+
+  it('installMultiagent refuses a foreign Graph, naming the two copies and the fix', () => {
+    const agent = new other.Agent({ id: 'app', model: new ScriptedModel([say('x')]), printer: false });
+    const graph = new other.Graph({ id: 'app-graph', nodes: [agent], edges: [] });
+    let error: unknown;
+    try {
+      installMultiagent(graph as never, { gate: allowAll() });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SdkMismatchError);
+    expect(error).toBeInstanceOf(UngateableError);
+    expect((error as SdkMismatchError).code).toBe('SDK_MISMATCH');
+    expect((error as Error).message).toMatch(/npm dedupe/);
+  });
+
+  it('refuses a foreign agent nested in a local graph, listing it with its path', async () => {
+    const { Graph } = await import('@strands-agents/sdk/multiagent');
+    const foreign = new other.Agent({ id: 'foreign', model: new ScriptedModel([say('x')]), printer: false });
+    const graph = new Graph({ id: 'local', nodes: [foreign as never], edges: [] });
+    let error: unknown;
+    try {
+      installMultiagent(graph, { gate: allowAll() });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as SdkMismatchError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual(['local/foreign:sdk-mismatch']);
+  });
+});

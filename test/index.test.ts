@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import * as api from '../src/index.js';
+
+describe('the public API', () => {
+  it('exports exactly the documented values', () => {
+    expect(Object.keys(api).sort()).toEqual([
+      'GateAuditError',
+      'GatePlugin',
+      'NoGateError',
+      'SdkMismatchError',
+      'UngateableError',
+      'allowAll',
+      'configureGate',
+      'denyAll',
+      'hasNodeGuard',
+      'install',
+      'installMultiagent',
+      'isGated',
+    ]);
+  });
+
+  it('gives every error class a code and a name', () => {
+    expect(new api.NoGateError('x')).toMatchObject({ code: 'NO_GATE', name: 'NoGateError' });
+    expect(new api.UngateableError([])).toMatchObject({ code: 'UNGATEABLE', name: 'UngateableError', findings: [] });
+    expect(new api.SdkMismatchError([])).toMatchObject({ code: 'SDK_MISMATCH', name: 'SdkMismatchError' });
+    expect(new api.NoGateError('x')).toBeInstanceOf(api.GateAuditError);
+  });
+});
