@@ -2,14 +2,34 @@
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    { name: 'no-import-cli', severity: 'error', comment: 'nothing imports the CLI shell',
-      from: { pathNot: '^src/cli/' }, to: { path: '^src/cli/' } },
-    { name: 'walker-is-the-bottom', severity: 'error', comment: 'the walker is pure and imports no later stage',
-      from: { path: '^src/walker/' }, to: { path: '^src/(enforce|report|tui|cli)/' } },
-    { name: 'enforce-before-report', severity: 'error', comment: 'enforcement never depends on reporting',
-      from: { path: '^src/enforce/' }, to: { path: '^src/(report|tui|cli)/' } },
-    { name: 'renderers-without-sdk', severity: 'error', comment: 'renderers and the TUI read plain report data only',
-      from: { path: '^src/(report/render|tui)' }, to: { path: '@strands-agents/sdk' } },
+    {
+      name: 'no-import-cli',
+      severity: 'error',
+      comment: 'nothing imports the CLI shell',
+      from: { pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+    {
+      name: 'walker-is-the-bottom',
+      severity: 'error',
+      comment: 'the walker is pure and imports no later stage',
+      from: { path: '^src/walker/' },
+      to: { path: '^src/(enforce|report|tui|cli)/' },
+    },
+    {
+      name: 'enforce-before-report',
+      severity: 'error',
+      comment: 'enforcement never depends on reporting',
+      from: { path: '^src/enforce/' },
+      to: { path: '^src/(report|tui|cli)/' },
+    },
+    {
+      name: 'renderers-without-sdk',
+      severity: 'error',
+      comment: 'renderers and the TUI read plain report data only',
+      from: { path: '^src/(report/render|tui)' },
+      to: { path: '@strands-agents/sdk' },
+    },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],
   options: {

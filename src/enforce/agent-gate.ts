@@ -284,7 +284,8 @@ export function installAgentGate(agent: Agent, source: GateSource, path: readonl
   const cleanups: (() => void)[] = [];
   const uninstall = (): void => {
     for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-    if (agentGateMark(agent)?.decisionHook === runtime.decide) delete (agent as unknown as Record<symbol, unknown>)[AGENT_GATE_MARK];
+    if (agentGateMark(agent)?.decisionHook === runtime.decide)
+      delete (agent as unknown as Record<symbol, unknown>)[AGENT_GATE_MARK];
   };
   try {
     cleanups.push(agent.addHook(BeforeInvocationEvent, runtime.reset, { order: -Infinity }));

@@ -24,9 +24,7 @@ export interface ToolCallRequest {
 }
 
 /** A gate's answer; a refusal carries a reason, and any answer may name the rule that decided. */
-export type Decision =
-  | { verdict: 'allow'; rule?: string }
-  | { verdict: 'deny' | 'ask'; reason: string; rule?: string };
+export type Decision = { verdict: 'allow'; rule?: string } | { verdict: 'deny' | 'ask'; reason: string; rule?: string };
 
 /** A policy gate: decides every tool call before it runs. */
 export interface Gate {

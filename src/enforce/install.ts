@@ -132,7 +132,10 @@ export function install(agent: Agent, options?: InstallOptions): AgentGate {
  * @throws UngateableError (or SdkMismatchError) listing every part that cannot be gated
  */
 export function installMultiagent(orchestrator: Orchestrator, options?: InstallOptions): AgentGate[] {
-  const source = gateSource(options, `installMultiagent("${String((orchestrator as { id?: unknown } | undefined)?.id)}")`);
+  const source = gateSource(
+    options,
+    `installMultiagent("${String((orchestrator as { id?: unknown } | undefined)?.id)}")`,
+  );
   const inventory = preflight(orchestrator);
   const installed: AgentGate[] = [];
   const guards: (() => void)[] = [];

@@ -25,7 +25,7 @@ export const UNGATED_NODE = '[gate] UNGATED NODE:';
  */
 export function nodeRefusal(orchestrator: Orchestrator, nodeId: string): string | undefined {
   const node = orchestrator.nodes.get(nodeId);
-  if (node === undefined) return 'is not in the orchestrator\'s nodes';
+  if (node === undefined) return "is not in the orchestrator's nodes";
   const topology = topologyProblems(orchestrator, nodeId);
   if (topology.length > 0) return `has an inconsistent topology: ${topology.join('; ')}`;
   const content = openNode(node);
@@ -34,7 +34,8 @@ export function nodeRefusal(orchestrator: Orchestrator, nodeId: string): string 
   if (classified.problem !== undefined) return `${classified.problem.reason} | ${classified.problem.fix}`;
   if (classified.kind === 'agent') {
     const state = agentGateState(classified.agent);
-    if (state === 'none') return 'runs an agent that carries no gate | call installMultiagent(orchestrator) after adding or swapping nodes';
+    if (state === 'none')
+      return 'runs an agent that carries no gate | call installMultiagent(orchestrator) after adding or swapping nodes';
     if (state === 'removed') return "runs an agent whose gate hook was removed | do not remove gate-audit's hooks";
     return undefined;
   }
@@ -71,6 +72,7 @@ export function installNodeGuard(orchestrator: Orchestrator, path: readonly stri
   Object.defineProperty(orchestrator, NODE_GUARD_MARK, { value: mark, configurable: true, enumerable: false });
   return () => {
     cleanup();
-    if (nodeGuardMark(orchestrator) === mark) delete (orchestrator as unknown as Record<symbol, unknown>)[NODE_GUARD_MARK];
+    if (nodeGuardMark(orchestrator) === mark)
+      delete (orchestrator as unknown as Record<symbol, unknown>)[NODE_GUARD_MARK];
   };
 }

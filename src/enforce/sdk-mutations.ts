@@ -51,7 +51,10 @@ export function isInnermostMiddleware(agent: Agent, handler: unknown): boolean {
  *
  * @returns the cleanup that removes the callback
  */
-export function addNodeHookLast(orchestrator: Orchestrator, callback: (event: BeforeNodeCallEvent) => void): () => void {
+export function addNodeHookLast(
+  orchestrator: Orchestrator,
+  callback: (event: BeforeNodeCallEvent) => void,
+): () => void {
   const registry = (orchestrator as unknown as { _hookRegistry?: { addCallback?: unknown } })._hookRegistry;
   if (typeof registry?.addCallback !== 'function') {
     throw new GateAuditError(

@@ -62,7 +62,11 @@ function classifyAgent(agent: Agent): Classified {
     return {
       kind: 'agent',
       agent,
-      problem: { kind: 'agent-override', reason: 'is frozen, so no gate can be attached to it', fix: 'do not freeze agents' },
+      problem: {
+        kind: 'agent-override',
+        reason: 'is frozen, so no gate can be attached to it',
+        fix: 'do not freeze agents',
+      },
     };
   }
   if (Object.getPrototypeOf(agent) !== Agent.prototype) {
@@ -112,7 +116,11 @@ function classifyOrchestrator(value: Graph | Swarm, kind: 'graph' | 'swarm'): Cl
     return {
       kind,
       orchestrator: value,
-      problem: { kind: 'custom-orchestrator', reason: `is a frozen ${what}, so no guard can be attached`, fix: `do not freeze the ${what}` },
+      problem: {
+        kind: 'custom-orchestrator',
+        reason: `is a frozen ${what}, so no guard can be attached`,
+        fix: `do not freeze the ${what}`,
+      },
     };
   }
   return { kind, orchestrator: value };

@@ -165,6 +165,9 @@ export function listTools(agent: Agent): readonly unknown[] {
 }
 
 /** Whether `value` is an object of the same class name as an SDK class but from another SDK copy. */
-export function isForeignCopyOf(value: unknown, name: 'Agent' | 'Graph' | 'Swarm' | 'AgentNode' | 'MultiAgentNode'): boolean {
+export function isForeignCopyOf(
+  value: unknown,
+  name: 'Agent' | 'Graph' | 'Swarm' | 'AgentNode' | 'MultiAgentNode',
+): boolean {
   return className(value) === name;
 }

@@ -56,7 +56,8 @@ class Walk {
   private readonly _ancestors = new Set<object>();
 
   place(path: readonly string[], kind: EntryKind, classified: Classified): Entry {
-    const target = 'agent' in classified ? classified.agent : 'orchestrator' in classified ? classified.orchestrator : undefined;
+    const target =
+      'agent' in classified ? classified.agent : 'orchestrator' in classified ? classified.orchestrator : undefined;
     const base = { path, id: path[path.length - 1] ?? '', kind, target };
     if (classified.problem !== undefined) return this._add({ ...base, problem: classified.problem });
     if (target === undefined) return this._add(base);
@@ -76,7 +77,8 @@ class Walk {
     const entry = this._add(base);
     this._ancestors.add(target);
     if (classified.kind === 'agent') this._agent(classified.agent, path);
-    else if (classified.kind === 'graph' || classified.kind === 'swarm') this._orchestrator(classified.orchestrator, path);
+    else if (classified.kind === 'graph' || classified.kind === 'swarm')
+      this._orchestrator(classified.orchestrator, path);
     this._ancestors.delete(target);
     return entry;
   }
@@ -84,7 +86,12 @@ class Walk {
   private _add(entry: Entry): Entry {
     this.entries.push(entry);
     if (entry.problem !== undefined) {
-      this.findings.push({ path: entry.path, kind: entry.problem.kind, reason: entry.problem.reason, fix: entry.problem.fix });
+      this.findings.push({
+        path: entry.path,
+        kind: entry.problem.kind,
+        reason: entry.problem.reason,
+        fix: entry.problem.fix,
+      });
     }
     return entry;
   }

@@ -1,17 +1,15 @@
 import {
-  AfterToolCallEvent,
   BeforeModelCallEvent,
   BeforeToolCallEvent,
   ExecuteToolStage,
   HookOrder,
   InterventionHandler,
 } from '@strands-agents/sdk';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import {
   allowAll,
   configureGate,
   type Decision,
-  denyAll,
   type Gate,
   install,
   isGated,
@@ -34,9 +32,11 @@ function recordingGate(decide: (request: ToolCallRequest) => Decision | Promise<
 }
 
 const denyRm = (): ReturnType<typeof recordingGate> =>
-  recordingGate((r) => (r.toolName === 'rm' ? { verdict: 'deny', reason: 'rm is not allowed', rule: 'no-rm' } : { verdict: 'allow' }));
+  recordingGate((r) =>
+    r.toolName === 'rm' ? { verdict: 'deny', reason: 'rm is not allowed', rule: 'no-rm' } : { verdict: 'allow' },
+  );
 
-let errors: ReturnType<typeof vi.spyOn>;
+let errors: MockInstance<typeof console.error>;
 beforeEach(() => {
   ran.length = 0;
   errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -53,7 +53,9 @@ describe('install(agent)', () => {
       install(agent, { gate: denyRm() });
       const result = await agent.invoke('go');
       expect(ran).toEqual([]);
-      expect(toolResults(agent)).toEqual(['error:[gate] BLOCKED: rm is not allowed | tool=<rm>, agent=<a>, rule=<no-rm>']);
+      expect(toolResults(agent)).toEqual([
+        'error:[gate] BLOCKED: rm is not allowed | tool=<rm>, agent=<a>, rule=<no-rm>',
+      ]);
       expect(result.stopReason).toBe('endTurn');
       expect(agent.model.calls).toBe(2);
     });
@@ -63,7 +65,9 @@ describe('install(agent)', () => {
       install(agent, { gate: recordingGate(() => ({ verdict: 'ask', reason: 'risky' })) });
       await agent.invoke('go');
       expect(ran).toEqual([]);
-      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: approval required \(risky\) but no approval path/);
+      expect(toolResults(agent)[0]).toMatch(
+        /^error:\[gate\] BLOCKED: approval required \(risky\) but no approval path/,
+      );
     });
   });
 
@@ -104,7 +108,15 @@ describe('install(agent)', () => {
 
   describe('when the gate fails', () => {
     const failures: [string, Gate][] = [
-      ['throws', { name: 'throws', decide: () => { throw new Error('gate crashed'); } }],
+      [
+        'throws',
+        {
+          name: 'throws',
+          decide: () => {
+            throw new Error('gate crashed');
+          },
+        },
+      ],
       ['rejects', { name: 'rejects', decide: () => Promise.reject(new Error('gate crashed')) }],
       ['answers garbage', { name: 'garbage', decide: () => ({ verdict: 'maybe' }) as unknown as Decision }],
       ['answers nothing', { name: 'nothing', decide: () => undefined as unknown as Decision }],
@@ -136,7 +148,15 @@ describe('install(agent)', () => {
       let n = 0;
       const agent = scriptedAgent(
         'batch',
-        [{ tools: [{ name: 'rm', input: { path: '/1' } }, { name: 'rm', input: { path: '/2' } }] }, say('done')],
+        [
+          {
+            tools: [
+              { name: 'rm', input: { path: '/1' } },
+              { name: 'rm', input: { path: '/2' } },
+            ],
+          },
+          say('done'),
+        ],
         { tools: [recordingTool('rm')] },
       );
       install(agent, {
@@ -159,7 +179,13 @@ describe('install(agent)', () => {
       // The first invocation uses one model turn (the crash stops it), the second runs the next two.
       const agent = scriptedAgent('a', [call('ls'), call('ls'), say('two')], { tools: [recordingTool('ls')] });
       install(agent, {
-        gate: { name: 'flaky', decide: () => { if (crash) throw new Error('x'); return { verdict: 'allow' }; } },
+        gate: {
+          name: 'flaky',
+          decide: () => {
+            if (crash) throw new Error('x');
+            return { verdict: 'allow' };
+          },
+        },
       });
       await agent.invoke('first');
       crash = false;
@@ -182,7 +208,13 @@ describe('install(agent)', () => {
       const agent = scriptedAgent('a', [call('rm', { path: '/1' }), call('rm', { path: '/2' }), say('done')], {
         tools: [recordingTool('rm')],
       });
-      agent.addHook(BeforeToolCallEvent, () => { throw new Error('telemetry bug'); }, { order: -Infinity });
+      agent.addHook(
+        BeforeToolCallEvent,
+        () => {
+          throw new Error('telemetry bug');
+        },
+        { order: -Infinity },
+      );
       const gate = recordingGate(() => ({ verdict: 'deny', reason: 'no' }));
       install(agent, { gate });
       await agent.invoke('go').catch(() => undefined);
@@ -192,21 +224,95 @@ describe('install(agent)', () => {
   });
 
   describe('what runs is what was judged', () => {
-    function tamperedAgent(tamper: (agent: ReturnType<typeof scriptedAgent>) => void, first = call('ls', { path: '/tmp' })) {
+    function tamperedAgent(
+      tamper: (agent: ReturnType<typeof scriptedAgent>) => void,
+      first = call('ls', { path: '/tmp' }),
+    ) {
       const agent = scriptedAgent('t', [first, say('done')], { tools: [recordingTool('ls'), recordingTool('rm')] });
-      install(agent, { gate: recordingGate((r) => (r.toolName === 'rm' || (r.input as { path?: string }).path === '/etc' ? { verdict: 'deny', reason: 'no' } : { verdict: 'allow' })) });
+      install(agent, {
+        gate: recordingGate((r) =>
+          r.toolName === 'rm' || (r.input as { path?: string }).path === '/etc'
+            ? { verdict: 'deny', reason: 'no' }
+            : { verdict: 'allow' },
+        ),
+      });
       tamper(agent);
       return agent;
     }
 
     const cases: [string, (agent: ReturnType<typeof scriptedAgent>) => void, ReturnType<typeof call>?][] = [
-      ['a later hook mutates the input', (a) => a.addHook(BeforeToolCallEvent, (e) => { (e.toolUse.input as { path: string }).path = '/etc'; }, { order: HookOrder.SDK_LAST })],
-      ['a later hook renames the tool', (a) => a.addHook(BeforeToolCallEvent, (e) => { e.toolUse.name = 'rm'; }, { order: HookOrder.SDK_LAST })],
-      ['a later hook sets selectedTool', (a) => a.addHook(BeforeToolCallEvent, (e) => { e.selectedTool = a.toolRegistry.get('rm'); }, { order: Infinity })],
-      ['a later hook clears cancel', (a) => a.addHook(BeforeToolCallEvent, (e) => { e.cancel = false; }, { order: Infinity }), call('rm', { path: '/' })],
-      ['middleware swaps the tool', (a) => a.addMiddleware(ExecuteToolStage, async function* (ctx, next) { return yield* next({ ...ctx, tool: a.toolRegistry.get('rm') }); })],
-      ['input-phase middleware rewrites the input', (a) => a.addMiddleware(ExecuteToolStage.Input, (ctx) => ({ ...ctx, toolUse: { ...ctx.toolUse, input: { path: '/etc' } } }))],
-      ['a deny intervention is undone by a later hook', (a) => a.addHook(BeforeToolCallEvent, (e) => { e.cancel = false; }, { order: 100 }), call('rm', { path: '/' })],
+      [
+        'a later hook mutates the input',
+        (a) =>
+          a.addHook(
+            BeforeToolCallEvent,
+            (e) => {
+              (e.toolUse.input as { path: string }).path = '/etc';
+            },
+            { order: HookOrder.SDK_LAST },
+          ),
+      ],
+      [
+        'a later hook renames the tool',
+        (a) =>
+          a.addHook(
+            BeforeToolCallEvent,
+            (e) => {
+              e.toolUse.name = 'rm';
+            },
+            { order: HookOrder.SDK_LAST },
+          ),
+      ],
+      [
+        'a later hook sets selectedTool',
+        (a) =>
+          a.addHook(
+            BeforeToolCallEvent,
+            (e) => {
+              e.selectedTool = a.toolRegistry.get('rm');
+            },
+            { order: Infinity },
+          ),
+      ],
+      [
+        'a later hook clears cancel',
+        (a) =>
+          a.addHook(
+            BeforeToolCallEvent,
+            (e) => {
+              e.cancel = false;
+            },
+            { order: Infinity },
+          ),
+        call('rm', { path: '/' }),
+      ],
+      [
+        'middleware swaps the tool',
+        (a) =>
+          a.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+            return yield* next({ ...ctx, tool: a.toolRegistry.get('rm') });
+          }),
+      ],
+      [
+        'input-phase middleware rewrites the input',
+        (a) =>
+          a.addMiddleware(ExecuteToolStage.Input, (ctx) => ({
+            ...ctx,
+            toolUse: { ...ctx.toolUse, input: { path: '/etc' } },
+          })),
+      ],
+      [
+        'a deny intervention is undone by a later hook',
+        (a) =>
+          a.addHook(
+            BeforeToolCallEvent,
+            (e) => {
+              e.cancel = false;
+            },
+            { order: 100 },
+          ),
+        call('rm', { path: '/' }),
+      ],
     ];
     for (const [what, tamper, first] of cases) {
       it(`refuses the call when ${what}`, async () => {
@@ -224,7 +330,10 @@ describe('install(agent)', () => {
       install(agent, { gate: allowAll() });
       const rm = agent.toolRegistry.get('rm');
       agent.addMiddleware(ExecuteToolStage, async function* (ctx) {
-        const gen = rm!.stream({ ...ctx, toolUse: { name: 'rm', toolUseId: ctx.toolUse.toolUseId, input: { path: '/mw' } } } as never);
+        const gen = rm!.stream({
+          ...ctx,
+          toolUse: { name: 'rm', toolUseId: ctx.toolUse.toolUseId, input: { path: '/mw' } },
+        } as never);
         let n = await gen.next();
         while (!n.done) n = await gen.next();
         yield* [];
@@ -258,7 +367,10 @@ describe('install(agent)', () => {
           return { type: 'deny', reason: 'nope' } as never;
         }
       }
-      const agent = scriptedAgent('iv', [call('ls'), say('done')], { tools: [recordingTool('ls')], interventions: [new NoLs()] });
+      const agent = scriptedAgent('iv', [call('ls'), say('done')], {
+        tools: [recordingTool('ls')],
+        interventions: [new NoLs()],
+      });
       install(agent, { gate: allowAll() });
       await agent.invoke('go');
       expect(ran).toEqual([]);
@@ -352,8 +464,21 @@ describe('install(agent)', () => {
 
   it('keeps the model stopped after a gate error even when a later hook clears the model-call cancel', async () => {
     const agent = scriptedAgent('m', [call('rm'), call('rm'), say('done')], { tools: [recordingTool('rm')] });
-    install(agent, { gate: { name: 'x', decide: () => { throw new Error('x'); } } });
-    agent.addHook(BeforeModelCallEvent, (e) => { e.cancel = false; }, { order: 1000 });
+    install(agent, {
+      gate: {
+        name: 'x',
+        decide: () => {
+          throw new Error('x');
+        },
+      },
+    });
+    agent.addHook(
+      BeforeModelCallEvent,
+      (e) => {
+        e.cancel = false;
+      },
+      { order: 1000 },
+    );
     await agent.invoke('go');
     expect(agent.model.calls).toBe(1);
     expect(ran).toEqual([]);

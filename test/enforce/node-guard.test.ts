@@ -4,8 +4,10 @@ import { AgentNode, BeforeNodeCallEvent, Edge, Graph, MultiAgentNode, Swarm } fr
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { allowAll, hasNodeGuard, installMultiagent } from '../../src/index.js';
 import { call, handoff, ran, recordingTool, runOrchestrator, say, scriptedAgent } from '../helpers/sdk.js';
+import { edgesOf, nodesOf } from '../helpers/sdk.js';
 
-const rmAgent = (id: string) => scriptedAgent(id, [call('rm', { path: `/${id}` }), say(id)], { tools: [recordingTool('rm')] });
+const rmAgent = (id: string) =>
+  scriptedAgent(id, [call('rm', { path: `/${id}` }), say(id)], { tools: [recordingTool('rm')] });
 const UNGATED = /^\[gate\] UNGATED NODE: node "/;
 
 function pipeline(): Graph {
@@ -31,7 +33,7 @@ describe('the node guard', () => {
   describe('cancels a node whose executor carries no gate when it is about to run (p09)', () => {
     it('a map entry swapped after install', async () => {
       const graph = pipeline();
-      graph.nodes.set('d', new AgentNode({ agent: rmAgent('d') }));
+      nodesOf(graph).set('d', new AgentNode({ agent: rmAgent('d') }));
       const { cancelled } = await runOrchestrator(graph);
       expect(cancelled.d).toMatch(UNGATED);
       expect(ran).toEqual(['rm({"path":"/c"})@c']);
@@ -48,8 +50,8 @@ describe('the node guard', () => {
     it('a shadow node reached through an edge (same id, other object)', async () => {
       const graph = pipeline();
       const shadow = new AgentNode({ agent: rmAgent('d') });
-      graph.edges.length = 0;
-      graph.edges.push(new Edge({ source: graph.nodes.get('c')!, target: shadow }));
+      edgesOf(graph).length = 0;
+      edgesOf(graph).push(new Edge({ source: graph.nodes.get('c')!, target: shadow }));
       const { cancelled } = await runOrchestrator(graph);
       expect(cancelled.d).toMatch(/edge target node "d" is not the object in nodes/);
       expect(ran).toEqual(['rm({"path":"/c"})@c']);
@@ -67,8 +69,8 @@ describe('the node guard', () => {
     it('a node and edge added after install', async () => {
       const graph = pipeline();
       const late = new AgentNode({ agent: rmAgent('late') });
-      graph.nodes.set('late', late);
-      graph.edges.push(new Edge({ source: graph.nodes.get('d')!, target: late }));
+      nodesOf(graph).set('late', late);
+      edgesOf(graph).push(new Edge({ source: graph.nodes.get('d')!, target: late }));
       const { cancelled } = await runOrchestrator(graph);
       expect(Object.keys(cancelled)).toEqual(['late']);
       expect(ran).not.toContain('rm({"path":"/late"})@late');
@@ -94,8 +96,8 @@ describe('the node guard', () => {
     it('a remote A2A node added after install, before it touches the network', async () => {
       const graph = pipeline();
       const remote = new AgentNode({ agent: new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' }) });
-      graph.nodes.set('remote', remote);
-      graph.edges.push(new Edge({ source: graph.nodes.get('d')!, target: remote }));
+      nodesOf(graph).set('remote', remote);
+      edgesOf(graph).push(new Edge({ source: graph.nodes.get('d')!, target: remote }));
       const { cancelled } = await runOrchestrator(graph);
       expect(cancelled.remote).toMatch(/A2AAgent/);
     });
@@ -112,7 +114,7 @@ describe('the node guard', () => {
 
     it('cancels a handoff target swapped in the map', async () => {
       const sw = swarm();
-      sw.nodes.set('s2', new AgentNode({ agent: rmAgent('s2') }));
+      nodesOf(sw).set('s2', new AgentNode({ agent: rmAgent('s2') }));
       const { cancelled } = await runOrchestrator(sw);
       expect(cancelled.s2).toMatch(UNGATED);
       expect(ran).toEqual([]);
@@ -120,7 +122,7 @@ describe('the node guard', () => {
 
     it('cancels a start node replaced by a shadow with the same id', async () => {
       const sw = swarm();
-      sw.start = new AgentNode({ agent: rmAgent('s1') });
+      (sw as { start: unknown }).start = new AgentNode({ agent: rmAgent('s1') });
       const { cancelled } = await runOrchestrator(sw);
       expect(cancelled.s1).toMatch(/the start node "s1" is not the object in nodes/);
       expect(ran).toEqual([]);
@@ -131,7 +133,12 @@ describe('the node guard', () => {
     function nested(): { graph: Graph; team: Swarm } {
       const s1 = scriptedAgent('s1', [handoff('s2', 'go'), say('-')]);
       const team = new Swarm({ id: 'team', nodes: [s1, rmAgent('s2')], maxSteps: 5 });
-      const graph = new Graph({ id: 'outer', nodes: [rmAgent('first'), team], edges: [['first', 'team']], maxSteps: 5 });
+      const graph = new Graph({
+        id: 'outer',
+        nodes: [rmAgent('first'), team],
+        edges: [['first', 'team']],
+        maxSteps: 5,
+      });
       installMultiagent(graph, { gate: allowAll() });
       return { graph, team };
     }
@@ -139,7 +146,7 @@ describe('the node guard', () => {
     it('guards the inner orchestrator too, which fires its own node events', async () => {
       const { graph, team } = nested();
       expect(hasNodeGuard(team)).toBe(true);
-      team.nodes.set('s2', new AgentNode({ agent: rmAgent('s2') }));
+      nodesOf(team).set('s2', new AgentNode({ agent: rmAgent('s2') }));
       const { cancelled } = await runOrchestrator(graph);
       expect(cancelled.s2).toMatch(UNGATED);
       expect(ran).toEqual(['rm({"path":"/first"})@first']);
@@ -149,8 +156,8 @@ describe('the node guard', () => {
       const { graph } = nested();
       const lateSwarm = new Swarm({ id: 'late', nodes: [rmAgent('l1')], maxSteps: 3 });
       const node = new MultiAgentNode({ orchestrator: lateSwarm });
-      graph.nodes.set('late', node);
-      graph.edges.push(new Edge({ source: graph.nodes.get('first')!, target: node }));
+      nodesOf(graph).set('late', node);
+      edgesOf(graph).push(new Edge({ source: graph.nodes.get('first')!, target: node }));
       const { cancelled } = await runOrchestrator(graph);
       expect(cancelled.late).toMatch(/nested swarm without a node guard/);
       expect(ran).not.toContain('rm({"path":"/l1"})@l1');
@@ -159,10 +166,14 @@ describe('the node guard', () => {
 
   it('runs after the hooks of the graph, even those added after it, so none can clear its cancel', async () => {
     const graph = new Graph({ id: 'g', nodes: [rmAgent('c')], edges: [], maxSteps: 3 });
-    graph.addHook(BeforeNodeCallEvent, (e) => { e.cancel = false; });
+    graph.addHook(BeforeNodeCallEvent, (e) => {
+      e.cancel = false;
+    });
     installMultiagent(graph, { gate: allowAll() });
-    graph.addHook(BeforeNodeCallEvent, (e) => { e.cancel = false; });
-    graph.nodes.set('c', new AgentNode({ agent: rmAgent('c') }));
+    graph.addHook(BeforeNodeCallEvent, (e) => {
+      e.cancel = false;
+    });
+    nodesOf(graph).set('c', new AgentNode({ agent: rmAgent('c') }));
     (graph as unknown as { _sources: unknown[] })._sources[0] = graph.nodes.get('c');
     const { cancelled } = await runOrchestrator(graph);
     expect(cancelled.c).toMatch(UNGATED);

@@ -46,14 +46,20 @@ describe('GatePlugin', () => {
   });
 
   it('fails the run (never runs ungated) when it has no gate and none is configured', async () => {
-    const agent = scriptedAgent('p', [call('ls'), say('done')], { tools: [recordingTool('ls')], plugins: [new GatePlugin()] });
+    const agent = scriptedAgent('p', [call('ls'), say('done')], {
+      tools: [recordingTool('ls')],
+      plugins: [new GatePlugin()],
+    });
     await expect(agent.invoke('go')).rejects.toBeInstanceOf(NoGateError);
     expect(ran).toEqual([]);
   });
 
   it('uses the configured gate when constructed without one', async () => {
     configureGate(denyAll('configured no'));
-    const agent = scriptedAgent('p', [call('ls'), say('done')], { tools: [recordingTool('ls')], plugins: [new GatePlugin()] });
+    const agent = scriptedAgent('p', [call('ls'), say('done')], {
+      tools: [recordingTool('ls')],
+      plugins: [new GatePlugin()],
+    });
     await agent.invoke('go');
     expect(ran).toEqual([]);
   });

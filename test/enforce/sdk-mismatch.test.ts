@@ -57,6 +57,8 @@ describe('when agents come from another copy of the SDK', () => {
     } catch (e) {
       error = e;
     }
-    expect((error as SdkMismatchError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual(['local/foreign:sdk-mismatch']);
+    expect((error as SdkMismatchError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual([
+      'local/foreign:sdk-mismatch',
+    ]);
   });
 });

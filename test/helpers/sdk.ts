@@ -61,3 +61,13 @@ export async function runOrchestrator(
   }
   return { status: next.value.status, cancelled };
 }
+
+/** The orchestrator's node map, writable: tests tamper with it the way app code can at run time. */
+export function nodesOf(orchestrator: { readonly nodes: ReadonlyMap<string, unknown> }): Map<string, unknown> {
+  return orchestrator.nodes as Map<string, unknown>;
+}
+
+/** A graph's edge list, writable (it is a plain array at run time). */
+export function edgesOf<E>(graph: { readonly edges: readonly E[] }): E[] {
+  return graph.edges as E[];
+}

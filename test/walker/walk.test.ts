@@ -5,6 +5,7 @@ import { walk } from '../../src/walker/walk.js';
 import { buildResearchGraph } from '../../fixtures/graphs/research-graph.js';
 import { buildSupportSwarm } from '../../fixtures/graphs/support-swarm.js';
 import { say, scriptedAgent } from '../helpers/sdk.js';
+import { nodesOf } from '../helpers/sdk.js';
 
 /** A structural fingerprint of everything a walk could touch, to prove it touched nothing. */
 function fingerprint(root: Graph | Swarm): string {
@@ -59,7 +60,8 @@ describe('walk', () => {
       const before = fingerprint(graph);
       walk(graph);
       expect(fingerprint(graph)).toBe(before);
-      for (const agent of walk(graph).agents) expect((agent.agent as unknown as { _initialized: boolean })._initialized).toBe(false);
+      for (const agent of walk(graph).agents)
+        expect((agent.agent as unknown as { _initialized: boolean })._initialized).toBe(false);
     });
   });
 
@@ -75,7 +77,7 @@ describe('walk', () => {
 
   it('walks an AgentNode holding a Graph, and a Graph inside a Swarm', () => {
     const inner = new Graph({ id: 'inner', nodes: [scriptedAgent('deep', [say('x')])], edges: [] });
-    const middle = new Swarm({ id: 'middle', nodes: [scriptedAgent('m1', [say('x')]), inner] });
+    const middle = new Swarm({ id: 'middle', nodes: [scriptedAgent('m1', [say('x')]), inner as never] });
     const outer = new Graph({ id: 'outer', nodes: [{ agent: middle } as never], edges: [] });
     expect(walk(outer).entries.map((e) => `${e.path.join('/')}:${e.kind}`)).toEqual([
       'outer:graph',
@@ -98,7 +100,7 @@ describe('walk', () => {
   it('terminates on an orchestrator nested in itself and reports the cycle', () => {
     const inner = new Swarm({ id: 'loop', nodes: [scriptedAgent('a', [say('x')])] });
     const outer = new Graph({ id: 'outer', nodes: [inner], edges: [] });
-    inner.nodes.set('back', new MultiAgentNode({ orchestrator: outer }));
+    nodesOf(inner).set('back', new MultiAgentNode({ orchestrator: outer }));
     const inventory = walk(outer);
     expect(inventory.findings.map((f) => [f.path.join('/'), f.kind])).toEqual([['outer/loop/back', 'cycle']]);
   });
@@ -114,7 +116,7 @@ describe('walk', () => {
   it('classifies remote, custom and patched executors as problems, with a reason and a fix each', () => {
     class ScriptNode extends Node {
       override readonly type = 'scriptNode';
-      // eslint-disable-next-line require-yield
+      // eslint-disable-next-line require-yield, @typescript-eslint/require-await
       async *handle(): AsyncGenerator<never, never> {
         throw new Error('not run in this test');
       }
