@@ -7,8 +7,12 @@ export default defineConfig({
     coverage: {
       provider: 'v8',
       include: ['src/**/*.ts'],
-      reporter: ['text-summary', 'json-summary'],
+      reporter: ['text-summary'],
       reportsDirectory: 'coverage',
+      thresholds: {
+        'src/enforce/**': { lines: 90 },
+        'src/walker/**': { lines: 90 },
+      },
     },
   },
 });

@@ -12,7 +12,8 @@ export type GateAuditErrorCode =
   | 'INSTALL_FAILED'
   | 'LOAD_FAILED'
   | 'NO_ORCHESTRATOR'
-  | 'USAGE';
+  | 'USAGE'
+  | 'NOT_FULLY_GATED';
 
 /** Why a node, agent or orchestrator cannot be gated in this process. */
 export type FindingKind =
@@ -102,5 +103,18 @@ export class NoGateError extends GateAuditError {
         'pass { gate } or call configureGate(gate) before installing',
     );
     this.name = 'NoGateError';
+  }
+}
+
+/** Thrown by `assertFullyGated` when any node of the tree is not gated. */
+export class CoverageError extends GateAuditError {
+  /** One line per node that is not gated: its path, status, reason and fix. */
+  readonly nodes: readonly string[];
+
+  /** @param nodes - one line per node that is not gated */
+  constructor(nodes: readonly string[]) {
+    super('NOT_FULLY_GATED', `nodes=<${nodes.length}> | not every node is gated\n${nodes.map((n) => `  - ${n}`).join('\n')}`);
+    this.name = 'CoverageError';
+    this.nodes = nodes;
   }
 }

@@ -171,3 +171,15 @@ export function isForeignCopyOf(
 ): boolean {
   return className(value) === name;
 }
+
+/** Intervention handlers of an agent (`_interventionRegistry.handlers`), in registration order. */
+export function interventionHandlers(agent: Agent): readonly { readonly name?: unknown; readonly onError?: unknown }[] {
+  const handlers = field(field(agent, '_interventionRegistry'), '_handlers');
+  return Array.isArray(handlers) ? handlers : [];
+}
+
+/** Names of the plugins an agent initialised already (`_pluginRegistry._plugins`). */
+export function initialisedPluginNames(agent: Agent): readonly string[] {
+  const plugins = field(field(agent, '_pluginRegistry'), '_plugins');
+  return plugins instanceof Map ? [...plugins.keys()].filter((k): k is string => typeof k === 'string') : [];
+}

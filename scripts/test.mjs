@@ -1,0 +1,21 @@
+#!/usr/bin/env node
+// `npm test`: the whole suite with coverage thresholds, then the plain closing line CI reads
+// ("N passed, N failed"), taken from vitest's JSON report. Exits with vitest's own exit code.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+
+const resultFile = '.vitest-result.json';
+rmSync(resultFile, { force: true });
+const args = ['vitest', 'run', '--coverage', '--reporter=default', '--reporter=json', `--outputFile.json=${resultFile}`, ...process.argv.slice(2)];
+const run = spawnSync('npx', args, { stdio: 'inherit' });
+let passed = 0;
+let failed = 0;
+if (existsSync(resultFile)) {
+  const result = JSON.parse(readFileSync(resultFile, 'utf8'));
+  passed = result.numPassedTests ?? 0;
+  failed = (result.numFailedTests ?? 0) + (result.numFailedTestSuites > 0 && result.numFailedTests === 0 ? 1 : 0);
+} else {
+  failed = 1;
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(run.status ?? 1);

@@ -1,0 +1,196 @@
+/**
+ * The `gate-audit` command: a thin shell. Parse arguments → load modules → audit → render → exit code.
+ * Exit codes: 0 every node gated, 1 a coverage finding, 2 usage, config or load error.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { glob, isDynamicPattern } from 'tinyglobby';
+import { GateAuditError } from '../errors.js';
+import { audit, plan, summarize } from '../report/audit.js';
+import { isFormatName, RENDERERS } from '../report/render/index.js';
+import type { CoverageReport } from '../report/schema.js';
+import { type FoundOrchestrator, loadOrchestrators } from './load.js';
+
+/** Where the command writes. */
+export interface CliStreams {
+  readonly stdout: { write(chunk: string): unknown; readonly isTTY?: boolean };
+  readonly stderr: { write(chunk: string): unknown };
+}
+
+/** What the command may read from its surroundings. */
+export interface CliContext {
+  readonly cwd?: string;
+}
+
+const FORMATS = ['text', 'json', 'markdown', 'sarif', 'junit', 'tui'] as const;
+
+interface Options {
+  export?: string;
+  format?: (typeof FORMATS)[number];
+  outputFile?: string;
+  minCoverage?: number;
+  exitZero: boolean;
+  plan: boolean;
+  timeout: number;
+  debug: boolean;
+}
+
+/** gate-audit's own version, from its package.json. */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+function percentArg(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n < 0 || n > 100) throw new InvalidArgumentError('expected a percentage from 0 to 100');
+  return n;
+}
+
+function msArg(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive whole number of milliseconds');
+  return n;
+}
+
+function program(streams: CliStreams): Command {
+  return new Command('gate-audit')
+    .description('Show which nodes of Strands Graph/Swarm orchestrators run under a policy gate; fail CI when any does not.')
+    .argument('<module...>', 'TypeScript or JavaScript modules (or globs) exporting a Graph, a Swarm, or a factory of one')
+    .option('--export <name>', 'audit only this export of each module')
+    .addOption(new Option('--format <format>', 'output format (default: tui on a terminal, text elsewhere)').choices(FORMATS))
+    .option('--output-file <path>', 'write the report to a file instead of stdout')
+    .option('--min-coverage <pct>', 'exit 1 when coverage of tool-running nodes is under this percentage', percentArg)
+    .option('--exit-zero', 'report without failing on coverage findings', false)
+    .option('--plan', 'audit what installMultiagent would leave, instead of the module as it stands', false)
+    .option('--timeout <ms>', 'how long an exported factory may take', msArg, 30_000)
+    .option('--debug', 'print stack traces of errors', false)
+    .version(version(), '-v, --version')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 every node gated · 1 a node not gated, or coverage under --min-coverage · 2 usage, config or load error',
+    )
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void streams.stdout.write(s),
+      writeErr: (s) => void streams.stderr.write(s),
+      outputError: (s, write) => write(s.startsWith('error:') ? `gate-audit: ${s.slice('error: '.length)}` : s),
+    });
+}
+
+async function expand(patterns: readonly string[], cwd: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const pattern of patterns) {
+    if (!isDynamicPattern(pattern)) {
+      files.push(pattern);
+      continue;
+    }
+    const matched = (await glob(pattern, { cwd, ignore: ['**/node_modules/**'] })).sort();
+    if (matched.length === 0) throw new GateAuditError('USAGE', `no module matches "${pattern}" | check the glob and quote it`);
+    files.push(...matched);
+  }
+  return files;
+}
+
+function reportFor(found: FoundOrchestrator, planMode: boolean): CoverageReport {
+  const report = planMode ? plan(found.orchestrator) : audit(found.orchestrator);
+  return {
+    ...report,
+    sources: [{ module: found.module, export: found.exportName, path: [report.root.id], factory: found.factory }],
+  };
+}
+
+/** Combines several orchestrators' reports into one, each under a `module#export` path prefix. */
+function combine(reports: readonly CoverageReport[], planMode: boolean): CoverageReport {
+  if (reports.length === 1 && reports[0] !== undefined) return reports[0];
+  const nodes: CoverageReport['nodes'] = [];
+  const edges: CoverageReport['edges'] = [];
+  const refusals: CoverageReport['refusals'] = [];
+  const sources: CoverageReport['sources'] = [];
+  for (const report of reports) {
+    const source = report.sources[0];
+    const label = source === undefined ? report.root.id : `${source.module}#${source.export}`;
+    const under = (path: readonly string[]): string[] => [label, ...path];
+    nodes.push(...report.nodes.map((n) => ({ ...n, path: under(n.path), ...(n.sameAs ? { sameAs: under(n.sameAs) } : {}) })));
+    edges.push(...report.edges.map((e) => ({ ...e, from: under(e.from), to: under(e.to) })));
+    refusals.push(...report.refusals.map((r) => ({ ...r, path: under(r.path) })));
+    if (source !== undefined) sources.push({ ...source, path: [label] });
+  }
+  return {
+    schemaVersion: 1,
+    mode: planMode ? 'plan' : 'audit',
+    root: { id: 'gate-audit', kind: 'bundle' },
+    nodes,
+    edges,
+    summary: summarize(nodes),
+    refusals,
+    sources,
+  };
+}
+
+function exitCodeFor(report: CoverageReport, options: Options): number {
+  if (options.exitZero) return 0;
+  if (report.nodes.some((n) => n.status !== 'gated')) return 1;
+  if (options.minCoverage !== undefined && report.summary.coverage * 100 < options.minCoverage) return 1;
+  return 0;
+}
+
+/**
+ * Runs the command.
+ *
+ * @param argv - the arguments after the program name
+ * @param streams - where to write results (stdout) and messages (stderr)
+ * @param context - the working directory
+ * @returns the exit code
+ */
+export async function main(argv: readonly string[], streams: CliStreams, context: CliContext = {}): Promise<number> {
+  const cwd = context.cwd ?? process.cwd();
+  const command = program(streams);
+  let debug = argv.includes('--debug');
+  try {
+    command.parse([...argv], { from: 'user' });
+    const options = command.opts<Options>();
+    debug = options.debug;
+    const files = await expand(command.args, cwd);
+    const found: FoundOrchestrator[] = [];
+    for (const file of files) {
+      found.push(
+        ...(await loadOrchestrators(file, {
+          ...(options.export === undefined ? {} : { exportName: options.export }),
+          timeoutMs: options.timeout,
+          cwd,
+          noise: (chunk) => void streams.stderr.write(chunk),
+        })),
+      );
+    }
+    const report = combine(
+      found.map((f) => reportFor(f, options.plan)),
+      options.plan,
+    );
+    const format = options.format ?? 'text';
+    const name = isFormatName(format) ? format : 'text';
+    const output = RENDERERS[name](report, { version: version() });
+    if (options.outputFile !== undefined) {
+      writeFileSync(options.outputFile, output);
+      const s = report.summary;
+      streams.stderr.write(`gate-audit: wrote ${name} report to ${options.outputFile} (${s.gated}/${s.total} nodes gated)\n`);
+    } else {
+      streams.stdout.write(output);
+    }
+    return exitCodeFor(report, options);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
+    }
+    const message = error instanceof GateAuditError ? error.message : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+    streams.stderr.write(`gate-audit: ${message}\n`);
+    if (debug && error instanceof Error && error.stack !== undefined) streams.stderr.write(`${error.stack}\n`);
+    return 2;
+  }
+}
+
+/** Runs the command on this process's arguments and streams, then exits (a hung factory cannot keep it alive). */
+export async function run(): Promise<void> {
+  const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr });
+  process.stdout.write('', () => process.exit(code));
+}

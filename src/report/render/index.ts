@@ -1,0 +1,35 @@
+/**
+ * The typed registry of renderers: pure functions from a report to text.
+ */
+import type { CoverageReport } from '../schema.js';
+import { renderJson } from './json.js';
+import { renderJunit } from './junit.js';
+import { renderMarkdown } from './markdown.js';
+import { renderSarif } from './sarif.js';
+import { renderText } from './text.js';
+
+/** Options every renderer may use. */
+export interface RenderOptions {
+  /** gate-audit's version, for formats that name the tool. */
+  readonly version?: string;
+}
+
+/** A renderer: a pure function from a report to its text form. */
+export type Renderer = (report: CoverageReport, options: RenderOptions) => string;
+
+/** Every non-interactive format, by name. */
+export const RENDERERS = {
+  text: (report) => renderText(report),
+  json: (report) => renderJson(report),
+  markdown: (report) => renderMarkdown(report),
+  sarif: (report, options) => renderSarif(report, options.version),
+  junit: (report) => renderJunit(report),
+} as const satisfies Record<string, Renderer>;
+
+/** The name of a non-interactive format. */
+export type FormatName = keyof typeof RENDERERS;
+
+/** Whether `name` names a renderer. */
+export function isFormatName(name: string): name is FormatName {
+  return Object.hasOwn(RENDERERS, name);
+}

@@ -1,0 +1,43 @@
+/**
+ * The Markdown report, for a CI step summary or a pull-request comment.
+ */
+import type { CoverageReport } from '../schema.js';
+import { percent, STATUS_GLYPH } from './glyphs.js';
+
+const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+
+/**
+ * Renders a report as GitHub-flavoured Markdown.
+ *
+ * @param report - the report
+ * @returns the Markdown, ending with a newline
+ */
+export function renderMarkdown(report: CoverageReport): string {
+  const s = report.summary;
+  const ok = report.nodes.every((n) => n.status === 'gated');
+  const lines = [
+    `## gate-audit ${report.mode}: \`${report.root.id}\` ${ok ? '✔ fully gated' : '✘ not fully gated'}`,
+    '',
+    `**Coverage ${percent(s.coverage)}** of ${s.toolRunning} tool-running nodes · ${s.gated} gated · ${s.ungated} ungated · ` +
+      `${s.ungateable} ungateable · ${s.blocked} blocked`,
+    '',
+    '| | node | kind | status | reason | fix |',
+    '|---|---|---|---|---|---|',
+  ];
+  const ordered = [...report.nodes].sort((a, b) => Number(a.status === 'gated') - Number(b.status === 'gated'));
+  for (const n of ordered) {
+    lines.push(
+      `| ${STATUS_GLYPH[n.status]} | \`${cell(n.path.join(' › '))}\` | ${n.kind} | ${n.status} | ${cell(n.reason)} | ${cell(n.status === 'gated' ? '' : (n.fix ?? ''))} |`,
+    );
+  }
+  const warned = report.nodes.filter((n) => n.warnings.length > 0);
+  if (warned.length > 0) {
+    lines.push('', '### Warnings', '');
+    for (const n of warned) for (const w of n.warnings) lines.push(`- \`${cell(n.path.join(' › '))}\`: ${cell(w)}`);
+  }
+  if (report.refusals.length > 0) {
+    lines.push('', '### installMultiagent would refuse this tree', '');
+    for (const r of report.refusals) lines.push(`- \`${cell(r.path.join(' › '))}\` ${cell(r.reason)} — ${cell(r.fix)}`);
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,90 @@
+/**
+ * The coverage report: plain, versioned data, defined once as a zod schema. Renderers and the TUI read
+ * this and nothing else; a saved JSON report can be validated and rendered again.
+ */
+import { z } from 'zod';
+
+/** Coverage status of one node. */
+export const NodeStatusSchema = z.enum(['gated', 'ungated', 'ungateable', 'blocked']);
+
+/** What sits at a node. */
+export const NodeKindSchema = z.enum(['graph', 'swarm', 'agent', 'agent-tool', 'remote', 'custom']);
+
+/** One node of the coverage graph. */
+export const CoverageNodeSchema = z.strictObject({
+  /** Chain of ids from the root. */
+  path: z.array(z.string()).min(1),
+  /** The last segment of the path. */
+  id: z.string(),
+  kind: NodeKindSchema,
+  status: NodeStatusSchema,
+  /** Why the node has its status, in a sentence. */
+  reason: z.string(),
+  /** How to fix it, when it is not gated. */
+  fix: z.string().optional(),
+  /** The problem category, for ungateable nodes (stable: SARIF rule ids use it). */
+  problem: z.string().optional(),
+  /** Tool names known before the agent's first run. */
+  tools: z.array(z.string()),
+  /** Tools that appear only when the agent initialises (MCP clients, plugins). */
+  toolsUnknownUntilInit: z.boolean(),
+  /** Things that weaken the gate without defeating it. */
+  warnings: z.array(z.string()),
+  /** Where the same agent or orchestrator was met first. */
+  sameAs: z.array(z.string()).optional(),
+});
+
+/** An edge of the coverage graph: containment (orchestrator → node, agent → tool) or a graph edge. */
+export const CoverageEdgeSchema = z.strictObject({
+  from: z.array(z.string()),
+  to: z.array(z.string()),
+  kind: z.enum(['contains', 'flow']),
+});
+
+/** Counts per status and the coverage ratio. */
+export const CoverageSummarySchema = z.strictObject({
+  total: z.number().int().nonnegative(),
+  gated: z.number().int().nonnegative(),
+  ungated: z.number().int().nonnegative(),
+  ungateable: z.number().int().nonnegative(),
+  blocked: z.number().int().nonnegative(),
+  /** Nodes that run tools (agents, agents used as tools, remote and custom executors). */
+  toolRunning: z.number().int().nonnegative(),
+  /** Gated tool-running nodes / all tool-running nodes, 0..1 (1 when there are none). */
+  coverage: z.number().min(0).max(1),
+});
+
+/** Where an audited orchestrator came from, when the CLI loaded it. */
+export const CoverageSourceSchema = z.strictObject({
+  module: z.string(),
+  export: z.string(),
+  /** Path prefix of this orchestrator's nodes in a combined report. */
+  path: z.array(z.string()),
+  /** True when the export is a factory called to build the orchestrator. */
+  factory: z.boolean(),
+});
+
+/** The whole report. */
+export const CoverageReportSchema = z.strictObject({
+  schemaVersion: z.literal(1),
+  /** `audit`: the tree as it stands; `plan`: as `installMultiagent` would leave it. */
+  mode: z.enum(['audit', 'plan']),
+  root: z.strictObject({ id: z.string(), kind: z.enum(['graph', 'swarm', 'agent', 'agent-tool', 'remote', 'custom', 'bundle']) }),
+  nodes: z.array(CoverageNodeSchema),
+  edges: z.array(CoverageEdgeSchema),
+  summary: CoverageSummarySchema,
+  /** In plan mode: the problems that make `installMultiagent` refuse the whole tree. */
+  refusals: z.array(z.strictObject({ path: z.array(z.string()), kind: z.string(), reason: z.string(), fix: z.string() })),
+  sources: z.array(CoverageSourceSchema),
+});
+
+/** Coverage status of one node. */
+export type NodeStatus = z.infer<typeof NodeStatusSchema>;
+/** One node of the coverage graph. */
+export type CoverageNode = z.infer<typeof CoverageNodeSchema>;
+/** One edge of the coverage graph. */
+export type CoverageEdge = z.infer<typeof CoverageEdgeSchema>;
+/** Counts per status and the coverage ratio. */
+export type CoverageSummary = z.infer<typeof CoverageSummarySchema>;
+/** The whole report. */
+export type CoverageReport = z.infer<typeof CoverageReportSchema>;
