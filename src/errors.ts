@@ -113,7 +113,10 @@ export class CoverageError extends GateAuditError {
 
   /** @param nodes - one line per node that is not gated */
   constructor(nodes: readonly string[]) {
-    super('NOT_FULLY_GATED', `nodes=<${nodes.length}> | not every node is gated\n${nodes.map((n) => `  - ${n}`).join('\n')}`);
+    super(
+      'NOT_FULLY_GATED',
+      `nodes=<${nodes.length}> | not every node is gated\n${nodes.map((n) => `  - ${n}`).join('\n')}`,
+    );
     this.name = 'CoverageError';
     this.nodes = nodes;
   }

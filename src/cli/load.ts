@@ -63,17 +63,19 @@ function describeLoadError(error: unknown, file: string, cwd: string): string {
 /** Runs `work` with the process's stdout diverted to `noise`, so module output cannot corrupt a report. */
 async function withStdoutDiverted<T>(noise: (chunk: string) => void, work: () => Promise<T>): Promise<T> {
   const stdout = process.stdout;
-  const original = stdout.write;
-  stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
+  const own = Object.getOwnPropertyDescriptor(stdout, 'write');
+  const divert = (chunk: string | Uint8Array, ...rest: unknown[]): boolean => {
     noise(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
     const callback = rest.find((r): r is () => void => typeof r === 'function');
     callback?.();
     return true;
-  }) as typeof stdout.write;
+  };
+  Object.defineProperty(stdout, 'write', { value: divert, configurable: true, writable: true });
   try {
     return await work();
   } finally {
-    stdout.write = original;
+    if (own === undefined) delete (stdout as { write?: unknown }).write;
+    else Object.defineProperty(stdout, 'write', own);
   }
 }
 
@@ -109,7 +111,9 @@ export async function loadOrchestrators(file: string, options: LoadOptions): Pro
       throw loadError(shown, describeLoadError(error, shown, options.cwd), 'fix the module or pass --export', error);
     }
   });
-  const names = Object.keys(namespace).filter((name) => options.exportName === undefined || name === options.exportName);
+  const names = Object.keys(namespace).filter(
+    (name) => options.exportName === undefined || name === options.exportName,
+  );
   if (options.exportName !== undefined && names.length === 0) {
     throw new GateAuditError(
       'NO_ORCHESTRATOR',
@@ -131,14 +135,21 @@ export async function loadOrchestrators(file: string, options: LoadOptions): Pro
     const value = namespace[name] as () => unknown;
     const built = await withStdoutDiverted(options.noise, async () => {
       try {
-        return await withTimeout(
-          Promise.resolve().then(value),
-          options.timeoutMs,
-          () => loadError(shown, `factory "${name}" did not return within ${options.timeoutMs} ms`, 'make it return, or raise --timeout'),
+        return await withTimeout(Promise.resolve().then(value), options.timeoutMs, () =>
+          loadError(
+            shown,
+            `factory "${name}" did not return within ${options.timeoutMs} ms`,
+            'make it return, or raise --timeout',
+          ),
         );
       } catch (error) {
         if (error instanceof GateAuditError) throw error;
-        throw loadError(shown, `factory "${name}" threw ${describeLoadError(error, shown, options.cwd)}`, 'fix the factory or pass --export', error);
+        throw loadError(
+          shown,
+          `factory "${name}" threw ${describeLoadError(error, shown, options.cwd)}`,
+          'fix the factory or pass --export',
+          error,
+        );
       }
     });
     if (isOrchestratorLike(built) && !seen.has(built)) {

@@ -49,16 +49,24 @@ function percentArg(value: string): number {
 
 function msArg(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a positive whole number of milliseconds');
+  if (!Number.isInteger(n) || n <= 0)
+    throw new InvalidArgumentError('expected a positive whole number of milliseconds');
   return n;
 }
 
 function program(streams: CliStreams): Command {
   return new Command('gate-audit')
-    .description('Show which nodes of Strands Graph/Swarm orchestrators run under a policy gate; fail CI when any does not.')
-    .argument('<module...>', 'TypeScript or JavaScript modules (or globs) exporting a Graph, a Swarm, or a factory of one')
+    .description(
+      'Show which nodes of Strands Graph/Swarm orchestrators run under a policy gate; fail CI when any does not.',
+    )
+    .argument(
+      '<module...>',
+      'TypeScript or JavaScript modules (or globs) exporting a Graph, a Swarm, or a factory of one',
+    )
     .option('--export <name>', 'audit only this export of each module')
-    .addOption(new Option('--format <format>', 'output format (default: tui on a terminal, text elsewhere)').choices(FORMATS))
+    .addOption(
+      new Option('--format <format>', 'output format (default: tui on a terminal, text elsewhere)').choices(FORMATS),
+    )
     .option('--output-file <path>', 'write the report to a file instead of stdout')
     .option('--min-coverage <pct>', 'exit 1 when coverage of tool-running nodes is under this percentage', percentArg)
     .option('--exit-zero', 'report without failing on coverage findings', false)
@@ -86,7 +94,8 @@ async function expand(patterns: readonly string[], cwd: string): Promise<string[
       continue;
     }
     const matched = (await glob(pattern, { cwd, ignore: ['**/node_modules/**'] })).sort();
-    if (matched.length === 0) throw new GateAuditError('USAGE', `no module matches "${pattern}" | check the glob and quote it`);
+    if (matched.length === 0)
+      throw new GateAuditError('USAGE', `no module matches "${pattern}" | check the glob and quote it`);
     files.push(...matched);
   }
   return files;
@@ -111,7 +120,9 @@ function combine(reports: readonly CoverageReport[], planMode: boolean): Coverag
     const source = report.sources[0];
     const label = source === undefined ? report.root.id : `${source.module}#${source.export}`;
     const under = (path: readonly string[]): string[] => [label, ...path];
-    nodes.push(...report.nodes.map((n) => ({ ...n, path: under(n.path), ...(n.sameAs ? { sameAs: under(n.sameAs) } : {}) })));
+    nodes.push(
+      ...report.nodes.map((n) => ({ ...n, path: under(n.path), ...(n.sameAs ? { sameAs: under(n.sameAs) } : {}) })),
+    );
     edges.push(...report.edges.map((e) => ({ ...e, from: under(e.from), to: under(e.to) })));
     refusals.push(...report.refusals.map((r) => ({ ...r, path: under(r.path) })));
     if (source !== undefined) sources.push({ ...source, path: [label] });
@@ -173,16 +184,23 @@ export async function main(argv: readonly string[], streams: CliStreams, context
     if (options.outputFile !== undefined) {
       writeFileSync(options.outputFile, output);
       const s = report.summary;
-      streams.stderr.write(`gate-audit: wrote ${name} report to ${options.outputFile} (${s.gated}/${s.total} nodes gated)\n`);
+      streams.stderr.write(
+        `gate-audit: wrote ${name} report to ${options.outputFile} (${s.gated}/${s.total} nodes gated)\n`,
+      );
     } else {
       streams.stdout.write(output);
     }
     return exitCodeFor(report, options);
   } catch (error) {
     if (error instanceof CommanderError) {
-      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version' ? 0 : 2;
+      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version'
+        ? 0
+        : 2;
     }
-    const message = error instanceof GateAuditError ? error.message : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+    const message =
+      error instanceof GateAuditError
+        ? error.message
+        : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
     streams.stderr.write(`gate-audit: ${message}\n`);
     if (debug && error instanceof Error && error.stack !== undefined) streams.stderr.write(`${error.stack}\n`);
     return 2;

@@ -53,7 +53,9 @@ function agentWarnings(agent: Agent, sharedHandlers: Map<unknown, string[]>): st
   const foreignMiddleware =
     (toolMiddleware(agent) ?? []).filter((m) => m.handler !== mark?.executionCheck).length - delegation;
   if (foreignMiddleware > 0) {
-    warnings.push(`${foreignMiddleware} ExecuteToolStage middleware: one that answers a call itself bypasses the gate check`);
+    warnings.push(
+      `${foreignMiddleware} ExecuteToolStage middleware: one that answers a call itself bypasses the gate check`,
+    );
   }
   const pending = pendingPlugins(agent)
     .filter((p) => !isGatePlugin(p))
@@ -63,7 +65,8 @@ function agentWarnings(agent: Agent, sharedHandlers: Map<unknown, string[]>): st
     warnings.push(`plugins ${pending.join(', ')} add hooks and tools at the first run, unseen until then`);
   }
   const mcp = mcpClientCount(agent);
-  if (mcp > 0) warnings.push(`${mcp} MCP client(s): their tools are unknown until init (policy names include any prefix)`);
+  if (mcp > 0)
+    warnings.push(`${mcp} MCP client(s): their tools are unknown until init (policy names include any prefix)`);
   if (hasBackgroundTasks(agent)) {
     warnings.push('background tasks: a call is judged once at dispatch; background retries are refused');
   }
@@ -72,7 +75,9 @@ function agentWarnings(agent: Agent, sharedHandlers: Map<unknown, string[]>): st
     if (handler.onError === 'proceed') warnings.push(`intervention "${name}" has onError 'proceed' and fails open`);
     const others = (sharedHandlers.get(handler) ?? []).filter((id) => id !== agent.id);
     if (others.length > 0) {
-      warnings.push(`intervention "${name}" is shared with ${others.join(', ')}: its state (e.g. call counts) is shared too`);
+      warnings.push(
+        `intervention "${name}" is shared with ${others.join(', ')}: its state (e.g. call counts) is shared too`,
+      );
     }
   }
   return warnings;
@@ -111,16 +116,28 @@ function judge(entry: Entry, parent: CoverageNode | undefined, assumeInstalled: 
         fix: 'call installMultiagent(root) again after adding it',
       };
     }
-    return { status: 'ungated', reason: 'no node guard: nodes added or swapped later run unchecked', fix: 'call installMultiagent(root) at startup' };
+    return {
+      status: 'ungated',
+      reason: 'no node guard: nodes added or swapped later run unchecked',
+      fix: 'call installMultiagent(root) at startup',
+    };
   }
   const state = agentGateState(entry.target as Agent);
-  if (state === 'gated') return { status: 'gated', reason: `gate "${agentGateMark(entry.target)?.gateName ?? '?'}" installed` };
+  if (state === 'gated')
+    return { status: 'gated', reason: `gate "${agentGateMark(entry.target)?.gateName ?? '?'}" installed` };
   if (state === 'pending-plugin') return { status: 'gated', reason: 'GatePlugin installs the gate at the first run' };
   if (assumeInstalled) return { status: 'gated', reason: 'installMultiagent would install the gate' };
   const removed = state === 'removed' ? 'its gate hook was removed; ' : '';
   if (parentGuards) {
-    const by = entry.kind === 'agent-tool' ? "the calling agent's gate refuses calls to it" : 'the node guard cancels it at run time';
-    return { status: 'blocked', reason: `${removed}not gated, but ${by}`, fix: 'call installMultiagent(root) again so it is gated' };
+    const by =
+      entry.kind === 'agent-tool'
+        ? "the calling agent's gate refuses calls to it"
+        : 'the node guard cancels it at run time';
+    return {
+      status: 'blocked',
+      reason: `${removed}not gated, but ${by}`,
+      fix: 'call installMultiagent(root) again so it is gated',
+    };
   }
   return {
     status: 'ungated',
@@ -129,7 +146,12 @@ function judge(entry: Entry, parent: CoverageNode | undefined, assumeInstalled: 
   };
 }
 
-function build(root: unknown, mode: 'audit' | 'plan', assumeInstalled: boolean, refusals: readonly Finding[]): CoverageReport {
+function build(
+  root: unknown,
+  mode: 'audit' | 'plan',
+  assumeInstalled: boolean,
+  refusals: readonly Finding[],
+): CoverageReport {
   const inventory = walk(root);
   const graph = new DirectedGraph<NodeAttributes, { kind: 'contains' | 'flow' }>();
   const shared = new Map<unknown, string[]>();
@@ -139,11 +161,16 @@ function build(root: unknown, mode: 'audit' | 'plan', assumeInstalled: boolean, 
   for (const entry of inventory.entries) {
     const key = keyOf(entry.path);
     const parentKey = entry.path.length > 1 ? keyOf(entry.path.slice(0, -1)) : undefined;
-    const parent = parentKey !== undefined && graph.hasNode(parentKey) ? graph.getNodeAttribute(parentKey, 'node') : undefined;
+    const parent =
+      parentKey !== undefined && graph.hasNode(parentKey) ? graph.getNodeAttribute(parentKey, 'node') : undefined;
     const first = entry.sameAs === undefined ? undefined : graph.getNodeAttribute(keyOf(entry.sameAs), 'node');
     const verdict: Verdict =
       first !== undefined
-        ? { status: first.status, reason: `same object as ${first.path.join(' › ')}: ${first.reason}`, ...(first.fix === undefined ? {} : { fix: first.fix }) }
+        ? {
+            status: first.status,
+            reason: `same object as ${first.path.join(' › ')}: ${first.reason}`,
+            ...(first.fix === undefined ? {} : { fix: first.fix }),
+          }
         : judge(entry, parent, assumeInstalled);
     const isAgent = (entry.kind === 'agent' || entry.kind === 'agent-tool') && entry.problem === undefined;
     const tools = isAgent && first === undefined ? toolsOf(entry.target as Agent) : { tools: [], unknown: false };
@@ -158,7 +185,8 @@ function build(root: unknown, mode: 'audit' | 'plan', assumeInstalled: boolean, 
       ...(entry.sameAs === undefined ? {} : { sameAs: [...entry.sameAs] }),
     };
     graph.addNode(key, { node });
-    if (parentKey !== undefined && graph.hasNode(parentKey)) graph.addDirectedEdge(parentKey, key, { kind: 'contains' });
+    if (parentKey !== undefined && graph.hasNode(parentKey))
+      graph.addDirectedEdge(parentKey, key, { kind: 'contains' });
   }
   for (const edge of inventory.edges) {
     const from = keyOf(edge.from);
@@ -243,5 +271,3 @@ export function assertFullyGated(orchestrator: unknown): void {
   const lines = notGatedLines(audit(orchestrator));
   if (lines.length > 0) throw new CoverageError(lines);
 }
-
-

@@ -69,12 +69,17 @@ export const CoverageReportSchema = z.strictObject({
   schemaVersion: z.literal(1),
   /** `audit`: the tree as it stands; `plan`: as `installMultiagent` would leave it. */
   mode: z.enum(['audit', 'plan']),
-  root: z.strictObject({ id: z.string(), kind: z.enum(['graph', 'swarm', 'agent', 'agent-tool', 'remote', 'custom', 'bundle']) }),
+  root: z.strictObject({
+    id: z.string(),
+    kind: z.enum(['graph', 'swarm', 'agent', 'agent-tool', 'remote', 'custom', 'bundle']),
+  }),
   nodes: z.array(CoverageNodeSchema),
   edges: z.array(CoverageEdgeSchema),
   summary: CoverageSummarySchema,
   /** In plan mode: the problems that make `installMultiagent` refuse the whole tree. */
-  refusals: z.array(z.strictObject({ path: z.array(z.string()), kind: z.string(), reason: z.string(), fix: z.string() })),
+  refusals: z.array(
+    z.strictObject({ path: z.array(z.string()), kind: z.string(), reason: z.string(), fix: z.string() }),
+  ),
   sources: z.array(CoverageSourceSchema),
 });
 

@@ -164,18 +164,10 @@ export function listTools(agent: Agent): readonly unknown[] {
   return agent.toolRegistry.list();
 }
 
-/** Whether `value` is an object of the same class name as an SDK class but from another SDK copy. */
-export function isForeignCopyOf(
-  value: unknown,
-  name: 'Agent' | 'Graph' | 'Swarm' | 'AgentNode' | 'MultiAgentNode',
-): boolean {
-  return className(value) === name;
-}
-
 /** Intervention handlers of an agent (`_interventionRegistry.handlers`), in registration order. */
 export function interventionHandlers(agent: Agent): readonly { readonly name?: unknown; readonly onError?: unknown }[] {
-  const handlers = field(field(agent, '_interventionRegistry'), '_handlers');
-  return Array.isArray(handlers) ? handlers : [];
+  const handlers: unknown = field(field(agent, '_interventionRegistry'), '_handlers');
+  return Array.isArray(handlers) ? (handlers as { readonly name?: unknown; readonly onError?: unknown }[]) : [];
 }
 
 /** Names of the plugins an agent initialised already (`_pluginRegistry._plugins`). */

@@ -12,20 +12,61 @@ interface RuleText {
 }
 
 const RULES: Readonly<Record<string, RuleText>> = {
-  ungated: { name: 'UngatedNode', text: 'A local agent or orchestrator runs without a gate.', help: 'Call installMultiagent(root) at application startup.' },
-  blocked: { name: 'BlockedNode', text: 'A node is not gated; the node guard will cancel it at run time.', help: 'Call installMultiagent(root) again after changing the tree.' },
-  remote: { name: 'RemoteNode', text: 'A remote (A2A) agent cannot be gated in this process.', help: 'Gate the agent on its own server or remove it.' },
-  'custom-node': { name: 'CustomNode', text: 'A custom node is opaque to the gate.', help: 'Build the node from an Agent, Graph or Swarm.' },
-  'custom-orchestrator': { name: 'CustomOrchestrator', text: 'An orchestrator subclass or patched instance may skip the guard.', help: 'Use a plain Graph or Swarm.' },
-  'foreign-executor': { name: 'ForeignExecutor', text: 'A node runs something that is not a local Strands Agent, Graph or Swarm.', help: 'Build the node from a plain Agent, Graph or Swarm.' },
-  'agent-override': { name: 'AgentOverride', text: 'An agent overrides stream/invoke and may run tools without hooks.', help: 'Use a plain Agent; add behaviour with hooks or plugins.' },
-  'tool-executor': { name: 'CustomToolExecutor', text: "An agent's custom tool executor can skip hooks.", help: "Use the SDK's sequential or concurrent executor." },
-  'sdk-mismatch': { name: 'SdkCopyMismatch', text: 'The node comes from another copy of @strands-agents/sdk.', help: 'Load one copy of the SDK (npm dedupe).' },
-  topology: { name: 'InconsistentTopology', text: 'Graph edges or entries hold node objects not in the node map.', help: 'Do not swap node objects after construction.' },
+  ungated: {
+    name: 'UngatedNode',
+    text: 'A local agent or orchestrator runs without a gate.',
+    help: 'Call installMultiagent(root) at application startup.',
+  },
+  blocked: {
+    name: 'BlockedNode',
+    text: 'A node is not gated; the node guard will cancel it at run time.',
+    help: 'Call installMultiagent(root) again after changing the tree.',
+  },
+  remote: {
+    name: 'RemoteNode',
+    text: 'A remote (A2A) agent cannot be gated in this process.',
+    help: 'Gate the agent on its own server or remove it.',
+  },
+  'custom-node': {
+    name: 'CustomNode',
+    text: 'A custom node is opaque to the gate.',
+    help: 'Build the node from an Agent, Graph or Swarm.',
+  },
+  'custom-orchestrator': {
+    name: 'CustomOrchestrator',
+    text: 'An orchestrator subclass or patched instance may skip the guard.',
+    help: 'Use a plain Graph or Swarm.',
+  },
+  'foreign-executor': {
+    name: 'ForeignExecutor',
+    text: 'A node runs something that is not a local Strands Agent, Graph or Swarm.',
+    help: 'Build the node from a plain Agent, Graph or Swarm.',
+  },
+  'agent-override': {
+    name: 'AgentOverride',
+    text: 'An agent overrides stream/invoke and may run tools without hooks.',
+    help: 'Use a plain Agent; add behaviour with hooks or plugins.',
+  },
+  'tool-executor': {
+    name: 'CustomToolExecutor',
+    text: "An agent's custom tool executor can skip hooks.",
+    help: "Use the SDK's sequential or concurrent executor.",
+  },
+  'sdk-mismatch': {
+    name: 'SdkCopyMismatch',
+    text: 'The node comes from another copy of @strands-agents/sdk.',
+    help: 'Load one copy of the SDK (npm dedupe).',
+  },
+  topology: {
+    name: 'InconsistentTopology',
+    text: 'Graph edges or entries hold node objects not in the node map.',
+    help: 'Do not swap node objects after construction.',
+  },
   cycle: { name: 'NestingCycle', text: 'An orchestrator is nested inside itself.', help: 'Remove the nesting cycle.' },
 };
 
-const ruleIdOf = (node: CoverageNode): string => `gate-audit/${node.status === 'ungateable' ? (node.problem ?? 'ungateable') : node.status}`;
+const ruleIdOf = (node: CoverageNode): string =>
+  `gate-audit/${node.status === 'ungateable' ? (node.problem ?? 'ungateable') : node.status}`;
 
 /** The stable fingerprint of a node path. */
 export function pathFingerprint(path: readonly string[]): string {
@@ -63,7 +104,9 @@ export function renderSarif(report: CoverageReport, version = '0.0.0'): string {
         message: { text: `"${n.path.join(' › ')}" ${n.reason}${n.fix === undefined ? '' : ` | ${n.fix}`}` },
         locations: [
           {
-            ...(module === undefined ? {} : { physicalLocation: { artifactLocation: { uri: module }, region: { startLine: 1 } } }),
+            ...(module === undefined
+              ? {}
+              : { physicalLocation: { artifactLocation: { uri: module }, region: { startLine: 1 } } }),
             logicalLocations: [{ fullyQualifiedName: n.path.join('/'), name: n.id, kind: n.kind }],
           },
         ],

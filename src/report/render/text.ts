@@ -29,8 +29,13 @@ export function renderText(report: CoverageReport): string {
       section = node.path[0] ?? '';
       lines.push(`── ${section}`);
     }
-    const tools = node.tools.length > 0 ? `  tools: ${node.tools.join(', ')}${node.toolsUnknownUntilInit ? ' (+ unknown until init)' : ''}` : '';
-    lines.push(`${STATUS_GLYPH[node.status]} ${name.padEnd(width)}  ${node.kind.padEnd(10)} ${node.status.padEnd(10)} ${node.reason}${tools}`);
+    const tools =
+      node.tools.length > 0
+        ? `  tools: ${node.tools.join(', ')}${node.toolsUnknownUntilInit ? ' (+ unknown until init)' : ''}`
+        : '';
+    lines.push(
+      `${STATUS_GLYPH[node.status]} ${name.padEnd(width)}  ${node.kind.padEnd(10)} ${node.status.padEnd(10)} ${node.reason}${tools}`,
+    );
     if (node.status !== 'gated' && node.fix !== undefined) lines.push(`  ${' '.repeat(width)}  fix: ${node.fix}`);
     for (const warning of node.warnings) lines.push(`  ${' '.repeat(width)}  warning: ${warning}`);
   }
