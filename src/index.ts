@@ -3,7 +3,7 @@
  *
  * @packageDocumentation
  */
-export { GateAuditError, NoGateError, SdkMismatchError, UngateableError } from './errors.js';
+export { CoverageError, GateAuditError, NoGateError, SdkMismatchError, UngateableError } from './errors.js';
 export type { Finding, FindingKind, GateAuditErrorCode } from './errors.js';
 export { allowAll, configureGate, denyAll } from './enforce/gate.js';
 export type { Decision, Gate, ToolCallRequest, Verdict } from './enforce/gate.js';
@@ -12,3 +12,6 @@ export type { InstallOptions } from './enforce/install.js';
 export type { AgentGate } from './enforce/agent-gate.js';
 export { GatePlugin } from './enforce/plugin.js';
 export { hasNodeGuard, isGated } from './walker/classify.js';
+export { assertFullyGated, audit, plan } from './report/audit.js';
+export { CoverageReportSchema } from './report/schema.js';
+export type { CoverageEdge, CoverageNode, CoverageReport, CoverageSummary, NodeStatus } from './report/schema.js';

@@ -4,18 +4,23 @@ import * as api from '../src/index.js';
 describe('the public API', () => {
   it('exports exactly the documented values', () => {
     expect(Object.keys(api).sort()).toEqual([
+      'CoverageError',
+      'CoverageReportSchema',
       'GateAuditError',
       'GatePlugin',
       'NoGateError',
       'SdkMismatchError',
       'UngateableError',
       'allowAll',
+      'assertFullyGated',
+      'audit',
       'configureGate',
       'denyAll',
       'hasNodeGuard',
       'install',
       'installMultiagent',
       'isGated',
+      'plan',
     ]);
   });
 

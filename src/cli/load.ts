@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { inspect } from 'node:util';
 import { createJiti } from 'jiti';
 import { GateAuditError } from '../errors.js';
 
@@ -49,15 +50,19 @@ function loadError(module: string, what: string, fix: string, cause?: unknown): 
   return new GateAuditError('LOAD_FAILED', `cannot load "${module}": ${what} | ${fix}`, { cause });
 }
 
-/** Describes a load error in one line: `SyntaxError at graph.ts:3:7`, or the error's own message. */
-function describeLoadError(error: unknown, file: string, cwd: string): string {
+/** Describes a load error in one line: `SyntaxError at graph.ts:3:7: …` for a parse error, else `Name: message`. */
+function describeLoadError(error: unknown, cwd: string): string {
   if (!(error instanceof Error)) return String(error);
-  const text = error.message.split('\n')[0] ?? '';
-  const at = /(\S+\.[cm]?[jt]sx?):(\d+):(\d+)/.exec(text) ?? /(\S+\.[cm]?[jt]sx?):(\d+):(\d+)/.exec(error.stack ?? '');
-  const name = error.name === 'Error' && /ParseError|Unexpected token|Expected/.test(text) ? 'SyntaxError' : error.name;
-  const where = at !== null ? ` at ${relative(cwd, at[1]!.replace(/^file:\/\//, '')) || file}:${at[2]}:${at[3]}` : '';
-  const detail = text.replace(/\s*\(?\S+\.[cm]?[jt]sx?:\d+:\d+\)?/, '').trim();
-  return `${name}${where}${detail !== '' && detail !== name ? `: ${detail}` : ''}`;
+  const first = (error.message.split('\n')[0] ?? '').trim();
+  const parse = /^(ParseError|SyntaxError):\s*/.exec(first) ?? (error.name === 'SyntaxError' ? [''] : null);
+  if (parse === null) return `${error.name}: ${first}`;
+  const at = /(\S+\.[cm]?[jt]sx?):(\d+):(\d+)/.exec(error.message);
+  const detail = first
+    .slice(parse[0].length)
+    .replace(at?.[0] ?? '\0', '')
+    .trim();
+  const where = at === null ? '' : ` at ${relative(cwd, at[1]!.replace(/^file:\/\//, ''))}:${at[2]}:${at[3]}`;
+  return `SyntaxError${where}${detail === '' ? '' : `: ${detail}`}`;
 }
 
 /** Runs `work` with the process's stdout diverted to `noise`, so module output cannot corrupt a report. */
@@ -70,10 +75,15 @@ async function withStdoutDiverted<T>(noise: (chunk: string) => void, work: () =>
     callback?.();
     return true;
   };
+  const logs = { log: console.log, info: console.info, debug: console.debug };
+  const toNoise = (...args: unknown[]): void =>
+    noise(`${args.map((a) => (typeof a === 'string' ? a : inspect(a))).join(' ')}\n`);
   Object.defineProperty(stdout, 'write', { value: divert, configurable: true, writable: true });
+  Object.assign(console, { log: toNoise, info: toNoise, debug: toNoise });
   try {
     return await work();
   } finally {
+    Object.assign(console, logs);
     if (own === undefined) delete (stdout as { write?: unknown }).write;
     else Object.defineProperty(stdout, 'write', own);
   }
@@ -108,7 +118,7 @@ export async function loadOrchestrators(file: string, options: LoadOptions): Pro
     try {
       return await jiti.import<Record<string, unknown>>(absolute);
     } catch (error) {
-      throw loadError(shown, describeLoadError(error, shown, options.cwd), 'fix the module or pass --export', error);
+      throw loadError(shown, describeLoadError(error, options.cwd), 'fix the module or pass --export', error);
     }
   });
   const names = Object.keys(namespace).filter(
@@ -146,7 +156,7 @@ export async function loadOrchestrators(file: string, options: LoadOptions): Pro
         if (error instanceof GateAuditError) throw error;
         throw loadError(
           shown,
-          `factory "${name}" threw ${describeLoadError(error, shown, options.cwd)}`,
+          `factory "${name}" threw ${describeLoadError(error, options.cwd)}`,
           'fix the factory or pass --export',
           error,
         );

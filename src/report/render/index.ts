@@ -17,19 +17,22 @@ export interface RenderOptions {
 /** A renderer: a pure function from a report to its text form. */
 export type Renderer = (report: CoverageReport, options: RenderOptions) => string;
 
+/** The names of the non-interactive formats. */
+export const FORMAT_NAMES = ['text', 'json', 'markdown', 'sarif', 'junit'] as const;
+
+/** The name of a non-interactive format. */
+export type FormatName = (typeof FORMAT_NAMES)[number];
+
 /** Every non-interactive format, by name. */
-export const RENDERERS = {
+export const RENDERERS: Readonly<Record<FormatName, Renderer>> = {
   text: (report) => renderText(report),
   json: (report) => renderJson(report),
   markdown: (report) => renderMarkdown(report),
   sarif: (report, options) => renderSarif(report, options.version),
   junit: (report) => renderJunit(report),
-} as const satisfies Record<string, Renderer>;
-
-/** The name of a non-interactive format. */
-export type FormatName = keyof typeof RENDERERS;
+};
 
 /** Whether `name` names a renderer. */
 export function isFormatName(name: string): name is FormatName {
-  return Object.hasOwn(RENDERERS, name);
+  return (FORMAT_NAMES as readonly string[]).includes(name);
 }

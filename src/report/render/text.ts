@@ -22,7 +22,12 @@ export function renderText(report: CoverageReport): string {
     name: label(node, node.path.length - 1 - base),
   }));
   const width = Math.min(48, Math.max(8, ...rows.map((r) => r.name.length)));
-  const lines = [`gate-audit ${report.mode}: ${report.root.id} (${report.root.kind})`, ''];
+  const lines = [`gate-audit ${report.mode}: ${report.root.id} (${report.root.kind})`];
+  for (const source of report.sources) {
+    const built = source.factory ? ' (factory: a new orchestrator per call)' : '';
+    lines.push(`  from ${source.module}#${source.export}${built}`);
+  }
+  lines.push('');
   let section = '';
   for (const { node, name } of rows) {
     if (base === 1 && node.path[0] !== section) {
