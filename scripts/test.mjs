@@ -4,6 +4,13 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 
+// The CLI tests load fixtures the way users' modules load: `import 'gate-audit'` resolves to the built dist/.
+const build = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
+if (build.status !== 0) {
+  console.log('0 passed, 1 failed');
+  process.exit(build.status ?? 1);
+}
+
 const resultFile = '.vitest-result.json';
 rmSync(resultFile, { force: true });
 const args = ['vitest', 'run', '--coverage', '--reporter=default', '--reporter=json', `--outputFile.json=${resultFile}`, ...process.argv.slice(2)];

@@ -1,10 +1,11 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 // The real command, as a user runs it: the built bin in its own process, piped or in a pseudo-terminal.
+// `npm test` builds dist/ first.
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = join(root, 'test/.generated/bin');
 const bin = join(root, 'bin/gate-audit.js');
@@ -31,7 +32,6 @@ function runInTerminal(args: string[]): { status: number | null; screen: string 
 }
 
 beforeAll(() => {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: root });
   mkdirSync(scratch, { recursive: true });
   writeFileSync(
     join(scratch, 'noisy.ts'),

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { CoverageReportSchema } from '../../src/index.js';
+import { sdkCopy } from '../helpers/sdk-copy.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = join(root, 'test/.generated/cli');
@@ -46,6 +47,12 @@ const modules: Record<string, string> = {
 const at = (name: string): string => `test/.generated/cli/${name}`;
 
 beforeAll(() => {
+  const copy = sdkCopy();
+  modules['foreign-copy.ts'] = [
+    `import { Agent } from '${join(copy, 'dist/src/index.js')}';`,
+    `import { Graph } from '${join(copy, 'dist/src/multiagent/index.js')}';`,
+    "export const graph = new Graph({ id: 'foreign', nodes: [new Agent({ id: 'a', printer: false })], edges: [] });",
+  ].join('\n');
   rmSync(scratch, { recursive: true, force: true });
   for (const [name, text] of Object.entries(modules)) {
     mkdirSync(dirname(join(scratch, name)), { recursive: true });
@@ -142,6 +149,15 @@ describe('gate-audit <module>', () => {
       'fixtures/graphs/support-swarm.ts#swarm',
     ]);
     expect(report.summary.total).toBe(10);
+  });
+
+  it('reports an orchestrator from another copy of the SDK as a finding, without crashing', async () => {
+    const { code, out } = await cli('--format', 'json', at('foreign-copy.ts'));
+    expect(code).toBe(1);
+    const report = CoverageReportSchema.parse(JSON.parse(out));
+    expect(report.nodes).toEqual([
+      expect.objectContaining({ path: ['foreign'], status: 'ungateable', problem: 'sdk-mismatch' }),
+    ]);
   });
 
   it("gate-audit resolves the module's tsconfig paths", async () => {

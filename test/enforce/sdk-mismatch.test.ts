@@ -1,15 +1,12 @@
-import { cpSync, existsSync, mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { allowAll, install, installMultiagent, SdkMismatchError, UngateableError } from '../../src/index.js';
 import { ScriptedModel, say } from '../helpers/sdk.js';
+import { sdkCopy } from '../helpers/sdk-copy.js';
 
 // p16: a second copy of the SDK in one process (the app's copy next to gate-audit's). Hooks are keyed by
 // the exact event class, so a gate built from one copy never fires on the other's agents.
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const copy = join(root, 'node_modules/.gate-audit-test/dup/node_modules/@strands-agents/sdk');
-
 interface SdkCopy {
   Agent: new (config: object) => { id: string };
   Graph: new (config: object) => object;
@@ -17,10 +14,7 @@ interface SdkCopy {
 let other: SdkCopy;
 
 beforeAll(async () => {
-  if (!existsSync(join(copy, 'package.json'))) {
-    mkdirSync(dirname(copy), { recursive: true });
-    cpSync(join(root, 'node_modules/@strands-agents/sdk'), copy, { recursive: true });
-  }
+  const copy = sdkCopy();
   const index = (await import(pathToFileURL(join(copy, 'dist/src/index.js')).href)) as SdkCopy;
   const multi = (await import(pathToFileURL(join(copy, 'dist/src/multiagent/index.js')).href)) as SdkCopy;
   other = { Agent: index.Agent, Graph: multi.Graph };
