@@ -10,11 +10,13 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.{ts,tsx}'],
     testTimeout: 20_000,
+    // The TUI tests check colour against NO_COLOR; ink's colour detection sees no terminal otherwise.
+    env: { FORCE_COLOR: '1' },
     coverage: {
       provider: 'v8',
-      include: ['src/**/*.ts'],
+      include: ['src/**/*.{ts,tsx}'],
       reporter: ['text-summary'],
       reportsDirectory: 'coverage',
       thresholds: {

@@ -31,3 +31,12 @@ describe('the public API', () => {
     expect(new api.NoGateError('x')).toBeInstanceOf(api.GateAuditError);
   });
 });
+
+describe('the subpath exports', () => {
+  it('gate-audit/tui exports renderCoverageTui, gate-audit/vitest the matcher', async () => {
+    const tui = await import('../src/tui/index.js');
+    expect(Object.keys(tui)).toEqual(['renderCoverageTui']);
+    const matchers = await import('../src/vitest.js');
+    expect(Object.keys(matchers)).toEqual(['toBeFullyGated']);
+  });
+});

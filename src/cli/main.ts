@@ -7,7 +7,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { GateAuditError } from '../errors.js';
 import { audit, plan, summarize } from '../report/audit.js';
-import { isFormatName, RENDERERS } from '../report/render/index.js';
+import { FORMAT_NAMES, isFormatName, RENDERERS } from '../report/render/index.js';
 import type { CoverageReport } from '../report/schema.js';
 import { type FoundOrchestrator, loadOrchestrators } from './load.js';
 
@@ -15,6 +15,8 @@ import { type FoundOrchestrator, loadOrchestrators } from './load.js';
 export interface CliStreams {
   readonly stdout: { write(chunk: string): unknown; readonly isTTY?: boolean };
   readonly stderr: { write(chunk: string): unknown };
+  /** The terminal's input, for the interactive view; without a TTY here the view is not used. */
+  readonly stdin?: { readonly isTTY?: boolean };
 }
 
 /** What the command may read from its surroundings. */
@@ -22,7 +24,7 @@ export interface CliContext {
   readonly cwd?: string;
 }
 
-const FORMATS = ['text', 'json', 'markdown', 'sarif', 'junit', 'tui'] as const;
+const FORMATS = [...FORMAT_NAMES, 'tui'] as const;
 
 interface Options {
   export?: string;
@@ -178,8 +180,19 @@ export async function main(argv: readonly string[], streams: CliStreams, context
       found.map((f) => reportFor(f, options.plan)),
       options.plan,
     );
-    const format = options.format ?? 'text';
-    const name = isFormatName(format) ? format : 'text';
+    const exitCode = exitCodeFor(report, options);
+    const terminal = streams.stdout.isTTY === true && streams.stdin?.isTTY === true && options.outputFile === undefined;
+    if ((options.format === undefined || options.format === 'tui') && terminal) {
+      // Loaded only here, so --help and the other formats never pay for React and ink.
+      const { renderCoverageTui } = await import('../tui/index.js');
+      return await renderCoverageTui(report, {
+        exitCode,
+        stdout: streams.stdout as NodeJS.WriteStream,
+        stdin: streams.stdin as NodeJS.ReadStream,
+      });
+    }
+    if (options.format === 'tui') streams.stderr.write('gate-audit: not a terminal, printing the text report\n');
+    const name = options.format !== undefined && isFormatName(options.format) ? options.format : 'text';
     const output = RENDERERS[name](report, { version: version() });
     if (options.outputFile !== undefined) {
       writeFileSync(options.outputFile, output);
@@ -190,7 +203,7 @@ export async function main(argv: readonly string[], streams: CliStreams, context
     } else {
       streams.stdout.write(output);
     }
-    return exitCodeFor(report, options);
+    return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) {
       return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version'
@@ -209,6 +222,10 @@ export async function main(argv: readonly string[], streams: CliStreams, context
 
 /** Runs the command on this process's arguments and streams, then exits (a hung factory cannot keep it alive). */
 export async function run(): Promise<void> {
-  const code = await main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr });
+  const code = await main(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+  });
   process.stdout.write('', () => process.exit(code));
 }

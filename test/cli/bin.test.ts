@@ -58,11 +58,18 @@ describe('the gate-audit command', () => {
     expect(stdout).toMatch(/✘ {3}publisher +agent +ungated/);
   });
 
-  it('in a terminal: shows the report and keeps the same exit code', () => {
-    const gated = runInTerminal(['fixtures/graphs/gated-app.ts']);
+  it('in a terminal with --format text: prints the text report and keeps the exit code', () => {
+    const gated = runInTerminal(['--format', 'text', 'fixtures/graphs/gated-app.ts']);
     expect(gated.status).toBe(0);
     expect(gated.screen).toContain('coverage 100%');
-    expect(runInTerminal(['fixtures/graphs/mixed-graph.ts']).status).toBe(1);
+    expect(runInTerminal(['--format', 'text', 'fixtures/graphs/mixed-graph.ts']).status).toBe(1);
+  });
+
+  it('piped with --format tui: falls back to the text report and says so', () => {
+    const { status, stdout, stderr } = run(['--format', 'tui', 'fixtures/graphs/gated-app.ts']);
+    expect(status).toBe(0);
+    expect(stdout).toContain('coverage 100%');
+    expect(stderr).toContain('not a terminal, printing the text report');
   });
 
   it('--format json stays valid JSON while the module logs to stdout', () => {

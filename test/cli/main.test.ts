@@ -219,7 +219,7 @@ describe('gate-audit <module>', () => {
       [
         'an unknown format',
         ['--format', 'pdf', 'fixtures/graphs/gated-app.ts'],
-        /argument 'pdf' is invalid. Allowed choices are text, json, markdown, sarif, junit, tui/,
+        /argument 'pdf' is invalid. Allowed choices are text, json, markdown, sarif, junit, mermaid, dot, tui/,
       ],
       [
         'a bad percentage',

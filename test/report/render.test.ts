@@ -10,7 +10,7 @@ const mixed = audit(buildMixedGraph());
 
 describe('renderers', () => {
   it('are registered by name', () => {
-    expect(Object.keys(RENDERERS)).toEqual(['text', 'json', 'markdown', 'sarif', 'junit']);
+    expect(Object.keys(RENDERERS)).toEqual(['text', 'json', 'markdown', 'sarif', 'junit', 'mermaid', 'dot']);
     expect(isFormatName('sarif')).toBe(true);
     expect(isFormatName('toString')).toBe(false);
   });

@@ -2,9 +2,11 @@
  * The typed registry of renderers: pure functions from a report to text.
  */
 import type { CoverageReport } from '../schema.js';
+import { renderDot } from './dot.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
+import { renderMermaid } from './mermaid.js';
 import { renderSarif } from './sarif.js';
 import { renderText } from './text.js';
 
@@ -18,7 +20,7 @@ export interface RenderOptions {
 export type Renderer = (report: CoverageReport, options: RenderOptions) => string;
 
 /** The names of the non-interactive formats. */
-export const FORMAT_NAMES = ['text', 'json', 'markdown', 'sarif', 'junit'] as const;
+export const FORMAT_NAMES = ['text', 'json', 'markdown', 'sarif', 'junit', 'mermaid', 'dot'] as const;
 
 /** The name of a non-interactive format. */
 export type FormatName = (typeof FORMAT_NAMES)[number];
@@ -30,6 +32,8 @@ export const RENDERERS: Readonly<Record<FormatName, Renderer>> = {
   markdown: (report) => renderMarkdown(report),
   sarif: (report, options) => renderSarif(report, options.version),
   junit: (report) => renderJunit(report),
+  mermaid: (report) => renderMermaid(report),
+  dot: (report) => renderDot(report),
 };
 
 /** Whether `name` names a renderer. */

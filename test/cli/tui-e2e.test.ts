@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+
+// The real command in a real pseudo-terminal (tmux, from Debian; .ci/run installs it): keys in, screen out.
+// `npm test` builds dist/ first.
+const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const socket = `gate-audit-test-${process.pid}`;
+const tmux = (...args: string[]): string =>
+  execFileSync('tmux', ['-L', socket, ...args], { cwd: root, encoding: 'utf8' });
+const screen = (colour = false): string => tmux('capture-pane', '-t', 'audit', '-p', ...(colour ? ['-e'] : []));
+
+async function waitForScreen(expected: (text: string) => boolean, what: string): Promise<string> {
+  for (let i = 0; i < 300; i++) {
+    const text = screen();
+    if (expected(text)) return text;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}; screen:\n${screen()}`);
+}
+
+afterEach(() => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // already gone
+  }
+});
+
+describe('gate-audit in a terminal', () => {
+  it('shows the interactive tree with the ungated node highlighted, answers keys, and exits with the audit code', async () => {
+    const command = `node bin/gate-audit.js fixtures/graphs/mixed-graph.ts; echo EXIT=$?; sleep 30`;
+    tmux('new-session', '-d', '-s', 'audit', '-x', '100', '-y', '30', command);
+    const first = await waitForScreen((s) => s.includes('75% coverage'), 'the view');
+    expect(first).toMatch(/^>✘ ▾ pricing +graph +ungated/m);
+    expect(screen(true)).toContain('\u001b[31m✘');
+    tmux('send-keys', '-t', 'audit', 'j', 'j', 'j');
+    const moved = await waitForScreen((s) => /^>✘ +publisher/m.test(s), 'publisher selected');
+    expect(moved).toContain('fix      call installMultiagent(root) at startup, or give the agent a GatePlugin');
+    tmux('send-keys', '-t', 'audit', 'u');
+    const filtered = await waitForScreen((s) => s.includes('not gated only'), 'the not-gated filter');
+    expect(filtered).not.toContain('collector');
+    tmux('send-keys', '-t', 'audit', 'q');
+    await waitForScreen((s) => s.includes('EXIT=1'), 'the exit code');
+  });
+
+  it('--format text in a terminal prints the plain report instead', async () => {
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'audit',
+      '-x',
+      '120',
+      '-y',
+      '30',
+      'node bin/gate-audit.js --format text fixtures/graphs/gated-app.ts; echo EXIT=$?; sleep 30',
+    );
+    const text = await waitForScreen((s) => s.includes('EXIT='), 'the exit code');
+    expect(text).toContain('coverage 100% of 4 tool-running nodes');
+    expect(text).toContain('EXIT=0');
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { buildLateNodeGraph } from '../../fixtures/graphs/late-node-graph.js';
+import { buildMixedGraph } from '../../fixtures/graphs/mixed-graph.js';
+import { buildResearchGraph } from '../../fixtures/graphs/research-graph.js';
+import { buildSupportSwarm } from '../../fixtures/graphs/support-swarm.js';
+import { buildRemoteGraph } from '../../fixtures/graphs/remote-graph.js';
+import { audit } from '../../src/index.js';
+import { renderDot } from '../../src/report/render/dot.js';
+import { renderMermaid } from '../../src/report/render/mermaid.js';
+import { STATUS_COLORS } from '../../src/report/render/picture.js';
+
+describe('mermaid', () => {
+  it('draws orchestrators as subgraphs, nodes with their status class, and the graph edges', () => {
+    const chart = renderMermaid(audit(buildResearchGraph()));
+    const lines = chart.split('\n');
+    expect(lines[0]).toBe('flowchart LR');
+    expect(lines).toContain('  subgraph n0["✘ research<br/>graph · ungated"]');
+    expect(lines).toContain('    subgraph n2["✘ research-team<br/>swarm · ungated"]');
+    expect(lines).toContain('      n3["✘ searcher<br/>agent · ungated"]:::ungated');
+    expect(lines.filter((l) => l.trim() === 'end')).toHaveLength(2);
+    expect(lines).toContain('  n1 --> n2');
+    expect(lines).toContain('  n2 --> n5');
+    expect(lines).toContain(
+      `  style n0 fill:${STATUS_COLORS.ungated.fill},stroke:${STATUS_COLORS.ungated.stroke},color:${STATUS_COLORS.ungated.text}`,
+    );
+    for (const status of ['gated', 'ungated', 'ungateable', 'blocked'])
+      expect(chart).toContain(`classDef ${status} fill:`);
+  });
+
+  it('colours each status apart and links agents used as tools', () => {
+    const support = renderMermaid(audit(buildSupportSwarm()));
+    expect(support).toContain('n2 -. tool .-> n3');
+    expect(renderMermaid(audit(buildMixedGraph()))).toMatch(/n1\["✔ collector<br\/>agent · gated"\]:::gated/);
+    expect(renderMermaid(audit(buildRemoteGraph()))).toMatch(
+      /\["⊘ partner-agent<br\/>remote · ungateable"\]:::ungateable/,
+    );
+    expect(renderMermaid(audit(buildLateNodeGraph()))).toMatch(/\["■ drafter<br\/>agent · blocked"\]:::blocked/);
+  });
+});
+
+describe('dot', () => {
+  it('draws orchestrators as clusters and nodes filled by status, and is balanced', () => {
+    const dot = renderDot(audit(buildResearchGraph()));
+    expect(dot.startsWith('digraph coverage {\n')).toBe(true);
+    expect(dot.trimEnd().endsWith('}')).toBe(true);
+    expect((dot.match(/{/g) ?? []).length).toBe((dot.match(/}/g) ?? []).length);
+    expect(dot).toContain('subgraph cluster_n0 {');
+    expect(dot).toContain('subgraph cluster_n2 {');
+    expect(dot).toMatch(
+      /n5 \[label="✘ writer\\nagent · ungated", fillcolor="#ffd9d9", color="#c62828", fontcolor="#b71c1c", status="ungated"\];/,
+    );
+    expect(dot).toContain('n1 -> n3 [lhead=cluster_n2];');
+    expect(dot).toContain('n3 -> n5 [ltail=cluster_n2];');
+  });
+
+  it('gives every status its own fill colour', () => {
+    const fills = new Set(Object.values(STATUS_COLORS).map((c) => c.fill));
+    expect(fills.size).toBe(4);
+    const late = renderDot(audit(buildLateNodeGraph()));
+    expect(late).toMatch(/status="blocked"/);
+    expect(late).toContain(STATUS_COLORS.blocked.fill);
+    expect(renderDot(audit(buildSupportSwarm()))).toContain(
+      'n2 -> n3 [style=dashed, arrowhead=none, color="#777777", label="tool"];',
+    );
+  });
+});
