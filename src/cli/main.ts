@@ -22,6 +22,8 @@ export interface CliStreams {
 /** What the command may read from its surroundings. */
 export interface CliContext {
   readonly cwd?: string;
+  /** The environment (for `CI`); no interactive view runs in CI. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 const FORMATS = [...FORMAT_NAMES, 'tui'] as const;
@@ -181,7 +183,11 @@ export async function main(argv: readonly string[], streams: CliStreams, context
       options.plan,
     );
     const exitCode = exitCodeFor(report, options);
-    const terminal = streams.stdout.isTTY === true && streams.stdin?.isTTY === true && options.outputFile === undefined;
+    // A CI job may have a pseudo-terminal but nobody to press keys: never wait for input there.
+    const ci =
+      context.env?.CI !== undefined && context.env.CI !== '' && context.env.CI !== '0' && context.env.CI !== 'false';
+    const terminal =
+      streams.stdout.isTTY === true && streams.stdin?.isTTY === true && options.outputFile === undefined && !ci;
     if ((options.format === undefined || options.format === 'tui') && terminal) {
       // Loaded only here, so --help and the other formats never pay for React and ink.
       const { renderCoverageTui } = await import('../tui/index.js');
@@ -191,7 +197,9 @@ export async function main(argv: readonly string[], streams: CliStreams, context
         stdin: streams.stdin as NodeJS.ReadStream,
       });
     }
-    if (options.format === 'tui') streams.stderr.write('gate-audit: not a terminal, printing the text report\n');
+    if (options.format === 'tui') {
+      streams.stderr.write(`gate-audit: ${ci ? 'in CI' : 'not a terminal'}, printing the text report\n`);
+    }
     const name = options.format !== undefined && isFormatName(options.format) ? options.format : 'text';
     const output = RENDERERS[name](report, { version: version() });
     if (options.outputFile !== undefined) {
@@ -222,10 +230,7 @@ export async function main(argv: readonly string[], streams: CliStreams, context
 
 /** Runs the command on this process's arguments and streams, then exits (a hung factory cannot keep it alive). */
 export async function run(): Promise<void> {
-  const code = await main(process.argv.slice(2), {
-    stdout: process.stdout,
-    stderr: process.stderr,
-    stdin: process.stdin,
-  });
+  const streams = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
+  const code = await main(process.argv.slice(2), streams, { env: process.env });
   process.stdout.write('', () => process.exit(code));
 }

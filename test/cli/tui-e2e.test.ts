@@ -30,7 +30,8 @@ afterEach(() => {
 
 describe('gate-audit in a terminal', () => {
   it('shows the interactive tree with the ungated node highlighted, answers keys, and exits with the audit code', async () => {
-    const command = `node bin/gate-audit.js fixtures/graphs/mixed-graph.ts; echo EXIT=$?; sleep 30`;
+    // A person's terminal: no CI variable (the suite itself may run in CI).
+    const command = `env -u CI node bin/gate-audit.js fixtures/graphs/mixed-graph.ts; echo EXIT=$?; sleep 30`;
     tmux('new-session', '-d', '-s', 'audit', '-x', '100', '-y', '30', command);
     const first = await waitForScreen((s) => s.includes('75% coverage'), 'the view');
     expect(first).toMatch(/^>✘ ▾ pricing +graph +ungated/m);
@@ -45,6 +46,23 @@ describe('gate-audit in a terminal', () => {
     await waitForScreen((s) => s.includes('EXIT=1'), 'the exit code');
   });
 
+  it('in CI, even on a terminal, prints the text report instead of waiting for keys', async () => {
+    tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'audit',
+      '-x',
+      '120',
+      '-y',
+      '30',
+      'env CI=true node bin/gate-audit.js fixtures/graphs/mixed-graph.ts; echo EXIT=$?; sleep 30',
+    );
+    const text = await waitForScreen((s) => s.includes('EXIT='), 'the exit code');
+    expect(text).toContain('coverage 75% of 4 tool-running nodes');
+    expect(text).toContain('EXIT=1');
+  });
+
   it('--format text in a terminal prints the plain report instead', async () => {
     tmux(
       'new-session',
@@ -55,7 +73,7 @@ describe('gate-audit in a terminal', () => {
       '120',
       '-y',
       '30',
-      'node bin/gate-audit.js --format text fixtures/graphs/gated-app.ts; echo EXIT=$?; sleep 30',
+      'env -u CI node bin/gate-audit.js --format text fixtures/graphs/gated-app.ts; echo EXIT=$?; sleep 30',
     );
     const text = await waitForScreen((s) => s.includes('EXIT='), 'the exit code');
     expect(text).toContain('coverage 100% of 4 tool-running nodes');
