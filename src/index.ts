@@ -6,7 +6,18 @@
 export { CoverageError, GateAuditError, NoGateError, SdkMismatchError, UngateableError } from './errors.js';
 export type { Finding, FindingKind, GateAuditErrorCode } from './errors.js';
 export { allowAll, configureGate, denyAll } from './enforce/gate.js';
-export type { Decision, Gate, ToolCallRequest, Verdict } from './enforce/gate.js';
+export type {
+  ApprovalOutcome,
+  ApprovalPath,
+  AskDecision,
+  Decision,
+  DecideContext,
+  Gate,
+  GateEventKind,
+  GateRecord,
+  ToolCallRequest,
+  Verdict,
+} from './enforce/gate.js';
 export { install, installMultiagent } from './enforce/install.js';
 export type { InstallOptions } from './enforce/install.js';
 export type { AgentGate } from './enforce/agent-gate.js';
