@@ -1,4 +1,4 @@
-// The pipeline's import direction (walker → enforce → report → cli), checked in `npm run lint`.
+// The pipeline's import direction (walker → enforce → policy → report → cli), checked in `npm run lint`.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -14,13 +14,20 @@ module.exports = {
       severity: 'error',
       comment: 'the walker is pure and imports no later stage',
       from: { path: '^src/walker/' },
-      to: { path: '^src/(enforce|report|tui|cli)/' },
+      to: { path: '^src/(enforce|policy|report|tui|cli)/' },
     },
     {
       name: 'enforce-before-report',
       severity: 'error',
-      comment: 'enforcement never depends on reporting',
+      comment: 'enforcement never depends on reporting, nor on a particular policy engine',
       from: { path: '^src/enforce/' },
+      to: { path: '^src/(policy|report|tui|cli)/' },
+    },
+    {
+      name: 'policy-before-report',
+      severity: 'error',
+      comment: 'the policy engine builds on the walker and the gate contract only',
+      from: { path: '^src/policy/' },
       to: { path: '^src/(report|tui|cli)/' },
     },
     {

@@ -13,7 +13,8 @@ export type GateAuditErrorCode =
   | 'LOAD_FAILED'
   | 'NO_ORCHESTRATOR'
   | 'USAGE'
-  | 'NOT_FULLY_GATED';
+  | 'NOT_FULLY_GATED'
+  | 'INVALID_POLICY';
 
 /** Why a node, agent or orchestrator cannot be gated in this process. */
 export type FindingKind =
@@ -119,5 +120,41 @@ export class CoverageError extends GateAuditError {
     );
     this.name = 'CoverageError';
     this.nodes = nodes;
+  }
+}
+
+/** One problem in a policy document: where it is and what is wrong. */
+export interface PolicyIssue {
+  /** The rule's `id` (or `#n`, its 1-based position, when it has no usable id); absent above the rules. */
+  readonly rule?: string;
+  /** Path of the offending field, e.g. `rules[1].when[0].matches`; `(document)` for a parse error. */
+  readonly field: string;
+  /** What is wrong and how to fix it. */
+  readonly message: string;
+}
+
+/** Thrown when a policy document is not valid: names the file, the rule and the field of every problem. */
+export class PolicyError extends GateAuditError {
+  /** Where the policy came from (a path, or `(inline)` for an object given to `policyGate`). */
+  readonly file: string;
+  /** Every problem found. */
+  readonly issues: readonly PolicyIssue[];
+
+  /**
+   * @param file - the policy's path, or `(inline)`
+   * @param issues - at least one problem
+   * @param options - the underlying cause, if any
+   */
+  constructor(file: string, issues: readonly PolicyIssue[], options?: { cause?: unknown }) {
+    const line = (i: PolicyIssue): string =>
+      `file=<${file}>${i.rule === undefined ? '' : `, rule=<${i.rule}>`}, field=<${i.field}> | ${i.message}`;
+    const message =
+      issues.length === 1 && issues[0] !== undefined
+        ? `${line(issues[0])}`
+        : `file=<${file}> | invalid policy (${issues.length} problems)\n${issues.map((i) => `  - ${line(i)}`).join('\n')}`;
+    super('INVALID_POLICY', message, options);
+    this.name = 'PolicyError';
+    this.file = file;
+    this.issues = issues;
   }
 }

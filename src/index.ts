@@ -3,10 +3,28 @@
  *
  * @packageDocumentation
  */
-export { CoverageError, GateAuditError, NoGateError, SdkMismatchError, UngateableError } from './errors.js';
-export type { Finding, FindingKind, GateAuditErrorCode } from './errors.js';
+export {
+  CoverageError,
+  GateAuditError,
+  NoGateError,
+  PolicyError,
+  SdkMismatchError,
+  UngateableError,
+} from './errors.js';
+export type { Finding, FindingKind, GateAuditErrorCode, PolicyIssue } from './errors.js';
 export { allowAll, configureGate, denyAll } from './enforce/gate.js';
-export type { Decision, Gate, ToolCallRequest, Verdict } from './enforce/gate.js';
+export type {
+  ApprovalOutcome,
+  ApprovalPath,
+  AskDecision,
+  Decision,
+  DecideContext,
+  Gate,
+  GateEventKind,
+  GateRecord,
+  ToolCallRequest,
+  Verdict,
+} from './enforce/gate.js';
 export { install, installMultiagent } from './enforce/install.js';
 export type { InstallOptions } from './enforce/install.js';
 export type { AgentGate } from './enforce/agent-gate.js';
@@ -15,3 +33,13 @@ export { hasNodeGuard, isGated } from './walker/classify.js';
 export { assertFullyGated, audit, plan } from './report/audit.js';
 export { CoverageReportSchema } from './report/schema.js';
 export type { CoverageEdge, CoverageNode, CoverageReport, CoverageSummary, NodeStatus } from './report/schema.js';
+export { policyGate } from './policy/policy-gate.js';
+export type { GateOptions } from './policy/policy-gate.js';
+export { loadPolicy } from './policy/load.js';
+export { PolicySchema } from './policy/schema.js';
+export type { Policy, PolicyInput } from './policy/schema.js';
+export { approve } from './policy/approval.js';
+export type { ApprovalSecret, ApprovalSubject, Approver } from './policy/approval.js';
+export type { DecisionLogOptions } from './policy/decision-log.js';
+export { interventionGate } from './policy/intervention-gate.js';
+export type { InterventionFactory } from './policy/intervention-gate.js';

@@ -9,9 +9,12 @@ describe('the public API', () => {
       'GateAuditError',
       'GatePlugin',
       'NoGateError',
+      'PolicyError',
+      'PolicySchema',
       'SdkMismatchError',
       'UngateableError',
       'allowAll',
+      'approve',
       'assertFullyGated',
       'audit',
       'configureGate',
@@ -19,8 +22,11 @@ describe('the public API', () => {
       'hasNodeGuard',
       'install',
       'installMultiagent',
+      'interventionGate',
       'isGated',
+      'loadPolicy',
       'plan',
+      'policyGate',
     ]);
   });
 
@@ -29,6 +35,11 @@ describe('the public API', () => {
     expect(new api.UngateableError([])).toMatchObject({ code: 'UNGATEABLE', name: 'UngateableError', findings: [] });
     expect(new api.SdkMismatchError([])).toMatchObject({ code: 'SDK_MISMATCH', name: 'SdkMismatchError' });
     expect(new api.NoGateError('x')).toBeInstanceOf(api.GateAuditError);
+    expect(new api.PolicyError('p.yaml', [{ field: 'version', message: 'm' }])).toMatchObject({
+      code: 'INVALID_POLICY',
+      name: 'PolicyError',
+      message: 'file=<p.yaml>, field=<version> | m',
+    });
   });
 });
 

@@ -1,5 +1,6 @@
 /**
  * The `gate-audit` command: a thin shell. Parse arguments → load modules → audit → render → exit code.
+ * `check-policy` and `verify-log` as the first argument dispatch to the policy subcommands.
  * Exit codes: 0 every node gated, 1 a coverage finding, 2 usage, config or load error.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -10,6 +11,7 @@ import { audit, plan, summarize } from '../report/audit.js';
 import { FORMAT_NAMES, isFormatName, RENDERERS } from '../report/render/index.js';
 import type { CoverageReport } from '../report/schema.js';
 import { type FoundOrchestrator, loadOrchestrators } from './load.js';
+import { checkPolicyCommand, verifyLogCommand } from './policy-commands.js';
 
 /** Where the command writes. */
 export interface CliStreams {
@@ -80,7 +82,10 @@ function program(streams: CliStreams): Command {
     .version(version(), '-v, --version')
     .addHelpText(
       'after',
-      '\nExit codes: 0 every node gated · 1 a node not gated, or coverage under --min-coverage · 2 usage, config or load error',
+      '\nCommands:\n' +
+        "  gate-audit check-policy <policy> <module...>  what a policy says about each agent's tools\n" +
+        '  gate-audit verify-log <file>                  check a hash-chained decision log\n' +
+        '\nExit codes: 0 every node gated · 1 a node not gated, or coverage under --min-coverage · 2 usage, config or load error',
     )
     .exitOverride()
     .configureOutput({
@@ -163,6 +168,8 @@ export async function main(argv: readonly string[], streams: CliStreams, context
   const command = program(streams);
   let debug = argv.includes('--debug');
   try {
+    if (argv[0] === 'check-policy') return await checkPolicyCommand(argv.slice(1), streams, cwd);
+    if (argv[0] === 'verify-log') return verifyLogCommand(argv.slice(1), streams, cwd);
     command.parse([...argv], { from: 'user' });
     const options = command.opts<Options>();
     debug = options.debug;

@@ -20,6 +20,7 @@ import {
   BeforeToolCallEvent,
   ExecuteToolStage,
   FunctionTool,
+  type JSONValue,
   type MiddlewareHandlerOf,
   TextBlock,
   ToolResultBlock,
@@ -29,7 +30,14 @@ import { agentGateState, isGated } from '../walker/classify.js';
 import { AGENT_GATE_MARK, type AgentGateMark, agentGateMark } from '../walker/marks.js';
 import { agentAsToolTarget, isMcpTool, isStructuredOutputTool } from '../walker/sdk-internals.js';
 import { canonicalJson, withoutMarker } from './digest.js';
-import { checkDecision, type Gate, type ToolCallRequest } from './gate.js';
+import {
+  type ApprovalOutcome,
+  type AskDecision,
+  checkDecision,
+  type Gate,
+  type GateRecord,
+  type ToolCallRequest,
+} from './gate.js';
 import { log } from './log.js';
 import { isInnermostMiddleware, moveHookFirst, moveMiddlewareInnermost } from './sdk-mutations.js';
 
@@ -37,6 +45,9 @@ import { isInnermostMiddleware, moveHookFirst, moveMiddlewareInnermost } from '.
 export const BLOCKED = '[gate] BLOCKED:';
 /** Prefix of the message a call returns when the gate itself failed. */
 export const ERROR = '[gate] ERROR:';
+
+/** Name of the interrupt an `ask` raises on the tool call (its id is `hook:beforeToolCall:<toolUseId>:<name>`). */
+export const APPROVAL_INTERRUPT = 'gate-audit:approval';
 
 /** A handle on the gate installed on one agent. */
 export interface AgentGate {
@@ -68,6 +79,26 @@ interface Seal {
 
 type ExecuteToolHandler = MiddlewareHandlerOf<typeof ExecuteToolStage>;
 
+type RecordFields = Pick<GateRecord, 'event' | 'rule' | 'reason'>;
+
+/** Whether `error` is the SDK's `InterruptError` (not exported by the SDK, so recognised by shape). */
+function isInterruptError(error: unknown): error is Error {
+  return (
+    error instanceof Error &&
+    error.name === 'InterruptError' &&
+    Array.isArray((error as { interrupts?: unknown }).interrupts)
+  );
+}
+
+/** Runs an approval step; a throw or a rejection is a refusal, never an approval. */
+async function settle(step: () => unknown): Promise<unknown> {
+  try {
+    return await step();
+  } catch (error) {
+    return { granted: false, reason: `the approval step failed: ${messageOf(error)}` };
+  }
+}
+
 function toolKindOf(tool: unknown): ToolCallRequest['toolKind'] {
   if (isStructuredOutputTool(tool)) return 'structured-output';
   if (isMcpTool(tool)) return 'mcp';
@@ -95,6 +126,8 @@ function messageOf(error: unknown): string {
 /** Everything one agent's gate keeps between the decision and the execution. */
 class AgentGateRuntime {
   private readonly _seals = new Map<string, Seal>();
+  /** The approval interrupts this runtime raised, by tool use id, with the gate that asked. */
+  private readonly _raised = new Map<string, Gate>();
   private _stopped: string | undefined;
 
   constructor(
@@ -103,64 +136,134 @@ class AgentGateRuntime {
     private readonly _path: readonly string[],
   ) {}
 
-  /** The decision hook, first of all `BeforeToolCallEvent` callbacks. Never throws. */
+  /**
+   * The decision hook, first of all `BeforeToolCallEvent` callbacks. It throws exactly one thing: the
+   * `InterruptError` that `event.interrupt()` raised for an `ask`, which the SDK collects to pause the run.
+   * Every other failure becomes a cancel.
+   */
   readonly decide = async (event: BeforeToolCallEvent): Promise<void> => {
+    const started = performance.now();
+    let pause: Error | undefined;
     try {
-      if (!moveMiddlewareInnermost(this._agent, this.executionCheck)) {
-        this._fail(event, "the gate's execution check was removed from this agent");
-        return;
-      }
-      if (event.agent !== this._agent) {
-        this._decideForeign(event);
-        return;
-      }
-      if (this._stopped !== undefined) {
-        this._refuse(event, `${ERROR} ${this._stopped}`);
-        return;
-      }
-      const inner = agentAsToolTarget(event.tool);
-      if (inner !== undefined && !isGatedAgent(inner)) {
-        this._refuse(
-          event,
-          `${BLOCKED} tool "${event.toolUse.name}" runs an agent that carries no gate | ` +
-            'gate it too (installMultiagent gates agents used as tools)',
-        );
-        return;
-      }
-      const gate = this._source.resolve();
-      if (gate === undefined) {
-        this._fail(event, 'no gate is configured any more (configureGate(undefined) was called)');
-        return;
-      }
-      const request = this._request(event);
-      let answer: unknown;
-      try {
-        answer = await gate.decide(request);
-      } catch (error) {
-        this._fail(event, `gate "${gate.name}" threw: ${messageOf(error)}`);
-        return;
-      }
-      const checked = checkDecision(answer);
-      if ('error' in checked) {
-        this._fail(event, `gate "${gate.name}" answered garbage: ${checked.error}`);
-        return;
-      }
-      const decision = checked.decision;
-      if (decision.verdict === 'allow') {
-        this._seal(event, true);
-        return;
-      }
-      const rule = decision.rule === undefined ? '' : `, rule=<${decision.rule}>`;
-      const reason =
-        decision.verdict === 'ask'
-          ? `approval required (${decision.reason}) but no approval path is configured`
-          : decision.reason;
-      this._refuse(event, `${BLOCKED} ${reason} | tool=<${event.toolUse.name}>, agent=<${this._agent.id}>${rule}`);
+      pause = await this._judge(event, started);
     } catch (error) {
       // Anything unexpected in our own code refuses the call too: never let the hook throw.
-      this._fail(event, `gate-audit failed while deciding: ${messageOf(error)}`);
+      this._fail(event, `gate-audit failed while deciding: ${messageOf(error)}`, started);
     }
+    if (pause !== undefined) throw pause;
   };
+
+  /** Decides one call; returns the interrupt to raise when the run must pause for an approval. */
+  private async _judge(event: BeforeToolCallEvent, started: number): Promise<Error | undefined> {
+    if (!moveMiddlewareInnermost(this._agent, this.executionCheck)) {
+      this._fail(event, "the gate's execution check was removed from this agent", started);
+      return undefined;
+    }
+    if (event.agent !== this._agent) {
+      this._decideForeign(event);
+      return undefined;
+    }
+    if (this._stopped !== undefined) {
+      this._refuseRecorded(event, `${ERROR} ${this._stopped}`, this._stopped, started);
+      return undefined;
+    }
+    const inner = agentAsToolTarget(event.tool);
+    if (inner !== undefined && !isGatedAgent(inner)) {
+      const reason = `tool "${event.toolUse.name}" runs an agent that carries no gate`;
+      this._refuseRecorded(
+        event,
+        `${BLOCKED} ${reason} | gate it too (installMultiagent gates agents used as tools)`,
+        reason,
+        started,
+      );
+      return undefined;
+    }
+    const gate = this._source.resolve();
+    if (gate === undefined) {
+      this._fail(event, 'no gate is configured any more (configureGate(undefined) was called)', started);
+      return undefined;
+    }
+    const request = this._request(event);
+    let answer: unknown;
+    try {
+      answer = await gate.decide(request, { agent: this._agent, invocationState: event.invocationState });
+    } catch (error) {
+      this._fail(event, `gate "${gate.name}" threw: ${messageOf(error)}`, started, gate, request);
+      return undefined;
+    }
+    const checked = checkDecision(answer);
+    if ('error' in checked) {
+      this._fail(event, `gate "${gate.name}" answered garbage: ${checked.error}`, started, gate, request);
+      return undefined;
+    }
+    const decision = checked.decision;
+    const rule = decision.rule === undefined ? {} : { rule: decision.rule };
+    if (decision.verdict === 'allow') {
+      this._allow(event, gate, { event: 'allow', ...rule }, request, started);
+      return undefined;
+    }
+    if (decision.verdict === 'deny') {
+      this._deny(event, gate, { event: 'deny', reason: decision.reason, ...rule }, request, started);
+      return undefined;
+    }
+    return this._settleAsk(event, gate, request, { verdict: 'ask', reason: decision.reason, ...rule }, started);
+  }
+
+  /** An `ask`: refused without an approval path, else settled by the gate's callback or the SDK interrupt. */
+  private async _settleAsk(
+    event: BeforeToolCallEvent,
+    gate: Gate,
+    request: ToolCallRequest,
+    decision: AskDecision,
+    started: number,
+  ): Promise<Error | undefined> {
+    const rule = decision.rule === undefined ? {} : { rule: decision.rule };
+    const approval = gate.approval;
+    if (approval === undefined || (approval.via !== 'interrupt' && approval.via !== 'callback')) {
+      const reason = `approval required (${decision.reason}) but no approval path is configured`;
+      this._deny(event, gate, { event: 'deny', reason, ...rule }, request, started);
+      return undefined;
+    }
+    let outcome: unknown;
+    if (approval.via === 'callback') {
+      outcome = await settle(() => approval.ask(request, decision));
+    } else {
+      const id = request.toolUseId;
+      let answer: unknown;
+      try {
+        // The reason carries the request, so whoever answers can see it and sign exactly it (`approve`).
+        const reason = { gate: gate.name, ...decision, request: { ...request, path: [...request.path] } };
+        answer = event.interrupt({ name: APPROVAL_INTERRUPT, reason: reason as JSONValue });
+      } catch (error) {
+        if (!isInterruptError(error)) throw error;
+        // The run pauses: record it first (a failing record refuses instead), then let the SDK collect it.
+        if (!this._record(event, gate, { event: 'ask', reason: decision.reason, ...rule }, request, started)) {
+          return undefined;
+        }
+        this._raised.set(id, gate);
+        return error;
+      }
+      const raisedBy = this._raised.get(id);
+      this._raised.delete(id);
+      outcome =
+        raisedBy === gate
+          ? await settle(() => approval.check(request, answer))
+          : {
+              granted: false,
+              reason:
+                'the approval answer was not requested by this gate in this process ' +
+                '(pre-loaded from a snapshot or session?)',
+            };
+    }
+    if (typeof outcome === 'object' && outcome !== null && (outcome as ApprovalOutcome).granted === true) {
+      this._allow(event, gate, { event: 'approval-granted', reason: decision.reason, ...rule }, request, started);
+      return undefined;
+    }
+    const why = (outcome as { reason?: unknown } | null)?.reason;
+    const reason = `approval refused (${typeof why === 'string' && why !== '' ? why : 'no reason given'})`;
+    this._deny(event, gate, { event: 'approval-refused', reason, ...rule }, request, started);
+    return undefined;
+  }
 
   /** The innermost `ExecuteToolStage` middleware: runs the tool only if it is exactly what was allowed. */
   readonly executionCheck: ExecuteToolHandler = createExecutionCheck(this);
@@ -174,6 +277,7 @@ class AgentGateRuntime {
     const what = seal.allowed ? 'skipped the gate check' : 'ran although the gate refused it';
     const text = `${ERROR} tool call "${event.toolUse.name}" ${what}; its result is withheld and the run stops`;
     log('error', { tool: event.toolUse.name, toolUseId: id, agent: this._agent.id }, text);
+    this._recordTampering(event.toolUse.name, id, text);
     event.result = errorResult(id, text);
     this._stopped ??= `tool call "${event.toolUse.name}" bypassed the gate earlier in this invocation`;
   };
@@ -232,7 +336,100 @@ class AgentGateRuntime {
     this._seal(event, false);
   }
 
-  private _fail(event: BeforeToolCallEvent, problem: string): void {
+  /**
+   * Gives the gate its record of this call. A record that throws refuses the call and stops the run.
+   *
+   * @returns whether the record was taken
+   */
+  private _record(
+    event: BeforeToolCallEvent,
+    gate: Gate,
+    what: RecordFields,
+    request: ToolCallRequest,
+    started: number,
+  ): boolean {
+    if (gate.record === undefined) return true;
+    try {
+      gate.record(this._recordOf(what, request, started));
+      return true;
+    } catch (error) {
+      this._fail(event, `gate "${gate.name}" could not record the decision: ${messageOf(error)}`, started);
+      return false;
+    }
+  }
+
+  private _recordOf(what: RecordFields, request: ToolCallRequest, started: number): GateRecord {
+    const verdict =
+      what.event === 'allow' || what.event === 'approval-granted' ? 'allow' : what.event === 'ask' ? 'ask' : 'deny';
+    return {
+      ...what,
+      verdict,
+      toolName: request.toolName,
+      toolUseId: request.toolUseId,
+      agentId: this._agent.id,
+      path: this._path,
+      input: request.input,
+      durationMs: performance.now() - started,
+    };
+  }
+
+  private _allow(
+    event: BeforeToolCallEvent,
+    gate: Gate,
+    what: RecordFields,
+    request: ToolCallRequest,
+    started: number,
+  ): void {
+    if (this._record(event, gate, what, request, started)) this._seal(event, true);
+  }
+
+  private _deny(
+    event: BeforeToolCallEvent,
+    gate: Gate,
+    what: RecordFields & { reason: string },
+    request: ToolCallRequest,
+    started: number,
+  ): void {
+    const rule = what.rule === undefined ? '' : `, rule=<${what.rule}>`;
+    this._refuse(event, `${BLOCKED} ${what.reason} | tool=<${event.toolUse.name}>, agent=<${this._agent.id}>${rule}`);
+    this._record(event, gate, what, request, started);
+  }
+
+  /** Refuses a call before the gate is asked, and records that refusal. */
+  private _refuseRecorded(event: BeforeToolCallEvent, message: string, reason: string, started: number): void {
+    this._refuse(event, message);
+    const gate = this._source.resolve();
+    if (gate !== undefined) this._record(event, gate, { event: 'deny', reason }, this._request(event), started);
+  }
+
+  /** Records tampering seen after the decision (best effort: the call is refused either way). */
+  _recordTampering(toolName: string, toolUseId: string, reason: string): void {
+    try {
+      this._source.resolve()?.record?.({
+        event: 'tampering',
+        verdict: 'deny',
+        reason,
+        toolName,
+        toolUseId,
+        agentId: this._agent.id,
+        path: this._path,
+      });
+    } catch (error) {
+      log(
+        'error',
+        { tool: toolName, toolUseId, agent: this._agent.id },
+        `could not record tampering: ${messageOf(error)}`,
+      );
+    }
+  }
+
+  private _fail(
+    event: BeforeToolCallEvent,
+    problem: string,
+    started?: number,
+    gate?: Gate,
+    request?: ToolCallRequest,
+  ): void {
     log('error', { tool: event.toolUse.name, agent: this._agent.id, path: this._path.join('/') }, problem);
     this._stopped ??= `the gate failed earlier in this invocation (${problem})`;
     event.cancel = `${ERROR} ${problem}; the run stops`;
@@ -240,6 +437,18 @@ class AgentGateRuntime {
       this._seal(event, false);
     } catch {
       // The cancel above already refuses the call.
+    }
+    try {
+      const target = gate ?? this._source.resolve();
+      target?.record?.(
+        this._recordOf(
+          { event: 'error', reason: problem },
+          request ?? { ...this._request(event), input: undefined },
+          started ?? performance.now(),
+        ),
+      );
+    } catch {
+      // The log failed too: the cancel above refuses the call and stderr has the problem.
     }
   }
 
@@ -259,6 +468,7 @@ function createExecutionCheck(runtime: AgentGateRuntime): ExecuteToolHandler {
     const problem = runtime._mismatch(context);
     if (problem !== undefined) {
       log('error', { tool: context.toolUse.name, toolUseId: id }, `call refused at execution: ${problem}`);
+      runtime._recordTampering(context.toolUse.name, id, `call refused at execution: ${problem}`);
       return { result: errorResult(id, `${BLOCKED} ${problem} | tool=<${context.toolUse.name}>`) };
     }
     return yield* next(context);

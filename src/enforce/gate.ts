@@ -1,6 +1,8 @@
 /**
- * The gate contract: what a gate is asked, what it may answer, and the process-wide default gate.
+ * The gate contract: what a gate is asked, what it may answer, how it settles an `ask`, what it is told
+ * for its record, and the process-wide default gate.
  */
+import type { Agent } from '@strands-agents/sdk';
 
 /** What a gate may answer for a tool call. */
 export type Verdict = 'allow' | 'deny' | 'ask';
@@ -26,12 +28,97 @@ export interface ToolCallRequest {
 /** A gate's answer; a refusal carries a reason, and any answer may name the rule that decided. */
 export type Decision = { verdict: 'allow'; rule?: string } | { verdict: 'deny' | 'ask'; reason: string; rule?: string };
 
+/** An `ask` decision. */
+export interface AskDecision {
+  verdict: 'ask';
+  reason: string;
+  rule?: string;
+}
+
+/** What a gate's `decide` may read besides the request: the live agent and the invocation's state. */
+export interface DecideContext {
+  /** The agent making the call (for per-agent state, e.g. an intervention handler's counters). */
+  readonly agent: Agent;
+  /** The invocation state the SDK passes to hooks and tools. */
+  readonly invocationState: Record<string, unknown>;
+}
+
+/** The outcome of an approval: granted, or refused with why. */
+export type ApprovalOutcome = { granted: true } | { granted: false; reason: string };
+
+/**
+ * How a gate settles its `ask` answers. Without one, `ask` refuses the call.
+ * - `interrupt`: the tool call raises the SDK interrupt (the run stops with `stopReason: 'interrupt'`); when
+ *   the run is resumed, the answer is given to `check`, but only if this gate raised that interrupt in this
+ *   process (an answer pre-loaded from a snapshot is refused before `check` sees it).
+ * - `callback`: `ask` is awaited in-process and the run does not pause.
+ * Throwing, rejecting or any outcome other than `{ granted: true }` refuses the call.
+ */
+export type ApprovalPath =
+  | {
+      readonly via: 'interrupt';
+      check(request: ToolCallRequest, answer: unknown): ApprovalOutcome | Promise<ApprovalOutcome>;
+    }
+  | {
+      readonly via: 'callback';
+      ask(request: ToolCallRequest, decision: AskDecision): ApprovalOutcome | Promise<ApprovalOutcome>;
+    };
+
+/** What a gate record says happened. */
+export type GateEventKind =
+  | 'allow'
+  | 'deny'
+  | 'ask'
+  | 'approval-granted'
+  | 'approval-refused'
+  | 'error'
+  | 'tampering'
+  | 'node-cancelled';
+
+/** One decision as the enforcement point saw it, handed to `Gate.record`. */
+export interface GateRecord {
+  /** What happened. */
+  readonly event: GateEventKind;
+  /** The effect on the call: `allow` (it runs), `ask` (the run pauses for approval) or `deny`. */
+  readonly verdict: Verdict;
+  /** The rule that decided, when the gate named one. */
+  readonly rule?: string;
+  /** Why, for anything but a plain allow. */
+  readonly reason?: string;
+  /** The tool called (absent for a node cancel). */
+  readonly toolName?: string;
+  /** The tool use id (absent for a node cancel). */
+  readonly toolUseId?: string;
+  /** The agent making the call. */
+  readonly agentId?: string;
+  /** The node cancelled (node-cancelled only). */
+  readonly nodeId?: string;
+  /** Where the agent or orchestrator sits in its tree. */
+  readonly path: readonly string[];
+  /** The judged input (a log digests it; it is never written unless asked for). */
+  readonly input?: unknown;
+  /** Milliseconds from the start of the decision to this record. */
+  readonly durationMs?: number;
+}
+
 /** A policy gate: decides every tool call before it runs. */
 export interface Gate {
   /** Name shown in logs and reports. */
   readonly name: string;
-  /** Decides one tool call. Throwing, rejecting or answering garbage refuses the call and stops the run. */
-  decide(request: ToolCallRequest): Decision | Promise<Decision>;
+  /**
+   * Decides one tool call. Throwing, rejecting or answering garbage refuses the call and stops the run.
+   *
+   * @param request - the call, as plain data
+   * @param context - the live agent and invocation state (gates that only need the request ignore it)
+   */
+  decide(request: ToolCallRequest, context?: DecideContext): Decision | Promise<Decision>;
+  /** Optional: how an `ask` is settled. Without it, `ask` is refused ("no approval path is configured"). */
+  readonly approval?: ApprovalPath;
+  /**
+   * Optional: called synchronously with every decision, approval, error, tampering and node cancel. Throwing
+   * refuses the call (and stops the run): a failing record never lets a call through.
+   */
+  record?(record: GateRecord): void;
 }
 
 let configuredGate: Gate | undefined;

@@ -148,7 +148,7 @@ export function installMultiagent(orchestrator: Orchestrator, options?: InstallO
       handles.set(agent, handle);
     }
     for (const { orchestrator: node, path } of inventory.orchestrators) {
-      const cleanup = installNodeGuard(node, path);
+      const cleanup = installNodeGuard(node, path, () => source.resolve());
       if (cleanup !== undefined) guards.push(cleanup);
     }
   } catch (error) {

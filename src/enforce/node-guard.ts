@@ -11,6 +11,7 @@ import { agentGateState, classifyExecutor, hasNodeGuard, openNode } from '../wal
 import { NODE_GUARD_MARK, type NodeGuardMark, nodeGuardMark } from '../walker/marks.js';
 import type { BeforeNodeCallEvent, Orchestrator } from '../walker/sdk-internals.js';
 import { topologyProblems } from '../walker/topology.js';
+import type { Gate } from './gate.js';
 import { log } from './log.js';
 import { addNodeHookLast } from './sdk-mutations.js';
 
@@ -51,9 +52,16 @@ export function nodeRefusal(orchestrator: Orchestrator, nodeId: string): string 
 /**
  * Installs the guard on one orchestrator, unless it carries a live one already.
  *
+ * @param orchestrator - the Graph or Swarm
+ * @param path - where it sits in its tree
+ * @param gate - resolves the gate whose `record` is told of each cancelled node
  * @returns the cleanup that removes it, or undefined when nothing was installed
  */
-export function installNodeGuard(orchestrator: Orchestrator, path: readonly string[]): (() => void) | undefined {
+export function installNodeGuard(
+  orchestrator: Orchestrator,
+  path: readonly string[],
+  gate: () => Gate | undefined = () => undefined,
+): (() => void) | undefined {
   if (hasNodeGuard(orchestrator)) return undefined;
   const guard = (event: BeforeNodeCallEvent): void => {
     let refusal: string | undefined;
@@ -66,6 +74,13 @@ export function installNodeGuard(orchestrator: Orchestrator, path: readonly stri
     const text = `${UNGATED_NODE} node "${event.nodeId}" in "${path.join(' › ')}" ${refusal}`;
     log('error', { orchestrator: orchestrator.id, node: event.nodeId }, 'node cancelled by the guard');
     event.cancel = text;
+    try {
+      gate()?.record?.({ event: 'node-cancelled', verdict: 'deny', reason: text, nodeId: event.nodeId, path });
+    } catch (error) {
+      // The node is cancelled either way; the failed record is not silent.
+      const message = error instanceof Error ? error.message : String(error);
+      log('error', { orchestrator: orchestrator.id, node: event.nodeId }, `could not record the cancel: ${message}`);
+    }
   };
   const cleanup = addNodeHookLast(orchestrator, guard);
   const mark: NodeGuardMark = { guardHook: guard };

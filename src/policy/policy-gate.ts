@@ -1,0 +1,86 @@
+/**
+ * `policyGate`: a `Gate` backed by a policy document, with an approval path for `ask` and a decision log.
+ * `gateOptions` turns the options shared with `interventionGate` into the gate's `approval` and `record`.
+ */
+import type { ApprovalPath, Gate, GateRecord } from '../enforce/gate.js';
+import { GateAuditError } from '../errors.js';
+import { type ApprovalSecret, type Approver, approverApprovals, tokenApprovals } from './approval.js';
+import { type DecisionLogOptions, openDecisionLog } from './decision-log.js';
+import { parsePolicy } from './load.js';
+import type { Policy, PolicyInput } from './schema.js';
+
+/** Options of `policyGate` and `interventionGate`. */
+export interface GateOptions {
+  /** Name shown in logs and reports (default `policy` / `intervention`). */
+  readonly name?: string;
+  /** Settle `ask` with the SDK interrupt; the resume answer must be a token from `approve(request, { secret })`. */
+  readonly approvals?: ApprovalSecret;
+  /** Settle `ask` in-process instead: `true` approves; `false`, a rejection, an error or a timeout denies. */
+  readonly approver?: Approver;
+  /** How long `approver` may take (default 60000 ms). */
+  readonly approverTimeoutMs?: number;
+  /** Write every decision to a decision log (see `DecisionLogOptions`). */
+  readonly log?: DecisionLogOptions;
+}
+
+/**
+ * The `approval` and `record` members a gate gets from its options.
+ *
+ * @param options - the caller's options
+ * @param subject - the function called, for error messages
+ */
+export function gateOptions(
+  options: GateOptions | undefined,
+  subject: string,
+): { name: string | undefined; approval?: ApprovalPath; record?: (gateName: string, record: GateRecord) => void } {
+  const { approvals, approver, approverTimeoutMs = 60_000, log } = options ?? {};
+  if (approvals !== undefined && approver !== undefined) {
+    throw new GateAuditError(
+      'INVALID_ARGUMENT',
+      `subject=<${subject}> | both approvals and approver are given | choose one way to settle "ask"`,
+    );
+  }
+  if (approver !== undefined && typeof approver !== 'function') {
+    throw new GateAuditError('INVALID_ARGUMENT', `subject=<${subject}> | approver is not a function`);
+  }
+  if (!Number.isInteger(approverTimeoutMs) || approverTimeoutMs <= 0) {
+    throw new GateAuditError(
+      'INVALID_ARGUMENT',
+      `subject=<${subject}> | approverTimeoutMs must be a positive whole number of milliseconds`,
+    );
+  }
+  const approval =
+    approvals !== undefined
+      ? tokenApprovals(approvals)
+      : approver !== undefined
+        ? approverApprovals(approver, approverTimeoutMs)
+        : undefined;
+  return {
+    name: options?.name,
+    ...(approval === undefined ? {} : { approval }),
+    ...(log === undefined ? {} : { record: openDecisionLog(log) }),
+  };
+}
+
+/**
+ * A gate that decides every tool call by a policy: the most restrictive matching rule wins
+ * (deny > ask > allow), `default` applies when none matches, and each decision names its rule.
+ *
+ * `ask` is settled by `approvals` (the SDK interrupt, answered with an `approve()` token), or by `approver`
+ * (in-process); with neither it refuses the call, saying no approval path is configured.
+ *
+ * @param policy - a policy object (validated here) or the result of `loadPolicy`
+ * @param options - approvals or approver, the decision log, a name
+ * @returns the gate, for `install`, `installMultiagent`, `GatePlugin` or `configureGate`
+ * @throws PolicyError when the policy is invalid; GateAuditError `INVALID_ARGUMENT` for bad options
+ */
+export function policyGate(policy: Policy | PolicyInput, options?: GateOptions): Gate {
+  const compiled = parsePolicy(policy);
+  const { name = 'policy', approval, record } = gateOptions(options, 'policyGate');
+  return {
+    name,
+    decide: (request) => compiled.decide(request),
+    ...(approval === undefined ? {} : { approval }),
+    ...(record === undefined ? {} : { record: (entry: GateRecord) => record(name, entry) }),
+  };
+}

@@ -1,0 +1,294 @@
+import { BeforeToolCallEvent, type InterruptResponseContentData, type JSONValue } from '@strands-agents/sdk';
+import { Graph, Swarm } from '@strands-agents/sdk/multiagent';
+import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+import {
+  approve,
+  type GateRecord,
+  GateAuditError,
+  install,
+  installMultiagent,
+  type PolicyInput,
+  policyGate,
+  type ToolCallRequest,
+} from '../../src/index.js';
+import { call, handoff, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+
+const secret = 'test-secret-0123456789abcdef0123456789abcdef';
+
+/** rm asks for approval; ls is allowed; anything else is denied. */
+const policy: PolicyInput = {
+  version: 1,
+  rules: [
+    { id: 'ls-ok', tools: ['ls', 'strands_structured_output'], verdict: 'allow' },
+    { id: 'rm-asks', tools: ['rm'], verdict: 'ask', reason: 'deleting needs a human' },
+  ],
+};
+
+interface Paused {
+  id: string;
+  request: ToolCallRequest;
+  reason: string;
+}
+
+function pausedOf(result: { interrupts?: readonly { id: string; reason?: unknown }[] }): Paused[] {
+  return (result.interrupts ?? []).map((i) => {
+    const reason = i.reason as { request: ToolCallRequest; reason: string };
+    return { id: i.id, request: reason.request, reason: reason.reason };
+  });
+}
+
+function answer(id: string, response: unknown): InterruptResponseContentData[] {
+  return [{ interruptResponse: { interruptId: id, response: response as JSONValue } }];
+}
+
+function rmAgent(id = 'a', input: Record<string, unknown> = { path: '/tmp/x' }, toolUseId?: string) {
+  return scriptedAgent(id, [call('rm', input, toolUseId), say('done')], { tools: [recordingTool('rm')] });
+}
+
+let errors: MockInstance<typeof console.error>;
+beforeEach(() => {
+  ran.length = 0;
+  errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+});
+afterEach(() => errors.mockRestore());
+
+describe('ask with approvals: { secret } (the SDK interrupt)', () => {
+  it('pauses the run with stopReason interrupt, showing the exact request, and runs nothing', async () => {
+    const agent = rmAgent();
+    install(agent, { gate: policyGate(policy, { approvals: { secret } }) });
+    const result = await agent.invoke('go');
+    expect(result.stopReason).toBe('interrupt');
+    expect(ran).toEqual([]);
+    const [paused] = pausedOf(result);
+    expect(paused?.reason).toBe('deleting needs a human');
+    expect(paused?.request).toMatchObject({ toolName: 'rm', input: { path: '/tmp/x' }, agentId: 'a', path: ['a'] });
+    expect(paused?.id).toBe(`hook:beforeToolCall:${paused?.request.toolUseId}:gate-audit:approval`);
+  });
+
+  it('runs exactly the approved call when resumed with its approve() token', async () => {
+    const agent = rmAgent();
+    install(agent, { gate: policyGate(policy, { approvals: { secret } }) });
+    const [paused] = pausedOf(await agent.invoke('go'));
+    const result = await agent.invoke(answer(paused!.id, approve(paused!.request, { secret })));
+    expect(result.stopReason).toBe('endTurn');
+    expect(ran).toEqual(['rm({"path":"/tmp/x"})@a']);
+    expect(toolResults(agent)).toEqual(['success:ok rm']);
+  });
+
+  const refusals: [string, (p: Paused) => unknown, RegExp][] = [
+    ['a plain "yes"', () => 'yes', /the answer is not an approval token/],
+    ['true', () => true, /the answer is not an approval token/],
+    [
+      'a token for other arguments',
+      (p) => approve({ ...p.request, input: { path: '/tmp/other' } }, { secret }),
+      /not for this call/,
+    ],
+    [
+      'a token for another tool use',
+      (p) => approve({ ...p.request, toolUseId: 'other' }, { secret }),
+      /not for this call/,
+    ],
+    [
+      'a token signed with another secret',
+      (p) => approve(p.request, { secret: `${secret}-other` }),
+      /not for this call/,
+    ],
+  ];
+  for (const [name, response, reason] of refusals) {
+    it(`refuses ${name} with [gate] BLOCKED and runs nothing`, async () => {
+      const agent = rmAgent();
+      install(agent, { gate: policyGate(policy, { approvals: { secret } }) });
+      const [paused] = pausedOf(await agent.invoke('go'));
+      const result = await agent.invoke(answer(paused!.id, response(paused!)));
+      expect(result.stopReason).toBe('endTurn');
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: approval refused \(/);
+      expect(toolResults(agent)[0]).toMatch(reason);
+      expect(toolResults(agent)[0]).toMatch(/tool=<rm>, agent=<a>, rule=<rm-asks>$/);
+    });
+  }
+
+  it('refuses a token used before, even for the same tool use id and input', async () => {
+    const gate = policyGate(policy, { approvals: { secret } });
+    const first = rmAgent('a', { path: '/x' }, 'same-id');
+    install(first, { gate });
+    const [paused] = pausedOf(await first.invoke('go'));
+    const token = approve(paused!.request, { secret });
+    await first.invoke(answer(paused!.id, token));
+    expect(ran).toEqual(['rm({"path":"/x"})@a']);
+    const second = rmAgent('a', { path: '/x' }, 'same-id');
+    install(second, { gate });
+    const [again] = pausedOf(await second.invoke('go'));
+    expect(approve(again!.request, { secret })).toBe(token);
+    await second.invoke(answer(again!.id, token));
+    expect(ran).toEqual(['rm({"path":"/x"})@a']);
+    expect(toolResults(second)[0]).toMatch(/approval refused \(the approval token was used already\)/);
+  });
+
+  it('refuses an answer pre-loaded from a snapshot, even a valid token: no interrupt was raised', async () => {
+    const agent = rmAgent('a', { path: '/x' }, 'predictable');
+    install(agent, { gate: policyGate(policy, { approvals: { secret } }) });
+    const id = 'hook:beforeToolCall:predictable:gate-audit:approval';
+    const token = approve({ toolName: 'rm', toolUseId: 'predictable', input: { path: '/x' } }, { secret });
+    const snapshot = agent.takeSnapshot({ include: ['messages'] });
+    agent.loadSnapshot({
+      ...snapshot,
+      data: {
+        ...snapshot.data,
+        interrupts: {
+          activated: false,
+          interrupts: { [id]: { id, name: 'gate-audit:approval', response: token, source: 'hook' } },
+        },
+      },
+    });
+    const result = await agent.invoke('go');
+    expect(result.stopReason).toBe('endTurn');
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)[0]).toMatch(/approval refused \(the approval answer was not requested by this gate/);
+  });
+
+  it('keeps the seal: a later hook that changes the approved input gets the call refused', async () => {
+    const agent = rmAgent();
+    install(agent, { gate: policyGate(policy, { approvals: { secret } }) });
+    const [paused] = pausedOf(await agent.invoke('go'));
+    agent.addHook(BeforeToolCallEvent, (e) => {
+      (e.toolUse.input as { path: string }).path = '/etc';
+    });
+    await agent.invoke(answer(paused!.id, approve(paused!.request, { secret })));
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)[0]).toMatch(/BLOCKED: the input changed after the decision/);
+  });
+
+  it('records the ask and the approval in the decision log', async () => {
+    const records: GateRecord[] = [];
+    const gate = policyGate(policy, { approvals: { secret } });
+    const agent = rmAgent();
+    install(agent, { gate: { ...gate, record: (r) => records.push(r) } });
+    const [paused] = pausedOf(await agent.invoke('go'));
+    await agent.invoke(answer(paused!.id, approve(paused!.request, { secret })));
+    expect(records.map((r) => `${r.event}:${r.verdict}:${r.rule}`)).toEqual([
+      'ask:ask:rm-asks',
+      'approval-granted:allow:rm-asks',
+    ]);
+  });
+
+  it('pauses and resumes inside a Graph', async () => {
+    const first = scriptedAgent('first', [call('ls'), say('listed')], { tools: [recordingTool('ls')] });
+    const second = scriptedAgent('second', [call('rm', { path: '/g' }), say('removed')], {
+      tools: [recordingTool('rm')],
+    });
+    const graph = new Graph({ id: 'g', nodes: [first, second], edges: [['first', 'second']], maxSteps: 5 });
+    installMultiagent(graph, { gate: policyGate(policy, { approvals: { secret } }) });
+    const paused = await graph.invoke('go');
+    expect(paused.status).toBe('INTERRUPTED');
+    expect(ran).toEqual(['ls({})@first']);
+    const [p] = pausedOf(paused);
+    expect(p?.request.path).toEqual(['g', 'second']);
+    const done = await graph.invoke(answer(p!.id, approve(p!.request, { secret })));
+    expect(done.status).toBe('COMPLETED');
+    expect(ran).toEqual(['ls({})@first', 'rm({"path":"/g"})@second']);
+  });
+
+  it('pauses and resumes inside a Swarm, and refuses a forged answer there too', async () => {
+    const build = () => {
+      const s1 = scriptedAgent('s1', [call('rm', { path: '/s' }), handoff(undefined, 'done'), say('-')], {
+        tools: [recordingTool('rm')],
+      });
+      const swarm = new Swarm({ id: 'team', nodes: [s1], maxSteps: 4 });
+      installMultiagent(swarm, { gate: policyGate(policy, { approvals: { secret } }) });
+      return swarm;
+    };
+    const swarm = build();
+    const paused = await swarm.invoke('go');
+    expect(paused.status).toBe('INTERRUPTED');
+    const [p] = pausedOf(paused);
+    const done = await swarm.invoke(answer(p!.id, approve(p!.request, { secret })));
+    expect(done.status).toBe('COMPLETED');
+    expect(ran).toEqual(['rm({"path":"/s"})@s1']);
+
+    ran.length = 0;
+    const forged = build();
+    const [q] = pausedOf(await forged.invoke('go'));
+    await forged.invoke(answer(q!.id, 'yes'));
+    expect(ran).toEqual([]);
+  });
+
+  it('refuses a secret shorter than 32 bytes', () => {
+    expect(() => policyGate(policy, { approvals: { secret: 'short' } })).toThrow(GateAuditError);
+    expect(() => approve({ toolName: 'rm', toolUseId: 'x', input: {} }, { secret: 'short' })).toThrow(
+      /at least 32 bytes/,
+    );
+  });
+});
+
+describe('ask with an in-process approver', () => {
+  async function runWith(approver: (r: ToolCallRequest) => Promise<boolean>, approverTimeoutMs?: number) {
+    const agent = rmAgent();
+    const seen: ToolCallRequest[] = [];
+    install(agent, {
+      gate: policyGate(policy, {
+        approver: (r) => {
+          seen.push(r);
+          return approver(r);
+        },
+        ...(approverTimeoutMs === undefined ? {} : { approverTimeoutMs }),
+      }),
+    });
+    const result = await agent.invoke('go');
+    return { agent, result, seen };
+  }
+
+  it('runs the call when the approver answers true, without pausing', async () => {
+    const { result, seen } = await runWith(() => Promise.resolve(true));
+    expect(result.stopReason).toBe('endTurn');
+    expect(ran).toEqual(['rm({"path":"/tmp/x"})@a']);
+    expect(seen[0]).toMatchObject({ toolName: 'rm', input: { path: '/tmp/x' } });
+  });
+
+  const denials: [string, () => Promise<boolean>, number | undefined, RegExp][] = [
+    ['answers false', () => Promise.resolve(false), undefined, /the approver said no/],
+    ['answers something truthy but not true', () => Promise.resolve('yes' as never), undefined, /said no/],
+    ['rejects', () => Promise.reject(new Error('pager down')), undefined, /the approver failed: pager down/],
+    [
+      'throws synchronously',
+      () => {
+        throw new Error('bug');
+      },
+      undefined,
+      /the approver failed: bug/,
+    ],
+    ['does not answer in time', () => new Promise<boolean>(() => undefined), 50, /did not answer within 50 ms/],
+  ];
+  for (const [name, approver, timeout, reason] of denials) {
+    it(`denies when the approver ${name}`, async () => {
+      const { agent, result } = await runWith(approver, timeout);
+      expect(result.stopReason).toBe('endTurn');
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: approval refused \(/);
+      expect(toolResults(agent)[0]).toMatch(reason);
+    });
+  }
+
+  it('rejects both approval paths at once, and a bad timeout', () => {
+    expect(() => policyGate(policy, { approvals: { secret }, approver: () => Promise.resolve(true) })).toThrow(
+      /both approvals and approver are given/,
+    );
+    expect(() => policyGate(policy, { approver: () => Promise.resolve(true), approverTimeoutMs: 0 })).toThrow(
+      /approverTimeoutMs/,
+    );
+  });
+});
+
+describe('ask without an approval path', () => {
+  it('is a deny saying no approval path is configured', async () => {
+    const agent = rmAgent();
+    install(agent, { gate: policyGate(policy) });
+    const result = await agent.invoke('go');
+    expect(result.stopReason).toBe('endTurn');
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)[0]).toBe(
+      'error:[gate] BLOCKED: approval required (deleting needs a human) but no approval path is configured | ' +
+        'tool=<rm>, agent=<a>, rule=<rm-asks>',
+    );
+  });
+});

@@ -1,0 +1,248 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
+import { main } from '../../src/cli/main.js';
+import { allowAll, type Gate, install, installMultiagent, type PolicyInput, policyGate } from '../../src/index.js';
+import { inputDigest } from '../../src/policy/approval.js';
+import { verifyLog } from '../../src/policy/decision-log.js';
+import { call, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+import { Graph } from '@strands-agents/sdk/multiagent';
+
+const scratch = join(dirname(fileURLToPath(import.meta.url)), '../.generated/decision-log');
+beforeAll(() => mkdirSync(scratch, { recursive: true }));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const policy: PolicyInput = {
+  version: 1,
+  rules: [
+    { id: 'ls-ok', tools: ['ls'], verdict: 'allow' },
+    { id: 'no-rm', tools: ['rm'], verdict: 'deny', reason: 'rm is not allowed' },
+  ],
+};
+
+let file = '';
+let counter = 0;
+let errors: MockInstance<typeof console.error>;
+beforeEach(() => {
+  ran.length = 0;
+  file = join(scratch, `log-${counter++}.jsonl`);
+  errors = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+});
+afterEach(() => errors.mockRestore());
+
+function records(path = file): Record<string, unknown>[] {
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+async function runLsThenRm(gate: Gate) {
+  const agent = scriptedAgent('a', [call('ls', { path: '/secret-path' }), call('rm', { path: '/x' }), say('done')], {
+    tools: [recordingTool('ls'), recordingTool('rm')],
+  });
+  install(agent, { gate });
+  await agent.invoke('go');
+  return agent;
+}
+
+async function verifyCli(path: string): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const code = await main(['verify-log', path], {
+    stdout: { write: (s: string) => (out += s) },
+    stderr: { write: (s: string) => (err += s) },
+  });
+  return { code, out, err };
+}
+
+describe('the decision log (policyGate { log })', () => {
+  it('writes one JSON line per decision with the fields that matter, and a digest instead of the input', async () => {
+    await runLsThenRm(policyGate(policy, { name: 'p', log: { destination: file } }));
+    const [allow, deny] = records();
+    expect(allow).toMatchObject({
+      level: 'info',
+      seq: 0,
+      prev: null,
+      gate: 'p',
+      event: 'allow',
+      verdict: 'allow',
+      rule: 'ls-ok',
+      toolName: 'ls',
+      agentId: 'a',
+      path: 'a',
+      inputSha256: inputDigest({ path: '/secret-path' }),
+    });
+    expect(typeof allow?.time).toBe('string');
+    expect(typeof allow?.toolUseId).toBe('string');
+    expect(typeof allow?.durationMs).toBe('number');
+    expect(deny).toMatchObject({ seq: 1, event: 'deny', verdict: 'deny', rule: 'no-rm', reason: 'rm is not allowed' });
+    expect(deny?.prev).toBe(allow?.hash);
+    expect(readFileSync(file, 'utf8')).not.toContain('/secret-path');
+  });
+
+  it('writes the raw input only when asked', async () => {
+    await runLsThenRm(policyGate(policy, { log: { destination: file, includeInput: true } }));
+    expect(records()[0]?.input).toEqual({ path: '/secret-path' });
+  });
+
+  it('continues the chain of an existing file, and verify-log accepts it', async () => {
+    await runLsThenRm(policyGate(policy, { log: { destination: file } }));
+    await runLsThenRm(policyGate(policy, { log: { destination: file } }));
+    expect(records().map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+    expect(verifyLog(readFileSync(file, 'utf8'))).toMatchObject({ ok: true, records: 4 });
+    const result = await verifyCli(file);
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/OK, 4 records, chain intact, last hash [0-9a-f]{64}\n$/);
+  });
+
+  describe('gate-audit verify-log on a tampered file', () => {
+    async function logOfFour(): Promise<string[]> {
+      await runLsThenRm(policyGate(policy, { log: { destination: file } }));
+      await runLsThenRm(policyGate(policy, { log: { destination: file } }));
+      return readFileSync(file, 'utf8').trim().split('\n');
+    }
+
+    const tamperings: [string, (lines: string[]) => string[], RegExp][] = [
+      [
+        'a changed verdict',
+        (l) => l.map((x, i) => (i === 1 ? x.replace('"verdict":"deny"', '"verdict":"allow"') : x)),
+        /BROKEN at line 2: the record was changed/,
+      ],
+      [
+        'a changed last record',
+        (l) => l.map((x, i) => (i === 3 ? x.replace('"rule":"no-rm"', '"rule":"ls-ok"') : x)),
+        /BROKEN at line 4: the record was changed/,
+      ],
+      [
+        'a removed record',
+        (l) => l.filter((_, i) => i !== 1),
+        /BROKEN at line 2: the record has seq 2, expected 1: 1 record\(s\) missing/,
+      ],
+      ['a removed first record', (l) => l.slice(1), /BROKEN at line 1: the record has seq 1, expected 0/],
+      ['a repeated record', (l) => [l[0]!, l[1]!, l[1]!, l[2]!, l[3]!], /BROKEN at line 3: .*inserted or repeated/],
+      [
+        'a record rewritten with its own hash recomputed',
+        (l) => {
+          const record = JSON.parse(l[1]!) as Record<string, unknown>;
+          record.prev = '0'.repeat(64);
+          delete record.hash;
+          const body = JSON.stringify(record);
+          const hash = inputDigestOfLine(body);
+          return [l[0]!, `${body.slice(0, -1)},"hash":"${hash}"}`, l[2]!, l[3]!];
+        },
+        /BROKEN at line 2: the record does not chain to line 1/,
+      ],
+      [
+        'a line that is not JSON',
+        (l) => [l[0]!, 'garbage', ...l.slice(2)],
+        /BROKEN at line 2: the record is not a JSON record/,
+      ],
+    ];
+    for (const [name, tamper, expected] of tamperings) {
+      it(`reports ${name} and exits 1`, async () => {
+        writeFileSync(file, `${tamper(await logOfFour()).join('\n')}\n`);
+        const result = await verifyCli(file);
+        expect(result.out).toMatch(expected);
+        expect(result.code).toBe(1);
+      });
+    }
+
+    it('exits 2 when the file cannot be read', async () => {
+      const result = await verifyCli(join(scratch, 'absent.log'));
+      expect(result.code).toBe(2);
+      expect(result.err).toMatch(/cannot read ".*absent\.log" \(ENOENT\)/);
+    });
+  });
+
+  describe('a failing destination fails closed', () => {
+    it('refuses the call and stops the run when the file system refuses the write (/dev/full)', async () => {
+      const agent = await runLsThenRm(policyGate(policy, { log: { destination: '/dev/full', chain: false } }));
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(
+        /^error:\[gate\] ERROR: gate "policy" could not record the decision: .*ENOSPC/,
+      );
+      expect(toolResults(agent)).toHaveLength(1);
+      expect((agent as unknown as { model: { calls: number } }).model.calls).toBe(1);
+    });
+
+    it('refuses every later call once the destination failed, even if it recovers', async () => {
+      let fail = true;
+      const lines: string[] = [];
+      const gate = policyGate(policy, {
+        log: {
+          destination: {
+            write: (line: string) => {
+              if (fail) throw new Error('collector unreachable');
+              lines.push(line);
+            },
+          },
+        },
+      });
+      await runLsThenRm(gate);
+      fail = false;
+      const agent = await runLsThenRm(gate);
+      expect(ran).toEqual([]);
+      expect(lines).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/the decision log failed earlier: collector unreachable/);
+    });
+
+    it('refuses to continue a file whose last record is not chained', () => {
+      writeFileSync(file, 'not a record\n');
+      expect(() => policyGate(policy, { log: { destination: file } })).toThrow(/last record is not a chained record/);
+    });
+
+    it('refuses a destination that cannot be opened', () => {
+      expect(() => policyGate(policy, { log: { destination: join(scratch, 'no/such/dir/x.log') } })).toThrow(
+        /cannot open the decision log/,
+      );
+    });
+  });
+
+  it('records a node cancelled by the node guard', async () => {
+    const lines: string[] = [];
+    const gate = policyGate(
+      { version: 1, default: 'allow' },
+      { log: { destination: { write: (l: string) => lines.push(l) } } },
+    );
+    const graph = new Graph({
+      id: 'g',
+      nodes: [scriptedAgent('c', [say('c')]), scriptedAgent('d', [say('d')])],
+      edges: [['c', 'd']],
+      maxSteps: 5,
+    });
+    installMultiagent(graph, { gate });
+    (graph.nodes.get('d') as unknown as { _agent: unknown })._agent = scriptedAgent('d', [say('ungated')]);
+    await graph.invoke('go');
+    const events = lines.map((l) => JSON.parse(l) as { event: string; nodeId?: string; path: string; reason: string });
+    expect(events).toEqual([
+      expect.objectContaining({ event: 'node-cancelled', verdict: 'deny', nodeId: 'd', path: 'g' }),
+    ]);
+    expect(events[0]?.reason).toMatch(/UNGATED NODE: node "d"/);
+  });
+
+  it('records tampering seen at execution', async () => {
+    const lines: string[] = [];
+    const gate = { ...allowAll(), record: (r: { event: string }) => void lines.push(r.event) };
+    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
+    install(agent, { gate });
+    const { BeforeToolCallEvent } = await import('@strands-agents/sdk');
+    agent.addHook(BeforeToolCallEvent, (e) => {
+      (e.toolUse.input as { path: string }).path = '/etc';
+    });
+    await agent.invoke('go');
+    expect(ran).toEqual([]);
+    expect(lines).toEqual(['allow', 'tampering']);
+  });
+});
+
+function inputDigestOfLine(line: string): string {
+  // The hash of a line is the SHA-256 of its text (same as verifyLog computes).
+  return createHashHex(line);
+}
+
+function createHashHex(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}

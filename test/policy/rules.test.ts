@@ -1,0 +1,437 @@
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type Decision,
+  loadPolicy,
+  PolicyError,
+  type PolicyInput,
+  PolicySchema,
+  policyGate,
+  type ToolCallRequest,
+} from '../../src/index.js';
+import { parsePolicy } from '../../src/policy/load.js';
+
+const scratch = join(dirname(fileURLToPath(import.meta.url)), '../.generated/policy-rules');
+beforeAll(() => mkdirSync(scratch, { recursive: true }));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function request(toolName: string, input: unknown = {}, path: string[] = ['app', 'agent']): ToolCallRequest {
+  return { toolUseId: 't1', toolName, input, agentId: 'agent', agentName: 'agent', path, toolKind: 'function' };
+}
+
+function decide(policy: PolicyInput, toolName: string, input: unknown = {}, path?: string[]): Decision {
+  return policyGate(policy).decide(request(toolName, input, path)) as Decision;
+}
+
+/** A policy with one conditional allow rule on tool `t`, default deny. */
+function when(condition: Record<string, unknown>): PolicyInput {
+  return { version: 1, rules: [{ id: 'cond', tools: ['t'], when: [condition as never], verdict: 'allow' }] };
+}
+
+function policyFile(name: string, text: string): string {
+  const path = join(scratch, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe('policyGate', () => {
+  describe('the default', () => {
+    it('denies a tool no rule covers when the policy omits default, and says so', () => {
+      expect(decide({ version: 1, rules: [] }, 'rm')).toEqual({
+        verdict: 'deny',
+        reason: 'no rule of the policy covers tool "rm" (policy default: deny)',
+        rule: 'default',
+      });
+    });
+
+    it('applies an explicit default of allow or ask', () => {
+      expect(decide({ version: 1, default: 'allow' }, 'rm')).toEqual({ verdict: 'allow', rule: 'default' });
+      expect(decide({ version: 1, default: 'ask' }, 'rm')).toMatchObject({ verdict: 'ask', rule: 'default' });
+    });
+  });
+
+  describe('tool globs', () => {
+    const policy: PolicyInput = {
+      version: 1,
+      rules: [
+        { id: 'reads', tools: ['read_*', 'ls'], verdict: 'allow' },
+        { id: 'one-char', tools: ['cat?'], verdict: 'allow' },
+      ],
+    };
+
+    it('match names with * and ? and exact names, case-sensitively', () => {
+      expect(decide(policy, 'read_file')).toEqual({ verdict: 'allow', rule: 'reads' });
+      expect(decide(policy, 'ls')).toEqual({ verdict: 'allow', rule: 'reads' });
+      expect(decide(policy, 'cat1')).toEqual({ verdict: 'allow', rule: 'one-char' });
+      expect(decide(policy, 'cat12').verdict).toBe('deny');
+      expect(decide(policy, 'LS').verdict).toBe('deny');
+      expect(decide(policy, 'xread_file').verdict).toBe('deny');
+    });
+
+    it('treat regex characters in a glob literally', () => {
+      const dotted: PolicyInput = { version: 1, rules: [{ id: 'dot', tools: ['a.b'], verdict: 'allow' }] };
+      expect(decide(dotted, 'a.b').verdict).toBe('allow');
+      expect(decide(dotted, 'axb').verdict).toBe('deny');
+    });
+  });
+
+  describe('path globs over the request path joined with "/"', () => {
+    const policy: PolicyInput = {
+      version: 1,
+      rules: [
+        { id: 'pipeline', tools: ['shell'], paths: ['pipeline/**'], verdict: 'allow' },
+        { id: 'any-writer', tools: ['write'], paths: ['**/writer'], verdict: 'allow' },
+        { id: 'team-member', tools: ['handoff'], paths: ['app/team/*'], verdict: 'allow' },
+        { id: 'middle', tools: ['mid'], paths: ['app/**/leaf'], verdict: 'allow' },
+      ],
+    };
+
+    it('** is zero or more whole segments, * stays within one segment', () => {
+      expect(decide(policy, 'shell', {}, ['pipeline']).verdict).toBe('allow');
+      expect(decide(policy, 'shell', {}, ['pipeline', 'a', 'b']).verdict).toBe('allow');
+      expect(decide(policy, 'shell', {}, ['pipelines', 'a']).verdict).toBe('deny');
+      expect(decide(policy, 'write', {}, ['writer']).verdict).toBe('allow');
+      expect(decide(policy, 'write', {}, ['app', 'x', 'writer']).verdict).toBe('allow');
+      expect(decide(policy, 'write', {}, ['app', 'rewriter']).verdict).toBe('deny');
+      expect(decide(policy, 'handoff', {}, ['app', 'team', 's1']).verdict).toBe('allow');
+      expect(decide(policy, 'handoff', {}, ['app', 'team', 's1', 'inner']).verdict).toBe('deny');
+      expect(decide(policy, 'mid', {}, ['app', 'leaf']).verdict).toBe('allow');
+      expect(decide(policy, 'mid', {}, ['app', 'a', 'b', 'leaf']).verdict).toBe('allow');
+      expect(decide(policy, 'mid', {}, ['other', 'leaf']).verdict).toBe('deny');
+    });
+  });
+
+  describe('conditions (every one must hold)', () => {
+    it('matches: a linear-time regular expression searched in a string', () => {
+      const policy = when({ arg: 'command', matches: 'rm\\s+-rf' });
+      expect(decide(policy, 't', { command: 'sudo rm  -rf /' }).verdict).toBe('allow');
+      expect(decide(policy, 't', { command: 'ls' }).verdict).toBe('deny');
+      expect(decide(policy, 't', { command: 42 }).verdict).toBe('deny');
+    });
+
+    it('equals: strict equality with a scalar', () => {
+      expect(decide(when({ arg: 'mode', equals: 'read' }), 't', { mode: 'read' }).verdict).toBe('allow');
+      expect(decide(when({ arg: 'n', equals: 1 }), 't', { n: '1' }).verdict).toBe('deny');
+      expect(decide(when({ arg: 'flag', equals: null }), 't', { flag: null }).verdict).toBe('allow');
+      expect(decide(when({ arg: 'flag', equals: false }), 't', {}).verdict).toBe('deny');
+    });
+
+    it('in: one of a list of scalars', () => {
+      const policy = when({ arg: 'env', in: ['dev', 'test'] });
+      expect(decide(policy, 't', { env: 'test' }).verdict).toBe('allow');
+      expect(decide(policy, 't', { env: 'prod' }).verdict).toBe('deny');
+    });
+
+    it('contains: a substring of a string, or an element of an array', () => {
+      const policy = when({ arg: 'query', contains: 'public' });
+      expect(decide(policy, 't', { query: 'the public docs' }).verdict).toBe('allow');
+      expect(decide(policy, 't', { query: ['private', 'public'] }).verdict).toBe('allow');
+      expect(decide(policy, 't', { query: 'private' }).verdict).toBe('deny');
+      expect(decide(when({ arg: 'ids', contains: 7 }), 't', { ids: [1, 7] }).verdict).toBe('allow');
+    });
+
+    it('startsWith: a string prefix', () => {
+      const policy = when({ arg: 'path', startsWith: '/tmp/' });
+      expect(decide(policy, 't', { path: '/tmp/x' }).verdict).toBe('allow');
+      expect(decide(policy, 't', { path: '/etc/tmp/x' }).verdict).toBe('deny');
+    });
+
+    it('lt, lte, gt, gte: finite numbers only', () => {
+      expect(decide(when({ arg: 'amount', lt: 100 }), 't', { amount: 99 }).verdict).toBe('allow');
+      expect(decide(when({ arg: 'amount', lt: 100 }), 't', { amount: 100 }).verdict).toBe('deny');
+      expect(decide(when({ arg: 'amount', lte: 100 }), 't', { amount: 100 }).verdict).toBe('allow');
+      expect(decide(when({ arg: 'amount', gt: 100 }), 't', { amount: 100 }).verdict).toBe('deny');
+      expect(decide(when({ arg: 'amount', gt: 100 }), 't', { amount: 101 }).verdict).toBe('allow');
+      expect(decide(when({ arg: 'amount', gte: 100 }), 't', { amount: 100 }).verdict).toBe('allow');
+      expect(decide(when({ arg: 'amount', gte: 100 }), 't', { amount: '500' }).verdict).toBe('deny');
+    });
+
+    it('reads dotted paths into nested objects and arrays', () => {
+      const policy = when({ arg: 'options.targets.1', equals: 'b' });
+      expect(decide(policy, 't', { options: { targets: ['a', 'b'] } }).verdict).toBe('allow');
+      expect(decide(policy, 't', { options: { targets: ['a'] } }).verdict).toBe('deny');
+      expect(decide(policy, 't', { options: 'flat' }).verdict).toBe('deny');
+    });
+
+    it('requires every condition of a rule', () => {
+      const policy: PolicyInput = {
+        version: 1,
+        rules: [
+          {
+            id: 'both',
+            tools: ['t'],
+            when: [
+              { arg: 'a', equals: 1 },
+              { arg: 'b', equals: 2 },
+            ],
+            verdict: 'allow',
+          },
+        ],
+      };
+      expect(decide(policy, 't', { a: 1, b: 2 }).verdict).toBe('allow');
+      expect(decide(policy, 't', { a: 1, b: 3 }).verdict).toBe('deny');
+    });
+  });
+
+  describe('precedence', () => {
+    const policy: PolicyInput = {
+      version: 1,
+      default: 'allow',
+      rules: [
+        { id: 'shell-ok', tools: ['*'], verdict: 'allow' },
+        { id: 'shell-asks', tools: ['shell'], when: [{ arg: 'command', startsWith: 'git' }], verdict: 'ask' },
+        {
+          id: 'no-recursive-delete',
+          tools: ['shell', 'bash'],
+          when: [{ arg: 'command', matches: 'rm\\s+-rf' }],
+          verdict: 'deny',
+          reason: 'recursive delete',
+        },
+        { id: 'second-deny', tools: ['shell'], when: [{ arg: 'command', contains: 'rm' }], verdict: 'deny' },
+      ],
+    };
+
+    it('the most restrictive matching rule wins, whatever the order, and names itself', () => {
+      expect(decide(policy, 'shell', { command: 'git rm -rf x' })).toEqual({
+        verdict: 'deny',
+        reason: 'recursive delete',
+        rule: 'no-recursive-delete',
+      });
+      expect(decide(policy, 'shell', { command: 'git status' })).toEqual({
+        verdict: 'ask',
+        reason: 'rule "shell-asks"',
+        rule: 'shell-asks',
+      });
+      expect(decide(policy, 'shell', { command: 'ls' })).toEqual({ verdict: 'allow', rule: 'shell-ok' });
+    });
+
+    it('among rules of the same verdict, the first in the document decides', () => {
+      expect(decide(policy, 'shell', { command: 'rm -rf /' })).toMatchObject({ rule: 'no-recursive-delete' });
+    });
+
+    it('the default does not apply when any rule matches', () => {
+      const denyDefault: PolicyInput = {
+        version: 1,
+        default: 'deny',
+        rules: [{ id: 'a', tools: ['x'], verdict: 'allow' }],
+      };
+      expect(decide(denyDefault, 'x')).toEqual({ verdict: 'allow', rule: 'a' });
+    });
+  });
+
+  describe('code execution', () => {
+    it("judges a python tool's code string like any argument", () => {
+      const policy: PolicyInput = {
+        version: 1,
+        default: 'allow',
+        rules: [
+          {
+            id: 'no-subprocess',
+            tools: ['python', 'python_repl'],
+            when: [{ arg: 'code', matches: '\\b(subprocess|os\\.system)\\b' }],
+            verdict: 'deny',
+            reason: 'code may not spawn processes',
+          },
+        ],
+      };
+      expect(decide(policy, 'python', { code: 'import os\nos.system("rm -rf /")' })).toMatchObject({
+        verdict: 'deny',
+        rule: 'no-subprocess',
+      });
+      expect(decide(policy, 'python', { code: 'print(1 + 1)' }).verdict).toBe('allow');
+    });
+  });
+
+  describe('input that tries to change the decision', () => {
+    it('reads own properties only: __proto__ and constructor keys are data, inherited values are absent', () => {
+      const policy: PolicyInput = {
+        version: 1,
+        rules: [
+          { id: 'ctor', tools: ['t'], when: [{ arg: 'constructor.name', equals: 'Object' }], verdict: 'allow' },
+          { id: 'safe', tools: ['u'], when: [{ arg: 'safe', equals: true }], verdict: 'allow' },
+          { id: 'proto', tools: ['v'], when: [{ arg: 'toString', equals: null }], verdict: 'allow' },
+        ],
+      };
+      expect(decide(policy, 't', {}).verdict).toBe('deny');
+      const viaJson = JSON.parse('{"__proto__": {"safe": true}}') as unknown;
+      expect(Object.hasOwn(viaJson as object, '__proto__')).toBe(true);
+      expect(decide(policy, 'u', viaJson).verdict).toBe('deny');
+      expect(decide(policy, 'u', Object.create({ safe: true }) as unknown).verdict).toBe('deny');
+      expect(decide(policy, 'v', {}).verdict).toBe('deny');
+      const own = JSON.parse('{"constructor": {"name": "Object"}}') as unknown;
+      expect(decide(policy, 't', own).verdict).toBe('allow');
+    });
+
+    it('never runs a getter in the input', () => {
+      let read = false;
+      const input = Object.defineProperty({}, 'mode', {
+        enumerable: true,
+        get: () => {
+          read = true;
+          return 'read';
+        },
+      });
+      expect(decide(when({ arg: 'mode', equals: 'read' }), 't', input).verdict).toBe('deny');
+      expect(read).toBe(false);
+    });
+  });
+
+  describe('catastrophic patterns', () => {
+    it('decides in linear time even for a pattern that backtracks exponentially elsewhere', () => {
+      const gate = policyGate(when({ arg: 'command', matches: '^(a+)+$' }));
+      const evil = `${'a'.repeat(50_000)}!`;
+      const started = performance.now();
+      const decision = gate.decide(request('t', { command: evil })) as Decision;
+      const ms = performance.now() - started;
+      expect(decision.verdict).toBe('deny');
+      // A backtracking engine needs longer than the age of the universe here; RE2 takes milliseconds.
+      expect(ms).toBeLessThan(2000);
+    });
+
+    it('refuses patterns that cannot run in linear time (backreferences, lookaround) when loaded', () => {
+      expect(() => policyGate(when({ arg: 'command', matches: '(a)\\1' }))).toThrow(
+        /rule=<cond>, field=<rules\[0\]\.when\[0\]\.matches> \| not a pattern that runs in linear time/,
+      );
+      expect(() => policyGate(when({ arg: 'command', matches: '(?=rm)rm' }))).toThrow(PolicyError);
+    });
+  });
+
+  describe('compilation', () => {
+    it('compiles a loaded policy once: policyGate reuses it, and the policy is frozen', () => {
+      const path = policyFile('frozen.yaml', 'version: 1\nrules:\n  - id: a\n    tools: [x]\n    verdict: allow\n');
+      const policy = loadPolicy(path);
+      expect(Object.isFrozen(policy.rules[0])).toBe(true);
+      expect(parsePolicy(policy)).toBe(parsePolicy(policy));
+      expect(policyGate(policy).decide(request('x'))).toEqual({ verdict: 'allow', rule: 'a' });
+    });
+
+    it('decides without testing rules for other exact tool names', () => {
+      const rules = Array.from({ length: 2000 }, (_, i) => ({
+        id: `r${i}`,
+        tools: [`tool_${i}`],
+        when: [{ arg: 'x', matches: 'a+b' }],
+        verdict: 'deny' as const,
+      }));
+      const gate = policyGate({ version: 1, default: 'allow', rules });
+      const input = { x: 'a'.repeat(10_000) };
+      void gate.decide(request('tool_5', input));
+      const started = performance.now();
+      for (let i = 0; i < 50; i++) void gate.decide(request('unrelated', input));
+      const unrelated = performance.now() - started;
+      const started2 = performance.now();
+      for (let i = 0; i < 50; i++) void gate.decide(request('tool_5', input));
+      const indexed = performance.now() - started2;
+      // 2000 conditional rules with a 10k-character input would take seconds if each were tested.
+      expect(unrelated).toBeLessThan(500);
+      expect(indexed).toBeLessThan(2000);
+    });
+  });
+});
+
+describe('PolicyError: an invalid policy names the file, the rule and the field', () => {
+  const cases: [string, string, RegExp][] = [
+    ['wrong version', 'version: 2\n', /file=<.*wrong-version\.yaml>, field=<version> \| /],
+    [
+      'bad verdict',
+      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    verdict: maybe\n',
+      /rule=<r1>, field=<rules\[0\]\.verdict>/,
+    ],
+    [
+      'unknown key',
+      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    verdict: allow\n    verdcit: deny\n',
+      /rule=<r1>, field=<rules\[0\]\.verdcit> \| unknown key "verdcit"/,
+    ],
+    [
+      'unknown operator',
+      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    when:\n      - arg: a\n        regex: x\n    verdict: deny\n',
+      /rule=<r1>, field=<rules\[0\]\.when\[0\]\.regex> \| unknown key "regex"/,
+    ],
+    [
+      'no operator',
+      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    when:\n      - arg: a\n    verdict: deny\n',
+      /rule=<r1>, field=<rules\[0\]\.when\[0\]> \| a condition needs one operator/,
+    ],
+    [
+      'two operators',
+      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    when:\n      - arg: a\n        equals: 1\n        lt: 3\n    verdict: deny\n',
+      /field=<rules\[0\]\.when\[0\]> \| a condition takes exactly one operator, found equals and lt/,
+    ],
+    [
+      'no tools',
+      'version: 1\nrules:\n  - id: r1\n    tools: []\n    verdict: deny\n',
+      /rule=<r1>, field=<rules\[0\]\.tools> \| list at least one tool/,
+    ],
+    ['missing id', 'version: 1\nrules:\n  - tools: [x]\n    verdict: deny\n', /rule=<#1>, field=<rules\[0\]\.id>/],
+    [
+      'duplicate id',
+      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    verdict: deny\n  - id: r1\n    tools: [y]\n    verdict: allow\n',
+      /rule=<r1>, field=<rules\[1\]\.id> \| duplicate rule id "r1"/,
+    ],
+    [
+      'bad path glob',
+      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    paths: ["a/b**"]\n    verdict: deny\n',
+      /rule=<r1>, field=<rules\[0\]\.paths\[0\]> \| "\*\*" must be a whole path segment/,
+    ],
+    [
+      'bad arg path',
+      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    when:\n      - arg: a..b\n        equals: 1\n    verdict: deny\n',
+      /field=<rules\[0\]\.when\[0\]\.arg> \| expected a dotted path/,
+    ],
+    ['YAML syntax', 'version: 1\nrules: [\n', /field=<\(document\)> \| not valid YAML: .* at line 3, column 1$/],
+    ['duplicate YAML key', 'version: 1\nversion: 1\n', /field=<\(document\)> \| not valid YAML/],
+    ['a prototype key', 'version: 1\n__proto__: { default: allow }\n', /field=<__proto__> \| unknown key "__proto__"/],
+  ];
+
+  for (const [name, text, expected] of cases) {
+    it(`${name}`, () => {
+      const path = policyFile(`${name.replaceAll(' ', '-')}.yaml`, text);
+      let error: unknown;
+      try {
+        loadPolicy(path);
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(PolicyError);
+      expect(error).toMatchObject({ code: 'INVALID_POLICY', name: 'PolicyError', file: path });
+      expect((error as Error).message).toMatch(expected);
+    });
+  }
+
+  it('a JSON policy file, and its syntax errors', () => {
+    const good = policyFile(
+      'good.json',
+      JSON.stringify({ version: 1, rules: [{ id: 'a', tools: ['x'], verdict: 'allow' }] }),
+    );
+    expect(loadPolicy(good).rules[0]?.id).toBe('a');
+    const bad = policyFile('bad.json', '{"version": 1,');
+    expect(() => loadPolicy(bad)).toThrow(/file=<.*bad\.json>, field=<\(document\)> \| not valid JSON/);
+  });
+
+  it('a missing file', () => {
+    expect(() => loadPolicy(join(scratch, 'absent.yaml'))).toThrow(
+      /absent\.yaml>, field=<\(document\)> \| cannot read the file \(ENOENT\)/,
+    );
+  });
+
+  it('lists every problem when there are several, and names an inline policy', () => {
+    const error = (() => {
+      try {
+        policyGate({ version: 1, rules: [{ id: 'a', tools: [], verdict: 'no' }] } as never);
+      } catch (e) {
+        return e as PolicyError;
+      }
+      return undefined;
+    })();
+    expect(error?.issues).toHaveLength(2);
+    expect(error?.message).toMatch(
+      /^file=<\(inline\)> \| invalid policy \(2 problems\)\n {2}- file=<\(inline\)>, rule=<a>/,
+    );
+  });
+
+  it('PolicySchema is a strict zod schema that fills in the defaults', () => {
+    expect(PolicySchema.parse({ version: 1 })).toEqual({ version: 1, default: 'deny', rules: [] });
+    expect(PolicySchema.safeParse({ version: 1, extra: true }).success).toBe(false);
+  });
+});
