@@ -193,8 +193,8 @@ export async function main(argv: readonly string[], streams: CliStreams, context
     // A CI job may have a pseudo-terminal but nobody to press keys: never wait for input there.
     const ci =
       context.env?.CI !== undefined && context.env.CI !== '' && context.env.CI !== '0' && context.env.CI !== 'false';
-    const terminal =
-      streams.stdout.isTTY === true && streams.stdin?.isTTY === true && options.outputFile === undefined && !ci;
+    const tty = streams.stdout.isTTY === true && streams.stdin?.isTTY === true;
+    const terminal = tty && options.outputFile === undefined && !ci;
     if ((options.format === undefined || options.format === 'tui') && terminal) {
       // Loaded only here, so --help and the other formats never pay for React and ink.
       const { renderCoverageTui } = await import('../tui/index.js');
@@ -205,7 +205,9 @@ export async function main(argv: readonly string[], streams: CliStreams, context
       });
     }
     if (options.format === 'tui') {
-      streams.stderr.write(`gate-audit: ${ci ? 'in CI' : 'not a terminal'}, printing the text report\n`);
+      streams.stderr.write(
+        `gate-audit: ${tty ? 'in CI or writing a file' : 'not a terminal'}, printing the text report\n`,
+      );
     }
     const name = options.format !== undefined && isFormatName(options.format) ? options.format : 'text';
     const output = RENDERERS[name](report, { version: version() });
