@@ -28,7 +28,10 @@ export type {
 export { install, installMultiagent } from './enforce/install.js';
 export type { InstallOptions } from './enforce/install.js';
 export type { AgentGate } from './enforce/agent-gate.js';
+export { gatedAgent, gatedFactory } from './enforce/factories.js';
 export { GatePlugin } from './enforce/plugin.js';
+export { GOVERNS } from './walker/declare.js';
+export type { GovernanceDeclaration } from './walker/declare.js';
 export { hasNodeGuard, isGated } from './walker/classify.js';
 export { assertFullyGated, audit, plan } from './report/audit.js';
 export { CoverageReportSchema } from './report/schema.js';

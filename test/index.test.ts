@@ -6,6 +6,7 @@ describe('the public API', () => {
     expect(Object.keys(api).sort()).toEqual([
       'CoverageError',
       'CoverageReportSchema',
+      'GOVERNS',
       'GateAuditError',
       'GatePlugin',
       'NoGateError',
@@ -19,6 +20,8 @@ describe('the public API', () => {
       'audit',
       'configureGate',
       'denyAll',
+      'gatedAgent',
+      'gatedFactory',
       'hasNodeGuard',
       'install',
       'installMultiagent',

@@ -9,7 +9,7 @@ import { glob, isDynamicPattern } from 'tinyglobby';
 import { GateAuditError } from '../errors.js';
 import { audit, plan, summarize } from '../report/audit.js';
 import { FORMAT_NAMES, isFormatName, RENDERERS } from '../report/render/index.js';
-import type { CoverageReport } from '../report/schema.js';
+import { type CoverageReport, isCovered } from '../report/schema.js';
 import { type FoundOrchestrator, loadOrchestrators } from './load.js';
 import { checkPolicyCommand, verifyLogCommand } from './policy-commands.js';
 
@@ -150,7 +150,7 @@ function combine(reports: readonly CoverageReport[], planMode: boolean): Coverag
 
 function exitCodeFor(report: CoverageReport, options: Options): number {
   if (options.exitZero) return 0;
-  if (report.nodes.some((n) => n.status !== 'gated')) return 1;
+  if (report.nodes.some((n) => !isCovered(n.status))) return 1;
   if (options.minCoverage !== undefined && report.summary.coverage * 100 < options.minCoverage) return 1;
   return 0;
 }

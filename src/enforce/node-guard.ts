@@ -8,6 +8,7 @@
  * (`sdk-gaps.md` rows 53, 59, 64–68).
  */
 import { agentGateState, classifyExecutor, hasNodeGuard, openNode } from '../walker/classify.js';
+import type { Declared } from '../walker/declare.js';
 import { NODE_GUARD_MARK, type NodeGuardMark, nodeGuardMark } from '../walker/marks.js';
 import type { BeforeNodeCallEvent, Orchestrator } from '../walker/sdk-internals.js';
 import { topologyProblems } from '../walker/topology.js';
@@ -31,12 +32,18 @@ export function nodeRefusal(orchestrator: Orchestrator, nodeId: string): string 
   if (topology.length > 0) return `has an inconsistent topology: ${topology.join('; ')}`;
   const content = openNode(node);
   if (content.via === 'custom') return `${content.problem.reason} | ${content.problem.fix}`;
-  const classified = classifyExecutor(content.executor);
+  if (content.via === 'declared') return declaredRefusal(content.declared);
+  return executorRefusal(content.executor);
+}
+
+/** Why an executor about to run must not run, or undefined when it carries a live gate or guard. */
+function executorRefusal(executor: unknown): string | undefined {
+  const classified = classifyExecutor(executor);
   if (classified.problem !== undefined) return `${classified.problem.reason} | ${classified.problem.fix}`;
+  if ('declared' in classified) return declaredRefusal(classified.declared);
   if (classified.kind === 'agent') {
     const state = agentGateState(classified.agent);
-    if (state === 'none')
-      return 'runs an agent that carries no gate | call installMultiagent(orchestrator) after adding or swapping nodes';
+    if (state === 'none') return 'runs an agent that carries no gate | call installMultiagent(orchestrator) after adding or swapping nodes';
     if (state === 'removed') return "runs an agent whose gate hook was removed | do not remove gate-audit's hooks";
     return undefined;
   }
@@ -47,6 +54,15 @@ export function nodeRefusal(orchestrator: Orchestrator, nodeId: string): string 
     return undefined;
   }
   return 'runs something that cannot be gated';
+}
+
+/** A declared custom node runs only if everything it declares (read again now) carries a live gate or guard. */
+function declaredRefusal(declared: Declared): string | undefined {
+  for (const executor of declared.agents) {
+    const refusal = executorRefusal(executor);
+    if (refusal !== undefined) return `has a declared executor that ${refusal.replace(/^runs /, 'is ')}`;
+  }
+  return undefined;
 }
 
 /**

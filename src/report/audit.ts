@@ -22,12 +22,48 @@ import {
   toolMiddleware,
 } from '../walker/sdk-internals.js';
 import { type Entry, walk } from '../walker/walk.js';
-import { type CoverageNode, type CoverageReport, CoverageReportSchema, type NodeStatus } from './schema.js';
+import { type CoverageNode, type CoverageReport, CoverageReportSchema, isCovered, type NodeStatus } from './schema.js';
 
 const TOOL_RUNNING = new Set(['agent', 'agent-tool', 'remote', 'custom']);
 
 interface NodeAttributes {
   node: CoverageNode;
+}
+
+interface EdgeAttributes {
+  kind: 'contains' | 'flow';
+  conditional?: boolean;
+}
+
+/** The first cycle among the flow edges between the children of one orchestrator, as node ids. */
+function flowCycle(graph: DirectedGraph<NodeAttributes, EdgeAttributes>, orchestrator: string): string[] | undefined {
+  const children = graph.outNeighbors(orchestrator);
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const visit = (key: string): string[] | undefined => {
+    state.set(key, 'open');
+    stack.push(key);
+    for (const next of graph.outNeighbors(key)) {
+      if (graph.getEdgeAttribute(graph.edge(key, next), 'kind') !== 'flow') continue;
+      if (state.get(next) === 'open') {
+        const loop = stack.slice(stack.indexOf(next));
+        return [...loop, next].map((k) => graph.getNodeAttribute(k, 'node').id);
+      }
+      if (state.get(next) === undefined) {
+        const found = visit(next);
+        if (found !== undefined) return found;
+      }
+    }
+    stack.pop();
+    state.set(key, 'done');
+    return undefined;
+  };
+  for (const child of children) {
+    if (state.get(child) !== undefined) continue;
+    const found = visit(child);
+    if (found !== undefined) return found;
+  }
+  return undefined;
 }
 
 const keyOf = (path: readonly string[]): string => JSON.stringify(path);
@@ -105,6 +141,12 @@ function problemVerdict(problem: Problem): Verdict {
 /** Decides a node's status from our marks and its parent's protection. */
 function judge(entry: Entry, parent: CoverageNode | undefined, assumeInstalled: boolean): Verdict {
   if (entry.problem !== undefined) return problemVerdict(entry.problem);
+  if (entry.declared !== undefined) {
+    const n = entry.declared.agents.length;
+    const runs = n > 0 ? `runs the ${n} agent(s) it declares, each gated below` : 'declares no fixed agents';
+    const creates = entry.declared.createsGatedAgents ? ' and creates the rest per call with gatedAgent()' : '';
+    return { status: 'attested', reason: `custom node that ${runs}${creates}: declared, not proven` };
+  }
   const parentGuards = parent !== undefined && parent.status === 'gated';
   if (entry.kind === 'graph' || entry.kind === 'swarm') {
     if (hasNodeGuard(entry.target as Orchestrator)) return { status: 'gated', reason: 'node guard installed' };
@@ -153,7 +195,7 @@ function build(
   refusals: readonly Finding[],
 ): CoverageReport {
   const inventory = walk(root);
-  const graph = new DirectedGraph<NodeAttributes, { kind: 'contains' | 'flow' }>();
+  const graph = new DirectedGraph<NodeAttributes, EdgeAttributes>();
   const shared = new Map<unknown, string[]>();
   for (const { agent } of inventory.agents) {
     for (const handler of interventionHandlers(agent)) shared.set(handler, [...(shared.get(handler) ?? []), agent.id]);
@@ -191,13 +233,23 @@ function build(
   for (const edge of inventory.edges) {
     const from = keyOf(edge.from);
     const to = keyOf(edge.to);
-    if (graph.hasNode(from) && graph.hasNode(to)) graph.addDirectedEdge(from, to, { kind: 'flow' });
+    if (graph.hasNode(from) && graph.hasNode(to)) {
+      graph.addDirectedEdge(from, to, { kind: 'flow', ...(edge.conditional ? { conditional: true } : {}) });
+    }
+  }
+  for (const { path } of inventory.orchestrators) {
+    const cycle = flowCycle(graph, keyOf(path));
+    if (cycle !== undefined) {
+      graph.getNodeAttribute(keyOf(path), 'node').warnings.push(
+        `its edges form a cycle (${cycle.join(' → ')}): nodes can run more than once, each time under the guard`,
+      );
+    }
   }
   const nodes = graph.mapNodes((_key, attributes) => attributes.node);
   const edges = graph.mapEdges((_edge, attributes, source, target) => ({
     from: graph.getNodeAttribute(source, 'node').path,
     to: graph.getNodeAttribute(target, 'node').path,
-    kind: attributes.kind,
+    ...attributes,
   }));
   return CoverageReportSchema.parse({
     schemaVersion: 1,
@@ -215,10 +267,11 @@ function build(
 export function summarize(nodes: readonly CoverageNode[]): CoverageReport['summary'] {
   const count = (status: NodeStatus): number => nodes.filter((n) => n.status === status).length;
   const running = nodes.filter((n) => TOOL_RUNNING.has(n.kind));
-  const runningGated = running.filter((n) => n.status === 'gated').length;
+  const runningGated = running.filter((n) => isCovered(n.status)).length;
   return {
     total: nodes.length,
     gated: count('gated'),
+    attested: count('attested'),
     ungated: count('ungated'),
     ungateable: count('ungateable'),
     blocked: count('blocked'),
@@ -255,10 +308,10 @@ export function plan(orchestrator: unknown): CoverageReport {
   return build(orchestrator, 'plan', true, []);
 }
 
-/** Nodes of a report that are not gated, as `path: status | reason` lines. */
+/** Nodes of a report that are not covered, as `path: status | reason` lines. */
 export function notGatedLines(report: CoverageReport): string[] {
   return report.nodes
-    .filter((n) => n.status !== 'gated')
+    .filter((n) => !isCovered(n.status))
     .map((n) => `"${n.path.join(' › ')}" is ${n.status}: ${n.reason}${n.fix === undefined ? '' : ` | ${n.fix}`}`);
 }
 

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 /** Coverage status of one node. */
-export const NodeStatusSchema = z.enum(['gated', 'ungated', 'ungateable', 'blocked']);
+export const NodeStatusSchema = z.enum(['gated', 'attested', 'ungated', 'ungateable', 'blocked']);
 
 /** What sits at a node. */
 export const NodeKindSchema = z.enum(['graph', 'swarm', 'agent', 'agent-tool', 'remote', 'custom']);
@@ -39,18 +39,22 @@ export const CoverageEdgeSchema = z.strictObject({
   from: z.array(z.string()),
   to: z.array(z.string()),
   kind: z.enum(['contains', 'flow']),
+  /** A graph edge taken only when its condition holds. */
+  conditional: z.boolean().optional(),
 });
 
 /** Counts per status and the coverage ratio. */
 export const CoverageSummarySchema = z.strictObject({
   total: z.number().int().nonnegative(),
   gated: z.number().int().nonnegative(),
+  /** Custom nodes that declare what they run (declared, not proven). */
+  attested: z.number().int().nonnegative(),
   ungated: z.number().int().nonnegative(),
   ungateable: z.number().int().nonnegative(),
   blocked: z.number().int().nonnegative(),
   /** Nodes that run tools (agents, agents used as tools, remote and custom executors). */
   toolRunning: z.number().int().nonnegative(),
-  /** Gated tool-running nodes / all tool-running nodes, 0..1 (1 when there are none). */
+  /** Gated or attested tool-running nodes / all tool-running nodes, 0..1 (1 when there are none). */
   coverage: z.number().min(0).max(1),
 });
 
@@ -82,6 +86,11 @@ export const CoverageReportSchema = z.strictObject({
   ),
   sources: z.array(CoverageSourceSchema),
 });
+
+/** Whether a status counts as covered: gated, or attested by a custom node's own declaration. */
+export function isCovered(status: NodeStatus): boolean {
+  return status === 'gated' || status === 'attested';
+}
 
 /** Coverage status of one node. */
 export type NodeStatus = z.infer<typeof NodeStatusSchema>;

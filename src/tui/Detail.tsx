@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import type { ReactElement } from 'react';
-import type { CoverageNode } from '../report/schema.js';
+import { type CoverageNode, isCovered } from '../report/schema.js';
 import { DEFAULT_FIX, STATUS_COLOR, STATUS_GLYPH } from './theme.js';
 import { truncate } from './tree.js';
 
@@ -59,7 +59,7 @@ export function Detail({ node, width, color }: DetailProps): ReactElement {
       {node.warnings.map((w) => (
         <Field key={w} label="warning" value={w} width={width} tint={color ? 'yellow' : undefined} />
       ))}
-      {node.status === 'gated' ? null : (
+      {isCovered(node.status) ? null : (
         <Field
           label="fix"
           value={node.fix ?? DEFAULT_FIX[node.status]}

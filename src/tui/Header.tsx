@@ -19,6 +19,7 @@ export function Header({ report, width, color }: HeaderProps): ReactElement {
   const filled = Math.round(s.coverage * barWidth);
   const title = truncate(`gate-audit ${report.mode} · ${report.root.id} (${report.root.kind})`, width);
   const counts: [keyof typeof STATUS_COLOR, number][] = [
+    ...(s.attested > 0 ? [['attested', s.attested] as [keyof typeof STATUS_COLOR, number]] : []),
     ['ungated', s.ungated],
     ['ungateable', s.ungateable],
     ['blocked', s.blocked],

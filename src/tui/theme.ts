@@ -8,6 +8,7 @@ export { STATUS_GLYPH } from '../report/render/glyphs.js';
 /** The colour of each status (ink colour names). */
 export const STATUS_COLOR: Readonly<Record<NodeStatus, string>> = {
   gated: 'green',
+  attested: 'blue',
   ungated: 'red',
   ungateable: 'magenta',
   blocked: 'gray',
@@ -16,6 +17,7 @@ export const STATUS_COLOR: Readonly<Record<NodeStatus, string>> = {
 /** The fix shown for a node that has none of its own. */
 export const DEFAULT_FIX: Readonly<Record<NodeStatus, string>> = {
   gated: 'nothing to do',
+  attested: 'keep the declaration true: declare every agent it runs, or build them with gatedAgent()',
   ungated: 'call installMultiagent(root) at startup',
   ungateable: 'replace it with a local Agent, Graph or Swarm, or gate it where it runs',
   blocked: 'call installMultiagent(root) again after changing the tree',

@@ -3,6 +3,7 @@
  * node guard (at run time, on whatever the node holds then). Pure: reads only.
  */
 import type { FindingKind } from '../errors.js';
+import { type Declared, HOW_TO_DECLARE, readDeclaration } from './declare.js';
 import { agentGateMark, isGatePlugin, nodeGuardMark } from './marks.js';
 import {
   Agent,
@@ -36,7 +37,15 @@ export interface Problem {
 export type Classified =
   | { readonly kind: 'agent'; readonly agent: Agent; readonly problem?: Problem }
   | { readonly kind: 'graph' | 'swarm'; readonly orchestrator: Orchestrator; readonly problem?: Problem }
-  | { readonly kind: 'remote' | 'custom'; readonly problem: Problem };
+  | { readonly kind: 'remote' | 'custom'; readonly problem: Problem }
+  | { readonly kind: 'custom'; readonly declared: Declared; readonly problem?: undefined };
+
+function declaredOrProblem(value: unknown, problem: Problem): { declared: Declared } | { problem: Problem } {
+  const declaration = readDeclaration(value);
+  if (declaration === undefined) return { problem };
+  if ('error' in declaration) return { problem: { ...problem, reason: `${problem.reason}, and ${declaration.error}` } };
+  return { declared: declaration };
+}
 
 const SDK_FIX = 'load one copy of @strands-agents/sdk (npm dedupe); gate-audit takes it as a peer dependency';
 
@@ -145,18 +154,19 @@ export function classifyExecutor(value: unknown): Classified {
   }
   return {
     kind: 'custom',
-    problem: {
+    ...declaredOrProblem(value, {
       kind: 'foreign-executor',
       reason: `is a ${name} that is not a local Strands Agent, Graph or Swarm, so nothing here can see its tool calls`,
-      fix: 'build the node from a plain Agent, Graph or Swarm',
-    },
+      fix: `build the node from a plain Agent, Graph or Swarm, or ${HOW_TO_DECLARE}`,
+    }),
   };
 }
 
 /** What a graph or swarm node holds: its executor, or a problem when the node itself is opaque. */
 export type NodeContent =
   | { readonly via: 'agent-node' | 'multi-agent-node'; readonly executor: unknown }
-  | { readonly via: 'custom'; readonly problem: Problem };
+  | { readonly via: 'custom'; readonly problem: Problem }
+  | { readonly via: 'declared'; readonly declared: Declared };
 
 /** Opens a node: an `AgentNode` yields its `_agent`, a `MultiAgentNode` its orchestrator; anything else is opaque. */
 export function openNode(node: unknown): NodeContent {
@@ -179,14 +189,12 @@ export function openNode(node: unknown): NodeContent {
       : { via: 'multi-agent-node', executor: (node as MultiAgentNode).orchestrator };
   }
   if (name === 'AgentNode' || name === 'MultiAgentNode') return { via: 'custom', problem: foreignCopy(name) };
-  return {
-    via: 'custom',
-    problem: {
-      kind: 'custom-node',
-      reason: `is a custom node (${name}) whose handle() this process cannot see into`,
-      fix: 'build the node from an Agent, Graph or Swarm so its agents can be gated',
-    },
-  };
+  const read = declaredOrProblem(node, {
+    kind: 'custom-node',
+    reason: `is a custom node (${name}) whose handle() this process cannot see into`,
+    fix: `build the node from an Agent, Graph or Swarm, or ${HOW_TO_DECLARE}`,
+  });
+  return 'declared' in read ? { via: 'declared', declared: read.declared } : { via: 'custom', problem: read.problem };
 }
 
 /** Live state of an agent's gate. */

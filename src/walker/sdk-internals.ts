@@ -175,3 +175,13 @@ export function initialisedPluginNames(agent: Agent): readonly string[] {
   const plugins = field(field(agent, '_pluginRegistry'), '_plugins');
   return plugins instanceof Map ? [...plugins.keys()].filter((k): k is string => typeof k === 'string') : [];
 }
+
+/**
+ * Whether a Graph edge has a condition. The SDK gives an edge without one the handler `() => true`
+ * (`multiagent/edge.js`), so any other handler is a condition.
+ */
+export function isConditionalEdge(edge: { readonly handler?: unknown }): boolean {
+  const handler = edge.handler;
+  if (typeof handler !== 'function') return false;
+  return Function.prototype.toString.call(handler).replace(/\s+/g, '') !== '()=>true';
+}

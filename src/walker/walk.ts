@@ -5,7 +5,8 @@
  */
 import type { Finding } from '../errors.js';
 import { type Classified, classifyExecutor, type EntryKind, openNode, type Problem } from './classify.js';
-import { type Agent, agentAsToolTarget, Graph, listTools, type Orchestrator } from './sdk-internals.js';
+import type { Declared } from './declare.js';
+import { type Agent, agentAsToolTarget, Graph, isConditionalEdge, listTools, type Orchestrator } from './sdk-internals.js';
 import { topologyProblems } from './topology.js';
 
 /** One place in the tree: an orchestrator, a node's executor, or an agent used as a tool. */
@@ -22,12 +23,16 @@ export interface Entry {
   readonly problem?: Problem;
   /** Path where the same agent or orchestrator was met first (it is walked and gated once, there). */
   readonly sameAs?: readonly string[];
+  /** For a custom node or executor: what it declares it runs (see `GOVERNS`). */
+  readonly declared?: Declared;
 }
 
 /** A static graph edge between two node paths. */
 export interface WalkedEdge {
   readonly from: readonly string[];
   readonly to: readonly string[];
+  /** The edge has a condition (it is taken only when its handler says so). */
+  readonly conditional: boolean;
 }
 
 /** The result of a walk: every place, the unique agents and orchestrators, and every problem. */
@@ -55,12 +60,14 @@ class Walk {
   private readonly _seen = new Map<object, readonly string[]>();
   private readonly _ancestors = new Set<object>();
 
-  place(path: readonly string[], kind: EntryKind, classified: Classified): Entry {
-    const target =
+  place(path: readonly string[], kind: EntryKind, classified: Classified, subject?: unknown): Entry {
+    const walked =
       'agent' in classified ? classified.agent : 'orchestrator' in classified ? classified.orchestrator : undefined;
-    const base = { path, id: path[path.length - 1] ?? '', kind, target };
+    const base = { path, id: path[path.length - 1] ?? '', kind, target: walked ?? subject };
     if (classified.problem !== undefined) return this._add({ ...base, problem: classified.problem });
-    if (target === undefined) return this._add(base);
+    if ('declared' in classified) return this._declared(base, classified.declared);
+    if (walked === undefined) return this._add(base);
+    const target: object = walked;
     if (this._ancestors.has(target)) {
       return this._add({
         ...base,
@@ -96,6 +103,32 @@ class Walk {
     return entry;
   }
 
+  /**
+   * The path of a child: its id under the parent, made unique among its siblings with `#2`, `#3`… in walk
+   * order (so it is stable across runs), and `(unnamed)` for a missing id.
+   */
+  childPath(parent: readonly string[], id: unknown): string[] {
+    const segment = typeof id === 'string' && id !== '' ? id : '(unnamed)';
+    const key = JSON.stringify(parent);
+    const used = this._children.get(key) ?? new Map<string, number>();
+    this._children.set(key, used);
+    const count = (used.get(segment) ?? 0) + 1;
+    used.set(segment, count);
+    return [...parent, count === 1 ? segment : `${segment}#${count}`];
+  }
+
+  private readonly _children = new Map<string, Map<string, number>>();
+
+  /** A custom node or executor that declares what it runs: attested, and its declared executors walked. */
+  private _declared(base: Omit<Entry, 'declared'>, declared: Declared): Entry {
+    const entry = this._add({ ...base, declared });
+    for (const executor of declared.agents) {
+      const classified = classifyExecutor(executor);
+      this.place(this.childPath(base.path, idOf(executor)), classified.kind, classified, executor);
+    }
+    return entry;
+  }
+
   private _agent(agent: Agent, path: readonly string[]): void {
     this.agents.push({ agent, path });
     for (const tool of listTools(agent)) {
@@ -103,7 +136,8 @@ class Walk {
       if (inner === undefined) continue;
       const classified = classifyExecutor(inner);
       const name = (tool as { name: string }).name;
-      this.place([...path, name], classified.kind === 'agent' ? 'agent-tool' : classified.kind, classified);
+      const kind = classified.kind === 'agent' ? 'agent-tool' : classified.kind;
+      this.place(this.childPath(path, name), kind, classified, inner);
     }
   }
 
@@ -117,19 +151,27 @@ class Walk {
         fix: 'build the graph once with its final nodes and edges; do not swap node objects after construction',
       });
     }
+    const pathOfNode = new Map<unknown, readonly string[]>();
     for (const [id, node] of orchestrator.nodes) {
-      const nodePath = [...path, id];
+      const nodePath = this.childPath(path, id);
+      pathOfNode.set(node, nodePath);
       const content = openNode(node);
       if (content.via === 'custom') {
-        this._add({ path: nodePath, id, kind: 'custom', target: node, problem: content.problem });
+        this._add({ path: nodePath, id: nodePath[nodePath.length - 1]!, kind: 'custom', target: node, problem: content.problem });
+        continue;
+      }
+      if (content.via === 'declared') {
+        this.place(nodePath, 'custom', { kind: 'custom', declared: content.declared }, node);
         continue;
       }
       const classified = classifyExecutor(content.executor);
-      this.place(nodePath, classified.kind, classified);
+      this.place(nodePath, classified.kind, classified, content.executor);
     }
     if (orchestrator instanceof Graph) {
       for (const edge of orchestrator.edges) {
-        this.edges.push({ from: [...path, edge.source.id], to: [...path, edge.target.id] });
+        const from = pathOfNode.get(edge.source) ?? [...path, String(edge.source.id)];
+        const to = pathOfNode.get(edge.target) ?? [...path, String(edge.target.id)];
+        this.edges.push({ from, to, conditional: isConditionalEdge(edge) });
       }
     }
   }
@@ -156,7 +198,11 @@ export function walk(root: unknown): Inventory {
   };
 }
 
+function idOf(value: unknown): unknown {
+  return typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined;
+}
+
 function rootId(root: unknown): string {
-  const id = typeof root === 'object' && root !== null ? (root as { id?: unknown }).id : undefined;
+  const id = idOf(root);
   return typeof id === 'string' && id !== '' ? id : '(root)';
 }

@@ -45,6 +45,7 @@ describe('audit', () => {
     expect(report.summary).toEqual({
       total: 6,
       gated: 0,
+      attested: 0,
       ungated: 6,
       ungateable: 0,
       blocked: 0,

@@ -6,6 +6,7 @@ import type { NodeStatus } from '../schema.js';
 /** One glyph per status. */
 export const STATUS_GLYPH: Readonly<Record<NodeStatus, string>> = {
   gated: '✔',
+  attested: '◇',
   ungated: '✘',
   ungateable: '⊘',
   blocked: '■',

@@ -2,7 +2,7 @@
  * The JUnit XML report: one test case per node, failing when the node is not gated, so CI test
  * dashboards show coverage holes next to test failures.
  */
-import type { CoverageReport } from '../schema.js';
+import { type CoverageReport, isCovered } from '../schema.js';
 
 function xml(text: string): string {
   return (
@@ -25,12 +25,12 @@ function xml(text: string): string {
  * @returns the XML, ending with a newline
  */
 export function renderJunit(report: CoverageReport): string {
-  const failures = report.nodes.filter((n) => n.status !== 'gated').length;
+  const failures = report.nodes.filter((n) => !isCovered(n.status)).length;
   const tests = report.nodes.length;
   const cases = report.nodes.map((n) => {
     const classname = xml(['gate-audit', ...n.path.slice(0, -1)].join('.'));
     const open = `    <testcase classname="${classname}" name="${xml(n.id)}" time="0">`;
-    if (n.status === 'gated') return `${open}</testcase>`;
+    if (isCovered(n.status)) return `${open}</testcase>`;
     const body = xml(`${n.path.join(' › ')}: ${n.reason}${n.fix === undefined ? '' : `\nfix: ${n.fix}`}`);
     return `${open}\n      <failure type="${n.status}" message="${xml(`${n.status}: ${n.reason}`)}">${body}</failure>\n    </testcase>`;
   });

@@ -1,7 +1,7 @@
 /**
  * The Markdown report, for a CI step summary or a pull-request comment.
  */
-import type { CoverageReport } from '../schema.js';
+import { type CoverageReport, isCovered } from '../schema.js';
 import { percent, STATUS_GLYPH } from './glyphs.js';
 
 const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
@@ -14,20 +14,20 @@ const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\
  */
 export function renderMarkdown(report: CoverageReport): string {
   const s = report.summary;
-  const ok = report.nodes.every((n) => n.status === 'gated');
+  const ok = report.nodes.every((n) => isCovered(n.status));
   const lines = [
     `## gate-audit ${report.mode}: \`${report.root.id}\` ${ok ? '✔ fully gated' : '✘ not fully gated'}`,
     '',
-    `**Coverage ${percent(s.coverage)}** of ${s.toolRunning} tool-running nodes · ${s.gated} gated · ${s.ungated} ungated · ` +
+    `**Coverage ${percent(s.coverage)}** of ${s.toolRunning} tool-running nodes · ${s.gated} gated · ${s.attested > 0 ? `${s.attested} attested · ` : ''}${s.ungated} ungated · ` +
       `${s.ungateable} ungateable · ${s.blocked} blocked`,
     '',
     '| | node | kind | status | reason | fix |',
     '|---|---|---|---|---|---|',
   ];
-  const ordered = [...report.nodes].sort((a, b) => Number(a.status === 'gated') - Number(b.status === 'gated'));
+  const ordered = [...report.nodes].sort((a, b) => Number(isCovered(a.status)) - Number(isCovered(b.status)));
   for (const n of ordered) {
     lines.push(
-      `| ${STATUS_GLYPH[n.status]} | \`${cell(n.path.join(' › '))}\` | ${n.kind} | ${n.status} | ${cell(n.reason)} | ${cell(n.status === 'gated' ? '' : (n.fix ?? ''))} |`,
+      `| ${STATUS_GLYPH[n.status]} | \`${cell(n.path.join(' › '))}\` | ${n.kind} | ${n.status} | ${cell(n.reason)} | ${cell(isCovered(n.status) ? '' : (n.fix ?? ''))} |`,
     );
   }
   const warned = report.nodes.filter((n) => n.warnings.length > 0);

@@ -3,7 +3,7 @@
  * is not gated, and a stable fingerprint per node path so a finding keeps its identity across runs.
  */
 import { createHash } from 'node:crypto';
-import type { CoverageNode, CoverageReport } from '../schema.js';
+import { type CoverageNode, type CoverageReport, isCovered } from '../schema.js';
 
 interface RuleText {
   readonly name: string;
@@ -93,7 +93,7 @@ export function renderSarif(report: CoverageReport, version = '0.0.0'): string {
   const sourceOf = (path: readonly string[]): string | undefined =>
     report.sources.find((s) => s.path.every((segment, i) => path[i] === segment))?.module;
   const results = report.nodes
-    .filter((n) => n.status !== 'gated')
+    .filter((n) => !isCovered(n.status))
     .map((n) => {
       const ruleId = ruleIdOf(n);
       const module = sourceOf(n.path);

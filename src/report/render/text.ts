@@ -2,7 +2,7 @@
  * The plain-text report: a tree of nodes with a status glyph each, then the summary. No colour, no
  * escape codes: it is what a pipe, a log or CI gets.
  */
-import type { CoverageNode, CoverageReport } from '../schema.js';
+import { type CoverageNode, type CoverageReport, isCovered } from '../schema.js';
 import { percent, STATUS_GLYPH } from './glyphs.js';
 
 function label(node: CoverageNode, depth: number): string {
@@ -41,7 +41,7 @@ export function renderText(report: CoverageReport): string {
     lines.push(
       `${STATUS_GLYPH[node.status]} ${name.padEnd(width)}  ${node.kind.padEnd(10)} ${node.status.padEnd(10)} ${node.reason}${tools}`,
     );
-    if (node.status !== 'gated' && node.fix !== undefined) lines.push(`  ${' '.repeat(width)}  fix: ${node.fix}`);
+    if (!isCovered(node.status) && node.fix !== undefined) lines.push(`  ${' '.repeat(width)}  fix: ${node.fix}`);
     for (const warning of node.warnings) lines.push(`  ${' '.repeat(width)}  warning: ${warning}`);
   }
   for (const refusal of report.refusals) {
@@ -50,7 +50,7 @@ export function renderText(report: CoverageReport): string {
   const s = report.summary;
   lines.push(
     '',
-    `coverage ${percent(s.coverage)} of ${s.toolRunning} tool-running nodes · ${s.gated} gated · ${s.ungated} ungated · ` +
+    `coverage ${percent(s.coverage)} of ${s.toolRunning} tool-running nodes · ${s.gated} gated · ${s.attested > 0 ? `${s.attested} attested · ` : ''}${s.ungated} ungated · ` +
       `${s.ungateable} ungateable · ${s.blocked} blocked · ${s.total} nodes`,
   );
   return `${lines.join('\n')}\n`;
