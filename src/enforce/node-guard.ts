@@ -43,7 +43,8 @@ function executorRefusal(executor: unknown): string | undefined {
   if ('declared' in classified) return declaredRefusal(classified.declared);
   if (classified.kind === 'agent') {
     const state = agentGateState(classified.agent);
-    if (state === 'none') return 'runs an agent that carries no gate | call installMultiagent(orchestrator) after adding or swapping nodes';
+    if (state === 'none')
+      return 'runs an agent that carries no gate | call installMultiagent(orchestrator) after adding or swapping nodes';
     if (state === 'removed') return "runs an agent whose gate hook was removed | do not remove gate-audit's hooks";
     return undefined;
   }

@@ -240,9 +240,11 @@ function build(
   for (const { path } of inventory.orchestrators) {
     const cycle = flowCycle(graph, keyOf(path));
     if (cycle !== undefined) {
-      graph.getNodeAttribute(keyOf(path), 'node').warnings.push(
-        `its edges form a cycle (${cycle.join(' → ')}): nodes can run more than once, each time under the guard`,
-      );
+      graph
+        .getNodeAttribute(keyOf(path), 'node')
+        .warnings.push(
+          `its edges form a cycle (${cycle.join(' → ')}): nodes can run more than once, each time under the guard`,
+        );
     }
   }
   const nodes = graph.mapNodes((_key, attributes) => attributes.node);

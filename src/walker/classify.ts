@@ -60,7 +60,7 @@ function foreignCopy(what: string): Problem {
 function overridden(what: string, property: string): Problem {
   return {
     kind: what === 'Agent' ? 'agent-override' : 'custom-orchestrator',
-    reason: `is a ${what} whose "${property}" was replaced on the instance, so its hooks may never run`,
+    reason: `is ${what === 'Agent' ? 'an' : 'a'} ${what} whose "${property}" was replaced on the instance, so its hooks may never run`,
     fix: `do not patch ${property} on the instance; wrap behaviour in hooks or middleware instead`,
   };
 }

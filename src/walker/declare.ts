@@ -53,7 +53,8 @@ export function readDeclaration(value: unknown): Declared | { readonly error: st
   } catch (error) {
     return { error: `its governance declaration threw: ${error instanceof Error ? error.message : String(error)}` };
   }
-  if (typeof declared !== 'object' || declared === null) return { error: 'its governance declaration returned no object' };
+  if (typeof declared !== 'object' || declared === null)
+    return { error: 'its governance declaration returned no object' };
   const { agents, createsGatedAgents } = declared as GovernanceDeclaration;
   if (agents !== undefined && !Array.isArray(agents)) return { error: 'its declared agents are not an array' };
   if (createsGatedAgents !== undefined && typeof createsGatedAgents !== 'boolean') {

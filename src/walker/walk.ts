@@ -6,7 +6,14 @@
 import type { Finding } from '../errors.js';
 import { type Classified, classifyExecutor, type EntryKind, openNode, type Problem } from './classify.js';
 import type { Declared } from './declare.js';
-import { type Agent, agentAsToolTarget, Graph, isConditionalEdge, listTools, type Orchestrator } from './sdk-internals.js';
+import {
+  type Agent,
+  agentAsToolTarget,
+  Graph,
+  isConditionalEdge,
+  listTools,
+  type Orchestrator,
+} from './sdk-internals.js';
 import { topologyProblems } from './topology.js';
 
 /** One place in the tree: an orchestrator, a node's executor, or an agent used as a tool. */
@@ -157,7 +164,13 @@ class Walk {
       pathOfNode.set(node, nodePath);
       const content = openNode(node);
       if (content.via === 'custom') {
-        this._add({ path: nodePath, id: nodePath[nodePath.length - 1]!, kind: 'custom', target: node, problem: content.problem });
+        this._add({
+          path: nodePath,
+          id: nodePath[nodePath.length - 1]!,
+          kind: 'custom',
+          target: node,
+          problem: content.problem,
+        });
         continue;
       }
       if (content.via === 'declared') {

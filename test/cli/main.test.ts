@@ -109,6 +109,16 @@ describe('gate-audit <module>', () => {
     expect(report.refusals.map((r) => `${r.path.join('/')}:${r.kind}`)).toEqual(['newsletter/formatter:custom-node']);
   });
 
+  it('gate-audit --plan fixtures/graphs/custom-pipeline.ts exits 0 with the declared custom nodes attested', async () => {
+    const planned = await cli('--plan', 'fixtures/graphs/custom-pipeline.ts');
+    expect(planned.code).toBe(0);
+    expect(planned.out.match(/^◇ +\S+ +custom +attested/gm)).toHaveLength(3);
+    expect((await cli('fixtures/graphs/custom-pipeline.ts')).code).toBe(1);
+    const undeclared = await cli('--plan', 'fixtures/graphs/custom-node-graph.ts');
+    expect(undeclared.code).toBe(1);
+    expect(undeclared.out).toContain("[Symbol.for('gate-audit.governs.v1')]() method returning { agents }");
+  });
+
   it('gate-audit --min-coverage fails a run under the threshold', async () => {
     expect((await cli('--exit-zero', '--min-coverage', '80', 'fixtures/graphs/mixed-graph.ts')).code).toBe(0);
     expect((await cli('--min-coverage', '80', 'fixtures/graphs/gated-app.ts')).code).toBe(0);
