@@ -13,15 +13,14 @@ const bin = join(root, 'bin/gate-audit.js');
 function run(
   args: string[],
   env: Record<string, string> = {},
-): { status: number | null; stdout: string; stderr: string; ms: number } {
-  const started = Date.now();
+): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(process.execPath, [bin, ...args], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, ...env },
     timeout: 60_000,
   });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr, ms: Date.now() - started };
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** Runs the command under `script`, which gives it a pseudo-terminal (stdout.isTTY is true). */
@@ -81,9 +80,9 @@ describe('the gate-audit command', () => {
   });
 
   it('ends a hanging factory with exit 2 at --timeout, even when it keeps timers alive', () => {
-    const { status, stderr, ms } = run(['--timeout', '300', 'test/.generated/bin/hangs.ts']);
+    // Had the live timer kept the process alive, spawnSync would kill it at its own timeout (status null).
+    const { status, stderr } = run(['--timeout', '300', 'test/.generated/bin/hangs.ts']);
     expect(status).toBe(2);
     expect(stderr).toMatch(/factory "build" did not return within 300 ms/);
-    expect(ms).toBeLessThan(30_000);
   });
 });

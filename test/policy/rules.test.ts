@@ -282,12 +282,10 @@ describe('policyGate', () => {
     it('decides in linear time even for a pattern that backtracks exponentially elsewhere', () => {
       const gate = policyGate(when({ arg: 'command', matches: '^(a+)+$' }));
       const evil = `${'a'.repeat(50_000)}!`;
-      const started = performance.now();
+      // A backtracking engine would not finish this within the test's timeout (nor the age of the universe);
+      // RE2 answers at once. Speed itself is measured in the benchmarks, not asserted here.
       const decision = gate.decide(request('t', { command: evil })) as Decision;
-      const ms = performance.now() - started;
       expect(decision.verdict).toBe('deny');
-      // A backtracking engine needs longer than the age of the universe here; RE2 takes milliseconds.
-      expect(ms).toBeLessThan(2000);
     });
 
     it('refuses patterns that cannot run in linear time (backreferences, lookaround) when loaded', () => {
@@ -315,17 +313,34 @@ describe('policyGate', () => {
         verdict: 'deny' as const,
       }));
       const gate = policyGate({ version: 1, default: 'allow', rules });
-      const input = { x: 'a'.repeat(10_000) };
-      void gate.decide(request('tool_5', input));
-      const started = performance.now();
-      for (let i = 0; i < 50; i++) void gate.decide(request('unrelated', input));
-      const unrelated = performance.now() - started;
-      const started2 = performance.now();
-      for (let i = 0; i < 50; i++) void gate.decide(request('tool_5', input));
-      const indexed = performance.now() - started2;
-      // 2000 conditional rules with a 10k-character input would take seconds if each were tested.
-      expect(unrelated).toBeLessThan(500);
-      expect(indexed).toBeLessThan(2000);
+      // Count every look into the input: only the rules indexed under the call's tool name may read it.
+      let reads = 0;
+      const input = new Proxy(
+        { x: 'aab' },
+        {
+          get: (target, key, receiver) => {
+            reads += 1;
+            return Reflect.get(target, key, receiver) as unknown;
+          },
+          getOwnPropertyDescriptor: (target, key) => {
+            reads += 1;
+            return Reflect.getOwnPropertyDescriptor(target, key);
+          },
+          has: (target, key) => {
+            reads += 1;
+            return Reflect.has(target, key);
+          },
+          ownKeys: (target) => {
+            reads += 1;
+            return Reflect.ownKeys(target);
+          },
+        },
+      );
+      expect(gate.decide(request('unrelated', input))).toEqual({ verdict: 'allow', rule: 'default' });
+      expect(reads).toBe(0);
+      expect(gate.decide(request('tool_5', input))).toMatchObject({ verdict: 'deny', rule: 'r5' });
+      expect(reads).toBeGreaterThan(0);
+      expect(reads).toBeLessThanOrEqual(4);
     });
   });
 });
