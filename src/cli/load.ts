@@ -8,6 +8,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inspect } from 'node:util';
 import { createJiti } from 'jiti';
+import { glob, isDynamicPattern } from 'tinyglobby';
 import { GateAuditError } from '../errors.js';
 
 /** One orchestrator found in a module. */
@@ -174,5 +175,33 @@ export async function loadOrchestrators(file: string, options: LoadOptions): Pro
         'export the orchestrator (or a factory), or pass --export <name>',
     );
   }
+  return found;
+}
+
+/** Expands globs (quoted, so the shell leaves them) into module paths, sorted; plain paths pass through. */
+async function expand(patterns: readonly string[], cwd: string): Promise<string[]> {
+  const files: string[] = [];
+  for (const pattern of patterns) {
+    if (!isDynamicPattern(pattern)) {
+      files.push(pattern);
+      continue;
+    }
+    const matched = (await glob(pattern, { cwd, ignore: ['**/node_modules/**'] })).sort();
+    if (matched.length === 0)
+      throw new GateAuditError('USAGE', `no module matches "${pattern}" | check the glob and quote it`);
+    files.push(...matched);
+  }
+  return files;
+}
+
+/**
+ * Loads every module (globs expanded) and returns all their orchestrators, in argument order.
+ *
+ * @param patterns - module paths or globs, relative to `options.cwd`
+ * @param options - export filter, factory timeout, working directory, noise sink
+ */
+export async function loadModules(patterns: readonly string[], options: LoadOptions): Promise<FoundOrchestrator[]> {
+  const found: FoundOrchestrator[] = [];
+  for (const file of await expand(patterns, options.cwd)) found.push(...(await loadOrchestrators(file, options)));
   return found;
 }

@@ -5,12 +5,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { glob, isDynamicPattern } from 'tinyglobby';
 import { GateAuditError } from '../errors.js';
 import { audit, plan, summarize } from '../report/audit.js';
 import { FORMAT_NAMES, isFormatName, RENDERERS } from '../report/render/index.js';
 import { type CoverageReport, isCovered } from '../report/schema.js';
-import { type FoundOrchestrator, loadOrchestrators } from './load.js';
+import { type FoundOrchestrator, loadModules } from './load.js';
 import { checkPolicyCommand, verifyLogCommand } from './policy-commands.js';
 
 /** Where the command writes. */
@@ -95,21 +94,6 @@ function program(streams: CliStreams): Command {
     });
 }
 
-async function expand(patterns: readonly string[], cwd: string): Promise<string[]> {
-  const files: string[] = [];
-  for (const pattern of patterns) {
-    if (!isDynamicPattern(pattern)) {
-      files.push(pattern);
-      continue;
-    }
-    const matched = (await glob(pattern, { cwd, ignore: ['**/node_modules/**'] })).sort();
-    if (matched.length === 0)
-      throw new GateAuditError('USAGE', `no module matches "${pattern}" | check the glob and quote it`);
-    files.push(...matched);
-  }
-  return files;
-}
-
 function reportFor(found: FoundOrchestrator, planMode: boolean): CoverageReport {
   const report = planMode ? plan(found.orchestrator) : audit(found.orchestrator);
   return {
@@ -173,18 +157,12 @@ export async function main(argv: readonly string[], streams: CliStreams, context
     command.parse([...argv], { from: 'user' });
     const options = command.opts<Options>();
     debug = options.debug;
-    const files = await expand(command.args, cwd);
-    const found: FoundOrchestrator[] = [];
-    for (const file of files) {
-      found.push(
-        ...(await loadOrchestrators(file, {
-          ...(options.export === undefined ? {} : { exportName: options.export }),
-          timeoutMs: options.timeout,
-          cwd,
-          noise: (chunk) => void streams.stderr.write(chunk),
-        })),
-      );
-    }
+    const found = await loadModules(command.args, {
+      ...(options.export === undefined ? {} : { exportName: options.export }),
+      timeoutMs: options.timeout,
+      cwd,
+      noise: (chunk) => void streams.stderr.write(chunk),
+    });
     const report = combine(
       found.map((f) => reportFor(f, options.plan)),
       options.plan,

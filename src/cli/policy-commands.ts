@@ -9,7 +9,7 @@ import { checkPolicy } from '../policy/check-policy.js';
 import type { StaticVerdict } from '../policy/compile.js';
 import { verifyLog } from '../policy/decision-log.js';
 import { loadCompiledPolicy } from '../policy/load.js';
-import { type FoundOrchestrator, loadOrchestrators } from './load.js';
+import { loadModules } from './load.js';
 
 /** Where a subcommand writes. */
 export interface Streams {
@@ -61,17 +61,12 @@ export async function checkPolicyCommand(argv: readonly string[], streams: Strea
   const [policyPath, ...modules] = command.args as [string, ...string[]];
   const options = command.opts<{ export?: string; timeout: number }>();
   const compiled = loadCompiledPolicy(resolve(cwd, policyPath));
-  const found: FoundOrchestrator[] = [];
-  for (const module of modules) {
-    found.push(
-      ...(await loadOrchestrators(module, {
-        ...(options.export === undefined ? {} : { exportName: options.export }),
-        timeoutMs: options.timeout,
-        cwd,
-        noise: (chunk) => void streams.stderr.write(chunk),
-      })),
-    );
-  }
+  const found = await loadModules(modules, {
+    ...(options.export === undefined ? {} : { exportName: options.export }),
+    timeoutMs: options.timeout,
+    cwd,
+    noise: (chunk) => void streams.stderr.write(chunk),
+  });
   const { policy } = compiled;
   const lines = [
     `gate-audit check-policy: ${policyPath} (${policy.rules.length} rule${policy.rules.length === 1 ? '' : 's'}, default ${policy.default})`,

@@ -1,25 +1,11 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { cli, root } from '../helpers/cli.js';
 import { CoverageReportSchema } from '../../src/index.js';
 import { sdkCopy } from '../helpers/sdk-copy.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = join(root, 'test/.generated/cli');
-
-/** Runs the command in-process with captured streams. */
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(
-    argv,
-    { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } },
-    { cwd: root },
-  );
-  return { code, out, err };
-}
 
 const modules: Record<string, string> = {
   'syntax-error.ts':

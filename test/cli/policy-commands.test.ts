@@ -1,24 +1,11 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
+import { cli, root } from '../helpers/cli.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = join(root, 'test/.generated/cli-policy');
 beforeAll(() => mkdirSync(scratch, { recursive: true }));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(
-    argv,
-    { stdout: { write: (s: string) => (out += s) }, stderr: { write: (s: string) => (err += s) } },
-    { cwd: root },
-  );
-  return { code, out, err };
-}
 
 describe('gate-audit check-policy <policy> <module>', () => {
   it('shows each agent, each tool, its verdict and rule, and what depends on the input', async () => {

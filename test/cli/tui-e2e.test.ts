@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 
 // The real command in a real pseudo-terminal (tmux, from Debian; .ci/run installs it): keys in, screen out.
 // `npm test` builds dist/ first.
@@ -9,7 +9,16 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const socket = `gate-audit-test-${process.pid}`;
 const tmux = (...args: string[]): string =>
   execFileSync('tmux', ['-L', socket, ...args], { cwd: root, encoding: 'utf8' });
-const screen = (colour = false): string => tmux('capture-pane', '-t', 'audit', '-p', ...(colour ? ['-e'] : []));
+let session = '';
+let sessions = 0;
+const screen = (colour = false): string => tmux('capture-pane', '-t', session, '-p', ...(colour ? ['-e'] : []));
+/** Starts `command` in a fresh session of its own (no session is reused, none is killed under another). */
+const start = (width: number, command: string): void => {
+  sessions += 1;
+  session = `audit-${sessions}`;
+  tmux('new-session', '-d', '-s', session, '-x', String(width), '-y', '30', command);
+};
+const keys = (...pressed: string[]): void => void tmux('send-keys', '-t', session, ...pressed);
 
 async function waitForScreen(expected: (text: string) => boolean, what: string): Promise<string> {
   for (let i = 0; i < 300; i++) {
@@ -22,6 +31,13 @@ async function waitForScreen(expected: (text: string) => boolean, what: string):
 
 afterEach(() => {
   try {
+    tmux('kill-session', '-t', session);
+  } catch {
+    // already gone
+  }
+});
+afterAll(() => {
+  try {
     tmux('kill-server');
   } catch {
     // already gone
@@ -32,49 +48,29 @@ describe('gate-audit in a terminal', () => {
   it('shows the interactive tree with the ungated node highlighted, answers keys, and exits with the audit code', async () => {
     // A person's terminal: no CI variable (the suite itself may run in CI).
     const command = `env -u CI node bin/gate-audit.js fixtures/graphs/mixed-graph.ts; echo EXIT=$?; sleep 30`;
-    tmux('new-session', '-d', '-s', 'audit', '-x', '100', '-y', '30', command);
+    start(100, command);
     const first = await waitForScreen((s) => s.includes('75% coverage'), 'the view');
     expect(first).toMatch(/^>✘ ▾ pricing +graph +ungated/m);
     expect(screen(true)).toContain('\u001b[31m✘');
-    tmux('send-keys', '-t', 'audit', 'j', 'j', 'j');
+    keys('j', 'j', 'j');
     const moved = await waitForScreen((s) => /^>✘ +publisher/m.test(s), 'publisher selected');
     expect(moved).toContain('fix      call installMultiagent(root) at startup, or give the agent a GatePlugin');
-    tmux('send-keys', '-t', 'audit', 'u');
+    keys('u');
     const filtered = await waitForScreen((s) => s.includes('not gated only'), 'the not-gated filter');
     expect(filtered).not.toContain('collector');
-    tmux('send-keys', '-t', 'audit', 'q');
+    keys('q');
     await waitForScreen((s) => s.includes('EXIT=1'), 'the exit code');
   });
 
   it('in CI, even on a terminal, prints the text report instead of waiting for keys', async () => {
-    tmux(
-      'new-session',
-      '-d',
-      '-s',
-      'audit',
-      '-x',
-      '120',
-      '-y',
-      '30',
-      'env CI=true node bin/gate-audit.js fixtures/graphs/mixed-graph.ts; echo EXIT=$?; sleep 30',
-    );
+    start(120, 'env CI=true node bin/gate-audit.js fixtures/graphs/mixed-graph.ts; echo EXIT=$?; sleep 30');
     const text = await waitForScreen((s) => s.includes('EXIT='), 'the exit code');
     expect(text).toContain('coverage 75% of 4 tool-running nodes');
     expect(text).toContain('EXIT=1');
   });
 
   it('--format text in a terminal prints the plain report instead', async () => {
-    tmux(
-      'new-session',
-      '-d',
-      '-s',
-      'audit',
-      '-x',
-      '120',
-      '-y',
-      '30',
-      'env -u CI node bin/gate-audit.js --format text fixtures/graphs/gated-app.ts; echo EXIT=$?; sleep 30',
-    );
+    start(120, 'env -u CI node bin/gate-audit.js --format text fixtures/graphs/gated-app.ts; echo EXIT=$?; sleep 30');
     const text = await waitForScreen((s) => s.includes('EXIT='), 'the exit code');
     expect(text).toContain('coverage 100% of 4 tool-running nodes');
     expect(text).toContain('EXIT=0');
