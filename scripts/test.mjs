@@ -2,12 +2,14 @@
 // `npm test`: the whole suite with coverage thresholds, then the plain closing line CI reads
 // ("N passed, N failed"), taken from vitest's JSON report. Exits with vitest's own exit code.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, rmSync } from 'node:fs';
 
 // The CLI tests load fixtures the way users' modules load: `import 'gate-audit'` resolves to the built dist/.
 const build = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
 if (build.status !== 0) {
-  console.log('0 passed, 1 failed');
+  if (process.env.GATE_AUDIT_TEST_TALLY) {
+    appendFileSync(process.env.GATE_AUDIT_TEST_TALLY, `${JSON.stringify({ node: process.version, passed: 0, failed: 1, status: build.status })}\n`);
+  } else console.log('0 passed, 1 failed');
   process.exit(build.status ?? 1);
 }
 
@@ -24,5 +26,13 @@ if (existsSync(resultFile)) {
 } else {
   failed = 1;
 }
-console.log(`${passed} passed, ${failed} failed`);
+// Under .ci/run, which runs the suite once per Node version, the counts go to a tally file and the plain line
+// is printed once, for all runs together (scripts/tally.mjs).
+const tally = process.env.GATE_AUDIT_TEST_TALLY;
+if (tally) {
+  appendFileSync(tally, `${JSON.stringify({ node: process.version, passed, failed, status: run.status })}\n`);
+  console.log(`node ${process.version}: ${passed} tests passed and ${failed} failed`);
+} else {
+  console.log(`${passed} passed, ${failed} failed`);
+}
 process.exit(run.status ?? 1);

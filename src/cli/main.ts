@@ -94,8 +94,22 @@ function program(streams: CliStreams): Command {
     });
 }
 
+/** A nesting cycle is bad input, not a coverage finding: such an orchestrator cannot run at all. */
+function refuseCycles(found: FoundOrchestrator, report: CoverageReport): void {
+  const cycles = report.nodes.filter((n) => n.problem === 'cycle');
+  const [first] = cycles;
+  if (first === undefined) return;
+  const more = cycles.length > 1 ? ` (and ${cycles.length - 1} more)` : '';
+  throw new GateAuditError(
+    'INVALID_ARGUMENT',
+    `cannot audit "${found.module}#${found.exportName}": "${first.path.join(' › ')}" ${first.reason}${more} | ` +
+      (first.fix ?? 'remove the nesting cycle'),
+  );
+}
+
 function reportFor(found: FoundOrchestrator, planMode: boolean): CoverageReport {
   const report = planMode ? plan(found.orchestrator) : audit(found.orchestrator);
+  refuseCycles(found, report);
   return {
     ...report,
     sources: [{ module: found.module, export: found.exportName, path: [report.root.id], factory: found.factory }],

@@ -67,6 +67,33 @@ export interface AgentGate {
 export interface GateSource {
   readonly name: string;
   resolve(): Gate | undefined;
+  /** How long an asynchronous decision may take, in milliseconds (default 30000). */
+  readonly timeoutMs?: number;
+}
+
+/** How long an asynchronous gate decision may take by default, in milliseconds. */
+export const DEFAULT_DECISION_TIMEOUT_MS = 30_000;
+
+/** Marks a decision that did not settle in time. */
+class DecisionTimeout {
+  constructor(readonly ms: number) {}
+}
+
+/**
+ * Waits for an asynchronous decision, at most `ms` milliseconds. A synchronous answer is returned as it is,
+ * without a timer.
+ */
+async function withinDeadline(answer: unknown, ms: number): Promise<unknown> {
+  if (typeof (answer as { then?: unknown } | null)?.then !== 'function') return answer;
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<DecisionTimeout>((resolve) => {
+    timer = setTimeout(() => resolve(new DecisionTimeout(ms)), ms);
+  });
+  try {
+    return await Promise.race([answer as Promise<unknown>, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 interface Seal {
@@ -186,9 +213,17 @@ class AgentGateRuntime {
     const request = this._request(event);
     let answer: unknown;
     try {
-      answer = await gate.decide(request, { agent: this._agent, invocationState: event.invocationState });
+      answer = await withinDeadline(
+        gate.decide(request, { agent: this._agent, invocationState: event.invocationState }),
+        this._source.timeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS,
+      );
     } catch (error) {
       this._fail(event, `gate "${gate.name}" threw: ${messageOf(error)}`, started, gate, request);
+      return undefined;
+    }
+    if (answer instanceof DecisionTimeout) {
+      const problem = `gate "${gate.name}" did not decide within ${answer.ms} ms`;
+      this._fail(event, problem, started, gate, request);
       return undefined;
     }
     const checked = checkDecision(answer);

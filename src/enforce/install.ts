@@ -9,7 +9,7 @@ import { agentGateState, classifyExecutor } from '../walker/classify.js';
 import { agentGateMark, isGatePlugin } from '../walker/marks.js';
 import { className, type Orchestrator, pendingPlugins } from '../walker/sdk-internals.js';
 import { type Inventory, walk } from '../walker/walk.js';
-import { type AgentGate, type GateSource, installAgentGate } from './agent-gate.js';
+import { type AgentGate, DEFAULT_DECISION_TIMEOUT_MS, type GateSource, installAgentGate } from './agent-gate.js';
 import { configuredDefaultGate, type Gate, isGate } from './gate.js';
 import { installNodeGuard } from './node-guard.js';
 
@@ -17,6 +17,22 @@ import { installNodeGuard } from './node-guard.js';
 export interface InstallOptions {
   /** The gate to install; without it the process-wide gate (`configureGate`) is resolved at each call. */
   gate?: Gate;
+  /**
+   * How long an asynchronous `decide` may take, in milliseconds (default 30000). Past it the call is refused
+   * with `[gate] ERROR:` and the run stops, like any gate error; a late answer is ignored.
+   */
+  timeoutMs?: number;
+}
+
+function decisionTimeout(options: InstallOptions | undefined, subject: string): number {
+  const ms = options?.timeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
+    throw new GateAuditError(
+      'INVALID_ARGUMENT',
+      `subject=<${subject}> | options.timeoutMs must be a positive number of milliseconds`,
+    );
+  }
+  return ms;
 }
 
 /**
@@ -27,6 +43,7 @@ export interface InstallOptions {
  */
 export function gateSource(options: InstallOptions | undefined, subject: string): GateSource {
   const gate = options?.gate;
+  const timeoutMs = decisionTimeout(options, subject);
   if (gate !== undefined) {
     if (!isGate(gate)) {
       throw new GateAuditError(
@@ -34,10 +51,10 @@ export function gateSource(options: InstallOptions | undefined, subject: string)
         `subject=<${subject}> | options.gate is not a Gate | pass an object with a string name and a decide() method`,
       );
     }
-    return { name: gate.name, resolve: () => gate };
+    return { name: gate.name, resolve: () => gate, timeoutMs };
   }
   if (configuredDefaultGate() === undefined) throw new NoGateError(subject);
-  return { name: 'configured', resolve: configuredDefaultGate };
+  return { name: 'configured', resolve: configuredDefaultGate, timeoutMs };
 }
 
 /** Throws the one error that lists every finding, choosing `SdkMismatchError` when copies of the SDK differ. */
@@ -97,7 +114,7 @@ function existingHandle(agent: Agent): AgentGate {
  * `installMultiagent` or a `GatePlugin`) keeps it, and its existing handle is returned.
  *
  * @param agent - a local Strands Agent
- * @param options - `{ gate }`; without it the configured gate is resolved at each call
+ * @param options - `{ gate, timeoutMs }`; without a gate the configured gate is resolved at each call
  * @returns the handle on the agent's gate
  * @throws NoGateError when no gate is given or configured
  * @throws UngateableError (or SdkMismatchError) when the agent cannot be gated in-process
@@ -126,7 +143,7 @@ export function install(agent: Agent, options?: InstallOptions): AgentGate {
  * checked first: if anything cannot be gated, one `UngateableError` lists all of it and nothing changes.
  *
  * @param orchestrator - the root Graph or Swarm
- * @param options - `{ gate }`; without it the configured gate is resolved at each call
+ * @param options - `{ gate, timeoutMs }`; without a gate the configured gate is resolved at each call
  * @returns the handles installed by this call (empty when everything was gated already)
  * @throws NoGateError when no gate is given or configured
  * @throws UngateableError (or SdkMismatchError) listing every part that cannot be gated

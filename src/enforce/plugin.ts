@@ -17,7 +17,8 @@ export class GatePlugin implements Plugin {
   private readonly _options: InstallOptions;
 
   /**
-   * @param options - `{ gate }`; without it the process-wide gate (`configureGate`) is resolved at each call
+   * @param options - `{ gate, timeoutMs }`; without a gate the process-wide gate (`configureGate`) is resolved at
+   *   each call
    */
   constructor(options: InstallOptions = {}) {
     this._options = { ...options };
