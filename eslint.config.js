@@ -10,6 +10,7 @@ export default tseslint.config(
       'node_modules/**',
       'bin/**',
       'scripts/**',
+      'bench/*.mjs',
       '*.config.*',
       '.dependency-cruiser.cjs',
     ],
