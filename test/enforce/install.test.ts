@@ -7,7 +7,7 @@ import {
 } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
 import { Graph, MultiAgentNode, Node, Swarm } from '@strands-agents/sdk/multiagent';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   allowAll,
   configureGate,
@@ -25,8 +25,18 @@ import {
 import { nodeCallHooks, toolCallHooks } from '../../src/walker/sdk-internals.js';
 import { buildResearchGraph } from '../../fixtures/graphs/research-graph.js';
 import { buildSupportSwarm } from '../../fixtures/graphs/support-swarm.js';
-import { call, handoff, ran, recordingTool, runOrchestrator, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
-import { nodesOf } from '../helpers/sdk.js';
+import {
+  call,
+  handoff,
+  isolateEachTest,
+  nodesOf,
+  ran,
+  recordingTool,
+  runOrchestrator,
+  say,
+  scriptedAgent,
+  toolResults,
+} from '../helpers/sdk.js';
 
 const denyRm: Gate = {
   name: 'deny-rm',
@@ -44,15 +54,7 @@ function hookCount(graph: Graph | Swarm): number {
   return n;
 }
 
-beforeEach(() => {
-  ran.length = 0;
-  vi.spyOn(console, 'error').mockImplementation(() => undefined);
-  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-});
-afterEach(() => {
-  configureGate(undefined);
-  vi.restoreAllMocks();
-});
+isolateEachTest();
 
 describe('installMultiagent', () => {
   describe('when a graph nests a swarm', () => {

@@ -2,7 +2,9 @@
  * Builders for real SDK objects in tests: agents with the scripted model, tools that record each run.
  */
 import { Agent, type AgentConfig, tool } from '@strands-agents/sdk';
+import { afterEach, beforeEach, vi } from 'vitest';
 import { z } from 'zod';
+import { configureGate } from '../../src/index.js';
 import { ScriptedModel, type ScriptedTurn } from '../../fixtures/support/scripted-model.js';
 
 export { call, handoff, say, ScriptedModel } from '../../fixtures/support/scripted-model.js';
@@ -70,4 +72,20 @@ export function nodesOf(orchestrator: { readonly nodes: ReadonlyMap<string, unkn
 /** A graph's edge list, writable (it is a plain array at run time). */
 export function edgesOf<E>(graph: { readonly edges: readonly E[] }): E[] {
   return graph.edges as E[];
+}
+
+/**
+ * Registers the usual per-test isolation: `ran` cleared, the gate's stderr log lines silenced, and the
+ * process-wide gate unset afterwards.
+ */
+export function isolateEachTest(): void {
+  beforeEach(() => {
+    ran.length = 0;
+    vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(() => {
+    configureGate(undefined);
+    vi.restoreAllMocks();
+  });
 }

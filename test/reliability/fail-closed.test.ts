@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Agent } from '@strands-agents/sdk';
 import { Graph, Swarm } from '@strands-agents/sdk/multiagent';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   configureGate,
   type Decision,
@@ -25,7 +25,16 @@ import {
   type PolicyInput,
   policyGate,
 } from '../../src/index.js';
-import { call, handoff, ran, recordingTool, runOrchestrator, say, scriptedAgent } from '../helpers/sdk.js';
+import {
+  call,
+  handoff,
+  isolateEachTest,
+  ran,
+  recordingTool,
+  runOrchestrator,
+  say,
+  scriptedAgent,
+} from '../helpers/sdk.js';
 import { watchToolResults } from './support.js';
 
 type Scripted = ReturnType<typeof scriptedAgent>;
@@ -33,15 +42,7 @@ type Scripted = ReturnType<typeof scriptedAgent>;
 const scratch = join(dirname(fileURLToPath(import.meta.url)), '../.generated/fail-closed');
 beforeAll(() => mkdirSync(scratch, { recursive: true }));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-beforeEach(() => {
-  ran.length = 0;
-  vi.spyOn(console, 'error').mockImplementation(() => undefined);
-  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-});
-afterEach(() => {
-  configureGate(undefined);
-  vi.restoreAllMocks();
-});
+isolateEachTest();
 
 /** A gate that allows everything but `rm`, where `fail` decides instead. */
 function failingOnRm(name: string, fail: () => unknown): Gate {
