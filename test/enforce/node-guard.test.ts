@@ -1,9 +1,18 @@
 import { SequentialToolExecutor } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
 import { AgentNode, BeforeNodeCallEvent, Edge, Graph, MultiAgentNode, Swarm } from '@strands-agents/sdk/multiagent';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { allowAll, hasNodeGuard, installMultiagent } from '../../src/index.js';
-import { call, handoff, ran, recordingTool, runOrchestrator, say, scriptedAgent } from '../helpers/sdk.js';
+import {
+  call,
+  handoff,
+  isolateEachTest,
+  ran,
+  recordingTool,
+  runOrchestrator,
+  say,
+  scriptedAgent,
+} from '../helpers/sdk.js';
 import { edgesOf, nodesOf } from '../helpers/sdk.js';
 
 const rmAgent = (id: string) =>
@@ -16,12 +25,7 @@ function pipeline(): Graph {
   return graph;
 }
 
-beforeEach(() => {
-  ran.length = 0;
-  vi.spyOn(console, 'error').mockImplementation(() => undefined);
-  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-});
-afterEach(() => vi.restoreAllMocks());
+isolateEachTest();
 
 describe('the node guard', () => {
   it('lets gated nodes run', async () => {

@@ -7,7 +7,7 @@
  */
 import { BeforeToolCallEvent, ExecuteToolStage, HookOrder } from '@strands-agents/sdk';
 import { AgentNode, Edge, Graph, Swarm } from '@strands-agents/sdk/multiagent';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type Gate, hasNodeGuard, install, installMultiagent, isGated } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
 import { toolCallHooks, toolMiddleware } from '../../src/walker/sdk-internals.js';
@@ -21,17 +21,13 @@ import {
   runOrchestrator,
   say,
   scriptedAgent,
+  isolateEachTest,
 } from '../helpers/sdk.js';
 import { watchToolResults } from './support.js';
 
 type Scripted = ReturnType<typeof scriptedAgent>;
 
-beforeEach(() => {
-  ran.length = 0;
-  vi.spyOn(console, 'error').mockImplementation(() => undefined);
-  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-});
-afterEach(() => vi.restoreAllMocks());
+isolateEachTest();
 
 /** Allows `ls` anywhere but `/etc`, handoffs and calls to agents as tools; denies everything else. */
 const gate: Gate = {
