@@ -109,6 +109,7 @@ async function decisionVsCedar(): Promise<void> {
       agentId: 'cedar',
       agentName: 'cedar',
       path: ['cedar'],
+      paths: [['cedar']],
       toolKind: 'function',
     };
     const event = new BeforeToolCallEvent({
@@ -263,6 +264,7 @@ async function decisionLog(): Promise<void> {
       agentId: 'bench',
       agentName: 'bench',
       path: ['bench'],
+      paths: [['bench']],
       toolKind: 'function',
     };
     const logged = policyGate(policy, { log: { destination: join(dir, 'raw.jsonl') } });

@@ -57,6 +57,36 @@ export class GateAuditError extends Error {
   }
 }
 
+/**
+ * The message of anything thrown, never throwing itself: an `Error`'s message, a string as it is, else a
+ * best-effort description (a value whose `toString` throws, or a revoked Proxy, still gets a message).
+ *
+ * @param error - whatever was thrown
+ */
+export function messageOf(error: unknown): string {
+  try {
+    if (error instanceof Error) {
+      const message: unknown = error.message;
+      return typeof message === 'string' ? message : describeThrown(message);
+    }
+    return typeof error === 'string' ? error : describeThrown(error);
+  } catch {
+    return 'a value that cannot be described';
+  }
+}
+
+function describeThrown(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    try {
+      return `a ${typeof value} that cannot be turned into text`;
+    } catch {
+      return 'a value that cannot be described';
+    }
+  }
+}
+
 /** Formats one finding as `"a › b" is … | fix`. */
 export function formatFinding(finding: Finding): string {
   return `"${finding.path.join(' › ')}" ${finding.reason} | ${finding.fix}`;

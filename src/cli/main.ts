@@ -5,10 +5,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { GateAuditError } from '../errors.js';
+import { GateAuditError, messageOf } from '../errors.js';
 import { audit, plan, summarize } from '../report/audit.js';
 import { FORMAT_NAMES, isFormatName, RENDERERS } from '../report/render/index.js';
-import { type CoverageReport, isCovered } from '../report/schema.js';
+import { exitCodeOf, minCoverageProblem } from '../report/exit.js';
+import { type CoverageReport, SCHEMA_VERSION } from '../report/schema.js';
 import { type FoundOrchestrator, loadModules } from './load.js';
 import { checkPolicyCommand, verifyLogCommand } from './policy-commands.js';
 
@@ -47,8 +48,9 @@ export function version(): string {
 }
 
 function percentArg(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n < 0 || n > 100) throw new InvalidArgumentError('expected a percentage from 0 to 100');
+  const n = value.trim() === '' ? Number.NaN : Number(value);
+  const problem = minCoverageProblem(n);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
   return n;
 }
 
@@ -73,7 +75,11 @@ function program(streams: CliStreams): Command {
       new Option('--format <format>', 'output format (default: tui on a terminal, text elsewhere)').choices(FORMATS),
     )
     .option('--output-file <path>', 'write the report to a file instead of stdout')
-    .option('--min-coverage <pct>', 'exit 1 when coverage of tool-running nodes is under this percentage', percentArg)
+    .option(
+      '--min-coverage <pct>',
+      'a ratchet: fail only when coverage of tool-running nodes is under this percent (0-100), or an orchestrator is not gated',
+      percentArg,
+    )
     .option('--exit-zero', 'report without failing on coverage findings', false)
     .option('--plan', 'audit what installMultiagent would leave, instead of the module as it stands', false)
     .option('--timeout <ms>', 'how long an exported factory may take', msArg, 30_000)
@@ -84,7 +90,9 @@ function program(streams: CliStreams): Command {
       '\nCommands:\n' +
         "  gate-audit check-policy <policy> <module...>  what a policy says about each agent's tools\n" +
         '  gate-audit verify-log <file>                  check a hash-chained decision log\n' +
-        '\nExit codes: 0 every node gated · 1 a node not gated, or coverage under --min-coverage · 2 usage, config or load error',
+        '\nExit codes: 0 clean · 2 usage, config or load error · 1 a node is ungated, ungateable or blocked, or an\n' +
+        'orchestrator is not gated (attested and accepted never fail); with --min-coverage the node condition is\n' +
+        'replaced by the ratio (gated + attested) / (tool-running nodes - accepted); --exit-zero never fails on coverage',
     )
     .exitOverride()
     .configureOutput({
@@ -135,7 +143,7 @@ function combine(reports: readonly CoverageReport[], planMode: boolean): Coverag
     if (source !== undefined) sources.push({ ...source, path: [label] });
   }
   return {
-    schemaVersion: 1,
+    schemaVersion: SCHEMA_VERSION,
     mode: planMode ? 'plan' : 'audit',
     root: { id: 'gate-audit', kind: 'bundle' },
     nodes,
@@ -147,10 +155,10 @@ function combine(reports: readonly CoverageReport[], planMode: boolean): Coverag
 }
 
 function exitCodeFor(report: CoverageReport, options: Options): number {
-  if (options.exitZero) return 0;
-  if (report.nodes.some((n) => !isCovered(n.status))) return 1;
-  if (options.minCoverage !== undefined && report.summary.coverage * 100 < options.minCoverage) return 1;
-  return 0;
+  return exitCodeOf(report, {
+    exitZero: options.exitZero,
+    ...(options.minCoverage === undefined ? {} : { minCoverage: options.minCoverage }),
+  });
 }
 
 /**
@@ -219,10 +227,7 @@ export async function main(argv: readonly string[], streams: CliStreams, context
         ? 0
         : 2;
     }
-    const message =
-      error instanceof GateAuditError
-        ? error.message
-        : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+    const message = error instanceof GateAuditError ? error.message : `unexpected error: ${messageOf(error)}`;
     streams.stderr.write(`gate-audit: ${message}\n`);
     if (debug && error instanceof Error && error.stack !== undefined) streams.stderr.write(`${error.stack}\n`);
     return 2;

@@ -26,6 +26,7 @@ import {
   ToolResultBlock,
   ZodTool,
 } from '@strands-agents/sdk';
+import { messageOf } from '../errors.js';
 import { agentGateState, isGated } from '../walker/classify.js';
 import { AGENT_GATE_MARK, type AgentGateMark, agentGateMark } from '../walker/marks.js';
 import { agentAsToolTarget, isMcpTool, isStructuredOutputTool } from '../walker/sdk-internals.js';
@@ -146,10 +147,6 @@ function errorResult(toolUseId: string, text: string): ToolResultBlock {
   return new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock(text)] });
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** Everything one agent's gate keeps between the decision and the execution. */
 class AgentGateRuntime {
   private readonly _seals = new Map<string, Seal>();
@@ -268,7 +265,7 @@ class AgentGateRuntime {
       try {
         // The reason carries the request, so whoever answers can see it and sign exactly it (`approve`).
         const reason = { gate: gate.name, ...decision, request: { ...request, path: [...request.path] } };
-        answer = event.interrupt({ name: APPROVAL_INTERRUPT, reason: reason as JSONValue });
+        answer = event.interrupt({ name: APPROVAL_INTERRUPT, reason: reason as unknown as JSONValue });
       } catch (error) {
         if (!isInterruptError(error)) throw error;
         // The run pauses: record it first (a failing record refuses instead), then let the SDK collect it.
@@ -352,6 +349,7 @@ class AgentGateRuntime {
       agentId: this._agent.id,
       agentName: this._agent.name,
       path: this._path,
+      paths: [this._path],
       toolKind: toolKindOf(event.tool),
     };
   }

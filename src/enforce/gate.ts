@@ -19,8 +19,20 @@ export interface ToolCallRequest {
   agentId: string;
   /** `name` of the agent making the call. */
   agentName: string;
-  /** Chain of orchestrator ids, node ids and agent-as-tool names leading to the agent. */
+  /**
+   * Where this call runs: the chain of path segments (escaped ids, see `joinPath`) of orchestrators,
+   * nodes and agent-as-tool names leading to the agent, when gate-audit knows it; otherwise the first
+   * place the agent was found. `paths` says which.
+   */
   path: readonly string[];
+  /**
+   * Every place this call may be running at, as far as gate-audit knows: one entry when the place is
+   * known, several when one agent sits at several places and the running one cannot be told, none when no
+   * place is known (an agent gated on its own). Path rules must hold conservatively over this list: a
+   * refusal holds when it matches any place or no place is known; an allowance only when it matches every
+   * place, and never when none is known.
+   */
+  paths: readonly (readonly string[])[];
   /** What kind of tool it is. */
   toolKind: 'function' | 'mcp' | 'agent' | 'structured-output' | 'other';
 }
@@ -103,8 +115,14 @@ export interface GateRecord {
 
 /** A policy gate: decides every tool call before it runs. */
 export interface Gate {
-  /** Name shown in logs and reports. */
+  /** Name shown in logs and reports. Names are not identities: two different gates may share one. */
   readonly name: string;
+  /**
+   * Optional stable identity of what this gate decides (a policy gate uses the SHA-256 of its canonical
+   * policy). Reports show it, approval tokens sign it, and two gates with the same `id` are the same gate
+   * to gate-audit. Without one, the gate gets an id valid in this process only.
+   */
+  readonly id?: string;
   /**
    * Decides one tool call. Throwing, rejecting or answering garbage refuses the call and stops the run.
    *

@@ -4,7 +4,8 @@
  * what it added if anything fails midway.
  */
 import type { Agent } from '@strands-agents/sdk';
-import { type Finding, GateAuditError, NoGateError, SdkMismatchError, UngateableError } from '../errors.js';
+import { type Finding, GateAuditError, messageOf, NoGateError, SdkMismatchError, UngateableError } from '../errors.js';
+import { segmentOf } from '../paths.js';
 import { agentGateState, classifyExecutor } from '../walker/classify.js';
 import { agentGateMark, isGatePlugin } from '../walker/marks.js';
 import { className, type Orchestrator, pendingPlugins } from '../walker/sdk-internals.js';
@@ -102,7 +103,7 @@ function existingHandle(agent: Agent): AgentGate {
   const mark = agentGateMark(agent);
   return {
     agent,
-    path: mark?.path ?? [agent.id],
+    path: mark?.path ?? [segmentOf(agent.id, '(agent)')],
     gateName: mark?.gateName ?? 'unknown',
     isActive: () => agentGateState(agent) === 'gated',
     uninstall: () => undefined,
@@ -122,7 +123,7 @@ function existingHandle(agent: Agent): AgentGate {
 export function install(agent: Agent, options?: InstallOptions): AgentGate {
   const subject = `install(agent "${String((agent as { id?: unknown } | undefined)?.id)}")`;
   const classified = classifyExecutor(agent);
-  const path = [typeof agent?.id === 'string' ? agent.id : '(agent)'];
+  const path = [segmentOf(agent?.id, '(agent)')];
   if (classified.kind !== 'agent' || classified.problem !== undefined) {
     const problem = classified.problem ?? {
       kind: 'foreign-executor' as const,
@@ -176,8 +177,7 @@ export function installMultiagent(orchestrator: Orchestrator, options?: InstallO
     }
     throw new GateAuditError(
       'INSTALL_FAILED',
-      `orchestrator=<${String(orchestrator.id)}> | install failed midway and was rolled back: ` +
-        `${error instanceof Error ? error.message : String(error)}`,
+      `orchestrator=<${String(orchestrator.id)}> | install failed midway and was rolled back: ` + `${messageOf(error)}`,
       { cause: error },
     );
   }

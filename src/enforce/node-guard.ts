@@ -7,6 +7,7 @@
  * after install, and it checks object identity because the event carries only a node id
  * (`sdk-gaps.md` rows 53, 59, 64–68).
  */
+import { messageOf } from '../errors.js';
 import { agentGateState, classifyExecutor, hasNodeGuard, openNode } from '../walker/classify.js';
 import type { Declared } from '../walker/declare.js';
 import { NODE_GUARD_MARK, type NodeGuardMark, nodeGuardMark } from '../walker/marks.js';
@@ -85,7 +86,7 @@ export function installNodeGuard(
     try {
       refusal = nodeRefusal(orchestrator, event.nodeId);
     } catch (error) {
-      refusal = `could not be checked: ${error instanceof Error ? error.message : String(error)}`;
+      refusal = `could not be checked: ${messageOf(error)}`;
     }
     if (refusal === undefined) return;
     const text = `${UNGATED_NODE} node "${event.nodeId}" in "${path.join(' › ')}" ${refusal}`;
@@ -95,7 +96,7 @@ export function installNodeGuard(
       gate()?.record?.({ event: 'node-cancelled', verdict: 'deny', reason: text, nodeId: event.nodeId, path });
     } catch (error) {
       // The node is cancelled either way; the failed record is not silent.
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       log('error', { orchestrator: orchestrator.id, node: event.nodeId }, `could not record the cancel: ${message}`);
     }
   };

@@ -11,7 +11,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { canonicalJson, withoutMarker } from '../enforce/digest.js';
 import type { ApprovalOutcome, ApprovalPath, AskDecision, ToolCallRequest } from '../enforce/gate.js';
-import { GateAuditError } from '../errors.js';
+import { GateAuditError, messageOf } from '../errors.js';
 
 /** The shared secret approvals are signed with (at least 32 bytes). */
 export interface ApprovalSecret {
@@ -127,7 +127,7 @@ export function approverApprovals(approver: Approver, timeoutMs: number): Approv
       } catch (error) {
         return {
           granted: false,
-          reason: `the approver failed: ${error instanceof Error ? error.message : String(error)}`,
+          reason: `the approver failed: ${messageOf(error)}`,
         };
       } finally {
         clearTimeout(timer);

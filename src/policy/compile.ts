@@ -12,7 +12,7 @@
  */
 import { RE2JS } from 're2js';
 import type { Decision, ToolCallRequest, Verdict } from '../enforce/gate.js';
-import type { PolicyIssue } from '../errors.js';
+import { messageOf, type PolicyIssue } from '../errors.js';
 import { OPERATORS, type Policy, type PolicyCondition, type PolicyRule } from './schema.js';
 
 /** How restrictive each verdict is: the most restrictive matching rule decides. */
@@ -126,7 +126,7 @@ function compileCondition(condition: PolicyCondition, field: string, problem: Pr
         const re = RE2JS.compile(pattern);
         return is((v) => typeof v === 'string' && re.test(v));
       } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
+        const why = messageOf(error);
         problem(
           `${field}.matches`,
           `not a pattern that runs in linear time (${why}) | use RE2 syntax: no backreferences or lookaround`,

@@ -14,7 +14,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { GateRecord } from '../enforce/gate.js';
-import { GateAuditError } from '../errors.js';
+import { GateAuditError, messageOf } from '../errors.js';
 import { inputDigest } from './approval.js';
 
 /** Where the decision log goes and what it holds. */
@@ -106,7 +106,7 @@ export function openDecisionLog(options: DecisionLogOptions): RecordWriter {
     } catch (error) {
       throw new GateAuditError(
         'INVALID_ARGUMENT',
-        `destination=<${destination}> | cannot open the decision log: ${error instanceof Error ? error.message : String(error)}`,
+        `destination=<${destination}> | cannot open the decision log: ${messageOf(error)}`,
         { cause: error },
       );
     }
@@ -168,7 +168,7 @@ export function openDecisionLog(options: DecisionLogOptions): RecordWriter {
     try {
       logger[level](entry);
     } catch (error) {
-      failure ??= error instanceof Error ? error.message : String(error);
+      failure ??= messageOf(error);
       throw new Error(`the decision log failed: ${failure}`, { cause: error });
     }
     const hash = lastHash();

@@ -6,15 +6,11 @@
  */
 import type { Agent, BeforeToolCallEvent, InterventionHandler } from '@strands-agents/sdk';
 import type { Decision, DecideContext, Gate, GateRecord, ToolCallRequest } from '../enforce/gate.js';
-import { GateAuditError } from '../errors.js';
+import { GateAuditError, messageOf } from '../errors.js';
 import { type GateOptions, gateOptions } from './policy-gate.js';
 
 /** Makes the handler for one agent (handlers such as Cedar's keep per-agent counters). */
 export type InterventionFactory = (agent: Agent) => InterventionHandler;
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** What the handler sees: a copy of the call, never the live event (it cannot change what runs). */
 function eventFor(request: ToolCallRequest, context: DecideContext): BeforeToolCallEvent {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { type PolicyIssue, PolicyError } from '../errors.js';
+import { messageOf, type PolicyIssue, PolicyError } from '../errors.js';
 import { type CompiledPolicy, compilePolicy } from './compile.js';
 import { type Policy, PolicySchema } from './schema.js';
 
@@ -80,7 +80,7 @@ function parseText(text: string, file: string): unknown {
     try {
       return JSON.parse(text) as unknown;
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = messageOf(error);
       throw new PolicyError(file, [{ field: '(document)', message: `not valid JSON: ${why}` }], { cause: error });
     }
   }

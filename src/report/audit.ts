@@ -22,7 +22,15 @@ import {
   toolMiddleware,
 } from '../walker/sdk-internals.js';
 import { type Entry, walk } from '../walker/walk.js';
-import { type CoverageNode, type CoverageReport, CoverageReportSchema, isCovered, type NodeStatus } from './schema.js';
+import { nodeFailsRun } from './exit.js';
+import {
+  type CoverageNode,
+  type CoverageReport,
+  CoverageReportSchema,
+  isCovered,
+  type NodeStatus,
+  SCHEMA_VERSION,
+} from './schema.js';
 
 const TOOL_RUNNING = new Set(['agent', 'agent-tool', 'remote', 'custom']);
 
@@ -254,7 +262,7 @@ function build(
     ...attributes,
   }));
   return CoverageReportSchema.parse({
-    schemaVersion: 1,
+    schemaVersion: SCHEMA_VERSION,
     mode,
     root: { id: inventory.root.id, kind: inventory.root.kind },
     nodes,
@@ -270,15 +278,18 @@ export function summarize(nodes: readonly CoverageNode[]): CoverageReport['summa
   const count = (status: NodeStatus): number => nodes.filter((n) => n.status === status).length;
   const running = nodes.filter((n) => TOOL_RUNNING.has(n.kind));
   const runningGated = running.filter((n) => isCovered(n.status)).length;
+  const runningAccepted = running.filter((n) => n.status === 'accepted').length;
+  const denominator = running.length - runningAccepted;
   return {
     total: nodes.length,
     gated: count('gated'),
     attested: count('attested'),
+    accepted: count('accepted'),
     ungated: count('ungated'),
     ungateable: count('ungateable'),
     blocked: count('blocked'),
     toolRunning: running.length,
-    coverage: running.length === 0 ? 1 : runningGated / running.length,
+    coverage: denominator === 0 ? 1 : runningGated / denominator,
   };
 }
 
@@ -310,10 +321,10 @@ export function plan(orchestrator: unknown): CoverageReport {
   return build(orchestrator, 'plan', true, []);
 }
 
-/** Nodes of a report that are not covered, as `path: status | reason` lines. */
+/** Nodes of a report that fail it under the one exit rule, as `path: status | reason` lines. */
 export function notGatedLines(report: CoverageReport): string[] {
   return report.nodes
-    .filter((n) => !isCovered(n.status))
+    .filter((n) => nodeFailsRun(n))
     .map((n) => `"${n.path.join(' › ')}" is ${n.status}: ${n.reason}${n.fix === undefined ? '' : ` | ${n.fix}`}`);
 }
 

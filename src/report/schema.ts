@@ -5,10 +5,21 @@
 import { z } from 'zod';
 
 /** Coverage status of one node. */
-export const NodeStatusSchema = z.enum(['gated', 'attested', 'ungated', 'ungateable', 'blocked']);
+export const NodeStatusSchema = z.enum(['gated', 'attested', 'accepted', 'ungated', 'ungateable', 'blocked']);
 
 /** What sits at a node. */
 export const NodeKindSchema = z.enum(['graph', 'swarm', 'agent', 'agent-tool', 'remote', 'custom']);
+
+/**
+ * Which gate covers a node: its name and identity. A policy gate's `id` is the SHA-256 of its canonical
+ * policy; another gate's is the `id` it declares, or, marked `perProcess`, one valid in this process only
+ * (compared within one report, never across reports).
+ */
+export const GateIdentitySchema = z.strictObject({
+  name: z.string(),
+  id: z.string(),
+  perProcess: z.boolean().optional(),
+});
 
 /** One node of the coverage graph. */
 export const CoverageNodeSchema = z.strictObject({
@@ -32,6 +43,8 @@ export const CoverageNodeSchema = z.strictObject({
   warnings: z.array(z.string()),
   /** Where the same agent or orchestrator was met first. */
   sameAs: z.array(z.string()).optional(),
+  /** The gate that covers a gated agent, or the gate a guard records to (absent when none is known). */
+  gate: GateIdentitySchema.optional(),
 });
 
 /** An edge of the coverage graph: containment (orchestrator → node, agent → tool) or a graph edge. */
@@ -49,12 +62,14 @@ export const CoverageSummarySchema = z.strictObject({
   gated: z.number().int().nonnegative(),
   /** Custom nodes that declare what they run (declared, not proven). */
   attested: z.number().int().nonnegative(),
+  /** Remote or opaque nodes a user acknowledged with a reason (never counted as covered). */
+  accepted: z.number().int().nonnegative(),
   ungated: z.number().int().nonnegative(),
   ungateable: z.number().int().nonnegative(),
   blocked: z.number().int().nonnegative(),
   /** Nodes that run tools (agents, agents used as tools, remote and custom executors). */
   toolRunning: z.number().int().nonnegative(),
-  /** Gated or attested tool-running nodes / all tool-running nodes, 0..1 (1 when there are none). */
+  /** (gated + attested) / (tool-running nodes − accepted), 0..1 (1 when that leaves none). */
   coverage: z.number().min(0).max(1),
 });
 
@@ -70,7 +85,8 @@ export const CoverageSourceSchema = z.strictObject({
 
 /** The whole report. */
 export const CoverageReportSchema = z.strictObject({
-  schemaVersion: z.literal(1),
+  /** 2 since nodes carry their `gate`; later additive fields keep 2. */
+  schemaVersion: z.literal(2),
   /** `audit`: the tree as it stands; `plan`: as `installMultiagent` would leave it. */
   mode: z.enum(['audit', 'plan']),
   root: z.strictObject({
@@ -87,6 +103,9 @@ export const CoverageReportSchema = z.strictObject({
   sources: z.array(CoverageSourceSchema),
 });
 
+/** The schema version this build writes and reads. */
+export const SCHEMA_VERSION = 2;
+
 /** Whether a status counts as covered: gated, or attested by a custom node's own declaration. */
 export function isCovered(status: NodeStatus): boolean {
   return status === 'gated' || status === 'attested';
@@ -102,3 +121,5 @@ export type CoverageEdge = z.infer<typeof CoverageEdgeSchema>;
 export type CoverageSummary = z.infer<typeof CoverageSummarySchema>;
 /** The whole report. */
 export type CoverageReport = z.infer<typeof CoverageReportSchema>;
+/** Which gate covers a node. */
+export type GateIdentity = z.infer<typeof GateIdentitySchema>;

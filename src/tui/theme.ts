@@ -9,6 +9,7 @@ export { STATUS_GLYPH } from '../report/render/glyphs.js';
 export const STATUS_COLOR: Readonly<Record<NodeStatus, string>> = {
   gated: 'green',
   attested: 'blue',
+  accepted: 'yellow',
   ungated: 'red',
   ungateable: 'magenta',
   blocked: 'gray',
@@ -18,6 +19,7 @@ export const STATUS_COLOR: Readonly<Record<NodeStatus, string>> = {
 export const DEFAULT_FIX: Readonly<Record<NodeStatus, string>> = {
   gated: 'nothing to do',
   attested: 'keep the declaration true: declare every agent it runs, or build them with gatedAgent()',
+  accepted: 'keep the acknowledgement current: gate it where it runs, or remove it from the tree',
   ungated: 'call installMultiagent(root) at startup',
   ungateable: 'replace it with a local Agent, Graph or Swarm, or gate it where it runs',
   blocked: 'call installMultiagent(root) again after changing the tree',

@@ -15,6 +15,8 @@
  * The key uses `Symbol.for`, so a node declares itself without importing gate-audit's copy.
  */
 
+import { messageOf } from '../errors.js';
+
 /** The key of the declaration method. */
 export const GOVERNS: unique symbol = Symbol.for('gate-audit.governs.v1');
 
@@ -51,7 +53,7 @@ export function readDeclaration(value: unknown): Declared | { readonly error: st
   try {
     declared = (method as () => unknown).call(value);
   } catch (error) {
-    return { error: `its governance declaration threw: ${error instanceof Error ? error.message : String(error)}` };
+    return { error: `its governance declaration threw: ${messageOf(error)}` };
   }
   if (typeof declared !== 'object' || declared === null)
     return { error: 'its governance declaration returned no object' };

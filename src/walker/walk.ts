@@ -4,6 +4,7 @@
  * It never calls `addHook`, `initialize`, `invoke` or `stream`, and changes nothing.
  */
 import type { Finding } from '../errors.js';
+import { segmentOf } from '../paths.js';
 import { type Classified, classifyExecutor, type EntryKind, openNode, type Problem } from './classify.js';
 import type { Declared } from './declare.js';
 import {
@@ -111,20 +112,22 @@ class Walk {
   }
 
   /**
-   * The path of a child: its id under the parent, made unique among its siblings with `#2`, `#3`… in walk
-   * order (so it is stable across runs), and `(unnamed)` for a missing id.
+   * The path of a child: its id under the parent as an escaped segment (`segmentOf`), made unique among
+   * its siblings with `#2`, `#3`… in walk order (so it is stable across runs), and `(unnamed)` for a
+   * missing id. The suffix loops until the name is free, and no escaped id contains `#`.
    */
   childPath(parent: readonly string[], id: unknown): string[] {
-    const segment = typeof id === 'string' && id !== '' ? id : '(unnamed)';
+    const segment = segmentOf(id, '(unnamed)');
     const key = JSON.stringify(parent);
-    const used = this._children.get(key) ?? new Map<string, number>();
+    const used = this._children.get(key) ?? new Set<string>();
     this._children.set(key, used);
-    const count = (used.get(segment) ?? 0) + 1;
-    used.set(segment, count);
-    return [...parent, count === 1 ? segment : `${segment}#${count}`];
+    let name = segment;
+    for (let n = 2; used.has(name); n += 1) name = `${segment}#${n}`;
+    used.add(name);
+    return [...parent, name];
   }
 
-  private readonly _children = new Map<string, Map<string, number>>();
+  private readonly _children = new Map<string, Set<string>>();
 
   /** A custom node or executor that declares what it runs: attested, and its declared executors walked. */
   private _declared(base: Omit<Entry, 'declared'>, declared: Declared): Entry {
@@ -216,6 +219,5 @@ function idOf(value: unknown): unknown {
 }
 
 function rootId(root: unknown): string {
-  const id = idOf(root);
-  return typeof id === 'string' && id !== '' ? id : '(root)';
+  return segmentOf(idOf(root), '(root)');
 }

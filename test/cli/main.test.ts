@@ -249,7 +249,7 @@ describe('gate-audit <module>', () => {
   it('gate-audit --help and --version exit 0', async () => {
     const help = await cli('--help');
     expect(help.code).toBe(0);
-    expect(help.out).toContain('Exit codes: 0 every node gated');
+    expect(help.out).toContain('1 a node is ungated, ungateable or blocked, or an');
     const version = await cli('--version');
     expect(version.code).toBe(0);
     expect(version.out.trim()).toMatch(/^\d+\.\d+\.\d+/);

@@ -88,6 +88,7 @@ describe('install(agent)', () => {
           agentId: 'a',
           agentName: 'a',
           path: ['a'],
+          paths: [['a']],
           toolKind: 'function',
         },
       ]);

@@ -18,7 +18,16 @@ beforeAll(() => mkdirSync(scratch, { recursive: true }));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function request(toolName: string, input: unknown = {}, path: string[] = ['app', 'agent']): ToolCallRequest {
-  return { toolUseId: 't1', toolName, input, agentId: 'agent', agentName: 'agent', path, toolKind: 'function' };
+  return {
+    toolUseId: 't1',
+    toolName,
+    input,
+    agentId: 'agent',
+    agentName: 'agent',
+    path,
+    paths: [path],
+    toolKind: 'function',
+  };
 }
 
 function decide(policy: PolicyInput, toolName: string, input: unknown = {}, path?: string[]): Decision {

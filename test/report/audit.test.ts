@@ -46,6 +46,7 @@ describe('audit', () => {
       total: 6,
       gated: 0,
       attested: 0,
+      accepted: 0,
       ungated: 6,
       ungateable: 0,
       blocked: 0,

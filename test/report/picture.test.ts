@@ -55,7 +55,7 @@ describe('dot', () => {
 
   it('gives every status its own fill colour', () => {
     const fills = new Set(Object.values(STATUS_COLORS).map((c) => c.fill));
-    expect(fills.size).toBe(5);
+    expect(fills.size).toBe(6);
     const late = renderDot(audit(buildLateNodeGraph()));
     expect(late).toMatch(/status="blocked"/);
     expect(late).toContain(STATUS_COLORS.blocked.fill);

@@ -7,6 +7,7 @@ import type { NodeStatus } from '../schema.js';
 export const STATUS_GLYPH: Readonly<Record<NodeStatus, string>> = {
   gated: '✔',
   attested: '◇',
+  accepted: '◌',
   ungated: '✘',
   ungateable: '⊘',
   blocked: '■',

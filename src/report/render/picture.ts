@@ -9,6 +9,7 @@ import { STATUS_GLYPH } from './glyphs.js';
 export const STATUS_COLORS: Readonly<Record<NodeStatus, { fill: string; stroke: string; text: string }>> = {
   gated: { fill: '#d7f5dd', stroke: '#2e7d32', text: '#1b5e20' },
   attested: { fill: '#dcebfa', stroke: '#1565c0', text: '#0d47a1' },
+  accepted: { fill: '#fff4d6', stroke: '#b58900', text: '#7a5c00' },
   ungated: { fill: '#ffd9d9', stroke: '#c62828', text: '#b71c1c' },
   ungateable: { fill: '#f3dcf7', stroke: '#8e24aa', text: '#6a1b9a' },
   blocked: { fill: '#ececec', stroke: '#9e9e9e', text: '#616161' },
