@@ -13,8 +13,9 @@
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 // One class of everything that must not reach a terminal raw. The `u` flag lets it see lone surrogates
-// (`\p{Cs}`) and astral tag characters.
+// (`\p{Cs}`) and astral tag characters. Matching controls and lone combining marks is the point here.
 const HIDDEN =
+  // eslint-disable-next-line no-control-regex, no-misleading-character-class
   /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ufffe\uffff\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]|\p{Cs}/gu;
 
 function escapeCodePoint(char: string): string {
