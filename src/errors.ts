@@ -1,7 +1,13 @@
 /**
  * The few error classes of gate-audit. Each carries a stable `code`; messages follow the SDK's
  * `field=<value> | lowercase message` shape and say what is wrong and how to fix it.
+ *
+ * A message is printed as it is, so every part that comes from data (paths, ids, reasons, file names, policy
+ * keys) is neutralised where the message is built (`visible`, `visibleField`, `visiblePath` from
+ * `text.ts`); the only raw newlines are the ones between listed findings. The data fields of an error
+ * (`findings`, `issues`, `nodes`) keep the raw values.
  */
+import { quoted, visible, visibleField, visiblePath } from './text.js';
 
 /** Every code a gate-audit error can carry. */
 export type GateAuditErrorCode =
@@ -87,9 +93,9 @@ function describeThrown(value: unknown): string {
   }
 }
 
-/** Formats one finding as `"a › b" is … | fix`. */
+/** Formats one finding as `"a › b" is … | fix`, on one line whatever its data holds. */
 export function formatFinding(finding: Finding): string {
-  return `"${finding.path.join(' › ')}" ${finding.reason} | ${finding.fix}`;
+  return `${quoted(visiblePath(finding.path))} ${visible(finding.reason)} | ${visible(finding.fix)}`;
 }
 
 /** Thrown before any mutation when one or more parts of a tree cannot be gated in-process. */
@@ -130,7 +136,7 @@ export class NoGateError extends GateAuditError {
   constructor(subject: string) {
     super(
       'NO_GATE',
-      `subject=<${subject}> | no gate given and none configured | ` +
+      `subject=<${visibleField(subject)}> | no gate given and none configured | ` +
         'pass { gate } or call configureGate(gate) before installing',
     );
     this.name = 'NoGateError';
@@ -142,11 +148,11 @@ export class CoverageError extends GateAuditError {
   /** One line per node that is not gated: its path, status, reason and fix. */
   readonly nodes: readonly string[];
 
-  /** @param nodes - one line per node that is not gated */
+  /** @param nodes - one line per node that is not gated (each printed on one line, neutralised) */
   constructor(nodes: readonly string[]) {
     super(
       'NOT_FULLY_GATED',
-      `nodes=<${nodes.length}> | not every node is gated\n${nodes.map((n) => `  - ${n}`).join('\n')}`,
+      `nodes=<${nodes.length}> | not every node is gated\n${nodes.map((n) => `  - ${visible(n)}`).join('\n')}`,
     );
     this.name = 'CoverageError';
     this.nodes = nodes;
@@ -176,12 +182,13 @@ export class PolicyError extends GateAuditError {
    * @param options - the underlying cause, if any
    */
   constructor(file: string, issues: readonly PolicyIssue[], options?: { cause?: unknown }) {
+    const where = visibleField(file);
     const line = (i: PolicyIssue): string =>
-      `file=<${file}>${i.rule === undefined ? '' : `, rule=<${i.rule}>`}, field=<${i.field}> | ${i.message}`;
+      `file=<${where}>${i.rule === undefined ? '' : `, rule=<${visibleField(i.rule)}>`}, field=<${visibleField(i.field)}> | ${visible(i.message)}`;
     const message =
       issues.length === 1 && issues[0] !== undefined
         ? `${line(issues[0])}`
-        : `file=<${file}> | invalid policy (${issues.length} problems)\n${issues.map((i) => `  - ${line(i)}`).join('\n')}`;
+        : `file=<${where}> | invalid policy (${issues.length} problems)\n${issues.map((i) => `  - ${line(i)}`).join('\n')}`;
     super('INVALID_POLICY', message, options);
     this.name = 'PolicyError';
     this.file = file;

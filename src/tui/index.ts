@@ -28,6 +28,8 @@ export interface CoverageTuiOptions {
   readonly exitCode: number;
   /** Use colour; by default off when `NO_COLOR` is set. */
   readonly color?: boolean;
+  /** Start with only the nodes that are not gated (`--quiet`); `u` shows them all. */
+  readonly quiet?: boolean;
   /** Streams, for embedding and tests; the process's by default. */
   readonly stdout?: NodeJS.WriteStream;
   readonly stdin?: NodeJS.ReadStream;
@@ -42,7 +44,7 @@ export interface CoverageTuiOptions {
  */
 export async function renderCoverageTui(report: CoverageReport, options: CoverageTuiOptions): Promise<number> {
   const color = options.color ?? (process.env.NO_COLOR === undefined || process.env.NO_COLOR === '');
-  const instance = render(createElement(CoverageApp, { report, color }), {
+  const instance = render(createElement(CoverageApp, { report, color, quiet: options.quiet === true }), {
     ...(options.stdout === undefined ? {} : { stdout: options.stdout }),
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
     exitOnCtrlC: true,

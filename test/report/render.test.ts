@@ -10,7 +10,7 @@ const mixed = audit(buildMixedGraph());
 
 describe('renderers', () => {
   it('are registered by name', () => {
-    expect(Object.keys(RENDERERS)).toEqual(['text', 'json', 'markdown', 'sarif', 'junit', 'mermaid', 'dot']);
+    expect(Object.keys(RENDERERS)).toEqual(['text', 'json', 'markdown', 'sarif', 'junit', 'mermaid', 'dot', 'github']);
     expect(isFormatName('sarif')).toBe(true);
     expect(isFormatName('toString')).toBe(false);
   });
@@ -20,7 +20,7 @@ describe('renderers', () => {
     expect(text).not.toContain('\u001b');
     expect(text.split('\n').filter((l) => /^[✔✘⊘■] /.test(l))).toHaveLength(mixed.nodes.length);
     expect(text).toContain(
-      'coverage 75% of 4 tool-running nodes · 3 gated · 2 ungated · 0 ungateable · 0 blocked · 5 nodes',
+      'coverage 75% of 4 tool-running nodes (3 gated, 1 ungated) · 1 orchestrator (1 ungated) · 5 nodes, 2 to fix',
     );
   });
 
@@ -30,7 +30,7 @@ describe('renderers', () => {
 
   it('markdown: a heading with the verdict, a table with not-gated nodes first', () => {
     const md = RENDERERS.markdown(mixed, {});
-    expect(md).toMatch(/^## gate-audit audit: `pricing` ✘ not fully gated/);
+    expect(md).toMatch(/^## gate-audit audit: `pricing` ✘ not fully gated: 2 to fix\n/);
     const rows = md.split('\n').filter((l) => l.startsWith('| ✘') || l.startsWith('| ✔'));
     expect(rows).toHaveLength(5);
     expect(rows[0]).toContain('`pricing`');
@@ -98,11 +98,11 @@ describe('renderers', () => {
   it('junit: one test case per node, a failure per node that is not gated, escaped XML', () => {
     const xml = RENDERERS.junit(mixed, {});
     expect(xml).toMatch(
-      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="gate-audit" tests="5" failures="2" errors="0">/,
+      /^<\?xml version="1.0" encoding="UTF-8"\?>\n<testsuites name="gate-audit" tests="5" failures="2" errors="0" skipped="0">/,
     );
     expect(xml.match(/<testcase /g)).toHaveLength(5);
     expect(xml.match(/<failure /g)).toHaveLength(2);
-    expect(xml).toContain('<testcase classname="gate-audit.pricing" name="publisher" time="0">');
+    expect(xml).toContain('<testcase classname="gate-audit › pricing" name="publisher" time="0">');
     const tricky = {
       ...mixed,
       nodes: [{ ...mixed.nodes[0]!, id: 'a<b>&"c"', status: 'ungated' as const, reason: "it's <bad>" }],
