@@ -128,9 +128,7 @@ describe('every format under hostile data (property)', () => {
 
         const summaries = tokens.filter(
           (t): t is Tokens.Paragraph =>
-            t.type === 'paragraph' &&
-            t.tokens?.[0]?.type === 'strong' &&
-            plain([t.tokens[0]]).startsWith('Coverage '),
+            t.type === 'paragraph' && t.tokens?.[0]?.type === 'strong' && plain([t.tokens[0]]).startsWith('Coverage '),
         );
         expect(summaries).toHaveLength(1);
         expect(plain(summaries[0]!.tokens)).toBe(`C${summaryLine(tally(report.nodes)).slice(1)}`);
