@@ -56,7 +56,9 @@ describe('gate-audit <module>', () => {
     const { code, out } = await cli('fixtures/graphs/gated-app.ts');
     expect(code).toBe(0);
     expect(out).toContain('✔   research-team  swarm      gated');
-    expect(out).toMatch(/coverage 100% of 4 tool-running nodes \(4 gated\) · 2 orchestrators \(2 gated\) · 6 nodes, nothing to fix/);
+    expect(out).toMatch(
+      /coverage 100% of 4 tool-running nodes \(4 gated\) · 2 orchestrators \(2 gated\) · 6 nodes, nothing to fix/,
+    );
   });
 
   it('gate-audit fixtures/graphs/mixed-graph.ts exits 1 and names the ungated agent with its fix', async () => {
