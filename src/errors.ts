@@ -146,7 +146,10 @@ export class GateFailedError extends GateAuditError {
 
   /** @param failure - what failed first in the run */
   constructor(failure: string) {
-    super('GATE_FAILED', `[gate] ERROR: ${failure}; the run was stopped | fix the gate or what tampered with the call`);
+    super(
+      'GATE_FAILED',
+      `[gate] ERROR: ${visible(failure)}; the run was stopped | fix the gate or what tampered with the call`,
+    );
     this.name = 'GateFailedError';
     this.failure = failure;
   }
@@ -171,8 +174,8 @@ export class GateConflictError extends GateAuditError {
   constructor(conflicts: readonly GateConflict[]) {
     const lines = conflicts.map((c) =>
       c.existing === c.requested
-        ? `  - "${c.path.join(' › ')}" carries another gate also named "${c.existing}" (a different gate object)`
-        : `  - "${c.path.join(' › ')}" carries gate "${c.existing}", not "${c.requested}"`,
+        ? `  - ${quoted(visiblePath(c.path))} carries another gate also named ${quoted(c.existing)} (a different gate object)`
+        : `  - ${quoted(visiblePath(c.path))} carries gate ${quoted(c.existing)}, not ${quoted(c.requested)}`,
     );
     super(
       'GATE_CONFLICT',

@@ -3,6 +3,8 @@ import {
   CoverageError,
   type Finding,
   formatFinding,
+  GateConflictError,
+  GateFailedError,
   NoGateError,
   PolicyError,
   SdkMismatchError,
@@ -71,5 +73,19 @@ describe('error messages', () => {
 
   it('NoGateError: the subject neutralised', () => {
     expect(lines(new NoGateError(`install(agent "${FORGED}")`).message)).toHaveLength(1);
+  });
+
+  it('GateConflictError: paths and gate names neutralised, one line per conflict', () => {
+    const error = new GateConflictError([
+      { path: ['team', FORGED], existing: 'policy\u202e', requested: 'policy' },
+      { path: ['team', 'b'], existing: 'x"y', requested: 'x"y' },
+    ]);
+    const split = lines(error.message);
+    expect(split).toHaveLength(3);
+    expect(split[2]).toBe('  - "team › b" carries another gate also named "x\\x22y" (a different gate object)');
+  });
+
+  it('GateFailedError: a failure naming a model-chosen tool stays on one line', () => {
+    expect(lines(new GateFailedError(`tool=<${FORGED}> timed out`).message)).toHaveLength(1);
   });
 });
