@@ -3,8 +3,8 @@
  *
  * ```text
  * gate-audit audit · pricing (graph)
- * ███████████████░░░░░ 75% coverage
- * ✔ 3/5 gated  ✘ 2 ungated  ⊘ 0 ungateable  ■ 0 blocked
+ * ███████████████░░░░░ 75% coverage of 4 tool-running nodes · 2 to fix
+ * tool-running ✔ 3 gated  ✘ 1 ungated · orchestrators ✘ 1 ungated
  * ──────────────────────────────────────────────
  * >✘ ▾ pricing      graph      ungated    no node guard: …
  *  ✔     collector  agent      gated      GatePlugin installs …
