@@ -9,8 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { JSONValue } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
 import { isInterruptError } from '../walker/sdk-internals.js';
-import { type Call, type GateState, Late, recordOf, settle, writeRecord, fail } from './call.js';
-import type { Outcomes } from './decision.js';
+import { type Call, fail, type GateState, Late, type Outcomes, recordOf, settle, writeRecord } from './call.js';
 import type { ApprovalBinding, AskDecision, ToolCallRequest } from './gate.js';
 
 /** Name of the interrupt an `ask` raises on the tool call (its id is `hook:beforeToolCall:<toolUseId>:<name>`). */

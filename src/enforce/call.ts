@@ -260,3 +260,21 @@ export function fail(state: GateState, call: Call, problem: string, tampering = 
     // the call is refused and the run stopped whatever the log does
   }
 }
+
+/** The two ways an `ask` ends, for `settleAsk`. */
+export interface Outcomes {
+  allow(
+    state: GateState,
+    call: Call,
+    event: 'approval-granted',
+    rule: { rule?: string },
+    reason?: string,
+  ): Promise<undefined>;
+  deny(
+    state: GateState,
+    call: Call,
+    reason: string,
+    event: 'approval-refused' | 'deny',
+    rule: { rule?: string },
+  ): Promise<void>;
+}

@@ -274,21 +274,3 @@ async function deny(
   const problem = await writeRecord(state, call.gate!, recordOf(state, call, { event, reason, ...rule }));
   if (problem !== undefined) fail(state, call, problem);
 }
-
-/** The two ways an `ask` ends, for `settleAsk`. */
-export interface Outcomes {
-  allow(
-    state: GateState,
-    call: Call,
-    event: 'approval-granted',
-    rule: { rule?: string },
-    reason?: string,
-  ): Promise<undefined>;
-  deny(
-    state: GateState,
-    call: Call,
-    reason: string,
-    event: 'approval-refused' | 'deny',
-    rule: { rule?: string },
-  ): Promise<void>;
-}
