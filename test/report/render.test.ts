@@ -202,7 +202,7 @@ describe('gates and accepted nodes', () => {
 
   it('text: an accepted node keeps its glyph and reason and is counted apart, never in coverage', () => {
     const text = RENDERERS.text(gatedTeam, {});
-    expect(text).toMatch(/^◌ {3}partner +remote +accepted +accepted: the vendor gates it on their side$/m);
+    expect(text).toMatch(/^◌ {3}partner +remote +accepted +accepted: the vendor gates it on their side\n\n/m);
     expect(text.trimEnd().split('\n').at(-1)).toBe(
       'coverage 100% of 3 tool-running nodes (3 gated) · 1 accepted, not counted · 1 orchestrator (1 gated) · 5 nodes, nothing to fix',
     );
@@ -213,7 +213,7 @@ describe('gates and accepted nodes', () => {
     expect(md).toMatch(/^## gate-audit audit: `team` ✔ nothing to fix \(1 accepted\)$/m);
     expect(md).toContain('| ✔ | `team › writer` | agent | gated | is gated | policy \\[1\\] |  |');
     expect(md).toContain(
-      '| ◌ | `team › partner` | remote | accepted | accepted\\: the vendor gates it on their side |  | gate it on its own server or remove it |',
+      '| ◌ | `team › partner` | remote | accepted | accepted\\: the vendor gates it on their side |  |  |',
     );
     expect(md).toContain(`| \\[1\\] | policy | \`${POLICY_ID}\` | 2 |`);
     expect(md).toContain('| \\[3\\] | mine | `gate-7` (per\\-process id: compared within this report only) | 1 |');

@@ -106,7 +106,7 @@ export function renderMarkdown(report: CoverageReport, options: MarkdownOptions 
   for (const n of ordered) {
     const entry = gates.of(n);
     const gate = entry === undefined ? '' : `${mdText(entry.gate.name)} \\[${entry.number}\\]`;
-    const fix = n.status === 'gated' || n.status === 'attested' ? '' : mdText(n.fix ?? '');
+    const fix = n.status === 'gated' || n.status === 'attested' || n.status === 'accepted' ? '' : mdText(n.fix ?? '');
     lines.push(
       `| ${STATUS_GLYPH[n.status]} | ${mdPath(n.path, true)} | ${mdText(n.kind)} | ${mdText(n.status)} | ${mdText(n.reason)} | ${gate} | ${fix} |`,
     );

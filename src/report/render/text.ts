@@ -80,7 +80,8 @@ export function renderText(report: CoverageReport, options: TextOptions = {}): s
     lines.push(
       `${STATUS_GLYPH[node.status]} ${name.padEnd(width)}  ${visible(node.kind).padEnd(10)} ${visible(node.status).padEnd(10)} ${visible(node.reason)}${gate}${tools}`,
     );
-    if (node.status !== 'gated' && node.status !== 'attested' && node.fix !== undefined) {
+    // An accepted node is acknowledged: its reason says why, and it is not left to fix.
+    if (node.status !== 'gated' && node.status !== 'attested' && node.status !== 'accepted' && node.fix !== undefined) {
       lines.push(`  ${' '.repeat(width)}  fix: ${visible(node.fix)}`);
     }
     for (const warning of node.warnings) lines.push(`  ${' '.repeat(width)}  warning: ${visible(warning)}`);
