@@ -107,7 +107,7 @@ export class Oracle {
       stdio: ['pipe', 'ignore', 'ignore'],
     });
     return lines.map((_, index) => {
-      let text = '';
+      let text: string;
       try {
         text = readFileSync(join(this._root, batch, String(index + 1)), 'utf8');
       } catch {
