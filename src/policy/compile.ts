@@ -23,7 +23,7 @@ import { joinPath } from '../paths.js';
 import { compilePath } from './paths-urls/path.js';
 import { compileUrl } from './paths-urls/url.js';
 import { OPERATORS, type Policy, type PolicyCondition, type PolicyRule } from './schema.js';
-import { analyzeShell, type ShellPart } from './shell/analyze.js';
+import { analyzeShell, basename, type ShellPart } from './shell/analyze.js';
 import { compileShell } from './shell/condition.js';
 import type { Dialect } from './shell/syntax.js';
 import { holds, MAYBE, NO, type Truth, truth } from './truth.js';
@@ -82,6 +82,8 @@ export function readArg(input: unknown, path: readonly string[]): unknown {
 
 interface CompiledCondition {
   readonly arg: readonly string[];
+  /** `arg` as written. */
+  readonly argText: string;
   readonly text: string;
   /** For shell and shellOpaque conditions: the dialect written, if any. */
   readonly shell?: { readonly dialect: Dialect | undefined };
@@ -99,11 +101,21 @@ export interface CompiledRule {
   readonly conditional: boolean;
   /** Its conditions that judge a shell line. */
   readonly shellConditions: readonly { readonly arg: string; readonly dialect: Dialect | undefined }[];
+  /**
+   * Program basenames one of its shell conditions requires (a quick test that skips the rule for a part
+   * whose program is known to be another; `undefined` when no condition names programs).
+   */
+  readonly programs: ReadonlySet<string> | undefined;
   matchesTool(name: string): boolean;
   /** Whether its `paths:` hold at these places (joined paths), conservatively for its verdict. */
   matchesPlaces(places: readonly string[]): boolean;
   /** Whether its conditions hold for this input (and these parts, for shell conditions). */
-  matchesInput(input: unknown, parts?: ReadonlyMap<string, ShellPart | undefined>, toolName?: string): boolean;
+  matchesInput(
+    input: unknown,
+    parts?: ReadonlyMap<string, ShellPart | undefined>,
+    toolName?: string,
+    reads?: Map<string, ArgumentRead>,
+  ): boolean;
 }
 
 /** The static verdict of a tool at a path: what the policy says before seeing the input. */
@@ -200,7 +212,8 @@ function compileCondition(condition: PolicyCondition, field: string, problem: Pr
   const arg = condition.arg.split('.');
   const op = OPERATORS.find((o) => condition[o] !== undefined);
   const text = `${condition.arg} ${op ?? '?'} ${JSON.stringify(op === undefined ? null : condition[op])}`;
-  const is = (test: CompiledCondition['test']): CompiledCondition => ({ arg, text, test });
+  const argText = condition.arg;
+  const is = (test: CompiledCondition['test']): CompiledCondition => ({ arg, argText, text, test });
   switch (op) {
     case 'matches': {
       const pattern = condition.matches ?? '';
@@ -291,6 +304,7 @@ function compileCondition(condition: PolicyCondition, field: string, problem: Pr
       const shell = compileShell(condition.shell ?? {}, `${field}.shell`, problem);
       return {
         arg,
+        argText,
         text,
         shell: { dialect: condition.dialect },
         test: (read, allow, part) => typed(read, isString, () => (part === undefined ? MAYBE : shell(part, allow))),
@@ -300,6 +314,7 @@ function compileCondition(condition: PolicyCondition, field: string, problem: Pr
       const wanted = condition.shellOpaque === true;
       return {
         arg,
+        argText,
         text,
         shell: { dialect: condition.dialect },
         test: (read, _allow, part) =>
@@ -337,6 +352,10 @@ function compileRule(rule: PolicyRule, order: number, problem: Problem): Compile
     rule,
     order,
     conditional: conditions.length > 0,
+    programs: (() => {
+      const lists = (rule.when ?? []).filter((c) => c.shell?.program !== undefined);
+      return lists.length === 0 ? undefined : new Set((lists[0]?.shell?.program ?? []).map(basename));
+    })(),
     shellConditions: conditions.flatMap((c) =>
       c.shell === undefined ? [] : [{ arg: c.arg.join('.'), dialect: c.shell.dialect }],
     ),
@@ -348,10 +367,9 @@ function compileRule(rule: PolicyRule, order: number, problem: Problem): Compile
       if (allow) return places.length > 0 && places.every(matchesPath);
       return places.length === 0 || places.some(matchesPath);
     },
-    matchesInput: (input, parts, toolName = '') => {
-      const reads = new Map<string, ArgumentRead>();
+    matchesInput: (input, parts, toolName = '', reads = new Map<string, ArgumentRead>()) => {
       for (const condition of conditions) {
-        const key = condition.arg.join('.');
+        const key = condition.argText;
         let read = reads.get(key);
         if (read === undefined) {
           read = readArgument(input, condition.arg);
@@ -465,9 +483,14 @@ export function compilePolicy(
     input: unknown,
     places: readonly string[],
     parts?: ReadonlyMap<string, ShellPart | undefined>,
+    reads: Map<string, ArgumentRead> = new Map(),
   ): Decision => {
+    // With one line, a part whose program is known skips the rules that name only other programs.
+    const only = parts !== undefined && parts.size === 1 ? parts.values().next().value : undefined;
+    const program = only?.program !== undefined && only.opaque?.kind !== 'code' ? basename(only.program) : undefined;
     for (const rule of list) {
-      if (rule.matchesPlaces(places) && rule.matchesInput(input, parts, toolName)) return decisionOf(rule.rule);
+      if (program !== undefined && rule.programs !== undefined && !rule.programs.has(program)) continue;
+      if (rule.matchesPlaces(places) && rule.matchesInput(input, parts, toolName, reads)) return decisionOf(rule.rule);
     }
     return fallback(toolName);
   };
@@ -495,12 +518,13 @@ export function compilePolicy(
           rule: 'default',
         };
       }
+      const reads = new Map<string, ArgumentRead>();
       let worst: { decision: Decision; part: ShellPart | undefined } | undefined;
       const index = lines.map(() => 0);
       for (let n = 0; n < combinations; n += 1) {
         const parts = new Map<string, ShellPart | undefined>();
         lines.forEach((line, i) => parts.set(line.key, line.parts[index[i] ?? 0]));
-        const decision = judge(list, toolName, input, places, parts);
+        const decision = judge(list, toolName, input, places, parts, reads);
         if (worst === undefined || SEVERITY[decision.verdict] > SEVERITY[worst.decision.verdict]) {
           worst = { decision, part: lines.length === 1 ? parts.get(lines[0]?.key ?? '') : undefined };
           if (decision.verdict === 'deny') break;

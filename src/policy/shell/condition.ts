@@ -46,7 +46,17 @@ interface Words {
   readonly operands: readonly (string | undefined)[];
 }
 
+const splitCache = new WeakMap<ShellPart, Words>();
+
 function splitWords(part: ShellPart): Words {
+  const cached = splitCache.get(part);
+  if (cached !== undefined) return cached;
+  const words = split(part);
+  splitCache.set(part, words);
+  return words;
+}
+
+function split(part: ShellPart): Words {
   const flags: (string | undefined)[] = [];
   const operands: (string | undefined)[] = [];
   let ended = false;
