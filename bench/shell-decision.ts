@@ -44,7 +44,7 @@ function shellRules(): PolicyInput['rules'] {
       when: [{ arg: 'command', shell: shapes[i % shapes.length] }],
       verdict: i % 3 === 0 ? ('ask' as const) : ('deny' as const),
     };
-  }) as PolicyInput['rules'];
+  });
 }
 
 function regexRules(): PolicyInput['rules'] {
