@@ -140,7 +140,8 @@ export function policyProblems(
       // A preset's rules for tools the app does not have are not typos: presets cover every vended tool.
       if (policy.origins.has(rule.id)) continue;
       if ([...known].some((tool) => compiled.matchesTool(tool))) continue;
-      const hint = rule.tools.map((glob) => closest(glob, known)).find((t) => t !== undefined);
+      const candidates = new Set([...known, ...Object.keys(VENDED_TOOLS), HANDOFF_TOOL]);
+      const hint = rule.tools.map((glob) => closest(glob, candidates)).find((t) => t !== undefined);
       problems.push({
         level: 'error',
         code: 'rule-matches-no-tool',

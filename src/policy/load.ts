@@ -90,19 +90,22 @@ const KNOWN_KEYS: readonly string[] = [
   'private',
 ];
 
-/** Levenshtein distance, bounded: `limit + 1` when farther. */
+/** Edit distance with adjacent transpositions (optimal string alignment), bounded: `limit + 1` when farther. */
 export function distance(a: string, b: string, limit = 3): number {
   if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)];
   for (let i = 1; i <= a.length; i += 1) {
-    const current = [i];
+    const row = [i];
     for (let j = 1; j <= b.length; j += 1) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      let best = Math.min((rows[i - 1]?.[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, (rows[i - 1]?.[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, (rows[i - 2]?.[j - 2] ?? 0) + 1);
+      row[j] = best;
     }
-    previous = current;
+    rows.push(row);
   }
-  return previous[b.length] ?? limit + 1;
+  return rows[a.length]?.[b.length] ?? limit + 1;
 }
 
 /**

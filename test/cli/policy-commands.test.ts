@@ -21,7 +21,9 @@ describe('gate-audit check-policy <policy> <module>', () => {
     expect(out).toMatch(/strands_structured_output {2}allow {4}rule swarm-handoff/);
     expect(out).toMatch(/write_file {2}ask {6}rule writes-need-approval/);
     expect(out).toMatch(/shell {7}depends {2}deny if no-recursive-delete matches, else allow \(writer-shell\)/);
-    expect(out).toMatch(/0 tools fall to the default \(deny\)\nnote: a deny or ask condition holds when its argument is present with the wrong type/);
+    expect(out).toMatch(
+      /0 tools fall to the default \(deny\)\nnote: a deny or ask condition holds when its argument is present with the wrong type/,
+    );
   });
 
   it('makes tools that fall to the default visible', async () => {

@@ -63,7 +63,11 @@ describe('the SDK bash tool under gate-audit:vended-tools', () => {
 
 describe('the SDK bash tool under gate-audit:read-only-shell', () => {
   it('runs reading commands and refuses the rest', async () => {
-    const results = await run(readOnly, [`ls ${dir}`, `touch ${marker('ro-touch')}`, `ls ${dir} && touch ${marker('ro-joined')}`]);
+    const results = await run(readOnly, [
+      `ls ${dir}`,
+      `touch ${marker('ro-touch')}`,
+      `ls ${dir} && touch ${marker('ro-joined')}`,
+    ]);
     expect(results[0]).toMatch(/^success:/);
     expect(existsSync(marker('ro-touch'))).toBe(false);
     expect(existsSync(marker('ro-joined'))).toBe(false);

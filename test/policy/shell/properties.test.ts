@@ -33,7 +33,9 @@ const recursiveDelete = fc
     fc.constantFrom('/', '/etc', '"/etc"', "'/var/lib'", '/home/*', '~', '~/x', '/tmp/../etc', '//etc'),
     fc.boolean(),
   )
-  .map(([program, flags, target, flagsLast]) => (flagsLast ? `${program} ${target} ${flags}` : `${program} ${flags} ${target}`));
+  .map(([program, flags, target, flagsLast]) =>
+    flagsLast ? `${program} ${target} ${flags}` : `${program} ${flags} ${target}`,
+  );
 
 const otherDanger = fc.constantFrom(
   'git reset --hard',
@@ -80,8 +82,15 @@ const wrap: fc.Arbitrary<(line: string) => string> = fc.constantFrom(
 
 const joined = (core: fc.Arbitrary<string>): fc.Arbitrary<string> =>
   fc
-    .tuple(fc.array(fc.tuple(allowed, operator), { maxLength: 3 }), core, fc.array(fc.tuple(operator, allowed), { maxLength: 3 }))
-    .map(([before, c, after]) => `${before.map(([a, o]) => `${a}${o}`).join('')}${c}${after.map(([o, a]) => `${o}${a}`).join('')}`);
+    .tuple(
+      fc.array(fc.tuple(allowed, operator), { maxLength: 3 }),
+      core,
+      fc.array(fc.tuple(operator, allowed), { maxLength: 3 }),
+    )
+    .map(
+      ([before, c, after]) =>
+        `${before.map(([a, o]) => `${a}${o}`).join('')}${c}${after.map(([o, a]) => `${o}${a}`).join('')}`,
+    );
 
 describe('a denied line stays denied', () => {
   it('in any stack of wrappers, subshells, bash -c and $( ), joined with allowed commands', () => {
