@@ -120,7 +120,7 @@ describe('gate-audit check-policy', () => {
       expect.objectContaining({
         ruleId: 'rule-matches-no-tool',
         level: 'error',
-        message: { text: expect.stringContaining('did you mean "bash"?') },
+        message: { text: expect.stringContaining('did you mean "bash"?') as unknown },
       }),
     );
     expect((await cli('check-policy', '--format', 'xml', policy)).code).toBe(2);
@@ -138,14 +138,14 @@ export const graph = new Graph({ id: 'hostile\\u202e', nodes: [evil], edges: [] 
     );
     const { code, out } = await cli('check-policy', file('any.yaml', 'version: 1\n'), module);
     expect(code).toBe(0);
-    expect(out).not.toMatch(/[\u001b\r\u202e]/);
+    for (const raw of ['\u001b', '\r', '\u202e']) expect(out).not.toContain(raw);
     expect(out).toContain('hostile\\u202e › evil\\x1b[2J\\r    bash  allow  rule ok');
   });
 
   it("escapes hostile keys in an invalid policy's error", async () => {
     const { code, err } = await cli('check-policy', file('hostile.yaml', 'version: 1\n"bad\\e[2Jkey": 1\n'));
     expect(code).toBe(2);
-    expect(err).not.toMatch(/\u001b/);
+    expect(err).not.toContain('\u001b');
     expect(err).toContain('\\x1b[2J');
   });
 });
