@@ -82,12 +82,12 @@ describe('presets', () => {
   });
 
   it("place $WORKSPACE at the policy's workspace", () => {
-    const policy = {
+    const policy: PolicyInput = {
       version: 1,
       extends: ['gate-audit:vended-tools'],
       default: 'allow',
       workspace: '/srv/app',
-    } as const;
+    };
     const edit = (path: string): string =>
       decide(policy, 'fileEditor', { command: 'create', path, file_text: 'x' }).verdict;
     expect(edit('/srv/app/src/a.ts')).toBe('allow');
