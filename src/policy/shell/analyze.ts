@@ -127,6 +127,27 @@ const STATE_BUILTINS: Readonly<Record<string, string>> = {
 };
 const CHANGES_DIRECTORY = new Set(['cd', 'pushd', 'popd']);
 
+/**
+ * Variables whose value a shell runs as code (prompts with `xtrace`, the startup file of a child shell,
+ * shell options that turn those on, functions imported from the environment).
+ */
+const CODE_VARIABLES = new Set([
+  'BASH_ENV',
+  'ENV',
+  'PS0',
+  'PS1',
+  'PS2',
+  'PS3',
+  'PS4',
+  'PROMPT_COMMAND',
+  'SHELLOPTS',
+  'BASHOPTS',
+]);
+
+function isCodeVariable(name: string): boolean {
+  return CODE_VARIABLES.has(name) || name.startsWith('BASH_FUNC_');
+}
+
 /** Builtins whose words are code run now or later. */
 const CODE_BUILTINS: Readonly<Record<string, string>> = {
   source: 'runs a script file in this shell',
@@ -1080,6 +1101,12 @@ function analyzeSource(source: string, dialect: Dialect, depth: number, context:
     return opaqueLine('the parts found do not account for every substitution in the line', context);
   }
   const parts = analysis.parts.length === 0 ? [analysis.newPart(context)] : analysis.parts;
+  for (const part of parts) {
+    const variable = part.assigns.find(isCodeVariable);
+    if (variable !== undefined) {
+      part.opaque = merge(part.opaque, { kind: 'code', reason: `sets ${variable}, whose value a shell runs as code` });
+    }
+  }
   // A line that changes directory, or runs code that cannot be seen, leaves relative paths unknown.
   if (parts.some((p) => p.cwdUnknown || p.opaque?.kind === 'code')) for (const p of parts) p.cwdUnknown = true;
   return parts;

@@ -39,7 +39,8 @@ export interface ScannedOptions {
   readonly opaque?: string;
 }
 
-const ASSIGNMENT = /^([A-Za-z_][A-Za-z0-9_]*)=/;
+/** `NAME=VALUE` as `env` and `sudo` read it: any word with `=` not at its start (names may hold `%`). */
+const ASSIGNMENT = /^([^=-][^=]*)=/;
 
 function longKind(spec: OptionSpec, name: string): LongKind | undefined {
   const table = spec.long ?? {};

@@ -158,6 +158,11 @@ const HAND: CorpusLine[] = [
   line('opaque', 'find $dir -exec rm -rf / \\;', 'deny', 'ask'),
   line('opaque', 'sg wheel "rm -rf /"', 'deny', 'ask'),
   line('opaque', 'at now <<< "rm -rf /"', 'deny', 'ask'),
+  line('opaque', "set -x; PS4='$(rm -rf /)'; ls", 'deny', 'ask'),
+  line('opaque', "BASH_ENV='$(rm -rf /)' bash -c ls", 'deny', 'ask'),
+  line('opaque', "env 'BASH_FUNC_ls%%=() { rm -rf /; }' bash -c ls", 'deny', 'ask'),
+  line('opaque', "export PROMPT_COMMAND='rm -rf /'", 'deny', 'ask'),
+  line('opaque', 'read -r PS4 < payload', 'deny', 'ask'),
   // Changes what a later call runs (the bash tool keeps one shell).
   line('state', 'cd /tmp', 'ask', 'ask'),
   line('state', 'cd / && ls', 'ask', 'ask'),

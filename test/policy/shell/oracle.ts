@@ -12,7 +12,9 @@ import {
   existsSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
+  readlinkSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
@@ -69,8 +71,10 @@ export class Oracle {
     copyFileSync(join(this._root, 'bin/dash'), join(this._root, 'bin/sh'));
     chmodSync(join(this._root, 'bin/sh'), 0o755);
     execFileSync('mknod', ['-m', '666', join(this._root, 'dev/null'), 'c', '1', '3']);
-    // One write per run (pipelines run stubs at the same time): the record is built first, then appended.
-    const stub = `#!/bin/bash\nprintf -v record '%s${FIELD}' "\${0##*/}" "$@"\nprintf '%s${RECORD}' "$record" >> "$STUBLOG"\n`;
+    // Stubs run under dash, which reads no startup file from the environment (a bash stub would run
+    // BASH_ENV, which a corpus line may set). One write per run (pipelines run stubs at the same time):
+    // the record is built first, then appended.
+    const stub = `#!/bin/dash\nrecord=$(printf '%s\\037' "\${0##*/}" "$@")\nprintf '%s\\036' "$record" >> "$STUBLOG"\n`;
     for (const program of programs) {
       if (!/^[\w.+-]+$/.test(program) || ['bash', 'sh', 'dash', '.', '..'].includes(program)) continue;
       for (const dir of ['bin', 'usr/bin']) {
@@ -100,12 +104,16 @@ export class Oracle {
       `  if [ "$dialect" = bash ]; then STUBLOG=${batch}/$i /bin/bash -c "$line"; else STUBLOG=${batch}/$i /bin/sh -c "$line"; fi </dev/null >/dev/null 2>&1`,
       `done < ${batch}/lines`,
     ].join('\n');
-    spawnSync(this._unshare, ['-n', this._chroot, this._root, '/bin/bash', '-c', driver], {
-      env: { PATH: '/usr/bin:/bin', HOME: '/work' },
-      input: '',
-      timeout: 120_000,
-      stdio: ['pipe', 'ignore', 'ignore'],
-    });
+    try {
+      spawnSync(this._unshare, ['-n', this._chroot, this._root, '/bin/bash', '-c', driver], {
+        env: { PATH: '/usr/bin:/bin', HOME: '/work' },
+        input: '',
+        timeout: 120_000,
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
+    } finally {
+      this.sweep();
+    }
     return lines.map((_, index) => {
       let text: string;
       try {
@@ -128,8 +136,31 @@ export class Oracle {
     return this.runAll([{ line, dialect }])[0] ?? [];
   }
 
+  /** Ends every process still running inside this throwaway root (by pid, after a timeout). */
+  sweep(): void {
+    for (let round = 0; round < 5; round += 1) {
+      const left = readdirSync('/proc').filter((pid) => {
+        if (!/^\d+$/.test(pid)) return false;
+        try {
+          return readlinkSync(`/proc/${pid}/root`) === this._root;
+        } catch {
+          return false;
+        }
+      });
+      if (left.length === 0) return;
+      for (const pid of left) {
+        try {
+          process.kill(Number(pid), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+  }
+
   /** Removes the throwaway root. */
   dispose(): void {
+    this.sweep();
     rmSync(this._root, { recursive: true, force: true });
   }
 }
