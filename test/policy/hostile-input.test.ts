@@ -35,7 +35,7 @@ function verdict(policy: PolicyInput, toolName: string, input: unknown, paths?: 
   return (policyGate(policy).decide(request(toolName, input, paths)) as Decision).verdict;
 }
 
-/** `transfers` allowed, `big-transfers` denied when `amount gt 1000` (the issue's example). */
+/** `transfers` allowed, `big-transfers` denied when `amount gt 1000` (the README's example). */
 const transfers: PolicyInput = {
   version: 1,
   rules: [
