@@ -1,9 +1,19 @@
 /**
  * The SARIF 2.1.0 report, for code-scanning uploads: one rule per problem kind, one result per node that
- * is not gated, and a stable fingerprint per node path so a finding keeps its identity across runs.
+ * fails a run under the one exit rule, an accepted node as a suppressed note carrying its reason, and a
+ * stable fingerprint per node path so a finding keeps its identity across runs.
+ *
+ * Text a person reads (messages, location names, rule ids taken from a node's problem) is neutralised with
+ * `visible`; the fingerprint hashes the raw path. Each result carries the node's `status` and, when known,
+ * its `gate` in `properties`; the run's `properties.gates` lists every gate of the report (a gated node has
+ * no result to carry it).
  */
 import { createHash } from 'node:crypto';
-import { type CoverageNode, type CoverageReport, isCovered } from '../schema.js';
+import { joinPath } from '../../paths.js';
+import { jsonVisible, quoted, visible, visiblePath } from '../../text.js';
+import { nodeFailsRun } from '../exit.js';
+import type { CoverageNode, CoverageReport } from '../schema.js';
+import { gateLegend } from './summary.js';
 
 interface RuleText {
   readonly name: string;
@@ -63,10 +73,22 @@ const RULES: Readonly<Record<string, RuleText>> = {
     help: 'Do not swap node objects after construction.',
   },
   cycle: { name: 'NestingCycle', text: 'An orchestrator is nested inside itself.', help: 'Remove the nesting cycle.' },
+  accepted: {
+    name: 'AcceptedNode',
+    text: 'A remote or opaque node was acknowledged with a reason and is not counted in coverage.',
+    help: 'Keep the acknowledgement current, or gate the node where it runs.',
+  },
 };
 
 const ruleIdOf = (node: CoverageNode): string =>
-  `gate-audit/${node.status === 'ungateable' ? (node.problem ?? 'ungateable') : node.status}`;
+  `gate-audit/${visible(
+    node.status === 'ungateable' || node.status === 'accepted' ? (node.problem ?? node.status) : node.status,
+  )}`;
+
+/** A gate as SARIF properties, its name and id shown with `visible`. */
+function gateProperties(gate: NonNullable<CoverageNode['gate']>): { name: string; id: string; perProcess?: true } {
+  return { name: visible(gate.name), id: visible(gate.id), ...(gate.perProcess === true ? { perProcess: true } : {}) };
+}
 
 /** The stable fingerprint of a node path. */
 export function pathFingerprint(path: readonly string[]): string {
@@ -93,30 +115,49 @@ export function renderSarif(report: CoverageReport, version = '0.0.0'): string {
   const sourceOf = (path: readonly string[]): string | undefined =>
     report.sources.find((s) => s.path.every((segment, i) => path[i] === segment))?.module;
   const results = report.nodes
-    .filter((n) => !isCovered(n.status))
+    .filter((n) => nodeFailsRun(n) || n.status === 'accepted')
     .map((n) => {
       const ruleId = ruleIdOf(n);
       const module = sourceOf(n.path);
+      const accepted = n.status === 'accepted';
       return {
         ruleId,
         ...(ruleIndex.has(ruleId) ? { ruleIndex: ruleIndex.get(ruleId) } : {}),
-        level: n.status === 'blocked' ? 'warning' : 'error',
-        message: { text: `"${n.path.join(' › ')}" ${n.reason}${n.fix === undefined ? '' : ` | ${n.fix}`}` },
+        level: accepted ? 'note' : n.status === 'blocked' ? 'warning' : 'error',
+        message: {
+          text: `${quoted(visiblePath(n.path))} ${visible(n.reason)}${n.fix === undefined ? '' : ` | ${visible(n.fix)}`}`,
+        },
         locations: [
           {
             ...(module === undefined
               ? {}
               : { physicalLocation: { artifactLocation: { uri: module }, region: { startLine: 1 } } }),
-            logicalLocations: [{ fullyQualifiedName: n.path.join('/'), name: n.id, kind: n.kind }],
+            logicalLocations: [
+              { fullyQualifiedName: visible(joinPath(n.path)), name: visible(n.id), kind: visible(n.kind) },
+            ],
           },
         ],
         partialFingerprints: { 'gateAuditNodePath/v1': pathFingerprint(n.path) },
+        ...(accepted
+          ? { suppressions: [{ kind: 'external', status: 'accepted', justification: visible(n.reason) }] }
+          : {}),
+        properties: { status: n.status, ...(n.gate === undefined ? {} : { gate: gateProperties(n.gate) }) },
       };
     });
+  const gates = gateLegend(report.nodes).entries.map((entry) => ({
+    ...gateProperties(entry.gate),
+    nodes: entry.nodes,
+  }));
   const sarif = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: [{ tool: { driver: { name: 'gate-audit', version, rules } }, results }],
+    runs: [
+      {
+        tool: { driver: { name: 'gate-audit', version, rules } },
+        results,
+        ...(gates.length === 0 ? {} : { properties: { gates } }),
+      },
+    ],
   };
-  return `${JSON.stringify(sarif, null, 2)}\n`;
+  return `${jsonVisible(JSON.stringify(sarif, null, 2))}\n`;
 }
