@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/enforce/digest.js';
 import { type Decision, loadPolicy, type PolicyInput, policyGate, type ToolCallRequest } from '../../src/index.js';
-import { escapeSegment, joinPath, segmentOf } from '../../src/paths.js';
+import { escapeSegment, joinPath, segmentOf, UNNAMED } from '../../src/paths.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { policyId } from '../../src/policy/policy-gate.js';
 
@@ -196,8 +196,8 @@ describe('globs match every character, newlines included', () => {
         { id: 'one', tools: ['x?y'], verdict: 'deny' },
       ],
     };
-    expect(verdict(policy, 'read', {}, [['pipeline', segmentOf('evil\nwriter', '(unnamed)')]])).toBe('deny');
-    expect(verdict(policy, 'read', {}, [[segmentOf('pipe\nline', '(unnamed)'), 'w']])).toBe('allow');
+    expect(verdict(policy, 'read', {}, [['pipeline', segmentOf('evil\nwriter', UNNAMED)]])).toBe('deny');
+    expect(verdict(policy, 'read', {}, [[segmentOf('pipe\nline', UNNAMED), 'w']])).toBe('allow');
     expect(verdict(policy, 'sh\nell', {})).toBe('deny');
     expect(verdict(policy, 'x\ny', {})).toBe('deny');
   });
@@ -216,22 +216,32 @@ describe('globs match every character, newlines included', () => {
 describe('escaped segments never collide', () => {
   const id = fc.oneof(
     fc.string(),
-    fc.constantFrom('acme/prod', 'acme%2Fprod', 'acme%252Fprod', 'a#2', 'a%232', 'a/b', '%', '#', '/', ''),
+    fc.constantFrom(
+      'acme/prod',
+      'acme%2Fprod',
+      'acme%252Fprod',
+      'a#2',
+      'a%232',
+      'a/b',
+      '%',
+      '#',
+      '/',
+      '',
+      '(unnamed)',
+      '#unnamed',
+    ),
   );
 
   it('distinct id lists join to distinct strings (segmentOf and escapeSegment, then joinPath)', () => {
-    // A path has at least one segment. segmentOf gives a missing or empty id its fallback, so the one
-    // collision by design is an id spelled like the fallback itself; ids here are never that.
-    const path = fc.array(
-      id.filter((s) => s !== '(unnamed)'),
-      { minLength: 1, maxLength: 5 },
-    );
+    // A path has at least one segment. segmentOf gives an empty id the fallback, which starts with "#": no
+    // escaped id can be spelled like it, not even "#unnamed" or "(unnamed)".
+    const path = fc.array(id, { minLength: 1, maxLength: 5 });
     fc.assert(
       fc.property(path, path, (a, b) => {
         fc.pre(JSON.stringify(a) !== JSON.stringify(b));
         expect(joinPath(a.map(escapeSegment))).not.toBe(joinPath(b.map(escapeSegment)));
-        const segA = a.map((s) => segmentOf(s, '(unnamed)'));
-        const segB = b.map((s) => segmentOf(s, '(unnamed)'));
+        const segA = a.map((s) => segmentOf(s, UNNAMED));
+        const segB = b.map((s) => segmentOf(s, UNNAMED));
         expect(joinPath(segA)).not.toBe(joinPath(segB));
       }),
       { numRuns: 2000 },
