@@ -14,7 +14,10 @@ export type GateAuditErrorCode =
   | 'NO_ORCHESTRATOR'
   | 'USAGE'
   | 'NOT_FULLY_GATED'
-  | 'INVALID_POLICY';
+  | 'INVALID_POLICY'
+  | 'SDK_SHAPE'
+  | 'SDK_UNTESTED'
+  | 'SDK_BEHAVIOUR';
 
 /** Why a node, agent or orchestrator cannot be gated in this process. */
 export type FindingKind =

@@ -13,6 +13,7 @@ import { type Inventory, walk } from '../walker/walk.js';
 import { type AgentGate, DEFAULT_DECISION_TIMEOUT_MS, type GateSource, installAgentGate } from './agent-gate.js';
 import { configuredDefaultGate, type Gate, isGate } from './gate.js';
 import { installNodeGuard } from './node-guard.js';
+import { ensureSdk } from './sdk-check.js';
 
 /** Options of `install` and `installMultiagent`. */
 export interface InstallOptions {
@@ -23,6 +24,11 @@ export interface InstallOptions {
    * with `[gate] ERROR:` and the run stops, like any gate error; a late answer is ignored.
    */
   timeoutMs?: number;
+  /**
+   * Refuse (`SDK_UNTESTED`) when the loaded `@strands-agents/sdk` lies outside the range gate-audit was tested
+   * on, instead of warning once and running the behavioural self-test.
+   */
+  requireTestedSdk?: boolean;
 }
 
 function decisionTimeout(options: InstallOptions | undefined, subject: string): number {
@@ -119,8 +125,10 @@ function existingHandle(agent: Agent): AgentGate {
  * @returns the handle on the agent's gate
  * @throws NoGateError when no gate is given or configured
  * @throws UngateableError (or SdkMismatchError) when the agent cannot be gated in-process
+ * @throws GateAuditError `SDK_SHAPE`, `SDK_UNTESTED` or `SDK_BEHAVIOUR` when the loaded SDK cannot be used
  */
 export function install(agent: Agent, options?: InstallOptions): AgentGate {
+  ensureSdk({ requireTested: options?.requireTestedSdk === true });
   const subject = `install(agent "${String((agent as { id?: unknown } | undefined)?.id)}")`;
   const classified = classifyExecutor(agent);
   const path = [segmentOf(agent?.id, '(agent)')];
@@ -148,8 +156,10 @@ export function install(agent: Agent, options?: InstallOptions): AgentGate {
  * @returns the handles installed by this call (empty when everything was gated already)
  * @throws NoGateError when no gate is given or configured
  * @throws UngateableError (or SdkMismatchError) listing every part that cannot be gated
+ * @throws GateAuditError `SDK_SHAPE`, `SDK_UNTESTED` or `SDK_BEHAVIOUR` when the loaded SDK cannot be used
  */
 export function installMultiagent(orchestrator: Orchestrator, options?: InstallOptions): AgentGate[] {
+  ensureSdk({ requireTested: options?.requireTestedSdk === true });
   const source = gateSource(
     options,
     `installMultiagent("${String((orchestrator as { id?: unknown } | undefined)?.id)}")`,

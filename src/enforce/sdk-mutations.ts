@@ -4,6 +4,7 @@
  */
 import type { Agent } from '@strands-agents/sdk';
 import { GateAuditError } from '../errors.js';
+import { testedRange } from '../sdk-version.js';
 import { BeforeNodeCallEvent, type Orchestrator, toolCallHooks, toolMiddleware } from '../walker/sdk-internals.js';
 
 /**
@@ -58,8 +59,9 @@ export function addNodeHookLast(
   const registry = (orchestrator as unknown as { _hookRegistry?: { addCallback?: unknown } })._hookRegistry;
   if (typeof registry?.addCallback !== 'function') {
     throw new GateAuditError(
-      'INVALID_ARGUMENT',
-      `orchestrator=<${orchestrator.id}> | its hook registry is not the SDK 1.19 shape | use @strands-agents/sdk 1.19.x`,
+      'SDK_SHAPE',
+      `orchestrator=<${orchestrator.id}>, field=<_hookRegistry.addCallback> | its hook registry is not the shape ` +
+        `gate-audit reads | use @strands-agents/sdk ${testedRange()} (the tested range)`,
     );
   }
   const add = registry.addCallback as (

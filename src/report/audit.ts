@@ -23,6 +23,7 @@ import {
 } from '../walker/sdk-internals.js';
 import { type Entry, walk } from '../walker/walk.js';
 import { nodeFailsRun } from './exit.js';
+import { checkedGenerator } from './generator.js';
 import {
   type CoverageNode,
   type CoverageReport,
@@ -202,6 +203,7 @@ function build(
   assumeInstalled: boolean,
   refusals: readonly Finding[],
 ): CoverageReport {
+  const generator = checkedGenerator();
   const inventory = walk(root);
   const graph = new DirectedGraph<NodeAttributes, EdgeAttributes>();
   const shared = new Map<unknown, string[]>();
@@ -270,6 +272,7 @@ function build(
     summary: summarize(nodes),
     refusals: refusals.map((f) => ({ path: [...f.path], kind: f.kind, reason: f.reason, fix: f.fix })),
     sources: [],
+    generator,
   });
 }
 
