@@ -12,7 +12,7 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { GateAuditError } from '../errors.js';
 import { isTestedSdk, sdkVersion, testedRange } from '../sdk-version.js';
 import { checkSdkShape, makeSdkProbes, type SdkProbes, type ShapeProblem } from '../walker/sdk-shape.js';
@@ -142,16 +142,19 @@ function isSelfTestResult(value: unknown): value is SelfTestResult {
   return v.ok === false && typeof v.check === 'string' && typeof v.detail === 'string';
 }
 
-/** Runs the self-test in a child process with the same SDK copy, synchronously; any doubt is a failure. */
-function selfTestInChild(): SelfTestResult {
+/**
+ * Runs the behavioural self-test in a child process on the same SDK copy, synchronously; any doubt (the child
+ * cannot start, crashes, times out or answers garbage) is a failure.
+ */
+export function selfTestInChild(): SelfTestResult {
   const here = fileURLToPath(import.meta.url);
   const fromSource = here.endsWith('.ts');
   const entry = join(dirname(here), `sdk-self-test-main.${fromSource ? 'ts' : 'js'}`);
   const args = [entry];
   if (fromSource) {
-    // Only when gate-audit runs from its TypeScript sources (its own tests): load them through jiti.
+    // Only when gate-audit runs from its TypeScript sources (its own tests): run them through jiti's CLI.
     const jiti = dirname(createRequire(import.meta.url).resolve('jiti/package.json'));
-    args.unshift('--import', pathToFileURL(join(jiti, 'lib/jiti-register.mjs')).href);
+    args.unshift(join(jiti, 'lib/jiti-cli.mjs'));
   }
   const child = spawnSync(process.execPath, args, {
     encoding: 'utf8',

@@ -324,7 +324,7 @@ function describe(value: unknown): string {
   if (value === null) return 'null';
   if (value instanceof Map) return 'a Map';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'object') return `an object (${(value).constructor?.name ?? 'no class'})`;
+  if (typeof value === 'object') return `an object (${value.constructor?.name ?? 'no class'})`;
   return `a ${typeof value}`;
 }
 
