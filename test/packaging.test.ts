@@ -113,7 +113,8 @@ describe('a CommonJS app', () => {
   function runCjs(source: string): { status: number | null; stdout: string; stderr: string } {
     const file = join(app, `check-${Math.random().toString(36).slice(2)}.cjs`);
     writeFileSync(file, source);
-    const { FORCE_COLOR: _colour, ...env } = process.env;
+    const env = { ...process.env };
+    delete env.FORCE_COLOR;
     const result = spawnSync(process.execPath, [file], { cwd: app, encoding: 'utf8', timeout: 60_000, env });
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   }

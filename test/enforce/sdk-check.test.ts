@@ -155,11 +155,9 @@ describe('an SDK version outside the tested range (simulated at the version read
     });
     const { graph, agent } = smallGraph();
     expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(
-      expect.objectContaining({
-        code: 'SDK_BEHAVIOUR',
-        message: expect.stringContaining("check=<a denied tool's body"),
-      }),
+      expect.objectContaining({ code: 'SDK_BEHAVIOUR' }),
     );
+    expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(/check=<a denied tool's body/);
     expect(isGated(agent)).toBe(false);
     expect(hasNodeGuard(graph)).toBe(false);
     expect(() => audit(graph)).toThrow(expect.objectContaining({ code: 'SDK_BEHAVIOUR' }));
@@ -216,8 +214,9 @@ describe('an SDK whose internals changed shape (a probe with a private field ren
       },
     });
     expect(() => installMultiagent(smallGraph().graph, { gate: allowAll() })).toThrow(
-      expect.objectContaining({ code: 'SDK_SHAPE', message: expect.stringContaining('constructor changed') }),
+      expect.objectContaining({ code: 'SDK_SHAPE' }),
     );
+    expect(() => audit(smallGraph().graph)).toThrow(/constructor changed/);
   });
 });
 
