@@ -31,7 +31,7 @@ import {
   toolCallHooks,
   toolMiddleware,
 } from './sdk-internals.js';
-import { InterventionHandler } from '@strands-agents/sdk';
+import { type AgentConfig, InterventionHandler } from '@strands-agents/sdk';
 import { ProbeModel } from './probe-model.js';
 
 /** SDK features that came later than the oldest supported version, detected by presence. */
@@ -273,12 +273,15 @@ export function makeSdkProbes(): SdkProbes {
   agent.addHook(BeforeToolCallEvent, earlyHook, { order: Number.NEGATIVE_INFINITY });
   agent.addMiddleware(ExecuteToolStage, middleware as never);
   const plainAgent = new Agent({ ...base, id: 'probe-b', model: new ProbeModel() });
-  const backgroundAgent = new Agent({
+  // Typed loosely: SDKs without background tasks do not know the option (and ignore it).
+  const backgroundConfig: Record<string, unknown> = {
     ...base,
     id: 'probe-background',
     model: new ProbeModel(),
     backgroundTasks: true,
-  });
+  };
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed with older SDK types
+  const backgroundAgent = new Agent(backgroundConfig as AgentConfig);
   const graph = new Graph({
     id: 'probe-graph',
     nodes: [agent, plainAgent, new Agent({ ...base, id: 'probe-e', model: new ProbeModel() })],
