@@ -30,6 +30,7 @@ const RANGE = `>=${SDK_TESTED.min} <=${SDK_TESTED.max}`;
 const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as {
   version: string;
   peerDependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
 };
 
 let warnings: string[];
@@ -71,6 +72,13 @@ describe('the tested range', () => {
     expect(pkg.peerDependencies['@strands-agents/sdk']).toBe(`>=${SDK_TESTED.min} <2.0.0`);
     expect(isTestedSdk(SDK_TESTED.min)).toBe(true);
     expect(isTestedSdk(SDK_TESTED.max)).toBe(true);
+  });
+
+  it("ends at the lock's dev version of the SDK (the newest the suite runs on), and the README states both ranges", () => {
+    expect(pkg.devDependencies['@strands-agents/sdk']).toBe(SDK_TESTED.max);
+    const readme = readFileSync(`${root}/README.md`, 'utf8');
+    expect(readme).toContain(`\`@strands-agents/sdk ${pkg.peerDependencies['@strands-agents/sdk']}\``);
+    expect(readme).toContain(`tested range** is \`${RANGE}\``);
   });
 
   it('leaves out older, newer, prerelease and unreadable versions', () => {
