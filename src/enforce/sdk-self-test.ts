@@ -78,6 +78,21 @@ async function hookOrder(): Promise<void> {
   agent.addHook(BeforeToolCallEvent, () => void seen.push('first'), { order: Number.NEGATIVE_INFINITY });
   await settle(() => agent.invoke('go'));
   expectThat(seen.join(',') === 'first,default,last', `agent hooks ran as ${seen.join(',') || 'nothing'}`);
+  // Orchestrators take no order in addHook: gate-audit orders its node guard through their hook registry.
+  const nodes: string[] = [];
+  const graph = new Graph({
+    id: 'self-test-order-graph',
+    nodes: [probeAgent('self-test-o', [])],
+    edges: [],
+    maxSteps: 4,
+  });
+  const registry = (graph as unknown as { _hookRegistry: { addCallback: (...args: unknown[]) => unknown } })
+    ._hookRegistry;
+  graph.addHook(BeforeNodeCallEvent, () => void nodes.push('default'));
+  registry.addCallback(BeforeNodeCallEvent, () => void nodes.push('last'), { order: Number.POSITIVE_INFINITY });
+  registry.addCallback(BeforeNodeCallEvent, () => void nodes.push('first'), { order: Number.NEGATIVE_INFINITY });
+  await settle(() => graph.invoke('go'));
+  expectThat(nodes.join(',') === 'first,default,last', `orchestrator hooks ran as ${nodes.join(',') || 'nothing'}`);
 }
 
 async function deniedToolDoesNotRun(): Promise<void> {
