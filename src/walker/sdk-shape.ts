@@ -37,6 +37,11 @@ import { ProbeModel } from './probe-model.js';
 /** SDK features that came later than the oldest supported version, detected by presence. */
 export type SdkFeature = 'background-tasks';
 
+/** Why a test of a feature skips on an SDK without it (the note `npm run sdk-matrix` groups by). */
+export const FEATURE_ABSENT: Readonly<Record<SdkFeature, string>> = {
+  'background-tasks': 'no background tasks in this SDK (Agent ignores the backgroundTasks option)',
+};
+
 /** The JavaScript type a field must have. */
 export type SdkFieldType = 'Map' | 'array' | 'boolean' | 'function' | 'object';
 

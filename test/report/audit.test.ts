@@ -16,7 +16,7 @@ import {
   plan,
 } from '../../src/index.js';
 import { toolCallHooks } from '../../src/walker/sdk-internals.js';
-import { sdkFeatures } from '../../src/walker/sdk-shape.js';
+import { FEATURE_ABSENT, sdkFeatures } from '../../src/walker/sdk-shape.js';
 import '../../src/vitest.js';
 import { nodesOf, recordingTool, say, scriptedAgent } from '../helpers/sdk.js';
 
@@ -130,7 +130,7 @@ describe('audit', () => {
 
   // A feature test: background tasks came after the oldest supported SDK, so it is detected by presence.
   it('warns about background tasks, on an SDK that has them', ({ skip }) => {
-    skip(!sdkFeatures()['background-tasks'], 'this SDK has no background tasks (Agent ignores the option)');
+    skip(!sdkFeatures()['background-tasks'], FEATURE_ABSENT['background-tasks']);
     const config: Record<string, unknown> = { backgroundTasks: true };
     // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed with older SDK types
     const a = scriptedAgent('a', [say('x')], config as Partial<AgentConfig>);

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   checkSdkShape,
+  FEATURE_ABSENT,
   makeSdkProbes,
   SDK_FIELDS,
   type SdkField,
@@ -67,7 +68,7 @@ describe('the SDK shape self-check', () => {
   describe.each(probed.map((f) => [`${f.owner}.${f.field}`, f] as const))('when %s', (_name, field) => {
     const skipUnlessPresent = (skip: (condition: boolean, note: string) => void): void => {
       if (field.need === 'background-tasks') {
-        skip(!features['background-tasks'], 'this SDK has no background tasks: the field exists only with them');
+        skip(!features['background-tasks'], FEATURE_ABSENT['background-tasks']);
       }
     };
 
