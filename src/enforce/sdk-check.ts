@@ -17,7 +17,6 @@ import { GateAuditError } from '../errors.js';
 import { isTestedSdk, sdkVersion, testedRange } from '../sdk-version.js';
 import { checkSdkShape, makeSdkProbes, type SdkProbes, type ShapeProblem } from '../walker/sdk-shape.js';
 import { log } from './log.js';
-import type { SelfTestResult } from './sdk-self-test.js';
 
 /** The SDK this process runs, as gate-audit judged it. */
 export interface SdkStatus {
@@ -30,6 +29,11 @@ export interface SdkStatus {
   /** The tested range, e.g. `>=1.11.2 <=1.19.0`. */
   readonly range: string;
 }
+
+/** What the behavioural self-test (`sdk-self-test.ts`) found. */
+export type SelfTestResult =
+  | { readonly ok: true; readonly checks: readonly string[] }
+  | { readonly ok: false; readonly check: string; readonly detail: string };
 
 /** What the check may be told. */
 export interface SdkCheckOptions {

@@ -15,11 +15,8 @@ import { ProbeModel, type ProbeTurn } from '../walker/probe-model.js';
 import { Agent, AgentNode, BeforeNodeCallEvent, BeforeToolCallEvent, Graph, Swarm } from '../walker/sdk-internals.js';
 import type { Gate, ToolCallRequest } from './gate.js';
 import { install, installMultiagent } from './install.js';
+import type { SelfTestResult } from './sdk-check.js';
 
-/** What the self-test found. */
-export type SelfTestResult =
-  | { readonly ok: true; readonly checks: readonly string[] }
-  | { readonly ok: false; readonly check: string; readonly detail: string };
 
 /** The self-test's checks, by the guarantee each one stands for. */
 export const SELF_TEST_CHECKS = [
