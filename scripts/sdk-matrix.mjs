@@ -20,6 +20,11 @@ const min = /min: '([^']+)'/.exec(source)?.[1];
 const max = /max: '([^']+)'/.exec(source)?.[1];
 if (min === undefined || max === undefined) throw new Error('SDK_TESTED not found in src/sdk-version.ts');
 
+// The notes a feature test may skip with; any other skip is reported (a security test never skips).
+const shape = readFileSync(join(root, 'src/walker/sdk-shape.ts'), 'utf8');
+const featureBlock = /FEATURE_ABSENT[^{]*\{([^}]*)\}/.exec(shape)?.[1] ?? '';
+const featureNotes = new Set([...featureBlock.matchAll(/:\s*'([^']+)'/g)].map((m) => m[1]));
+
 const parse = (v) => v.split('.').map(Number);
 const compare = (a, b) => {
   const [x, y] = [parse(a), parse(b)];
@@ -103,11 +108,15 @@ try {
       : [];
     const notes = [...new Set(lines.filter((l) => l.state === 'skipped').map((l) => l.note ?? 'skipped'))];
     const failures = lines.filter((l) => l.state === 'failed').map((l) => `fails: ${l.name}`);
+    const unexplained = lines
+      .filter((l) => l.state === 'skipped' && !featureNotes.has(l.note))
+      .map((l) => `skipped without a feature reason: ${l.name}`);
     const skippedCount = lines.filter((l) => l.state === 'skipped').length;
     const row = {
       version,
       passed: counts.numPassedTests ?? 0,
-      failed: (counts.numFailedTests ?? 0) + (run.status !== 0 && !counts.numFailedTests ? 1 : 0),
+      failed:
+        (counts.numFailedTests ?? 0) + (run.status !== 0 && !counts.numFailedTests ? 1 : 0) + unexplained.length,
       skipped: skippedCount,
       differs:
         [
@@ -116,6 +125,7 @@ try {
             return `${count} feature test${count === 1 ? '' : 's'} skipped: ${n}`;
           }),
           ...failures,
+          ...unexplained,
         ].join('; ') || 'nothing: every test passes',
     };
     rows.push(row);
