@@ -106,7 +106,7 @@ try {
     const lines = existsSync(outcomes)
       ? readFileSync(outcomes, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l))
       : [];
-    const notes = [...new Set(lines.filter((l) => l.state === 'skipped').map((l) => l.note ?? 'skipped'))];
+    const notes = [...new Set(lines.filter((l) => l.state === 'skipped' && featureNotes.has(l.note)).map((l) => l.note))];
     const failures = lines.filter((l) => l.state === 'failed').map((l) => `fails: ${l.name}`);
     const unexplained = lines
       .filter((l) => l.state === 'skipped' && !featureNotes.has(l.note))
