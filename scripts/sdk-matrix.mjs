@@ -51,6 +51,9 @@ for (const v of published) {
   }
 }
 const versions = explicit.length > 0 ? explicit : [...newestOfMinor.values()].sort(compare);
+// The two ends first (they are what CI runs); the table is rewritten after every version, so a run stopped
+// early leaves the versions it did not reach marked as not run.
+const order = versions.length > 2 ? [versions[0], versions[versions.length - 1], ...versions.slice(1, -1)] : versions;
 const writeReadme = explicit.length === 0 && !newer;
 console.log(`sdk-matrix: tested range >=${min} <=${max}; running ${versions.join(', ')}`);
 
@@ -69,8 +72,37 @@ rmSync(join(work, 'node_modules/.gate-audit-test'), { recursive: true, force: tr
 
 const rows = [];
 let failedInRange = false;
+
+/** The table of the versions run so far (the others marked not run), written to the README when asked. */
+function writeTable() {
+  const byVersion = new Map(rows.map((r) => [r.version, r]));
+  const table = [
+    '| @strands-agents/sdk | tests passed | failed | skipped | what differs |',
+    '| --- | --- | --- | --- | --- |',
+    ...versions.map((v) => {
+      const r = byVersion.get(v);
+      return r === undefined
+        ? `| ${v} | | | | not run yet |`
+        : `| ${r.version} | ${r.passed} | ${r.failed} | ${r.skipped} | ${r.differs.replaceAll('|', '\\|')} |`;
+    }),
+    '',
+    `Written by \`npm run sdk-matrix\` on ${new Date().toISOString().slice(0, 10)} (Node ${process.version}, tested range ` +
+      `\`>=${min} <=${max}\`).`,
+  ].join('\n');
+  if (!writeReadme) return table;
+  const readmePath = join(root, 'README.md');
+  const readme = readFileSync(readmePath, 'utf8');
+  const start = '<!-- sdk-matrix:start -->';
+  const end = '<!-- sdk-matrix:end -->';
+  if (!readme.includes(start) || !readme.includes(end)) throw new Error(`README.md has no ${start} … ${end} markers`);
+  writeFileSync(
+    readmePath,
+    `${readme.slice(0, readme.indexOf(start) + start.length)}\n${table}\n${readme.slice(readme.indexOf(end))}`,
+  );
+  return table;
+}
 try {
-  for (const version of versions) {
+  for (const version of order) {
     console.log(`\n== @strands-agents/sdk ${version}`);
     const install = sh('npm', ['install', '--no-save', '--no-audit', '--no-fund', `@strands-agents/sdk@${version}`], {
       cwd: work,
@@ -131,29 +163,12 @@ try {
     rows.push(row);
     failedInRange ||= row.failed > 0 && compare(version, max) <= 0;
     console.log(`   ${row.passed} passed, ${row.failed} failed, ${row.skipped} skipped | ${row.differs}`);
+    writeTable();
   }
+  console.log(`\n${writeTable()}`);
+  if (writeReadme) console.log('sdk-matrix: README.md updated');
 } finally {
   rmSync(work, { recursive: true, force: true });
 }
 
-const node = process.version;
-const table = [
-  '| @strands-agents/sdk | tests passed | failed | skipped | what differs |',
-  '| --- | --- | --- | --- | --- |',
-  ...rows.map((r) => `| ${r.version} | ${r.passed} | ${r.failed} | ${r.skipped} | ${r.differs.replaceAll('|', '\\|')} |`),
-  '',
-  `Written by \`npm run sdk-matrix\` on ${new Date().toISOString().slice(0, 10)} (Node ${node}, tested range ` +
-    `\`>=${min} <=${max}\`).`,
-].join('\n');
-console.log(`\n${table}`);
-if (writeReadme) {
-  const readmePath = join(root, 'README.md');
-  const readme = readFileSync(readmePath, 'utf8');
-  const start = '<!-- sdk-matrix:start -->';
-  const end = '<!-- sdk-matrix:end -->';
-  if (!readme.includes(start) || !readme.includes(end)) throw new Error(`README.md has no ${start} … ${end} markers`);
-  const updated = `${readme.slice(0, readme.indexOf(start) + start.length)}\n${table}\n${readme.slice(readme.indexOf(end))}`;
-  writeFileSync(readmePath, updated);
-  console.log('sdk-matrix: README.md updated');
-}
 process.exit(failedInRange ? 1 : 0);
