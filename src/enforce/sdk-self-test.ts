@@ -17,7 +17,6 @@ import type { Gate, ToolCallRequest } from './gate.js';
 import { install, installMultiagent } from './install.js';
 import type { SelfTestResult } from './sdk-check.js';
 
-
 /** The self-test's checks, by the guarantee each one stands for. */
 export const SELF_TEST_CHECKS = [
   'hook callbacks run by their order, not by when they were registered',
