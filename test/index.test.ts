@@ -8,6 +8,8 @@ describe('the public API', () => {
       'CoverageReportSchema',
       'GOVERNS',
       'GateAuditError',
+      'GateConflictError',
+      'GateFailedError',
       'GatePlugin',
       'NoGateError',
       'PolicyError',

@@ -13,6 +13,10 @@
 import {
   Agent,
   AgentNode,
+  agentToolExecutor,
+  agentToolRegistry,
+  MultiAgentNode,
+  multiAgentNodeExecutor,
   BeforeNodeCallEvent,
   BeforeToolCallEvent,
   ExecuteToolStage,
@@ -48,7 +52,15 @@ export type SdkFieldType = 'Map' | 'array' | 'boolean' | 'function' | 'object';
 /** One private field gate-audit reads. */
 export interface SdkField {
   /** The SDK object it is read from. */
-  readonly owner: 'Agent' | 'Graph' | 'Swarm' | 'AgentNode' | 'AgentAsTool' | 'StructuredOutputTool' | 'A2AAgent';
+  readonly owner:
+    | 'Agent'
+    | 'Graph'
+    | 'Swarm'
+    | 'AgentNode'
+    | 'MultiAgentNode'
+    | 'AgentAsTool'
+    | 'StructuredOutputTool'
+    | 'A2AAgent';
   /** The property path, e.g. `_hooksRegistry._callbacks`. */
   readonly field: string;
   /** The type it must have. */
@@ -128,6 +140,22 @@ export const SDK_FIELDS: readonly SdkField[] = [
   },
   {
     owner: 'Agent',
+    field: '_toolExecutor',
+    type: 'object',
+    need: 'required',
+    checked: 'probe',
+    why: 'the tool executor an agent runs its tools with (a custom one could skip the hooks)',
+  },
+  {
+    owner: 'Agent',
+    field: '_toolRegistry',
+    type: 'object',
+    need: 'required',
+    checked: 'probe',
+    why: "the agent's tools (listed in the report, agents used as tools gated too)",
+  },
+  {
+    owner: 'Agent',
     field: '_backgroundTasks',
     type: 'object',
     need: 'background-tasks',
@@ -199,6 +227,14 @@ export const SDK_FIELDS: readonly SdkField[] = [
     why: 'the executor a node really runs (`.agent` is only a getter over it)',
   },
   {
+    owner: 'MultiAgentNode',
+    field: '_orchestrator',
+    type: 'object',
+    need: 'required',
+    checked: 'probe',
+    why: 'the nested Graph or Swarm a node really runs (`.orchestrator` is only a getter over it)',
+  },
+  {
     owner: 'AgentAsTool',
     field: '_agent',
     type: 'object',
@@ -232,7 +268,10 @@ export interface SdkProbes {
   readonly featureAgents: Readonly<Record<SdkFeature, Agent>>;
   /** A plain agent, to tell a feature's probe apart. */
   readonly plainAgent: Agent;
-  /** A Graph from `agent` to `plainAgent` (no condition) and to a third agent (a condition), with a node hook. */
+  /**
+   * A Graph from `agent` to `plainAgent` (no condition) and to a third agent (a condition), with a nested Swarm
+   * (`probe-nested`) and a node hook.
+   */
   readonly graph: Graph;
   /** A Swarm of two agents with a node hook. */
   readonly swarm: Swarm;
@@ -287,10 +326,19 @@ export function makeSdkProbes(): SdkProbes {
   };
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed with older SDK types
   const backgroundAgent = new Agent(backgroundConfig as AgentConfig);
+  const nested = new Swarm({
+    id: 'probe-nested',
+    nodes: [new Agent({ ...base, id: 'probe-f', model: new ProbeModel() })],
+    maxSteps: 4,
+  });
   const graph = new Graph({
     id: 'probe-graph',
-    nodes: [agent, plainAgent, new Agent({ ...base, id: 'probe-e', model: new ProbeModel() })],
-    edges: [['probe-a', 'probe-b'], { source: 'probe-a', target: 'probe-e', handler: () => false }],
+    nodes: [agent, plainAgent, new Agent({ ...base, id: 'probe-e', model: new ProbeModel() }), nested],
+    edges: [
+      ['probe-a', 'probe-b'],
+      { source: 'probe-a', target: 'probe-e', handler: () => false },
+      ['probe-a', 'probe-nested'],
+    ],
     sources: ['probe-a'],
     maxSteps: 4,
   });
@@ -370,6 +418,8 @@ function ownerProbe(probes: SdkProbes, field: SdkField): unknown {
       return probes.swarm;
     case 'AgentNode':
       return probes.graph.nodes.get('probe-a');
+    case 'MultiAgentNode':
+      return probes.graph.nodes.get('probe-nested');
     case 'AgentAsTool':
       return probes.agentTool;
     default:
@@ -430,8 +480,19 @@ function accessorProblem(probes: SdkProbes, features: Readonly<Record<SdkFeature
     return problem('Agent', '_interventionRegistry._handlers', 'the interventions given at construction', 'not there');
   }
   const node = graph.nodes.get('probe-a');
-  if (!(node instanceof AgentNode) || agentNodeExecutor(node) !== agent) {
-    return problem('AgentNode', '_agent', 'the agent the node was built from', 'another value');
+  const nodeRead = node instanceof AgentNode ? agentNodeExecutor(node) : undefined;
+  if (nodeRead?.ok !== true || nodeRead.value !== agent) {
+    return problem('AgentNode', '_agent', 'the agent the node was built from, as plain data', 'another value');
+  }
+  const nestedNode = graph.nodes.get('probe-nested');
+  const nestedRead = nestedNode instanceof MultiAgentNode ? multiAgentNodeExecutor(nestedNode) : undefined;
+  if (nestedRead?.ok !== true || !(nestedRead.value instanceof Swarm)) {
+    return problem(
+      'MultiAgentNode',
+      '_orchestrator',
+      'the Swarm the node was built from, as plain data',
+      'another value',
+    );
   }
   if (!graphSources(graph).includes(node)) {
     return problem('Graph', '_sources', 'the entry nodes', 'not the entry node');
@@ -439,8 +500,13 @@ function accessorProblem(probes: SdkProbes, features: Readonly<Record<SdkFeature
   if (agentAsToolTarget(probes.agentTool) !== agent) {
     return problem('AgentAsTool', '_agent', 'the agent of asTool()', 'another value');
   }
-  if (!isSdkToolExecutor(agent.toolExecutor)) {
-    return problem('Agent', 'toolExecutor', "one of the SDK's two tool executors", describe(agent.toolExecutor));
+  const executor = agentToolExecutor(agent);
+  if (!executor.ok || !isSdkToolExecutor(executor.value) || executor.value !== agent.toolExecutor) {
+    return problem('Agent', '_toolExecutor', "one of the SDK's two tool executors, as plain data", 'another value');
+  }
+  const registry = agentToolRegistry(agent);
+  if (!registry.ok || registry.value !== agent.toolRegistry) {
+    return problem('Agent', '_toolRegistry', "the agent's tool registry, as plain data", 'another value');
   }
   const [plainEdge, conditionalEdge] = graph.edges;
   if (plainEdge === undefined || conditionalEdge === undefined) {

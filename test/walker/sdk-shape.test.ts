@@ -21,6 +21,7 @@ function holder(probes: SdkProbes, field: SdkField): { object: Record<string, un
     Graph: probes.graph,
     Swarm: probes.swarm,
     AgentNode: probes.graph.nodes.get('probe-a'),
+    MultiAgentNode: probes.graph.nodes.get('probe-nested'),
     AgentAsTool: probes.agentTool,
     StructuredOutputTool: undefined,
     A2AAgent: undefined,
@@ -54,12 +55,21 @@ describe('the SDK shape self-check', () => {
     }
   });
 
-  it('lists every private field sdk-internals.ts and sdk-mutations.ts read (the list cannot drift)', () => {
+  it('lists every private SDK field gate-audit reads or locks (the list cannot drift)', () => {
     const listed = new Set(SDK_FIELDS.flatMap((f) => f.field.split('.')));
     const read = new Set<string>();
-    for (const file of ['src/walker/sdk-internals.ts', 'src/enforce/sdk-mutations.ts']) {
+    const files = [
+      'src/walker/sdk-internals.ts',
+      'src/walker/classify.ts',
+      'src/walker/topology.ts',
+      'src/enforce/sdk-mutations.ts',
+      'src/enforce/install.ts',
+      'src/enforce/agent-gate.ts',
+    ];
+    for (const file of files) {
       const text = readFileSync(join(root, file), 'utf8');
-      for (const match of text.matchAll(/['.](_[a-zA-Z]+)\b/g)) read.add(match[1]!);
+      // Quoted names: SDK fields are read and locked by name (gate-audit's own privates are `this._x`).
+      for (const match of text.matchAll(/'(_[a-zA-Z]+)'/g)) read.add(match[1]!);
     }
     expect(read.size).toBeGreaterThan(10);
     expect([...read].filter((name) => !listed.has(name))).toEqual([]);
