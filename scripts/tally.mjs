@@ -9,10 +9,12 @@ const runs = file && existsSync(file)
   : [];
 const expected = Number(process.argv[3] ?? 1);
 let passed = 0;
+let skipped = 0;
 let failed = runs.length < expected ? 1 : 0;
 for (const run of runs) {
   passed += run.passed;
+  skipped += run.skipped ?? 0;
   failed += run.failed + (run.status !== 0 && run.failed === 0 ? 1 : 0);
 }
-console.log(`${passed} passed, ${failed} failed`);
+console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
 process.exit(failed === 0 ? 0 : 1);

@@ -19,9 +19,11 @@ const args = ['vitest', 'run', '--coverage', '--reporter=default', '--reporter=j
 const run = spawnSync('npx', args, { stdio: 'inherit' });
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 if (existsSync(resultFile)) {
   const result = JSON.parse(readFileSync(resultFile, 'utf8'));
   passed = result.numPassedTests ?? 0;
+  skipped = (result.numPendingTests ?? 0) + (result.numTodoTests ?? 0);
   failed = (result.numFailedTests ?? 0) + (result.numFailedTestSuites > 0 && result.numFailedTests === 0 ? 1 : 0);
 } else {
   failed = 1;
@@ -36,9 +38,9 @@ if (run.status !== 0 && failed === 0) {
 // is printed once, for all runs together (scripts/tally.mjs).
 const tally = process.env.GATE_AUDIT_TEST_TALLY;
 if (tally) {
-  appendFileSync(tally, `${JSON.stringify({ node: process.version, passed, failed, status: run.status })}\n`);
-  console.log(`node ${process.version}: ${passed} tests passed and ${failed} failed`);
+  appendFileSync(tally, `${JSON.stringify({ node: process.version, passed, failed, skipped, status: run.status })}\n`);
+  console.log(`node ${process.version}: ${passed} tests passed, ${failed} failed and ${skipped} skipped`);
 } else {
-  console.log(`${passed} passed, ${failed} failed`);
+  console.log(`${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ''}`);
 }
 process.exit(run.status ?? 1);

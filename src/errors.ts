@@ -24,7 +24,10 @@ export type GateAuditErrorCode =
   | 'GATE_CONFLICT'
   | 'GATE_FAILED'
   | 'INVALID_ACCEPT'
-  | 'TOO_DEEP';
+  | 'TOO_DEEP'
+  | 'SDK_SHAPE'
+  | 'SDK_UNTESTED'
+  | 'SDK_BEHAVIOUR';
 
 /** Why a node, agent or orchestrator cannot be gated in this process. */
 export type FindingKind =

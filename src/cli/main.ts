@@ -5,10 +5,12 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ensureSdk, sdkStatus } from '../enforce/sdk-check.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { audit, plan, summarize } from '../report/audit.js';
 import { FORMAT_NAMES, isFormatName, RENDERERS } from '../report/render/index.js';
 import { exitCodeOf, minCoverageProblem } from '../report/exit.js';
+import { mergeGenerators } from '../report/generator.js';
 import { type CoverageReport, SCHEMA_VERSION } from '../report/schema.js';
 import { type FoundOrchestrator, loadModules } from './load.js';
 import { checkPolicyCommand, verifyLogCommand } from './policy-commands.js';
@@ -39,12 +41,24 @@ interface Options {
   plan: boolean;
   timeout: number;
   debug: boolean;
+  requireTestedSdk: boolean;
 }
 
 /** gate-audit's own version, from its package.json. */
 export function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   return pkg.version;
+}
+
+/** What `--version` prints: gate-audit's version, the SDK it found and where, and the tested range. */
+function versionText(): string {
+  const sdk = sdkStatus();
+  const verdict = sdk.tested ? 'inside the tested range' : 'OUTSIDE the tested range';
+  return [
+    `gate-audit ${version()}`,
+    `@strands-agents/sdk ${sdk.version} (${sdk.where}): ${verdict}`,
+    `tested range: @strands-agents/sdk ${sdk.range}`,
+  ].join('\n');
 }
 
 function percentArg(value: string): number {
@@ -84,7 +98,12 @@ function program(streams: CliStreams): Command {
     .option('--plan', 'audit what installMultiagent would leave, instead of the module as it stands', false)
     .option('--timeout <ms>', 'how long an exported factory may take', msArg, 30_000)
     .option('--debug', 'print stack traces of errors', false)
-    .version(version(), '-v, --version')
+    .option(
+      '--require-tested-sdk',
+      'refuse (exit 2) when @strands-agents/sdk is outside the tested range, instead of warning and self-testing',
+      false,
+    )
+    .version(versionText(), '-v, --version', 'print the versions of gate-audit and the SDK, and the tested range')
     .addHelpText(
       'after',
       '\nCommands:\n' +
@@ -151,6 +170,7 @@ function combine(reports: readonly CoverageReport[], planMode: boolean): Coverag
     summary: summarize(nodes),
     refusals,
     sources,
+    generator: mergeGenerators(reports.map((r) => r.generator)),
   };
 }
 
@@ -179,6 +199,9 @@ export async function main(argv: readonly string[], streams: CliStreams, context
     command.parse([...argv], { from: 'user' });
     const options = command.opts<Options>();
     debug = options.debug;
+    // Before any user module runs: an SDK gate-audit cannot read (or, with the flag, one it was not tested
+    // on) is exit 2 here, with the same line `install` would throw.
+    ensureSdk({ requireTested: options.requireTestedSdk });
     const found = await loadModules(command.args, {
       ...(options.export === undefined ? {} : { exportName: options.export }),
       timeoutMs: options.timeout,

@@ -39,6 +39,7 @@ import {
 import { configuredDefaultGate, type Gate, isGate } from './gate.js';
 import { type AcceptedNodes, installNodeGuard } from './node-guard.js';
 import { addPlaces } from './run-state.js';
+import { ensureSdk } from './sdk-check.js';
 import { lockFields } from './sdk-mutations.js';
 
 /** An acknowledged remote or opaque node: installed around, never gated, always shown with its reason. */
@@ -64,6 +65,11 @@ export interface InstallOptions {
    * install, and only that object.
    */
   accept?: readonly AcceptEntry[];
+  /**
+   * Refuse (`SDK_UNTESTED`) when the loaded `@strands-agents/sdk` lies outside the range gate-audit was tested
+   * on, instead of warning once and running the behavioural self-test.
+   */
+  requireTestedSdk?: boolean;
 }
 
 function decisionTimeout(options: InstallOptions | undefined, subject: string): number {
@@ -296,8 +302,10 @@ function lockTree(inventory: Inventory): void {
  * @throws NoGateError when no gate is given or configured
  * @throws GateConflictError when the agent carries another gate
  * @throws UngateableError (or SdkMismatchError) when the agent cannot be gated in-process
+ * @throws GateAuditError `SDK_SHAPE`, `SDK_UNTESTED` or `SDK_BEHAVIOUR` when the loaded SDK cannot be used
  */
 export function install(agent: Agent, options?: InstallOptions): AgentGate {
+  ensureSdk({ requireTested: options?.requireTestedSdk === true });
   const subject = `install(agent "${String(readData(agent, 'id'))}")`;
   const classified = classifyExecutor(agent);
   const path = [segmentOf(readData(agent, 'id'), UNNAMED)];
@@ -336,8 +344,10 @@ export function install(agent: Agent, options?: InstallOptions): AgentGate {
  * @throws GateConflictError listing every agent that carries another gate
  * @throws UngateableError (or SdkMismatchError) listing every part that cannot be gated
  * @throws GateAuditError `INVALID_ACCEPT` for an accept entry that names nothing acceptable
+ * @throws GateAuditError `SDK_SHAPE`, `SDK_UNTESTED` or `SDK_BEHAVIOUR` when the loaded SDK cannot be used
  */
 export function installMultiagent(orchestrator: Orchestrator, options?: InstallOptions): AgentGate[] {
+  ensureSdk({ requireTested: options?.requireTestedSdk === true });
   const source = gateSource(options, `installMultiagent("${String(readData(orchestrator, 'id'))}")`);
   const { inventory, accepted } = preflight(orchestrator, options?.accept);
   const conflicts = conflictsOf(inventory.agents, source);

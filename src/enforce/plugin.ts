@@ -10,6 +10,7 @@ import { agentGateState, classifyExecutor } from '../walker/classify.js';
 import { GATE_PLUGIN_MARK, type GatePluginMark } from '../walker/marks.js';
 import { type GateSource, installAgentGate, lockAgent } from './agent-gate.js';
 import { gateSource, type InstallOptions } from './install.js';
+import { ensureSdk } from './sdk-check.js';
 
 /** Gates the agent it is given to, when that agent initialises. */
 export class GatePlugin implements Plugin {
@@ -43,6 +44,7 @@ export class GatePlugin implements Plugin {
    * @param agent - the agent initialising
    */
   initAgent(agent: Agent): void {
+    ensureSdk({ requireTested: this._options.requireTestedSdk === true });
     if (agentGateState(agent) === 'gated') return;
     const path = [segmentOf(agent.id, UNNAMED)];
     const classified = classifyExecutor(agent);

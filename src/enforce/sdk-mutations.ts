@@ -6,6 +6,7 @@
  */
 import type { Agent } from '@strands-agents/sdk';
 import { GateAuditError } from '../errors.js';
+import { testedRange } from '../sdk-version.js';
 import {
   dataField,
   liveCallbackArray,
@@ -83,9 +84,9 @@ export function addOrchestratorHook<E>(
   const registry = orchestratorHookRegistry(orchestrator) as { addCallback?: unknown } | undefined;
   if (typeof registry?.addCallback !== 'function') {
     throw new GateAuditError(
-      'INVALID_ARGUMENT',
-      `orchestrator=<${String(readData(orchestrator, 'id'))}> | its hook registry does not have the shape gate-audit knows | ` +
-        'use a supported @strands-agents/sdk version',
+      'SDK_SHAPE',
+      `orchestrator=<${String(readData(orchestrator, 'id'))}>, field=<_hookRegistry.addCallback> | its hook registry does not have the shape gate-audit knows | ` +
+        `use @strands-agents/sdk ${testedRange()} (the tested range)`,
     );
   }
   const add = registry.addCallback as (

@@ -27,6 +27,7 @@ import {
 } from '../walker/sdk-internals.js';
 import { type Entry, walk } from '../walker/walk.js';
 import { nodeFailsRun } from './exit.js';
+import { checkedGenerator } from './generator.js';
 import {
   type CoverageNode,
   type CoverageReport,
@@ -292,6 +293,7 @@ function build(
   refusals: readonly Finding[],
   accept: readonly AcceptEntry[] | undefined,
 ): CoverageReport {
+  const generator = checkedGenerator();
   const inventory = walk(root);
   const acceptedHere = new Map(
     acceptedEntries(inventory, accept).map(({ entry, reason }) => [joinPath(entry.path), reason]),
@@ -374,6 +376,7 @@ function build(
     summary: summarize(nodes),
     refusals: refusals.map((f) => ({ path: [...f.path], kind: f.kind, reason: f.reason, fix: f.fix })),
     sources: [],
+    generator,
   });
 }
 

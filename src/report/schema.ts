@@ -85,6 +85,17 @@ export const CoverageSourceSchema = z.strictObject({
   factory: z.boolean(),
 });
 
+/** Which gate-audit wrote a report, on which SDK, and whether that SDK lies in gate-audit's tested range. */
+export const GeneratorSchema = z.strictObject({
+  name: z.literal('gate-audit'),
+  /** gate-audit's version. */
+  version: z.string(),
+  /** The `@strands-agents/sdk` version it ran on (several, comma-separated, in a merged report). */
+  sdk: z.string(),
+  /** True when that SDK lies in the tested range (in a merged report: when every part's does). */
+  sdkTested: z.boolean(),
+});
+
 /** The whole report. */
 export const CoverageReportSchema = z.strictObject({
   /** 2 since nodes carry their `gate`; later additive fields keep 2. */
@@ -103,6 +114,8 @@ export const CoverageReportSchema = z.strictObject({
     z.strictObject({ path: z.array(z.string()), kind: z.string(), reason: z.string(), fix: z.string() }),
   ),
   sources: z.array(CoverageSourceSchema),
+  /** Written by every report of this version; optional so that earlier schema-2 reports still validate. */
+  generator: GeneratorSchema.optional(),
 });
 
 /** The schema version this build writes and reads. */
@@ -123,5 +136,7 @@ export type CoverageEdge = z.infer<typeof CoverageEdgeSchema>;
 export type CoverageSummary = z.infer<typeof CoverageSummarySchema>;
 /** The whole report. */
 export type CoverageReport = z.infer<typeof CoverageReportSchema>;
+/** Which gate-audit wrote a report, on which SDK. */
+export type Generator = z.infer<typeof GeneratorSchema>;
 /** Which gate covers a node. */
 export type GateIdentity = z.infer<typeof GateIdentitySchema>;

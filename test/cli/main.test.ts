@@ -254,6 +254,6 @@ describe('gate-audit <module>', () => {
     expect(help.out).toContain('1 a node is ungated, ungateable or blocked, or an');
     const version = await cli('--version');
     expect(version.code).toBe(0);
-    expect(version.out.trim()).toMatch(/^\d+\.\d+\.\d+/);
+    expect(version.out.trim()).toMatch(/^gate-audit \d+\.\d+\.\d+\n@strands-agents\/sdk /);
   });
 });

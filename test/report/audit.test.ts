@@ -1,4 +1,4 @@
-import { type Agent, ExecuteToolStage, InterventionHandler, McpClient } from '@strands-agents/sdk';
+import { type Agent, type AgentConfig, ExecuteToolStage, InterventionHandler, McpClient } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
 import { AgentNode, Graph } from '@strands-agents/sdk/multiagent';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -16,6 +16,7 @@ import {
   plan,
 } from '../../src/index.js';
 import { toolCallHooks } from '../../src/walker/sdk-internals.js';
+import { FEATURE_ABSENT, sdkFeatures } from '../../src/walker/sdk-shape.js';
 import '../../src/vitest.js';
 import { nodesOf, recordingTool, say, scriptedAgent } from '../helpers/sdk.js';
 
@@ -104,7 +105,7 @@ describe('audit', () => {
     expect(audit(graph).nodes.find((n) => n.id === 'helper')).toMatchObject({ kind: 'agent-tool', status: 'blocked' });
   });
 
-  it('warns about what weakens a gate: foreign middleware, plugins, MCP clients, background tasks, shared or fail-open interventions', () => {
+  it('warns about what weakens a gate: foreign middleware, plugins, MCP clients, shared or fail-open interventions', () => {
     class Shared extends InterventionHandler {
       readonly name = 'shared-cedar';
       override readonly onError = 'proceed' as const;
@@ -115,7 +116,6 @@ describe('audit', () => {
       tools: [recordingTool('ls'), mcp],
       interventions: [shared],
       plugins: [{ name: 'my-plugin', initAgent: () => undefined, getTools: () => [] }],
-      backgroundTasks: true,
     });
     const b = scriptedAgent('b', [say('x')], { interventions: [shared] });
     a.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
@@ -126,9 +126,20 @@ describe('audit', () => {
     expect(node.warnings.join('\n')).toMatch(/1 ExecuteToolStage middleware/);
     expect(node.warnings.join('\n')).toMatch(/plugins my-plugin add hooks and tools at the first run/);
     expect(node.warnings.join('\n')).toMatch(/1 MCP client\(s\)/);
-    expect(node.warnings.join('\n')).toMatch(/background tasks/);
     expect(node.warnings.join('\n')).toMatch(/intervention "shared-cedar" has onError 'proceed' and fails open/);
     expect(node.warnings.join('\n')).toMatch(/intervention "shared-cedar" is shared with b/);
+  });
+
+  // A feature test: background tasks came after the oldest supported SDK, so it is detected by presence.
+  it('warns about background tasks, on an SDK that has them', ({ skip }) => {
+    skip(!sdkFeatures()['background-tasks'], FEATURE_ABSENT['background-tasks']);
+    const config: Record<string, unknown> = { backgroundTasks: true };
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed with older SDK types
+    const a = scriptedAgent('a', [say('x')], config as Partial<AgentConfig>);
+    const plain = scriptedAgent('b', [say('x')]);
+    const nodes = audit(new Graph({ id: 'g', nodes: [a, plain], edges: [] })).nodes;
+    expect(nodes.find((n) => n.id === 'a')!.warnings.join('\n')).toMatch(/background tasks/);
+    expect(nodes.find((n) => n.id === 'b')!.warnings.join('\n')).not.toMatch(/background tasks/);
   });
 });
 

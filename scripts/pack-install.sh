@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# The packed-install test. Packs gate-audit as npm publishes it; then, for each SDK version (default: the
+# oldest the peer range allows, and 1.19.0), makes a fresh app that pins @strands-agents/sdk at exactly that
+# version and installs the tarball the way a user does (no --force, no --legacy-peer-deps). Checks that:
+#   - the install neither fails (ERESOLVE) nor runs a build (no lifecycle script of gate-audit runs);
+#   - the app keeps its SDK version, pinned, with one copy of the SDK in node_modules;
+#   - `npx gate-audit` on a Graph with one ungated agent exits 1 and names it, with no SDK warning;
+#   - after installMultiagent, a tool the gate denies does not run (scripted model, real SDK);
+#   - a CommonJS file of the app can require('gate-audit') and gets the same module as import.
+# Usage: scripts/pack-install.sh [sdk-version ...]
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+oldest=$(node -p "/>=\s*(\S+)/.exec(require('./package.json').peerDependencies['@strands-agents/sdk'])[1]")
+versions=("$@")
+if [ ${#versions[@]} -eq 0 ]; then versions=("$oldest" 1.19.0); fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "pack-install: $*" >&2; exit 1; }
+
+npm run build --silent
+tarball="$work/$(npm pack --ignore-scripts --silent --pack-destination "$work" | tail -n 1)"
+
+for sdk in "${versions[@]}"; do
+  app="$work/app-$sdk"
+  mkdir -p "$app"
+  cd "$app"
+  echo "== app pinning @strands-agents/sdk $sdk"
+  npm init -y > /dev/null
+  npm pkg set type=module > /dev/null
+  npm install --save-exact --no-audit --no-fund "@strands-agents/sdk@$sdk" zod@4 > sdk.log 2>&1 || { cat sdk.log; fail "could not install the SDK $sdk"; }
+  npm install --no-audit --no-fund --foreground-scripts "$tarball" > install.log 2>&1 || { cat install.log; fail "installing the tarball next to SDK $sdk failed"; }
+  if grep -E '^> gate-audit@' install.log; then fail "installing the tarball ran a script of gate-audit (a build?)"; fi
+
+  node - "$sdk" <<'JS' || fail "the app's SDK changed"
+const fs = require('node:fs');
+const path = require('node:path');
+const sdk = process.argv[2];
+const pinned = JSON.parse(fs.readFileSync('package.json', 'utf8')).dependencies['@strands-agents/sdk'];
+const installed = JSON.parse(fs.readFileSync('node_modules/@strands-agents/sdk/package.json', 'utf8')).version;
+const copies = [];
+(function find(dir) {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const full = path.join(dir, entry.name);
+    if (full.endsWith(path.join('@strands-agents', 'sdk'))) copies.push(full);
+    else find(full);
+  }
+})('node_modules');
+console.log(`pinned ${pinned}, installed ${installed}, copies: ${copies.join(', ')}`);
+if (pinned !== sdk || installed !== sdk || copies.length !== 1) process.exit(1);
+JS
+
+  cat > graph.ts <<'TS'
+import { Agent } from '@strands-agents/sdk';
+import { Graph } from '@strands-agents/sdk/multiagent';
+import { GatePlugin, allowAll } from 'gate-audit';
+
+// collector carries a gate (GatePlugin); publisher is the one agent without one.
+const collector = new Agent({ id: 'collector', printer: false, plugins: [new GatePlugin({ gate: allowAll() })] });
+const publisher = new Agent({ id: 'publisher', printer: false });
+export const graph = new Graph({ id: 'packed', nodes: [collector, publisher], edges: [['collector', 'publisher']], maxSteps: 4 });
+TS
+  status=0
+  npx gate-audit --format text graph.ts > audit.out 2> audit.err || status=$?
+  cat audit.out
+  [ "$status" -eq 1 ] || { cat audit.err; fail "gate-audit on a graph with one ungated node exited $status, not 1"; }
+  grep -Eq 'publisher +agent +ungated' audit.out || fail "the report does not name the ungated node"
+  grep -Eq 'collector +agent +gated' audit.out || fail "the gated agent is not reported gated"
+  if grep -q '\[gate-audit\] WARN' audit.err; then cat audit.err; fail "a tested SDK ($sdk) printed the untested-SDK warning"; fi
+
+  cat > deny.mjs <<'JS'
+import { Agent, Model, tool } from '@strands-agents/sdk';
+import { Graph } from '@strands-agents/sdk/multiagent';
+import { z } from 'zod';
+import { denyAll, installMultiagent } from 'gate-audit';
+
+class Scripted extends Model {
+  calls = 0;
+  updateConfig() {}
+  getConfig() { return { modelId: 'scripted' }; }
+  async *stream() {
+    this.calls += 1;
+    yield { type: 'modelMessageStartEvent', role: 'assistant' };
+    if (this.calls === 1) {
+      yield { type: 'modelContentBlockStartEvent', start: { type: 'toolUseStart', name: 'wipe', toolUseId: 't1' } };
+      yield { type: 'modelContentBlockDeltaEvent', delta: { type: 'toolUseInputDelta', input: '{}' } };
+      yield { type: 'modelContentBlockStopEvent' };
+      yield { type: 'modelMessageStopEvent', stopReason: 'toolUse' };
+      return;
+    }
+    yield { type: 'modelContentBlockDeltaEvent', delta: { type: 'textDelta', text: 'done' } };
+    yield { type: 'modelContentBlockStopEvent' };
+    yield { type: 'modelMessageStopEvent', stopReason: 'endTurn' };
+  }
+}
+let ran = 0;
+const wipe = tool({ name: 'wipe', description: 'wipes', inputSchema: z.object({}), callback: () => { ran += 1; return 'wiped'; } });
+const model = new Scripted();
+const agent = new Agent({ id: 'worker', printer: false, model, tools: [wipe] });
+const graph = new Graph({ id: 'deny', nodes: [agent], edges: [], maxSteps: 4 });
+installMultiagent(graph, { gate: denyAll() });
+await graph.invoke('go').catch(() => undefined);
+console.log(`model calls ${model.calls}, denied tool runs ${ran}`);
+if (model.calls === 0 || ran !== 0) process.exit(1);
+JS
+  node deny.mjs 2> deny.err || { cat deny.err; fail "a denied tool ran (or the agent never ran) on SDK $sdk"; }
+
+  cat > check.cjs <<'JS'
+const required = require('gate-audit');
+if (typeof required.installMultiagent !== 'function') process.exit(1);
+if (typeof require('gate-audit/package.json').version !== 'string') process.exit(1);
+import('gate-audit').then((imported) => {
+  console.log(`require('gate-audit') from CommonJS: same module as import: ${required.audit === imported.audit}`);
+  if (required.audit !== imported.audit) process.exit(1);
+});
+JS
+  node check.cjs || fail "require('gate-audit') failed in a CommonJS file next to SDK $sdk"
+  cd "$here"
+done
+echo "pack-install: ok (${versions[*]})"

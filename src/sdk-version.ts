@@ -1,0 +1,110 @@
+/**
+ * Which `@strands-agents/sdk` this process runs, and whether gate-audit was tested on it.
+ *
+ * The peer range (`package.json`) lets an app install any 1.x from the oldest version the suite passes on;
+ * the tested range below is narrower: the versions the CI matrix ran the whole suite on. Outside it
+ * gate-audit still runs, after one warning line and a behavioural self-test (`src/enforce/sdk-check.ts`).
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/** The SDK versions the whole suite ran on, both ends included (`npm run sdk-matrix` runs every minor). */
+export const SDK_TESTED: { readonly min: string; readonly max: string } = Object.freeze({
+  min: '1.11.2',
+  max: '1.19.0',
+});
+
+/** The tested range as text, e.g. `>=1.11.2 <=1.19.0`. */
+export function testedRange(): string {
+  return `>=${SDK_TESTED.min} <=${SDK_TESTED.max}`;
+}
+
+/** The SDK copy gate-audit loaded: its version and the `package.json` it was read from. */
+export interface SdkVersion {
+  /** The version string, or `unknown` when it could not be read. */
+  readonly version: string;
+  /** Where it was found (the SDK's `package.json`), or why it was not. */
+  readonly where: string;
+}
+
+/** Reads the version of the SDK copy this module resolves (the copy gate-audit's own imports load). */
+function readInstalledSdk(): SdkVersion {
+  let entry: string;
+  try {
+    // The SDK's exports carry a `default` condition, so this resolves the same folder as gate-audit's imports.
+    entry = createRequire(import.meta.url).resolve('@strands-agents/sdk');
+  } catch (error) {
+    return { version: 'unknown', where: `@strands-agents/sdk not resolvable (${String(error).split('\n')[0]})` };
+  }
+  for (let dir = dirname(entry), up = ''; dir !== up; up = dir, dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    try {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
+      if (pkg.name === '@strands-agents/sdk') {
+        return typeof pkg.version === 'string'
+          ? { version: pkg.version, where: file }
+          : { version: 'unknown', where: file };
+      }
+    } catch {
+      // no package.json here (or not readable): keep walking up
+    }
+  }
+  return { version: 'unknown', where: entry };
+}
+
+let reader: () => SdkVersion = readInstalledSdk;
+let cached: SdkVersion | undefined;
+
+/** The SDK version this process runs (read once). */
+export function sdkVersion(): SdkVersion {
+  cached ??= reader();
+  return cached;
+}
+
+/**
+ * Replaces the version read, for tests only: the one injection point for simulating another SDK version
+ * (the real package is never changed). Pass nothing to restore the real read.
+ *
+ * @param replacement - returns the version to pretend
+ */
+export function setSdkVersionReader(replacement?: () => SdkVersion): void {
+  reader = replacement ?? readInstalledSdk;
+  cached = undefined;
+}
+
+interface Parsed {
+  readonly core: readonly [number, number, number];
+  readonly pre: string | undefined;
+}
+
+function parse(version: string): Parsed | undefined {
+  const match = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/.exec(version.trim());
+  if (match === null) return undefined;
+  return { core: [Number(match[1]), Number(match[2]), Number(match[3])], pre: match[4] };
+}
+
+/** Semver order of two parsed versions (a prerelease sorts before its release). */
+function compare(a: Parsed, b: Parsed): number {
+  for (let i = 0; i < 3; i++) {
+    const d = (a.core[i] ?? 0) - (b.core[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  if (a.pre === b.pre) return 0;
+  if (a.pre === undefined) return 1;
+  if (b.pre === undefined) return -1;
+  return a.pre < b.pre ? -1 : 1;
+}
+
+/**
+ * Whether `version` lies in the tested range. Unreadable versions and prereleases are not tested.
+ *
+ * @param version - an SDK version string
+ */
+export function isTestedSdk(version: string): boolean {
+  const v = parse(version);
+  const min = parse(SDK_TESTED.min);
+  const max = parse(SDK_TESTED.max);
+  if (v === undefined || min === undefined || max === undefined || v.pre !== undefined) return false;
+  return compare(v, min) >= 0 && compare(v, max) <= 0;
+}
