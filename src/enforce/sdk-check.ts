@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { GateAuditError } from '../errors.js';
-import { isTestedSdk, sdkVersion, testedRange } from '../sdk-version.js';
+import { isTestedSdk, SDK_TESTED, sdkVersion, testedRange } from '../sdk-version.js';
 import { checkSdkShape, makeSdkProbes, type SdkProbes, type ShapeProblem } from '../walker/sdk-shape.js';
 import { log } from './log.js';
 
@@ -100,7 +100,7 @@ export function ensureSdk(options: SdkCheckOptions = {}): SdkStatus {
     warned = true;
     log(
       'warn',
-      { sdk: status.version, tested: status.range },
+      { sdk: status.version, tested: `${SDK_TESTED.min} to ${SDK_TESTED.max}` },
       `@strands-agents/sdk ${status.version} is outside the range gate-audit was tested on; ` +
         'its behaviour is checked once before use | install a tested version, or pass --require-tested-sdk ' +
         '(requireTestedSdk: true) to refuse untested versions',

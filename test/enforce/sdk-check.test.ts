@@ -112,7 +112,7 @@ describe('an SDK version outside the tested range (simulated at the version read
     plan(smallGraph().graph);
     expect(sdkWarnings()).toHaveLength(1);
     expect(sdkWarnings()[0]).toContain('sdk=<1.25.0>');
-    expect(sdkWarnings()[0]).toContain(`tested=<${RANGE}>`);
+    expect(sdkWarnings()[0]).toContain(`tested=<${SDK_TESTED.min} to ${SDK_TESTED.max}>`);
   });
 
   it('warns for an older version too', () => {

@@ -93,7 +93,7 @@ describe('an SDK release whose tool path no longer fires BeforeToolCallEvent (it
     expect(result.code).toBe('SDK_BEHAVIOUR');
     expect(result.message).toMatch(/^sdk=<1\.99\.0>, check=<[^>]+> \| the behavioural self-test failed/);
     expect(result.gated).toBe(false);
-    expect(stderr.match(/\[gate-audit\] WARN sdk=<1\.99\.0>, tested=<>=1\.11\.2 <=1\.19\.0>/g)).toHaveLength(1);
+    expect(stderr.match(/\[gate-audit\] WARN sdk=<1\.99\.0>, tested=<1\.11\.2 to 1\.19\.0>/g)).toHaveLength(1);
   }, 120_000);
 
   it('with requireTestedSdk refuses with SDK_UNTESTED before any self-test', () => {
