@@ -35,6 +35,8 @@ export type { GovernanceDeclaration } from './walker/declare.js';
 export { hasNodeGuard, isGated } from './walker/classify.js';
 export { assertFullyGated, audit, plan } from './report/audit.js';
 export { CoverageReportSchema } from './report/schema.js';
+export { ConfigSchema } from './config.js';
+export type { GateAuditConfig } from './config.js';
 export type { CoverageEdge, CoverageNode, CoverageReport, CoverageSummary, NodeStatus } from './report/schema.js';
 export { policyGate } from './policy/policy-gate.js';
 export type { GateOptions } from './policy/policy-gate.js';

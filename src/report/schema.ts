@@ -83,6 +83,24 @@ export const CoverageSourceSchema = z.strictObject({
   factory: z.boolean(),
 });
 
+/**
+ * Something a run did not audit or held against the report, outside the nodes: an exported function not
+ * called (what it builds was not audited), a module skipped because it has nothing to audit, a gated node
+ * under another gate than the one required.
+ */
+export const CoverageNoteSchema = z.strictObject({
+  kind: z.enum(['unaudited-export', 'skipped-module', 'gate-mismatch']),
+  module: z.string(),
+  export: z.string().optional(),
+  /** The node, for a gate mismatch. */
+  path: z.array(z.string()).optional(),
+  /** What is wrong, in a sentence. */
+  message: z.string(),
+  fix: z.string().optional(),
+  /** Whether it fails the run (`failOnUnaudited`, `requireGate`). */
+  fails: z.boolean().optional(),
+});
+
 /** The whole report. */
 export const CoverageReportSchema = z.strictObject({
   /** 2 since nodes carry their `gate`; later additive fields keep 2. */
@@ -101,6 +119,8 @@ export const CoverageReportSchema = z.strictObject({
     z.strictObject({ path: z.array(z.string()), kind: z.string(), reason: z.string(), fix: z.string() }),
   ),
   sources: z.array(CoverageSourceSchema),
+  /** What the CLI did not audit, or held against the report (absent from a library `audit`). */
+  notes: z.array(CoverageNoteSchema).optional(),
 });
 
 /** The schema version this build writes and reads. */
@@ -121,5 +141,7 @@ export type CoverageEdge = z.infer<typeof CoverageEdgeSchema>;
 export type CoverageSummary = z.infer<typeof CoverageSummarySchema>;
 /** The whole report. */
 export type CoverageReport = z.infer<typeof CoverageReportSchema>;
+/** Something a run did not audit or held against the report, outside the nodes. */
+export type CoverageNote = z.infer<typeof CoverageNoteSchema>;
 /** Which gate covers a node. */
 export type GateIdentity = z.infer<typeof GateIdentitySchema>;

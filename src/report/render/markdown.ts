@@ -3,6 +3,7 @@
  */
 import { type CoverageReport, isCovered } from '../schema.js';
 import { percent, STATUS_GLYPH } from './glyphs.js';
+import { noteLines, notesSummary } from './notes.js';
 
 const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
@@ -19,7 +20,7 @@ export function renderMarkdown(report: CoverageReport): string {
     `## gate-audit ${report.mode}: \`${report.root.id}\` ${ok ? '✔ fully gated' : '✘ not fully gated'}`,
     '',
     `**Coverage ${percent(s.coverage)}** of ${s.toolRunning} tool-running nodes · ${s.gated} gated · ${s.attested > 0 ? `${s.attested} attested · ` : ''}${s.ungated} ungated · ` +
-      `${s.ungateable} ungateable · ${s.blocked} blocked`,
+      `${s.ungateable} ungateable · ${s.blocked} blocked${notesSummary(report) === '' ? '' : ` · ${notesSummary(report)}`}`,
     '',
     '| | node | kind | status | reason | fix |',
     '|---|---|---|---|---|---|',
@@ -38,6 +39,11 @@ export function renderMarkdown(report: CoverageReport): string {
   if (report.refusals.length > 0) {
     lines.push('', '### installMultiagent would refuse this tree', '');
     for (const r of report.refusals) lines.push(`- \`${cell(r.path.join(' › '))}\` ${cell(r.reason)} — ${cell(r.fix)}`);
+  }
+  const notes = noteLines(report);
+  if (notes.length > 0) {
+    lines.push('', '### Not audited', '');
+    for (const note of notes) lines.push(`- ${cell(note)}`);
   }
   return `${lines.join('\n')}\n`;
 }

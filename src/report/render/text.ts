@@ -4,6 +4,7 @@
  */
 import { type CoverageNode, type CoverageReport, isCovered } from '../schema.js';
 import { percent, STATUS_GLYPH } from './glyphs.js';
+import { noteLines, notesSummary } from './notes.js';
 
 function label(node: CoverageNode, depth: number): string {
   return `${'  '.repeat(depth)}${node.id}`;
@@ -47,11 +48,14 @@ export function renderText(report: CoverageReport): string {
   for (const refusal of report.refusals) {
     lines.push('', `refusal: "${refusal.path.join(' › ')}" ${refusal.reason} | ${refusal.fix}`);
   }
+  const notes = noteLines(report);
+  if (notes.length > 0) lines.push('', ...notes);
   const s = report.summary;
+  const counted = notesSummary(report);
   lines.push(
     '',
     `coverage ${percent(s.coverage)} of ${s.toolRunning} tool-running nodes · ${s.gated} gated · ${s.attested > 0 ? `${s.attested} attested · ` : ''}${s.ungated} ungated · ` +
-      `${s.ungateable} ungateable · ${s.blocked} blocked · ${s.total} nodes`,
+      `${s.ungateable} ungateable · ${s.blocked} blocked · ${s.total} nodes${counted === '' ? '' : ` · ${counted}`}`,
   );
   return `${lines.join('\n')}\n`;
 }
