@@ -192,7 +192,8 @@ export async function loadConfig(options: {
     }
   } else {
     try {
-      raw = await importModule(file, shown, options, true);
+      const namespace = (await importModule(file, shown, options)) as Record<string, unknown>;
+      raw = 'default' in namespace ? namespace.default : undefined;
     } catch (error) {
       throw new GateAuditError(
         'USAGE',

@@ -272,13 +272,11 @@ export function forgetLoaded(files: Iterable<string>): void {
  * @param absolute - the module's absolute path
  * @param shown - its name in messages
  * @param options - timeout, working directory, noise sink
- * @param defaultOnly - return the default export only (a config file)
  */
 export async function importModule(
   absolute: string,
   shown: string,
   options: Pick<LoadOptions, 'timeoutMs' | 'cwd' | 'noise'>,
-  defaultOnly = false,
 ): Promise<unknown> {
   const jiti = createJiti(pathToFileURL(absolute).href, {
     tsconfigPaths: true,
@@ -287,8 +285,7 @@ export async function importModule(
   });
   return withStdoutDiverted(options.noise, async () => {
     try {
-      const loading = defaultOnly ? jiti.import(absolute, { default: true }) : jiti.import(absolute);
-      return await withTimeout(loading, options.timeoutMs, () =>
+      return await withTimeout(jiti.import(absolute), options.timeoutMs, () =>
         loadError(
           shown,
           `importing it did not finish within ${options.timeoutMs} ms (a top-level await that never settles?)`,
@@ -343,9 +340,9 @@ function decideCalls(
 
 function unauditedFix(fn: (...args: unknown[]) => unknown, key: string, exportName: string): string {
   const entry = `${key}#${exportName}`;
-  const none = `if it builds none: factories: { "${entry}": [] }`;
+  const none = `{ "${entry}": [] } declares it builds none`;
   if (fn.length > 0) return `to audit what it builds, give its arguments: factories: { "${entry}": [[…]] }; ${none}`;
-  return `to audit what it builds: factories: ["${entry}"] in the config, --export ${exportName} or --call-factories; ${none}`;
+  return `to audit what it builds: --export ${exportName}, --call-factories, or factories: ["${entry}"] in the config; ${none}`;
 }
 
 /**

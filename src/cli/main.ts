@@ -13,7 +13,7 @@ import { minCoverageProblem } from '../report/exit.js';
 import { isFormatName, RENDERERS, type RenderOptions } from '../report/render/index.js';
 import { notesSummary } from '../report/render/notes.js';
 import { renderSarif, renderSarifError } from '../report/render/sarif.js';
-import { type LoadedConfig, loadConfig } from './config.js';
+import { findConfig, type LoadedConfig, loadConfig } from './config.js';
 import { initCommand } from './init.js';
 import {
   checkReporters,
@@ -385,25 +385,40 @@ export async function main(argv: readonly string[], streams: CliStreams, context
     }
     if (options.config !== undefined) inputs.add(resolve(cwd, options.config), 'the configuration');
     const noise = (chunk: string): void => void streams.stderr.write(chunk);
-    const loaded = await loadConfig({
-      cwd,
-      ...(options.config === undefined ? {} : { file: options.config }),
-      timeoutMs: options.timeout ?? DEFAULT_TIMEOUT_MS,
-      noise,
-    });
-    if (loaded.file !== undefined) inputs.add(loaded.file, 'the configuration');
     const ci =
       context.env?.CI !== undefined && context.env.CI !== '' && context.env.CI !== '0' && context.env.CI !== 'false';
     const tty = streams.stdout.isTTY === true && streams.stdin?.isTTY === true;
-    reporters = reportersOf(options, loaded, cwd, tty && !ci && options.watch !== true);
-    checkReporters(reporters);
-    const settings = settingsOf(options, command.args, loaded, cwd, noise);
     const shell: Shell = { streams, context, cwd, ci, tty };
+    // The configuration, the reporters and the settings of one run (read again by each run of --watch).
+    const prepare = async (into: Inputs, watched?: Set<string>): Promise<RunSettings> => {
+      if (watched !== undefined) {
+        // Watched before it is read, so fixing a configuration that fails to load runs again.
+        try {
+          const file = options.config === undefined ? findConfig(cwd)?.file : resolve(cwd, options.config);
+          if (file !== undefined) watched.add(file);
+        } catch {
+          // Two configurations in one folder: the load below says so.
+        }
+      }
+      const loaded = await loadConfig({
+        cwd,
+        ...(options.config === undefined ? {} : { file: options.config }),
+        timeoutMs: options.timeout ?? DEFAULT_TIMEOUT_MS,
+        noise,
+      });
+      if (loaded.file !== undefined) {
+        into.add(loaded.file, 'the configuration');
+        watched?.add(loaded.file);
+      }
+      reporters = reportersOf(options, loaded, cwd, tty && !ci && options.watch !== true);
+      checkReporters(reporters);
+      return settingsOf(options, command.args, loaded, cwd, noise);
+    };
     if (options.watch === true) {
       return await watchRuns({
         run: async (watched) => {
           const runInputs = new Inputs();
-          const outcome = await runAudit(settings, runInputs, watched);
+          const outcome = await runAudit(await prepare(runInputs, watched), runInputs, watched);
           return writeReports(outcome, reporters, runInputs, options, shell);
         },
         report: (error) => printError(error, streams, debug),
@@ -411,6 +426,7 @@ export async function main(argv: readonly string[], streams: CliStreams, context
         ...(context.signal === undefined ? {} : { signal: context.signal }),
       });
     }
+    const settings = await prepare(inputs);
     return await writeReports(await runAudit(settings, inputs), reporters, inputs, options, shell);
   } catch (error) {
     if (error instanceof CommanderError) {

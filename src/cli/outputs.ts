@@ -112,12 +112,12 @@ export class Inputs {
 
   /**
    * @param file - an input, absolute
-   * @param what - what it is, for the refusal ("a loaded module", "the configuration")
+   * @param what - what it is, for the refusal ("a loaded module", "the configuration"); the last one said wins
    */
   add(file: string, what: string): void {
     const { path, id } = canonical(file);
-    if (!this._paths.has(path)) this._paths.set(path, what);
-    if (id !== undefined && !this._ids.has(id)) this._ids.set(id, what);
+    this._paths.set(path, what);
+    if (id !== undefined) this._ids.set(id, what);
   }
 
   /** What `file` is among the inputs, or undefined when it is none of them. */

@@ -10,12 +10,7 @@ import { joinPath, escapeSegment } from '../paths.js';
 import { audit, plan, summarize } from '../report/audit.js';
 import { exitCodeOf, isToolRunningNode } from '../report/exit.js';
 import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
-import {
-  type CoverageNode,
-  type CoverageNote,
-  type CoverageReport,
-  SCHEMA_VERSION,
-} from '../report/schema.js';
+import { type CoverageNode, type CoverageNote, type CoverageReport, SCHEMA_VERSION } from '../report/schema.js';
 import type { Config, LoadedConfig } from './config.js';
 import { closest, didYouMean } from './did-you-mean.js';
 import { type FoundOrchestrator, loadModule, type ModuleResult, type Refusal } from './load.js';
@@ -288,7 +283,7 @@ export async function runAudit(
     errorOnUnmatched: settings.errorOnUnmatched,
     explicitFiles: settings.explicitFiles,
   });
-  for (const file of selection.inputs) inputs.add(file, 'a module of this run');
+  for (const file of selection.inputs) inputs.add(file, 'a loaded module');
   for (const pattern of selection.unmatched) {
     messages.push(`no module matches "${pattern}" (passed over: --no-error-on-unmatched-pattern)`);
   }
@@ -411,7 +406,7 @@ export async function runAudit(
         kind: 'skipped-module',
         module: result.module,
         message: result.skipped,
-        fix: 'name it as an argument to make this an error, or leave it out with exclude / --ignore',
+        fix: 'name it as an argument to make this an error, or leave it out with exclude or --ignore',
       });
     }
     for (const u of result.unaudited) {

@@ -31,13 +31,15 @@ export async function watchRuns(options: WatchOptions): Promise<number> {
     const files = new Set<string>();
     try {
       last = await options.run(files);
+      watched = files;
     } catch (error) {
       options.report(error);
       last = 2;
+      // A run that stopped early read fewer files: keep watching the last run's too, so fixing one re-runs.
+      watched = new Set([...watched, ...files]);
     }
-    watched = files;
     stderr.write(
-      `gate-audit: watching ${files.size} file${files.size === 1 ? '' : 's'} for changes (ctrl-c to stop)\n`,
+      `gate-audit: watching ${watched.size} file${watched.size === 1 ? '' : 's'} for changes (ctrl-c to stop)\n`,
     );
   };
   await once();
