@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { AcceptEntrySchema, ConfigSchema, ReporterSchema } from '../config.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { didYouMean } from './did-you-mean.js';
@@ -26,6 +26,20 @@ export interface LoadedConfig {
   readonly dir: string;
   /** Things that are allowed but probably not meant (bare factory names). */
   readonly warnings: string[];
+}
+
+/** An invalid configuration, with the reporters it names when those are valid. */
+export class InvalidConfigError extends GateAuditError {
+  /** The configuration's reporters, when they could be read. */
+  reporters?: z.output<typeof ReporterSchema>[];
+  /** The folder their files are relative to. */
+  dir?: string;
+
+  /** @param message - one line per problem */
+  constructor(message: string) {
+    super('USAGE', message);
+    this.name = 'InvalidConfigError';
+  }
 }
 
 /** The config file names, in the order they are looked for in one folder. */
@@ -133,7 +147,15 @@ function issueLines(shown: string, issues: readonly z.core.$ZodIssue[]): string[
  */
 export function parseConfig(raw: unknown, shown: string): { config: Config; warnings: string[] } {
   const parsed = ConfigSchema.safeParse(raw);
-  if (!parsed.success) throw new GateAuditError('USAGE', issueLines(shown, parsed.error.issues).join('\n'));
+  if (!parsed.success) {
+    const error = new InvalidConfigError(issueLines(shown, parsed.error.issues).join('\n'));
+    // The reporters it names, when they are valid themselves: a failed run still writes its SARIF file there.
+    const reporters = z
+      .array(ReporterSchema)
+      .safeParse(typeof raw === 'object' && raw !== null ? (raw as { reporters?: unknown }).reporters : undefined);
+    if (reporters.success) error.reporters = reporters.data;
+    throw error;
+  }
   const config = parsed.data;
   const warnings: string[] = [];
   const names = Array.isArray(config.factories) ? config.factories : Object.keys(config.factories ?? {});
@@ -210,6 +232,13 @@ export async function loadConfig(options: {
       );
     }
   }
-  const { config, warnings } = parseConfig(raw, shown);
+  let parsed: { config: Config; warnings: string[] };
+  try {
+    parsed = parseConfig(raw, shown);
+  } catch (error) {
+    if (error instanceof InvalidConfigError) error.dir = dirname(file);
+    throw error;
+  }
+  const { config, warnings } = parsed;
   return { config, file, shown, dir: dirname(file), warnings };
 }

@@ -152,6 +152,15 @@ export function isOrchestratorLike(value: unknown): boolean {
   return exportKindOf(value) === 'orchestrator';
 }
 
+/**
+ * How many parameters a function declares, read without calling a getter (an accessor `length` reads as
+ * unknown: such a function is never called as a zero-argument factory).
+ */
+function arityOf(fn: (...args: unknown[]) => unknown): number {
+  const length: unknown = Object.getOwnPropertyDescriptor(fn, 'length')?.value;
+  return typeof length === 'number' ? length : Number.NaN;
+}
+
 /** Whether a function carries `gatedFactory`'s mark. */
 export function isGatedFactory(value: unknown): boolean {
   if (typeof value !== 'function' || types.isProxy(value)) return false;
@@ -332,8 +341,8 @@ function decideCalls(
     return configured.length === 0 ? 'declared-not-factory' : { calls: configured, requested: true, by: 'factories' };
   }
   if (options.exportName === exportName) return { calls: [[]], requested: true, by: 'export' };
-  if (isGatedFactory(fn) && fn.length === 0) return { calls: [[]], requested: false, by: 'gated' };
-  if (options.calls?.callAll === true && fn.length === 0)
+  if (isGatedFactory(fn) && arityOf(fn) === 0) return { calls: [[]], requested: false, by: 'gated' };
+  if (options.calls?.callAll === true && arityOf(fn) === 0)
     return { calls: [[]], requested: false, by: 'call-factories' };
   return undefined;
 }
@@ -341,7 +350,8 @@ function decideCalls(
 function unauditedFix(fn: (...args: unknown[]) => unknown, key: string, exportName: string): string {
   const entry = `${key}#${exportName}`;
   const none = `{ "${entry}": [] } declares it builds none`;
-  if (fn.length > 0) return `to audit what it builds, give its arguments: factories: { "${entry}": [[…]] }; ${none}`;
+  if (arityOf(fn) !== 0)
+    return `to audit what it builds, give its arguments: factories: { "${entry}": [[…]] }; ${none}`;
   return `to audit what it builds: --export ${exportName}, --call-factories, or factories: ["${entry}"] in the config; ${none}`;
 }
 
@@ -418,7 +428,8 @@ export async function loadModule(file: string, options: LoadOptions, explicit = 
     const decision = decideCalls(fn, name, absolute, options);
     if (decision === 'declared-not-factory') continue;
     if (decision === undefined) {
-      const takes = fn.length > 0 ? `takes ${fn.length} argument${fn.length === 1 ? '' : 's'}, ` : '';
+      const arity = arityOf(fn);
+      const takes = arity > 0 ? `takes ${arity} argument${arity === 1 ? '' : 's'}, ` : '';
       result.unaudited.push({
         module: shown,
         exportName: name,

@@ -13,7 +13,7 @@ import { minCoverageProblem } from '../report/exit.js';
 import { isFormatName, RENDERERS, type RenderOptions } from '../report/render/index.js';
 import { notesSummary } from '../report/render/notes.js';
 import { renderSarif, renderSarifError } from '../report/render/sarif.js';
-import { findConfig, type LoadedConfig, loadConfig } from './config.js';
+import { findConfig, InvalidConfigError, type LoadedConfig, loadConfig } from './config.js';
 import { initCommand } from './init.js';
 import {
   checkReporters,
@@ -438,7 +438,18 @@ export async function main(argv: readonly string[], streams: CliStreams, context
     }
     // A refused output writes nothing, the error file included.
     if (!(error instanceof OutputRefusedError)) {
-      writeErrorSarif(reporters.length > 0 ? reporters : sarifTargetsOf(argv, cwd), inputs, describeError(error));
+      if (reporters.length === 0) reporters = sarifTargetsOf(argv, cwd);
+      const flagged = argv.some((a) => /^--(reporter|format|output-file)(=|$)/.test(a));
+      if (!flagged && error instanceof InvalidConfigError && error.reporters !== undefined) {
+        const dir = error.dir ?? cwd;
+        reporters = error.reporters.map(
+          (r): ReporterSpec =>
+            r.outputFile === undefined
+              ? { format: r.format }
+              : { format: r.format, file: resolveOutput(r.outputFile, dir), shown: r.outputFile },
+        );
+      }
+      writeErrorSarif(reporters, inputs, describeError(error));
     }
     printError(error, streams, debug);
     return 2;

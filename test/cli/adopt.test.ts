@@ -612,18 +612,24 @@ describe.concurrent('one run, every report', { timeout: 240_000 }, () => {
     });
   });
 
-  it('SARIF: a load error or a usage error still writes a SARIF file naming it', async () => {
+  it('SARIF: a load, usage or config error still writes a SARIF file naming it', async () => {
     write('sarif-throws.ts', "throw new Error('database is down');\n");
     const loadError = join(scratch, 'sarif/load-error.sarif');
     const usageError = join(scratch, 'sarif/usage-error.sarif');
-    const [load, usage] = await Promise.all([
+    write(
+      'sarif-config/gate-audit.config.json',
+      JSON.stringify({ includ: ['x.ts'], reporters: [{ format: 'sarif', outputFile: 'out/config-error.sarif' }] }),
+    );
+    const [load, usage, config] = await Promise.all([
       gateAudit(['test/.generated/adopt/sarif-throws.ts', '--reporter', `sarif=${loadError}`]),
       gateAudit(['--bogus', '--format', 'sarif', '--output-file', usageError, 'fixtures/graphs/gated-app.ts']),
+      gateAudit([], { cwd: join(scratch, 'sarif-config') }),
     ]);
-    expect([load.status, usage.status]).toEqual([2, 2]);
+    expect([load.status, usage.status, config.status]).toEqual([2, 2, 2]);
     for (const [file, text] of [
       [loadError, 'database is down'],
       [usageError, "unknown option '--bogus'"],
+      [join(scratch, 'sarif-config/out/config-error.sarif'), 'field=<includ> | unknown key'],
     ] as const) {
       const run = sarifOf(file).runs[0]!;
       expect(run.results).toEqual([]);
