@@ -527,23 +527,8 @@ async function callFactory(
 }
 
 /**
- * Loads one module and returns its orchestrators (the shape `check-policy` reads).
- *
- * @param file - the module path, relative to `options.cwd` or absolute
- * @param options - export filter, calls, timeout, working directory, noise sink
- */
-export async function loadOrchestrators(file: string, options: LoadOptions): Promise<FoundOrchestrator[]> {
-  const result = await loadModule(file, options, true);
-  const [refusal] = result.refusals;
-  if (refusal !== undefined && result.found.length === 0) {
-    throw new GateAuditError('UNGATEABLE', `cannot audit "${result.module}": ${refusal.message}`);
-  }
-  return result.found;
-}
-
-/**
- * Loads every module (files only; see `select.ts` for globs and folders) and returns their orchestrators,
- * in argument order.
+ * Loads every module (files, folders, globs) and returns their orchestrators, in argument order: what
+ * `check-policy` reads.
  *
  * @param patterns - module paths or globs, relative to `options.cwd`
  * @param options - export filter, calls, timeout, working directory, noise sink
@@ -553,6 +538,14 @@ export async function loadModules(patterns: readonly string[], options: LoadOpti
   const found: FoundOrchestrator[] = [];
   for (const target of selection.modules) {
     const result = await loadModule(target.absolute, options, target.explicit);
+    const [refusal] = result.refusals;
+    // A tree the module refused at import cannot be checked: say so rather than leave it out.
+    if (refusal !== undefined) {
+      throw new GateAuditError(
+        'UNGATEABLE',
+        `cannot check "${result.module}${refusal.exportName === undefined ? '' : `#${refusal.exportName}`}": ${refusal.message.split('\n')[0] ?? ''} | fix what installMultiagent refuses (gate-audit ${result.module} lists it)`,
+      );
+    }
     found.push(...result.found);
   }
   return found;

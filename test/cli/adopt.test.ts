@@ -481,6 +481,23 @@ describe.concurrent('accept entries in the config', { timeout: 240_000 }, () => 
   });
 });
 
+describe.concurrent('accept entries on what may not be accepted', { timeout: 240_000 }, () => {
+  it('an entry on a local agent that could be gated is exit 2, naming the config and the module', async () => {
+    write(
+      'accept-local/gate-audit.config.json',
+      JSON.stringify({
+        include: ['../../../../fixtures/apps/partners/src/sourcing.ts'],
+        accept: [{ path: 'procurement/scout', reason: 'we trust it' }],
+      }),
+    );
+    const run = await gateAudit([], { cwd: join(scratch, 'accept-local') });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(
+      /^gate-audit: config=<gate-audit\.config\.json>, field=<accept> \| in ".*sourcing\.ts#graph": .*procurement\/scout/,
+    );
+  });
+});
+
 describe.concurrent('one run, every report', { timeout: 240_000 }, () => {
   it('--reporter (repeatable): one load of the modules, several outputs, output folders created', async () => {
     write(
