@@ -117,6 +117,9 @@ class Factories {
   }
 }
 
+/** The `export` of a source whose module refused its tree while it loaded (no export was read). */
+const IMPORT_EXPORT = '(import)';
+
 /** The kind a refused node most likely has, from the finding's kind (the tree itself was never handed out). */
 const KIND_OF_FINDING: Readonly<Record<string, CoverageNode['kind']>> = {
   remote: 'remote',
@@ -156,7 +159,7 @@ function refusalReport(refusal: Refusal, planMode: boolean, hint: string): Cover
     sources: [
       {
         module: refusal.module,
-        export: refusal.exportName ?? '*',
+        export: refusal.exportName ?? IMPORT_EXPORT,
         path: [rootId],
         factory: refusal.exportName !== undefined,
       },
@@ -466,7 +469,7 @@ function sarifLocations(report: CoverageReport, results: readonly ModuleResult[]
     const absolute = byModule.get(module);
     if (absolute === undefined) return undefined;
     const name = exportName?.replace(/\(.*$/s, '');
-    const line = name === undefined || name === '*' ? undefined : index.exportLine(absolute, name);
+    const line = name === undefined || name === IMPORT_EXPORT ? undefined : index.exportLine(absolute, name);
     return at(absolute, line ?? 1);
   };
   return {
