@@ -273,7 +273,7 @@ async function decisionLog(): Promise<void> {
       const started = performance.now();
       for (let i = 0; i < 2000; i++) {
         void gate.decide(request);
-        gate.record?.({
+        void gate.record?.({
           event: 'allow',
           verdict: 'allow',
           toolName: 'noop',

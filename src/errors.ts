@@ -14,7 +14,11 @@ export type GateAuditErrorCode =
   | 'NO_ORCHESTRATOR'
   | 'USAGE'
   | 'NOT_FULLY_GATED'
-  | 'INVALID_POLICY';
+  | 'INVALID_POLICY'
+  | 'GATE_CONFLICT'
+  | 'GATE_FAILED'
+  | 'INVALID_ACCEPT'
+  | 'TOO_DEEP';
 
 /** Why a node, agent or orchestrator cannot be gated in this process. */
 export type FindingKind =
@@ -26,6 +30,7 @@ export type FindingKind =
   | 'tool-executor'
   | 'sdk-mismatch'
   | 'topology'
+  | 'proxy'
   | 'cycle';
 
 /** One thing that cannot be gated, with where it is and what to do about it. */
@@ -121,6 +126,55 @@ export class SdkMismatchError extends UngateableError {
     this.message +=
       '\n  two copies of @strands-agents/sdk are loaded: hooks never fire across copies | ' +
       'dedupe the SDK (npm dedupe; gate-audit takes it as a peer dependency)';
+  }
+}
+
+/**
+ * Ends the invocation of every gated agent of a run that a gate failure stopped (a gate error, timeout,
+ * garbage answer or tampering anywhere in the tree), so the node running it fails and the orchestrator
+ * reports `FAILED`. A plain deny is not a failure.
+ */
+export class GateFailedError extends GateAuditError {
+  /** What failed first in the run. */
+  readonly failure: string;
+
+  /** @param failure - what failed first in the run */
+  constructor(failure: string) {
+    super('GATE_FAILED', `[gate] ERROR: ${failure}; the run was stopped | fix the gate or what tampered with the call`);
+    this.name = 'GateFailedError';
+    this.failure = failure;
+  }
+}
+
+/** One agent already gated with another gate than the one being installed. */
+export interface GateConflict {
+  /** Where the agent sits. */
+  readonly path: readonly string[];
+  /** The name of the gate it carries (`configured` for the process-wide gate). */
+  readonly existing: string;
+  /** The name of the gate being installed. */
+  readonly requested: string;
+}
+
+/** Thrown before any change when an install would leave an agent under another gate than the one asked for. */
+export class GateConflictError extends GateAuditError {
+  /** Every agent that carries another gate, with both gate names. */
+  readonly conflicts: readonly GateConflict[];
+
+  /** @param conflicts - every conflict found */
+  constructor(conflicts: readonly GateConflict[]) {
+    const lines = conflicts.map((c) =>
+      c.existing === c.requested
+        ? `  - "${c.path.join(' › ')}" carries another gate also named "${c.existing}" (a different gate object)`
+        : `  - "${c.path.join(' › ')}" carries gate "${c.existing}", not "${c.requested}"`,
+    );
+    super(
+      'GATE_CONFLICT',
+      `conflicts=<${conflicts.length}> | agents already carry another gate, nothing was changed | ` +
+        `install every agent with one gate (pass the same gate object), or remove the other gate first\n${lines.join('\n')}`,
+    );
+    this.name = 'GateConflictError';
+    this.conflicts = conflicts;
   }
 }
 

@@ -6,14 +6,17 @@
 export {
   CoverageError,
   GateAuditError,
+  GateConflictError,
+  GateFailedError,
   NoGateError,
   PolicyError,
   SdkMismatchError,
   UngateableError,
 } from './errors.js';
-export type { Finding, FindingKind, GateAuditErrorCode, PolicyIssue } from './errors.js';
+export type { Finding, FindingKind, GateAuditErrorCode, GateConflict, PolicyIssue } from './errors.js';
 export { allowAll, configureGate, denyAll } from './enforce/gate.js';
 export type {
+  ApprovalBinding,
   ApprovalOutcome,
   ApprovalPath,
   AskDecision,
@@ -26,7 +29,7 @@ export type {
   Verdict,
 } from './enforce/gate.js';
 export { install, installMultiagent } from './enforce/install.js';
-export type { InstallOptions } from './enforce/install.js';
+export type { AcceptEntry, InstallOptions } from './enforce/install.js';
 export type { AgentGate } from './enforce/agent-gate.js';
 export { gatedAgent, gatedFactory } from './enforce/factories.js';
 export { GatePlugin } from './enforce/plugin.js';
@@ -34,10 +37,18 @@ export { GOVERNS } from './walker/declare.js';
 export type { GovernanceDeclaration } from './walker/declare.js';
 export { hasNodeGuard, isGated } from './walker/classify.js';
 export { assertFullyGated, audit, plan } from './report/audit.js';
+export type { AuditOptions } from './report/audit.js';
 export { CoverageReportSchema } from './report/schema.js';
 export { ConfigSchema } from './config.js';
 export type { GateAuditConfig } from './config.js';
-export type { CoverageEdge, CoverageNode, CoverageReport, CoverageSummary, NodeStatus } from './report/schema.js';
+export type {
+  CoverageEdge,
+  CoverageNode,
+  CoverageReport,
+  CoverageSummary,
+  GateIdentity,
+  NodeStatus,
+} from './report/schema.js';
 export { policyGate } from './policy/policy-gate.js';
 export type { GateOptions } from './policy/policy-gate.js';
 export { loadPolicy } from './policy/load.js';

@@ -9,6 +9,8 @@ describe('the public API', () => {
       'CoverageReportSchema',
       'GOVERNS',
       'GateAuditError',
+      'GateConflictError',
+      'GateFailedError',
       'GatePlugin',
       'NoGateError',
       'PolicyError',

@@ -7,7 +7,7 @@ import { realpathSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { type Finding, GateAuditError, messageOf } from '../errors.js';
 import { joinPath, escapeSegment } from '../paths.js';
-import { audit, plan, summarize } from '../report/audit.js';
+import { type AuditOptions, audit, plan, summarize } from '../report/audit.js';
 import { exitCodeOf, isToolRunningNode } from '../report/exit.js';
 import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
 import { type CoverageNode, type CoverageNote, type CoverageReport, SCHEMA_VERSION } from '../report/schema.js';
@@ -60,11 +60,6 @@ interface AcceptRule {
   readonly path: string;
   readonly reason: string;
 }
-
-type AcceptOption = { readonly accept?: readonly { readonly path: string; readonly reason: string }[] };
-// `audit` and `plan` take `{ accept }` (remote and opaque nodes acknowledged with a reason).
-const auditWith: (orchestrator: unknown, options?: AcceptOption) => CoverageReport = audit;
-const planWith: (orchestrator: unknown, options?: AcceptOption) => CoverageReport = plan;
 
 function realOf(file: string): string {
   try {
@@ -357,8 +352,8 @@ export async function runAudit(
           (rule.module === undefined || rule.module === real) &&
           (rule.export === undefined || rule.export === found.exportName),
       );
-      const judge = (options?: AcceptOption): CoverageReport =>
-        settings.plan ? planWith(found.orchestrator, options) : auditWith(found.orchestrator, options);
+      const judge = (options?: AuditOptions): CoverageReport =>
+        settings.plan ? plan(found.orchestrator, options) : audit(found.orchestrator, options);
       let report = judge();
       const paths = new Set(report.nodes.map((n) => joinPath(n.path)));
       pathsSeen.push(...paths);

@@ -1,548 +1,182 @@
 /**
- * The gate on one agent: a decision hook that never throws, a seal per tool use, and an innermost
- * execution check that refuses any call that is not exactly what was judged.
+ * The gate on one agent: which hooks it registers and where, and the handle returned for it. The jobs
+ * themselves live apart: the decision (`decision.ts`), settling an `ask` (`ask.ts`), the seal and the
+ * execution check (`seal.ts`), the per-call context and records (`call.ts`), the run's own state
+ * (`run-state.ts`).
  *
- * Why each piece (see `../shared/research/sdk-gaps.md`):
- * - A throwing `BeforeToolCallEvent` hook fails OPEN (the loop drains on, rows 42–43), so every error
- *   becomes a `cancel`, and the invocation is stopped: later tool calls and model calls are cancelled.
- * - Later hooks, interventions, plugins and middleware can rename the tool, change the input, set
- *   `selectedTool` or clear `cancel` after the decision (rows 9–11, 26, 32–37). The decision is sealed
- *   per `toolUseId`, and the innermost `ExecuteToolStage` middleware refuses anything that differs.
- *   We refuse rather than judge again: the signer reference decides each call once.
- * - A middleware that answers a call without calling `next` bypasses the check; the after-call hook
- *   notices an allowed call whose check never ran, hides its result and stops the run.
+ * Hooks, in the order they run for one call:
+ * 1. `BeforeInvocationEvent` (first): the agent enters the run.
+ * 2. `BeforeToolCallEvent` (first of all): the decision, which never throws.
+ * 3. `BeforeToolCallEvent` (last): notes the cancel the SDK will act on.
+ * 4. `ExecuteToolStage` middleware (innermost): the execution check.
+ * 5. `AfterToolCallEvent` (first): a call answered around the check is withheld and the run stops.
+ * 6. `AfterToolCallEvent` (last): a withheld result stays withheld.
+ * 7. `BeforeModelCallEvent` (first and last): once the run was stopped, the model is not called again.
+ * 8. `AfterInvocationEvent` (first: the agent leaves the run; last: a stopped run ends with `GateFailedError`).
  */
 import {
+  AfterInvocationEvent,
   AfterToolCallEvent,
-  Agent,
+  type Agent,
   BeforeInvocationEvent,
   BeforeModelCallEvent,
   BeforeToolCallEvent,
   ExecuteToolStage,
-  FunctionTool,
-  type JSONValue,
-  type MiddlewareHandlerOf,
-  TextBlock,
-  ToolResultBlock,
-  ZodTool,
+  type ToolResultBlock,
 } from '@strands-agents/sdk';
-import { messageOf } from '../errors.js';
-import { agentGateState, isGated } from '../walker/classify.js';
-import { AGENT_GATE_MARK, type AgentGateMark, agentGateMark } from '../walker/marks.js';
-import { agentAsToolTarget, isMcpTool, isStructuredOutputTool } from '../walker/sdk-internals.js';
-import { canonicalJson, withoutMarker } from './digest.js';
-import {
-  type ApprovalOutcome,
-  type AskDecision,
-  checkDecision,
-  type Gate,
-  type GateRecord,
-  type ToolCallRequest,
-} from './gate.js';
-import { log } from './log.js';
-import { isInnermostMiddleware, moveHookFirst, moveMiddlewareInnermost } from './sdk-mutations.js';
+import { GateFailedError, messageOf } from '../errors.js';
+import { agentGateState } from '../walker/classify.js';
+import { AGENT_GATE_MARK, type AgentGateMark, agentGateMark, type MarkedHook } from '../walker/marks.js';
+import { ERROR, fail, type GateSource, type GateState, type PendingApproval, type Seal } from './call.js';
+import { decideCall } from './decision.js';
+import { enterRun, leaveRun, runFailure } from './run-state.js';
+import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './seal.js';
+import { lockFields, moveHookFirst } from './sdk-mutations.js';
 
-/** Prefix of the message a refused call returns to the model. */
-export const BLOCKED = '[gate] BLOCKED:';
-/** Prefix of the message a call returns when the gate itself failed. */
-export const ERROR = '[gate] ERROR:';
+export { APPROVAL_INTERRUPT } from './ask.js';
+export { BLOCKED, ERROR, type GateSource } from './call.js';
 
-/** Name of the interrupt an `ask` raises on the tool call (its id is `hook:beforeToolCall:<toolUseId>:<name>`). */
-export const APPROVAL_INTERRUPT = 'gate-audit:approval';
+/** How long an asynchronous gate decision may take by default, in milliseconds. */
+export const DEFAULT_DECISION_TIMEOUT_MS = 30_000;
+
+/** The agent fields the SDK reads to choose what runs: locked against becoming getters at install. */
+export const LOCKED_AGENT_FIELDS = ['_toolExecutor', '_toolRegistry', '_hooksRegistry', '_middlewareRegistry'] as const;
 
 /** A handle on the gate installed on one agent. */
 export interface AgentGate {
   /** The gated agent. */
   readonly agent: Agent;
-  /** Where the agent was found when the gate was installed. */
+  /** Where the agent was found when the gate was installed (first place; it may sit at others too). */
   readonly path: readonly string[];
   /** Name of the gate, or `configured` when the process-wide gate is resolved at each call. */
   readonly gateName: string;
-  /** Whether the decision hook and the execution check are both still registered. */
+  /** Whether every hook and the execution check are still registered. */
   isActive(): boolean;
-  /** Removes the hooks and the middleware and the mark (used for rollback). */
+  /** Removes the hooks, the middleware and the mark (used for rollback). */
   uninstall(): void;
 }
 
-/** Where the gate comes from: a fixed gate, or the process-wide one resolved at each call. */
-export interface GateSource {
-  readonly name: string;
-  resolve(): Gate | undefined;
-  /** How long an asynchronous decision may take, in milliseconds (default 30000). */
-  readonly timeoutMs?: number;
-}
-
-/** How long an asynchronous gate decision may take by default, in milliseconds. */
-export const DEFAULT_DECISION_TIMEOUT_MS = 30_000;
-
-/** Marks a decision that did not settle in time. */
-class DecisionTimeout {
-  constructor(readonly ms: number) {}
-}
-
-/**
- * Waits for an asynchronous decision, at most `ms` milliseconds. A synchronous answer is returned as it is,
- * without a timer.
- */
-async function withinDeadline(answer: unknown, ms: number): Promise<unknown> {
-  if (typeof (answer as { then?: unknown } | null)?.then !== 'function') return answer;
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<DecisionTimeout>((resolve) => {
-    timer = setTimeout(() => resolve(new DecisionTimeout(ms)), ms);
-  });
-  try {
-    return await Promise.race([answer as Promise<unknown>, late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-interface Seal {
-  readonly allowed: boolean;
-  readonly name: string;
-  readonly input: string | undefined;
-  readonly tool: unknown;
-  checked: boolean;
-}
-
-type ExecuteToolHandler = MiddlewareHandlerOf<typeof ExecuteToolStage>;
-
-type RecordFields = Pick<GateRecord, 'event' | 'rule' | 'reason'>;
-
-/** Whether `error` is the SDK's `InterruptError` (not exported by the SDK, so recognised by shape). */
-function isInterruptError(error: unknown): error is Error {
-  return (
-    error instanceof Error &&
-    error.name === 'InterruptError' &&
-    Array.isArray((error as { interrupts?: unknown }).interrupts)
-  );
-}
-
-/** Runs an approval step; a throw or a rejection is a refusal, never an approval. */
-async function settle(step: () => unknown): Promise<unknown> {
-  try {
-    return await step();
-  } catch (error) {
-    return { granted: false, reason: `the approval step failed: ${messageOf(error)}` };
-  }
-}
-
-function toolKindOf(tool: unknown): ToolCallRequest['toolKind'] {
-  if (isStructuredOutputTool(tool)) return 'structured-output';
-  if (isMcpTool(tool)) return 'mcp';
-  if (agentAsToolTarget(tool) !== undefined) return 'agent';
-  if (tool instanceof FunctionTool || tool instanceof ZodTool) return 'function';
-  return 'other';
-}
-
-function sealInput(input: unknown): string | undefined {
-  try {
-    return canonicalJson(withoutMarker(input));
-  } catch {
-    return undefined;
-  }
-}
-
-function errorResult(toolUseId: string, text: string): ToolResultBlock {
-  return new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock(text)] });
-}
-
-/** Everything one agent's gate keeps between the decision and the execution. */
-class AgentGateRuntime {
-  private readonly _seals = new Map<string, Seal>();
-  /** The approval interrupts this runtime raised, by tool use id, with the gate that asked. */
-  private readonly _raised = new Map<string, Gate>();
-  private _stopped: string | undefined;
+/** The gate's state and its hooks for one agent. */
+class AgentGateRuntime implements GateState {
+  readonly seals = new Map<string, Seal>();
+  readonly pending = new Map<string, PendingApproval>();
+  readonly withheld = new Map<string, ToolResultBlock>();
+  readonly ownResults = new WeakSet<object>();
+  readonly executionCheck = createExecutionCheck(this);
 
   constructor(
-    private readonly _agent: Agent,
-    private readonly _source: GateSource,
-    private readonly _path: readonly string[],
+    readonly agent: Agent,
+    readonly source: GateSource,
   ) {}
 
-  /**
-   * The decision hook, first of all `BeforeToolCallEvent` callbacks. It throws exactly one thing: the
-   * `InterruptError` that `event.interrupt()` raised for an `ask`, which the SDK collects to pause the run.
-   * Every other failure becomes a cancel.
-   */
+  /** The decision hook. It throws exactly one thing: the `InterruptError` of an `ask` that pauses the run. */
   readonly decide = async (event: BeforeToolCallEvent): Promise<void> => {
-    const started = performance.now();
     let pause: Error | undefined;
     try {
-      pause = await this._judge(event, started);
+      pause = await decideCall(this, event);
     } catch (error) {
-      // Anything unexpected in our own code refuses the call too: never let the hook throw.
-      this._fail(event, `gate-audit failed while deciding: ${messageOf(error)}`, started);
+      // Anything unexpected in gate-audit's own code refuses the call too: never let the hook throw.
+      failUnexpected(this, event, error);
     }
     if (pause !== undefined) throw pause;
   };
 
-  /** Decides one call; returns the interrupt to raise when the run must pause for an approval. */
-  private async _judge(event: BeforeToolCallEvent, started: number): Promise<Error | undefined> {
-    if (!moveMiddlewareInnermost(this._agent, this.executionCheck)) {
-      this._fail(event, "the gate's execution check was removed from this agent", started);
-      return undefined;
-    }
-    if (event.agent !== this._agent) {
-      this._decideForeign(event);
-      return undefined;
-    }
-    if (this._stopped !== undefined) {
-      this._refuseRecorded(event, `${ERROR} ${this._stopped}`, this._stopped, started);
-      return undefined;
-    }
-    const inner = agentAsToolTarget(event.tool);
-    if (inner !== undefined && !isGatedAgent(inner)) {
-      const reason = `tool "${event.toolUse.name}" runs an agent that carries no gate`;
-      this._refuseRecorded(
-        event,
-        `${BLOCKED} ${reason} | gate it too (installMultiagent gates agents used as tools)`,
-        reason,
-        started,
-      );
-      return undefined;
-    }
-    const gate = this._source.resolve();
-    if (gate === undefined) {
-      this._fail(event, 'no gate is configured any more (configureGate(undefined) was called)', started);
-      return undefined;
-    }
-    const request = this._request(event);
-    let answer: unknown;
-    try {
-      answer = await withinDeadline(
-        gate.decide(request, { agent: this._agent, invocationState: event.invocationState }),
-        this._source.timeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS,
-      );
-    } catch (error) {
-      this._fail(event, `gate "${gate.name}" threw: ${messageOf(error)}`, started, gate, request);
-      return undefined;
-    }
-    if (answer instanceof DecisionTimeout) {
-      const problem = `gate "${gate.name}" did not decide within ${answer.ms} ms`;
-      this._fail(event, problem, started, gate, request);
-      return undefined;
-    }
-    const checked = checkDecision(answer);
-    if ('error' in checked) {
-      this._fail(event, `gate "${gate.name}" answered garbage: ${checked.error}`, started, gate, request);
-      return undefined;
-    }
-    const decision = checked.decision;
-    const rule = decision.rule === undefined ? {} : { rule: decision.rule };
-    if (decision.verdict === 'allow') {
-      this._allow(event, gate, { event: 'allow', ...rule }, request, started);
-      return undefined;
-    }
-    if (decision.verdict === 'deny') {
-      this._deny(event, gate, { event: 'deny', reason: decision.reason, ...rule }, request, started);
-      return undefined;
-    }
-    return this._settleAsk(event, gate, request, { verdict: 'ask', reason: decision.reason, ...rule }, started);
-  }
+  readonly noteCancel = (event: BeforeToolCallEvent): void => noteCancel(this, event);
+  readonly audit = (event: AfterToolCallEvent): void => auditResult(this, event);
+  readonly keepWithheld = (event: AfterToolCallEvent): void => keepWithheld(this, event);
 
-  /** An `ask`: refused without an approval path, else settled by the gate's callback or the SDK interrupt. */
-  private async _settleAsk(
-    event: BeforeToolCallEvent,
-    gate: Gate,
-    request: ToolCallRequest,
-    decision: AskDecision,
-    started: number,
-  ): Promise<Error | undefined> {
-    const rule = decision.rule === undefined ? {} : { rule: decision.rule };
-    const approval = gate.approval;
-    if (approval === undefined || (approval.via !== 'interrupt' && approval.via !== 'callback')) {
-      const reason = `approval required (${decision.reason}) but no approval path is configured`;
-      this._deny(event, gate, { event: 'deny', reason, ...rule }, request, started);
-      return undefined;
-    }
-    let outcome: unknown;
-    if (approval.via === 'callback') {
-      outcome = await settle(() => approval.ask(request, decision));
-    } else {
-      const id = request.toolUseId;
-      let answer: unknown;
-      try {
-        // The reason carries the request, so whoever answers can see it and sign exactly it (`approve`).
-        const reason = { gate: gate.name, ...decision, request: { ...request, path: [...request.path] } };
-        answer = event.interrupt({ name: APPROVAL_INTERRUPT, reason: reason as unknown as JSONValue });
-      } catch (error) {
-        if (!isInterruptError(error)) throw error;
-        // The run pauses: record it first (a failing record refuses instead), then let the SDK collect it.
-        if (!this._record(event, gate, { event: 'ask', reason: decision.reason, ...rule }, request, started)) {
-          return undefined;
-        }
-        this._raised.set(id, gate);
-        return error;
-      }
-      const raisedBy = this._raised.get(id);
-      this._raised.delete(id);
-      outcome =
-        raisedBy === gate
-          ? await settle(() => approval.check(request, answer))
-          : {
-              granted: false,
-              reason:
-                'the approval answer was not requested by this gate in this process ' +
-                '(pre-loaded from a snapshot or session?)',
-            };
-    }
-    if (typeof outcome === 'object' && outcome !== null && (outcome as ApprovalOutcome).granted === true) {
-      this._allow(event, gate, { event: 'approval-granted', reason: decision.reason, ...rule }, request, started);
-      return undefined;
-    }
-    const why = (outcome as { reason?: unknown } | null)?.reason;
-    const reason = `approval refused (${typeof why === 'string' && why !== '' ? why : 'no reason given'})`;
-    this._deny(event, gate, { event: 'approval-refused', reason, ...rule }, request, started);
-    return undefined;
-  }
-
-  /** The innermost `ExecuteToolStage` middleware: runs the tool only if it is exactly what was allowed. */
-  readonly executionCheck: ExecuteToolHandler = createExecutionCheck(this);
-
-  /** After each call: a call allowed but never checked, or refused yet answered with success, was bypassed. */
-  readonly audit = (event: AfterToolCallEvent): void => {
-    const id = event.toolUse.toolUseId;
-    const seal = this._seals.get(id);
-    this._seals.delete(id);
-    if (event.agent !== this._agent || seal === undefined || seal.checked || event.result.status !== 'success') return;
-    const what = seal.allowed ? 'skipped the gate check' : 'ran although the gate refused it';
-    const text = `${ERROR} tool call "${event.toolUse.name}" ${what}; its result is withheld and the run stops`;
-    log('error', { tool: event.toolUse.name, toolUseId: id, agent: this._agent.id }, text);
-    this._recordTampering(event.toolUse.name, id, text);
-    event.result = errorResult(id, text);
-    this._stopped ??= `tool call "${event.toolUse.name}" bypassed the gate earlier in this invocation`;
-  };
-
-  /** Stops the model from being called again once the gate failed in this invocation. */
+  /** Once the run was stopped by a gate failure, the model is not called again. */
   readonly stopModel = (event: BeforeModelCallEvent): void => {
-    if (this._stopped !== undefined) event.cancel = `${ERROR} ${this._stopped}; the run was stopped`;
+    const failure = runFailure(event.invocationState);
+    if (failure !== undefined) event.cancel = `${ERROR} ${failure}; the run was stopped`;
   };
 
-  /** Each invocation starts clean. */
-  readonly reset = (): void => {
-    this._stopped = undefined;
-  };
+  readonly enter = (event: BeforeInvocationEvent): void => enterRun(event.invocationState);
+  readonly leave = (event: AfterInvocationEvent): void => leaveRun(event.invocationState);
 
-  _mismatch(context: Parameters<ExecuteToolHandler>[0]): string | undefined {
-    const seal = this._seals.get(context.toolUse.toolUseId);
-    if (seal === undefined) return 'no gate decision exists for this tool use';
-    if (!seal.allowed) return 'the gate refused this call, but a later hook cleared the cancel';
-    if (!isInnermostMiddleware(this._agent, this.executionCheck)) {
-      return 'another middleware was registered inside the gate check and could change the call';
-    }
-    if (context.toolUse.name !== seal.name) {
-      return `the tool name changed after the decision ("${seal.name}" → "${context.toolUse.name}")`;
-    }
-    if (context.tool !== seal.tool) return 'a different tool object was selected after the decision';
-    const input = sealInput(context.toolUse.input);
-    if (input === undefined || input !== seal.input) return 'the input changed after the decision';
-    seal.checked = true;
-    return undefined;
-  }
-
-  private _request(event: BeforeToolCallEvent): ToolCallRequest {
-    return {
-      toolUseId: event.toolUse.toolUseId,
-      toolName: event.toolUse.name,
-      input: structuredClone(withoutMarker(event.toolUse.input)),
-      agentId: this._agent.id,
-      agentName: this._agent.name,
-      path: this._path,
-      paths: [this._path],
-      toolKind: toolKindOf(event.tool),
-    };
-  }
-
-  private _seal(event: BeforeToolCallEvent, allowed: boolean): void {
-    this._seals.set(event.toolUse.toolUseId, {
-      allowed,
-      name: event.toolUse.name,
-      input: sealInput(event.toolUse.input),
-      tool: event.selectedTool ?? event.tool,
-      checked: false,
-    });
-  }
-
-  private _refuse(event: BeforeToolCallEvent, message: string): void {
-    event.cancel = message;
-    this._seal(event, false);
-  }
-
-  /**
-   * Gives the gate its record of this call. A record that throws refuses the call and stops the run.
-   *
-   * @returns whether the record was taken
-   */
-  private _record(
-    event: BeforeToolCallEvent,
-    gate: Gate,
-    what: RecordFields,
-    request: ToolCallRequest,
-    started: number,
-  ): boolean {
-    if (gate.record === undefined) return true;
-    try {
-      gate.record(this._recordOf(what, request, started));
-      return true;
-    } catch (error) {
-      this._fail(event, `gate "${gate.name}" could not record the decision: ${messageOf(error)}`, started);
-      return false;
-    }
-  }
-
-  private _recordOf(what: RecordFields, request: ToolCallRequest, started: number): GateRecord {
-    const verdict =
-      what.event === 'allow' || what.event === 'approval-granted' ? 'allow' : what.event === 'ask' ? 'ask' : 'deny';
-    return {
-      ...what,
-      verdict,
-      toolName: request.toolName,
-      toolUseId: request.toolUseId,
-      agentId: this._agent.id,
-      path: this._path,
-      input: request.input,
-      durationMs: performance.now() - started,
-    };
-  }
-
-  private _allow(
-    event: BeforeToolCallEvent,
-    gate: Gate,
-    what: RecordFields,
-    request: ToolCallRequest,
-    started: number,
-  ): void {
-    if (this._record(event, gate, what, request, started)) this._seal(event, true);
-  }
-
-  private _deny(
-    event: BeforeToolCallEvent,
-    gate: Gate,
-    what: RecordFields & { reason: string },
-    request: ToolCallRequest,
-    started: number,
-  ): void {
-    const rule = what.rule === undefined ? '' : `, rule=<${what.rule}>`;
-    this._refuse(event, `${BLOCKED} ${what.reason} | tool=<${event.toolUse.name}>, agent=<${this._agent.id}>${rule}`);
-    this._record(event, gate, what, request, started);
-  }
-
-  /** Refuses a call before the gate is asked, and records that refusal. */
-  private _refuseRecorded(event: BeforeToolCallEvent, message: string, reason: string, started: number): void {
-    this._refuse(event, message);
-    const gate = this._source.resolve();
-    if (gate !== undefined) this._record(event, gate, { event: 'deny', reason }, this._request(event), started);
-  }
-
-  /** Records tampering seen after the decision (best effort: the call is refused either way). */
-  _recordTampering(toolName: string, toolUseId: string, reason: string): void {
-    try {
-      this._source.resolve()?.record?.({
-        event: 'tampering',
-        verdict: 'deny',
-        reason,
-        toolName,
-        toolUseId,
-        agentId: this._agent.id,
-        path: this._path,
-      });
-    } catch (error) {
-      log(
-        'error',
-        { tool: toolName, toolUseId, agent: this._agent.id },
-        `could not record tampering: ${messageOf(error)}`,
-      );
-    }
-  }
-
-  private _fail(
-    event: BeforeToolCallEvent,
-    problem: string,
-    started?: number,
-    gate?: Gate,
-    request?: ToolCallRequest,
-  ): void {
-    log('error', { tool: event.toolUse.name, agent: this._agent.id, path: this._path.join('/') }, problem);
-    this._stopped ??= `the gate failed earlier in this invocation (${problem})`;
-    event.cancel = `${ERROR} ${problem}; the run stops`;
-    try {
-      this._seal(event, false);
-    } catch {
-      // The cancel above already refuses the call.
-    }
-    try {
-      const target = gate ?? this._source.resolve();
-      target?.record?.(
-        this._recordOf(
-          { event: 'error', reason: problem },
-          request ?? { ...this._request(event), input: undefined },
-          started ?? performance.now(),
-        ),
-      );
-    } catch {
-      // The log failed too: the cancel above refuses the call and stderr has the problem.
-    }
-  }
-
-  /**
-   * A delegate agent-as-tool re-yields its inner `BeforeToolCallEvent` to the outer agent's hooks. The
-   * inner agent's own gate decides it; an inner agent without a gate gets refused here.
-   */
-  private _decideForeign(event: BeforeToolCallEvent): void {
-    if (isGatedAgent(event.agent)) return;
-    event.cancel = `${BLOCKED} agent "${event.agent.id}" runs tools without a gate | gate it too`;
-  }
-}
-
-function createExecutionCheck(runtime: AgentGateRuntime): ExecuteToolHandler {
-  return async function* executionCheck(context, next) {
-    const id = context.toolUse.toolUseId;
-    const problem = runtime._mismatch(context);
-    if (problem !== undefined) {
-      log('error', { tool: context.toolUse.name, toolUseId: id }, `call refused at execution: ${problem}`);
-      runtime._recordTampering(context.toolUse.name, id, `call refused at execution: ${problem}`);
-      return { result: errorResult(id, `${BLOCKED} ${problem} | tool=<${context.toolUse.name}>`) };
-    }
-    return yield* next(context);
+  /** A run stopped by a gate failure ends with an error naming it, so a node running this agent fails. */
+  readonly endStopped = (event: AfterInvocationEvent): void => {
+    const failure = runFailure(event.invocationState);
+    if (failure !== undefined) throw new GateFailedError(failure);
   };
 }
 
-function isGatedAgent(agent: unknown): boolean {
-  return agent instanceof Agent && isGated(agent);
+/** The catch-all of the decision hook: it refuses and stops first, and cannot throw itself. */
+function failUnexpected(state: GateState, event: BeforeToolCallEvent, error: unknown): void {
+  let name = '(unknown tool)';
+  let toolUseId = '(unknown)';
+  try {
+    name = String(event.toolUse.name);
+    toolUseId = String(event.toolUse.toolUseId);
+  } catch {
+    // keep the placeholders
+  }
+  fail(
+    state,
+    {
+      event,
+      started: performance.now(),
+      invocation: event.invocationState,
+      name,
+      toolUseId,
+      tool: undefined,
+      path: [],
+      paths: [],
+    },
+    `gate-audit failed while deciding: ${messageOf(error)}`,
+  );
 }
 
 /**
- * Installs the gate on one agent, unless it carries one already (from this or another copy of
- * gate-audit, or a `GatePlugin`).
+ * Makes the fields the SDK reads to run an agent's tools non-configurable, once its gate is in place.
+ *
+ * @param agent - a gated agent
+ */
+export function lockAgent(agent: Agent): void {
+  lockFields(agent, LOCKED_AGENT_FIELDS);
+}
+
+/**
+ * Installs the gate on one agent, unless it carries one already.
  *
  * @param agent - a local Agent already checked by the preflight
  * @param source - the gate, or the process-wide gate resolved at each call
- * @param path - where the agent sits in its tree
+ * @param path - the first place the agent was found at (for the handle)
  * @returns the new handle, or undefined when the agent was gated already
  */
 export function installAgentGate(agent: Agent, source: GateSource, path: readonly string[]): AgentGate | undefined {
   if (agentGateState(agent) === 'gated') return undefined;
-  const runtime = new AgentGateRuntime(agent, source, path);
+  const runtime = new AgentGateRuntime(agent, source);
   const cleanups: (() => void)[] = [];
+  const hooks: MarkedHook[] = [];
+  const add = <E>(event: new (...args: never[]) => E, callback: (e: E) => unknown, order: number): void => {
+    cleanups.push(agent.addHook(event as never, callback as never, { order }));
+    hooks.push({ event, callback });
+  };
   const uninstall = (): void => {
     for (const cleanup of cleanups.splice(0).reverse()) cleanup();
     if (agentGateMark(agent)?.decisionHook === runtime.decide)
       delete (agent as unknown as Record<symbol, unknown>)[AGENT_GATE_MARK];
   };
   try {
-    cleanups.push(agent.addHook(BeforeInvocationEvent, runtime.reset, { order: -Infinity }));
+    add(BeforeInvocationEvent, runtime.enter, -Infinity);
     cleanups.push(agent.addHook(BeforeToolCallEvent, runtime.decide, { order: -Infinity }));
     moveHookFirst(agent, runtime.decide);
+    add(BeforeToolCallEvent, runtime.noteCancel, Infinity);
     // First so an earlier throwing hook cannot skip it, last so a later hook cannot clear the cancel.
-    cleanups.push(agent.addHook(BeforeModelCallEvent, runtime.stopModel, { order: -Infinity }));
-    cleanups.push(agent.addHook(BeforeModelCallEvent, runtime.stopModel, { order: Infinity }));
-    cleanups.push(agent.addHook(AfterToolCallEvent, runtime.audit, { order: -Infinity }));
+    add(BeforeModelCallEvent, runtime.stopModel, -Infinity);
+    add(BeforeModelCallEvent, runtime.stopModel, Infinity);
+    add(AfterToolCallEvent, runtime.audit, -Infinity);
+    add(AfterToolCallEvent, runtime.keepWithheld, Infinity);
+    add(AfterInvocationEvent, runtime.leave, -Infinity);
+    add(AfterInvocationEvent, runtime.endStopped, Infinity);
     cleanups.push(agent.addMiddleware(ExecuteToolStage, runtime.executionCheck));
     const mark: AgentGateMark = {
       decisionHook: runtime.decide,
       executionCheck: runtime.executionCheck,
+      hooks,
       gateName: source.name,
+      gateKey: source.key,
       path,
     };
     Object.defineProperty(agent, AGENT_GATE_MARK, { value: mark, configurable: true, enumerable: false });

@@ -21,8 +21,9 @@ export interface ToolCallRequest {
   agentName: string;
   /**
    * Where this call runs: the chain of path segments (escaped ids, see `joinPath`) of orchestrators,
-   * nodes and agent-as-tool names leading to the agent, when gate-audit knows it; otherwise the first
-   * place the agent was found. `paths` says which.
+   * nodes and agent-as-tool names leading to the agent, when exactly one place is known; empty when
+   * none or several are (then `paths` lists every place it may run at). It never names a place the call
+   * does not run at.
    */
   path: readonly string[];
   /**
@@ -59,17 +60,34 @@ export interface DecideContext {
 export type ApprovalOutcome = { granted: true } | { granted: false; reason: string };
 
 /**
+ * What binds an answer to the one interrupt it may answer: the identity of the gate that raised it and a
+ * random nonce issued with that interrupt. Both stay in the raising gate's memory (never read back from
+ * interrupt state, snapshots or sessions); the interrupt's `reason.request` shows them to the approver.
+ */
+export interface ApprovalBinding {
+  /** The `id` of the gate that raised the interrupt (see `Gate.id`). */
+  readonly gateId: string;
+  /** A random value issued with this interrupt only. */
+  readonly nonce: string;
+}
+
+/**
  * How a gate settles its `ask` answers. Without one, `ask` refuses the call.
  * - `interrupt`: the tool call raises the SDK interrupt (the run stops with `stopReason: 'interrupt'`); when
- *   the run is resumed, the answer is given to `check`, but only if this gate raised that interrupt in this
- *   process (an answer pre-loaded from a snapshot is refused before `check` sees it).
+ *   the run is resumed, the answer is given to `check` with the binding this gate issued with that
+ *   interrupt, but only if this gate raised that interrupt in this process (an answer pre-loaded from a
+ *   snapshot is refused before `check` sees it). Each interrupt is answered at most once.
  * - `callback`: `ask` is awaited in-process and the run does not pause.
- * Throwing, rejecting or any outcome other than `{ granted: true }` refuses the call.
+ * Throwing, rejecting or any outcome other than exactly `{ granted: true }` refuses the call.
  */
 export type ApprovalPath =
   | {
       readonly via: 'interrupt';
-      check(request: ToolCallRequest, answer: unknown): ApprovalOutcome | Promise<ApprovalOutcome>;
+      check(
+        request: ToolCallRequest,
+        answer: unknown,
+        binding: ApprovalBinding,
+      ): ApprovalOutcome | Promise<ApprovalOutcome>;
     }
   | {
       readonly via: 'callback';
@@ -105,8 +123,12 @@ export interface GateRecord {
   readonly agentId?: string;
   /** The node cancelled (node-cancelled only). */
   readonly nodeId?: string;
-  /** Where the agent or orchestrator sits in its tree. */
+  /** Where the agent or orchestrator sits in its tree (empty when unknown; see `paths`). */
   readonly path: readonly string[];
+  /** Every place the call may run at (see `ToolCallRequest.paths`). */
+  readonly paths?: readonly (readonly string[])[];
+  /** The identity of the gate that decided (see `Gate.id`). */
+  readonly gateId?: string;
   /** The judged input (a log digests it; it is never written unless asked for). */
   readonly input?: unknown;
   /** Milliseconds from the start of the decision to this record. */
@@ -133,10 +155,11 @@ export interface Gate {
   /** Optional: how an `ask` is settled. Without it, `ask` is refused ("no approval path is configured"). */
   readonly approval?: ApprovalPath;
   /**
-   * Optional: called synchronously with every decision, approval, error, tampering and node cancel. Throwing
-   * refuses the call (and stops the run): a failing record never lets a call through.
+   * Optional: called with every decision, approval, error, tampering and node cancel. It may return a
+   * promise, which is awaited (within the gate's `timeoutMs`) before the call runs. Throwing, rejecting or
+   * not settling in time refuses the call and stops the run: a failing record never lets a call through.
    */
-  record?(record: GateRecord): void;
+  record?(record: GateRecord): void | Promise<void>;
 }
 
 let configuredGate: Gate | undefined;

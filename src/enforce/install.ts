@@ -1,28 +1,69 @@
 /**
  * Installation: check everything, then mutate once. `preflight` finds every problem in the tree before
  * anything changes; `installMultiagent` then gates every agent and guards every orchestrator, undoing
- * what it added if anything fails midway.
+ * what it added if anything fails midway. Only when everything is in place does it record where each
+ * agent sits and make the fields the SDK reads to choose what runs non-configurable.
  */
 import type { Agent } from '@strands-agents/sdk';
-import { type Finding, GateAuditError, messageOf, NoGateError, SdkMismatchError, UngateableError } from '../errors.js';
-import { segmentOf } from '../paths.js';
-import { agentGateState, classifyExecutor } from '../walker/classify.js';
-import { agentGateMark, isGatePlugin } from '../walker/marks.js';
-import { className, type Orchestrator, pendingPlugins } from '../walker/sdk-internals.js';
-import { type Inventory, walk } from '../walker/walk.js';
-import { type AgentGate, DEFAULT_DECISION_TIMEOUT_MS, type GateSource, installAgentGate } from './agent-gate.js';
+import {
+  type Finding,
+  type GateConflict,
+  GateAuditError,
+  GateConflictError,
+  messageOf,
+  NoGateError,
+  SdkMismatchError,
+  UngateableError,
+} from '../errors.js';
+import { joinPath, segmentOf } from '../paths.js';
+import { agentGateState, classifyExecutor, openNode } from '../walker/classify.js';
+import { agentGateMark, gatePluginGate, isGatePlugin } from '../walker/marks.js';
+import {
+  className,
+  Graph,
+  listTools,
+  type Orchestrator,
+  pendingPlugins,
+  readAgentTool,
+  readData,
+} from '../walker/sdk-internals.js';
+import { nodeMap } from '../walker/topology.js';
+import { type Entry, type Inventory, walk } from '../walker/walk.js';
+import {
+  type AgentGate,
+  DEFAULT_DECISION_TIMEOUT_MS,
+  type GateSource,
+  installAgentGate,
+  lockAgent,
+} from './agent-gate.js';
 import { configuredDefaultGate, type Gate, isGate } from './gate.js';
-import { installNodeGuard } from './node-guard.js';
+import { type AcceptedNodes, installNodeGuard } from './node-guard.js';
+import { addPlaces } from './run-state.js';
+import { lockFields } from './sdk-mutations.js';
+
+/** An acknowledged remote or opaque node: installed around, never gated, always shown with its reason. */
+export interface AcceptEntry {
+  /** The node's path as one string (`joinPath`), from the orchestrator's own id: `research/remote`. */
+  readonly path: string;
+  /** Why it is acceptable; shown wherever the node is. */
+  readonly reason: string;
+}
 
 /** Options of `install` and `installMultiagent`. */
 export interface InstallOptions {
   /** The gate to install; without it the process-wide gate (`configureGate`) is resolved at each call. */
   gate?: Gate;
   /**
-   * How long an asynchronous `decide` may take, in milliseconds (default 30000). Past it the call is refused
-   * with `[gate] ERROR:` and the run stops, like any gate error; a late answer is ignored.
+   * How long an asynchronous `decide` (or `record`) may take, in milliseconds (default 30000). Past it the
+   * call is refused with `[gate] ERROR:` and the run stops, like any gate error; a late answer is ignored.
    */
   timeoutMs?: number;
+  /**
+   * `installMultiagent` only: remote (A2A) or opaque custom nodes to install around instead of refusing the
+   * tree. Each entry must name exactly such a node; the node guard then lets through the executor found at
+   * install, and only that object.
+   */
+  accept?: readonly AcceptEntry[];
 }
 
 function decisionTimeout(options: InstallOptions | undefined, subject: string): number {
@@ -35,6 +76,9 @@ function decisionTimeout(options: InstallOptions | undefined, subject: string): 
   }
   return ms;
 }
+
+/** The key of the process-wide gate in marks and conflicts. */
+const CONFIGURED = 'configured';
 
 /**
  * Turns options into a gate source, or throws `NoGateError` when there is no gate at all.
@@ -52,10 +96,10 @@ export function gateSource(options: InstallOptions | undefined, subject: string)
         `subject=<${subject}> | options.gate is not a Gate | pass an object with a string name and a decide() method`,
       );
     }
-    return { name: gate.name, resolve: () => gate, timeoutMs };
+    return { name: gate.name, key: gate, resolve: () => gate, timeoutMs };
   }
   if (configuredDefaultGate() === undefined) throw new NoGateError(subject);
-  return { name: 'configured', resolve: configuredDefaultGate, timeoutMs };
+  return { name: CONFIGURED, key: CONFIGURED, resolve: configuredDefaultGate, timeoutMs };
 }
 
 /** Throws the one error that lists every finding, choosing `SdkMismatchError` when copies of the SDK differ. */
@@ -64,26 +108,151 @@ function refuse(findings: readonly Finding[]): never {
   throw new UngateableError(findings);
 }
 
+/** Problem kinds an `accept` entry may acknowledge: a remote agent or an opaque custom node. */
+const ACCEPTABLE = new Set(['remote', 'custom-node', 'foreign-executor']);
+
+/** The walk's entries acknowledged by `accept`, checked: every entry must name exactly one acceptable node. */
+export function acceptedEntries(
+  inventory: Inventory,
+  accept: readonly AcceptEntry[] | undefined,
+): { entry: Entry; reason: string }[] {
+  if (accept === undefined || accept.length === 0) return [];
+  const byPath = new Map(inventory.entries.map((entry) => [joinPath(entry.path), entry]));
+  const problems: string[] = [];
+  const matched: { entry: Entry; reason: string }[] = [];
+  for (const item of accept) {
+    const path = typeof item?.path === 'string' ? item.path : undefined;
+    const reason = typeof item?.reason === 'string' ? item.reason.trim() : '';
+    if (path === undefined || reason === '') {
+      problems.push(`accept=<${String(path)}> | an accept entry needs a path and a reason`);
+      continue;
+    }
+    const entry = byPath.get(path);
+    const parent = entry === undefined ? undefined : byPath.get(joinPath(entry.path.slice(0, -1)));
+    if (entry === undefined) {
+      problems.push(
+        `accept=<${path}> | matches no node of the tree | fix the path (ids escaped, joined with "/") or remove the stale entry`,
+      );
+    } else if (entry.problem === undefined) {
+      problems.push(
+        `accept=<${path}> | is a ${entry.kind} that can be gated, so it needs no acknowledgement | remove the entry; installMultiagent gates it`,
+      );
+    } else if (!ACCEPTABLE.has(entry.problem.kind) || (entry.kind !== 'remote' && entry.kind !== 'custom')) {
+      problems.push(`accept=<${path}> | cannot be accepted: it ${entry.problem.reason} | ${entry.problem.fix}`);
+    } else if (parent === undefined || (parent.kind !== 'graph' && parent.kind !== 'swarm')) {
+      problems.push(
+        `accept=<${path}> | is not a node of an orchestrator (only remote or opaque nodes can be accepted) | ${entry.problem.fix}`,
+      );
+    } else {
+      matched.push({ entry, reason });
+    }
+  }
+  if (problems.length > 0) {
+    throw new GateAuditError(
+      'INVALID_ACCEPT',
+      problems.length === 1
+        ? problems[0]!
+        : `accept=<${problems.length} problems> | invalid accept entries\n${problems.map((p) => `  - ${p}`).join('\n')}`,
+    );
+  }
+  return matched;
+}
+
+/** The accepted nodes of each orchestrator, by node id, with the object found at install. */
+function acceptedByOrchestrator(
+  inventory: Inventory,
+  entries: readonly { entry: Entry; reason: string }[],
+): Map<Orchestrator, Map<string, { object: unknown; reason: string }>> {
+  const result = new Map<Orchestrator, Map<string, { object: unknown; reason: string }>>();
+  const orchestratorAt = new Map(inventory.orchestrators.map((o) => [joinPath(o.path), o.orchestrator]));
+  for (const { entry, reason } of entries) {
+    const orchestrator = orchestratorAt.get(joinPath(entry.path.slice(0, -1)));
+    if (orchestrator === undefined) continue;
+    const nodes = nodeMap(orchestrator);
+    if (typeof nodes === 'string') continue;
+    for (const [key, node] of nodes) {
+      const content = openNode(node);
+      const object = content.via === 'agent-node' || content.via === 'multi-agent-node' ? content.executor : node;
+      if (object === entry.target || node === entry.target) {
+        const accepted = result.get(orchestrator) ?? new Map<string, { object: unknown; reason: string }>();
+        accepted.set(String(key), { object: entry.target, reason });
+        result.set(orchestrator, accepted);
+      }
+    }
+  }
+  return result;
+}
+
+/** What `preflight` found: the inventory, and the nodes accepted by `accept` entries. */
+export interface Preflight {
+  readonly inventory: Inventory;
+  readonly accepted: readonly { entry: Entry; reason: string }[];
+}
+
 /**
  * Walks the orchestrator and throws, before anything is changed, one error listing every part of the tree
- * that cannot be gated in-process.
+ * that cannot be gated in-process (accepted nodes aside).
  *
  * @param orchestrator - a Graph or Swarm
+ * @param accept - acknowledged remote or opaque nodes
  * @returns the inventory to install on
  */
-export function preflight(orchestrator: unknown): Inventory {
+export function preflight(orchestrator: unknown, accept?: readonly AcceptEntry[]): Preflight {
   const inventory = walk(orchestrator);
   const { root } = inventory;
   if (root.kind !== 'graph' && root.kind !== 'swarm') {
-    if (root.problem?.kind === 'sdk-mismatch') refuse(inventory.findings);
+    if (root.problem?.kind === 'sdk-mismatch' || root.problem?.kind === 'proxy') refuse(inventory.findings);
     throw new GateAuditError(
       'INVALID_ARGUMENT',
       `value=<${className(orchestrator)}> | installMultiagent expects a Graph or Swarm | ` +
         'pass the orchestrator; use install(agent) for a single agent',
     );
   }
-  if (inventory.findings.length > 0) refuse(inventory.findings);
-  return inventory;
+  const accepted = acceptedEntries(inventory, accept);
+  const acceptedPaths = new Set(accepted.map(({ entry }) => joinPath(entry.path)));
+  const findings = inventory.findings.filter((f) => !acceptedPaths.has(joinPath(f.path)));
+  if (findings.length > 0) refuse(findings);
+  return { inventory, accepted };
+}
+
+/** The gate an agent carries (or a pending `GatePlugin` will install), as a key and a name. */
+function existingGate(agent: Agent): { key: unknown; name: string } | undefined {
+  const mark = agentGateMark(agent);
+  if (mark !== undefined) return { key: mark.gateKey, name: typeof mark.gateName === 'string' ? mark.gateName : '?' };
+  for (const plugin of pendingPlugins(agent)) {
+    if (!isGatePlugin(plugin)) continue;
+    const gate = gatePluginGate(plugin);
+    if (gate === undefined) return { key: CONFIGURED, name: CONFIGURED };
+    return { key: gate, name: isGate(gate) ? gate.name : '?' };
+  }
+  return undefined;
+}
+
+/** Every agent that carries (or will carry) another gate than `source`. */
+function conflictsOf(agents: readonly { agent: Agent; path: readonly string[] }[], source: GateSource): GateConflict[] {
+  const conflicts: GateConflict[] = [];
+  for (const { agent, path } of agents) {
+    const existing = existingGate(agent);
+    if (existing !== undefined && existing.key !== source.key) {
+      conflicts.push({ path, existing: existing.name, requested: source.name });
+    }
+  }
+  return conflicts;
+}
+
+const handles = new WeakMap<Agent, AgentGate>();
+
+function existingHandle(agent: Agent): AgentGate {
+  const known = handles.get(agent);
+  if (known !== undefined) return known;
+  const mark = agentGateMark(agent);
+  return {
+    agent,
+    path: mark?.path ?? [segmentOf(readData(agent, 'id'), '(agent)')],
+    gateName: mark?.gateName ?? 'unknown',
+    isActive: () => agentGateState(agent) === 'gated',
+    uninstall: () => undefined,
+  };
 }
 
 function pendingGatePluginSource(agent: Agent): GateSource | undefined {
@@ -95,35 +264,43 @@ function pendingGatePluginSource(agent: Agent): GateSource | undefined {
   return undefined;
 }
 
-const handles = new WeakMap<Agent, AgentGate>();
-
-function existingHandle(agent: Agent): AgentGate {
-  const known = handles.get(agent);
-  if (known !== undefined) return known;
-  const mark = agentGateMark(agent);
-  return {
-    agent,
-    path: mark?.path ?? [segmentOf(agent.id, '(agent)')],
-    gateName: mark?.gateName ?? 'unknown',
-    isActive: () => agentGateState(agent) === 'gated',
-    uninstall: () => undefined,
-  };
+/** Locks the fields the SDK reads to choose what runs, once everything is installed. */
+function lockTree(inventory: Inventory): void {
+  for (const { agent } of inventory.agents) {
+    lockAgent(agent);
+    for (const tool of listTools(agent))
+      if (readAgentTool(tool).kind === 'agent-tool') lockFields(tool as object, ['_agent']);
+  }
+  for (const { orchestrator } of inventory.orchestrators) {
+    lockFields(orchestrator, [
+      'nodes',
+      '_hookRegistry',
+      ...(orchestrator instanceof Graph ? ['edges', '_sources'] : ['start']),
+    ]);
+    const nodes = nodeMap(orchestrator);
+    if (typeof nodes !== 'string')
+      for (const node of nodes.values()) lockFields(node as object, ['_agent', '_orchestrator', 'id']);
+    const edges = readData(orchestrator, 'edges');
+    if (Array.isArray(edges)) for (const edge of edges) lockFields(edge as object, ['source', 'target']);
+  }
 }
 
 /**
- * Gates one local `Agent`. Idempotent: an agent that carries a gate already (from `install`,
- * `installMultiagent` or a `GatePlugin`) keeps it, and its existing handle is returned.
+ * Gates one local `Agent`. Idempotent: an agent that carries the same gate already keeps it, and its
+ * existing handle is returned. Its place counts as unknown (no tree says where it runs): path rules that
+ * refuse hold for it, path rules that allow do not.
  *
  * @param agent - a local Strands Agent
  * @param options - `{ gate, timeoutMs }`; without a gate the configured gate is resolved at each call
  * @returns the handle on the agent's gate
  * @throws NoGateError when no gate is given or configured
+ * @throws GateConflictError when the agent carries another gate
  * @throws UngateableError (or SdkMismatchError) when the agent cannot be gated in-process
  */
 export function install(agent: Agent, options?: InstallOptions): AgentGate {
-  const subject = `install(agent "${String((agent as { id?: unknown } | undefined)?.id)}")`;
+  const subject = `install(agent "${String(readData(agent, 'id'))}")`;
   const classified = classifyExecutor(agent);
-  const path = [segmentOf(agent?.id, '(agent)')];
+  const path = [segmentOf(readData(agent, 'id'), '(agent)')];
   if (classified.kind !== 'agent' || classified.problem !== undefined) {
     const problem = classified.problem ?? {
       kind: 'foreign-executor' as const,
@@ -132,29 +309,40 @@ export function install(agent: Agent, options?: InstallOptions): AgentGate {
     };
     refuse([{ path, ...problem }]);
   }
+  const requested = options?.gate ?? CONFIGURED;
+  const existing = existingGate(agent);
+  if (existing !== undefined && existing.key !== requested) {
+    throw new GateConflictError([
+      { path, existing: existing.name, requested: options?.gate === undefined ? CONFIGURED : options.gate.name },
+    ]);
+  }
   if (agentGateState(agent) === 'gated') return existingHandle(agent);
   const source = pendingGatePluginSource(agent) ?? gateSource(options, subject);
   const handle = installAgentGate(agent, source, path) ?? existingHandle(agent);
   handles.set(agent, handle);
+  lockAgent(agent);
   return handle;
 }
 
 /**
  * Gates every local agent in a Graph or Swarm tree and guards every orchestrator in it. Everything is
- * checked first: if anything cannot be gated, one `UngateableError` lists all of it and nothing changes.
+ * checked first: if anything cannot be gated, one `UngateableError` lists all of it and nothing changes;
+ * if any agent carries another gate, one `GateConflictError` lists them all and nothing changes.
  *
  * @param orchestrator - the root Graph or Swarm
- * @param options - `{ gate, timeoutMs }`; without a gate the configured gate is resolved at each call
+ * @param options - `{ gate, timeoutMs, accept }`; without a gate the configured gate is resolved at each call
  * @returns the handles installed by this call (empty when everything was gated already)
  * @throws NoGateError when no gate is given or configured
+ * @throws GateConflictError listing every agent that carries another gate
  * @throws UngateableError (or SdkMismatchError) listing every part that cannot be gated
+ * @throws GateAuditError `INVALID_ACCEPT` for an accept entry that names nothing acceptable
  */
 export function installMultiagent(orchestrator: Orchestrator, options?: InstallOptions): AgentGate[] {
-  const source = gateSource(
-    options,
-    `installMultiagent("${String((orchestrator as { id?: unknown } | undefined)?.id)}")`,
-  );
-  const inventory = preflight(orchestrator);
+  const source = gateSource(options, `installMultiagent("${String(readData(orchestrator, 'id'))}")`);
+  const { inventory, accepted } = preflight(orchestrator, options?.accept);
+  const conflicts = conflictsOf(inventory.agents, source);
+  if (conflicts.length > 0) throw new GateConflictError(conflicts);
+  const acceptedNodes = acceptedByOrchestrator(inventory, accepted);
   const installed: AgentGate[] = [];
   const guards: (() => void)[] = [];
   try {
@@ -166,7 +354,8 @@ export function installMultiagent(orchestrator: Orchestrator, options?: InstallO
       handles.set(agent, handle);
     }
     for (const { orchestrator: node, path } of inventory.orchestrators) {
-      const cleanup = installNodeGuard(node, path, () => source.resolve());
+      const accepts: AcceptedNodes = acceptedNodes.get(node) ?? new Map();
+      const cleanup = installNodeGuard(node, path, () => source.resolve(), accepts);
       if (cleanup !== undefined) guards.push(cleanup);
     }
   } catch (error) {
@@ -177,9 +366,11 @@ export function installMultiagent(orchestrator: Orchestrator, options?: InstallO
     }
     throw new GateAuditError(
       'INSTALL_FAILED',
-      `orchestrator=<${String(orchestrator.id)}> | install failed midway and was rolled back: ` + `${messageOf(error)}`,
+      `orchestrator=<${String(readData(orchestrator, 'id'))}> | install failed midway and was rolled back: ${messageOf(error)}`,
       { cause: error },
     );
   }
+  for (const { agent, path } of inventory.agents) addPlaces(agent, inventory.places.get(agent) ?? [path]);
+  lockTree(inventory);
   return installed;
 }

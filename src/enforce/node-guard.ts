@@ -1,70 +1,71 @@
 /**
- * The fail-closed node guard: a `BeforeNodeCallEvent` callback on every orchestrator of the tree that
- * resolves, at the moment a node is about to run, what the node will really execute, and cancels it
- * unless that carries a live gate (an agent) or a live guard (a nested Graph or Swarm).
+ * The fail-closed node guard on every orchestrator of the tree. The SDK chooses the node object first
+ * (a Swarm's `nodes.get(target)` or `start`, a Graph's edge targets and entry nodes) and fires
+ * `BeforeNodeCallEvent` with the node's id only, after other code may have run (handoff hooks, stream
+ * consumers, earlier node hooks). So the guard works in three places (`docs/sdk-paths.md`, "Which node
+ * runs"):
  *
- * It resolves at run time because nodes, `AgentNode._agent`, edges and `swarm.start` can all be swapped
- * after install, and it checks object identity because the event carries only a node id
- * (`sdk-gaps.md` rows 53, 59, 64–68).
+ * - a `MultiAgentHandoffEvent` callback, first of all, records the object each target id names at the
+ *   moment the SDK chose it;
+ * - a `BeforeNodeCallEvent` callback, first of all (the witness), records what the node id names when
+ *   the event starts, or takes the handoff record;
+ * - a `BeforeNodeCallEvent` callback, last of all (the guard), cancels the node unless the object about to
+ *   run is still the one recorded, the orchestrator's topology is consistent (every key is its node's id,
+ *   every edge, entry node and `start` is the object in `nodes`, all read as plain data), the run was not
+ *   stopped by a gate failure, and what the node runs carries a live gate or guard (or was accepted).
+ *
+ * A topology that changes while the orchestrator runs, or a node swapped after the SDK chose it, is
+ * tampering: the node is cancelled and the whole run stops.
  */
-import { messageOf } from '../errors.js';
-import { agentGateState, classifyExecutor, hasNodeGuard, openNode } from '../walker/classify.js';
-import type { Declared } from '../walker/declare.js';
-import { NODE_GUARD_MARK, type NodeGuardMark, nodeGuardMark } from '../walker/marks.js';
-import type { BeforeNodeCallEvent, Orchestrator } from '../walker/sdk-internals.js';
-import { topologyProblems } from '../walker/topology.js';
+import { GateAuditError, messageOf } from '../errors.js';
+import { declaredRefusal, executorRefusal, hasNodeGuard, openNode } from '../walker/classify.js';
+import { NODE_GUARD_MARK, type MarkedHook, type NodeGuardMark, nodeGuardMark } from '../walker/marks.js';
+import {
+  AfterMultiAgentInvocationEvent,
+  BeforeMultiAgentInvocationEvent,
+  BeforeNodeCallEvent,
+  Graph,
+  graphSources,
+  MultiAgentHandoffEvent,
+  type Orchestrator,
+  orchestratorHooks,
+  readData,
+} from '../walker/sdk-internals.js';
+import { nodeMap, topologyProblems } from '../walker/topology.js';
+import { ERROR, viewOf } from './call.js';
 import type { Gate } from './gate.js';
 import { log } from './log.js';
-import { addNodeHookLast } from './sdk-mutations.js';
+import { enterRun, leaveRun, runFailure, stopRun } from './run-state.js';
+import { addOrchestratorHook, moveOrchestratorHookFirst } from './sdk-mutations.js';
 
 /** Prefix of the message a cancelled node carries. */
 export const UNGATED_NODE = '[gate] UNGATED NODE:';
 
-/**
- * Says why the node about to run must not run, or undefined when it is covered.
- *
- * @param orchestrator - the orchestrator firing the event
- * @param nodeId - the id the event names
- */
-export function nodeRefusal(orchestrator: Orchestrator, nodeId: string): string | undefined {
-  const node = orchestrator.nodes.get(nodeId);
-  if (node === undefined) return "is not in the orchestrator's nodes";
-  const topology = topologyProblems(orchestrator, nodeId);
-  if (topology.length > 0) return `has an inconsistent topology: ${topology.join('; ')}`;
+/** A recorded node choice that cannot be trusted (the topology was inconsistent when it was made). */
+const POISONED = Symbol('gate-audit.poisoned-choice');
+
+/** Nodes accepted at install (remote or opaque), by node id: the one object let through at that id, and why. */
+export type AcceptedNodes = ReadonlyMap<string, { readonly object: unknown; readonly reason: string }>;
+
+/** Why the node chosen must not run, or undefined when it may. */
+function contentRefusal(node: unknown, accepted: AcceptedNodes, nodeId: string): string | undefined {
   const content = openNode(node);
+  const acceptance = accepted.get(nodeId);
+  if (acceptance !== undefined) {
+    const object = acceptance.object;
+    const executor = content.via === 'agent-node' || content.via === 'multi-agent-node' ? content.executor : node;
+    if (object === node || object === executor) return undefined;
+    return 'is not the object accepted at install (it was swapped) | accept entries cover the executor found at install only';
+  }
   if (content.via === 'custom') return `${content.problem.reason} | ${content.problem.fix}`;
   if (content.via === 'declared') return declaredRefusal(content.declared);
   return executorRefusal(content.executor);
 }
 
-/** Why an executor about to run must not run, or undefined when it carries a live gate or guard. */
-function executorRefusal(executor: unknown): string | undefined {
-  const classified = classifyExecutor(executor);
-  if (classified.problem !== undefined) return `${classified.problem.reason} | ${classified.problem.fix}`;
-  if ('declared' in classified) return declaredRefusal(classified.declared);
-  if (classified.kind === 'agent') {
-    const state = agentGateState(classified.agent);
-    if (state === 'none')
-      return 'runs an agent that carries no gate | call installMultiagent(orchestrator) after adding or swapping nodes';
-    if (state === 'removed') return "runs an agent whose gate hook was removed | do not remove gate-audit's hooks";
-    return undefined;
-  }
-  if (classified.kind === 'graph' || classified.kind === 'swarm') {
-    if (!hasNodeGuard(classified.orchestrator)) {
-      return `runs a nested ${classified.kind} without a node guard | call installMultiagent on the outer orchestrator again`;
-    }
-    return undefined;
-  }
-  return 'runs something that cannot be gated';
-}
-
-/** A declared custom node runs only if everything it declares (read again now) carries a live gate or guard. */
-function declaredRefusal(declared: Declared): string | undefined {
-  for (const executor of declared.agents) {
-    const refusal = executorRefusal(executor);
-    if (refusal !== undefined) return `has a declared executor that ${refusal.replace(/^runs /, 'is ')}`;
-  }
-  return undefined;
+function callbackAt(orchestrator: Orchestrator, eventClass: unknown, index: 'first' | 'last'): unknown {
+  const hooks = orchestratorHooks(orchestrator, eventClass);
+  if (hooks === undefined || hooks.length === 0) return undefined;
+  return (index === 'first' ? hooks[0] : hooks[hooks.length - 1])?.callback;
 }
 
 /**
@@ -73,38 +74,170 @@ function declaredRefusal(declared: Declared): string | undefined {
  * @param orchestrator - the Graph or Swarm
  * @param path - where it sits in its tree
  * @param gate - resolves the gate whose `record` is told of each cancelled node
+ * @param accepted - nodes accepted at install (remote or opaque), by node id
  * @returns the cleanup that removes it, or undefined when nothing was installed
  */
 export function installNodeGuard(
   orchestrator: Orchestrator,
   path: readonly string[],
   gate: () => Gate | undefined = () => undefined,
+  accepted: AcceptedNodes = new Map(),
 ): (() => void) | undefined {
   if (hasNodeGuard(orchestrator)) return undefined;
-  const guard = (event: BeforeNodeCallEvent): void => {
-    let refusal: string | undefined;
+  const handoffs = new WeakMap<object, Map<string, unknown>>();
+  const witnessed = new WeakMap<object, unknown>();
+  const where = path.join(' › ');
+  const orchestratorId = String(readData(orchestrator, 'id'));
+
+  const tamper = (invocationState: unknown, problem: string): void => {
+    stopRun(invocationState, `orchestrator "${where}" was tampered with while it ran: ${problem}`);
+  };
+
+  /** What the orchestrator chose per node id in one invocation (keyed by the run's state object). */
+  const choicesOf = (state: object): Map<string, unknown> => {
+    const known = handoffs.get(state);
+    if (known !== undefined) return known;
+    const choices = new Map<string, unknown>();
+    handoffs.set(state, choices);
+    // The first node call of an invocation: what the SDK started from (no other code ran since it read it).
+    const entries = orchestrator instanceof Graph ? graphSources(orchestrator) : [readData(orchestrator, 'start')];
+    for (const entry of entries) choices.set(String(readData(entry, 'id')), entry);
+    return choices;
+  };
+
+  const recordHandoff = (event: MultiAgentHandoffEvent): void => {
+    const targets = Array.isArray(event.targets) ? event.targets.map(String) : [];
+    const choices = handoffs.get(event.state) ?? choicesOf(event.state);
     try {
-      refusal = nodeRefusal(orchestrator, event.nodeId);
+      if (callbackAt(orchestrator, MultiAgentHandoffEvent, 'first') !== recordHandoff) {
+        tamper(event.invocationState, 'another hook ran before the handoff record');
+        for (const target of targets) choices.set(target, POISONED);
+        return;
+      }
+      const nodes = nodeMap(orchestrator);
+      for (const target of targets) {
+        const consistent = typeof nodes !== 'string' && topologyProblems(orchestrator, target).length === 0;
+        choices.set(target, consistent ? nodes.get(target) : POISONED);
+      }
     } catch (error) {
-      refusal = `could not be checked: ${messageOf(error)}`;
-    }
-    if (refusal === undefined) return;
-    const text = `${UNGATED_NODE} node "${event.nodeId}" in "${path.join(' › ')}" ${refusal}`;
-    log('error', { orchestrator: orchestrator.id, node: event.nodeId }, 'node cancelled by the guard');
-    event.cancel = text;
-    try {
-      gate()?.record?.({ event: 'node-cancelled', verdict: 'deny', reason: text, nodeId: event.nodeId, path });
-    } catch (error) {
-      // The node is cancelled either way; the failed record is not silent.
-      const message = messageOf(error);
-      log('error', { orchestrator: orchestrator.id, node: event.nodeId }, `could not record the cancel: ${message}`);
+      tamper(event.invocationState, `the handoff could not be recorded: ${messageOf(error)}`);
+      for (const target of targets) choices.set(target, POISONED);
     }
   };
-  const cleanup = addNodeHookLast(orchestrator, guard);
-  const mark: NodeGuardMark = { guardHook: guard };
-  Object.defineProperty(orchestrator, NODE_GUARD_MARK, { value: mark, configurable: true, enumerable: false });
+
+  const witness = (event: BeforeNodeCallEvent): void => {
+    try {
+      const nodeId = String(event.nodeId);
+      const choices = choicesOf(event.state);
+      const chosen = choices.has(nodeId) ? choices.get(nodeId) : undefined;
+      choices.delete(nodeId);
+      if (callbackAt(orchestrator, BeforeNodeCallEvent, 'first') !== witness) {
+        tamper(event.invocationState, 'another hook ran before the node witness');
+        witnessed.set(event, POISONED);
+        return;
+      }
+      const nodes = nodeMap(orchestrator);
+      if (typeof nodes === 'string' || topologyProblems(orchestrator, nodeId).length > 0) {
+        witnessed.set(event, POISONED);
+        return;
+      }
+      witnessed.set(event, chosen ?? nodes.get(nodeId));
+    } catch (error) {
+      tamper(event.invocationState, `the node call could not be witnessed: ${messageOf(error)}`);
+      witnessed.set(event, POISONED);
+    }
+  };
+
+  const guard = (event: BeforeNodeCallEvent): void => {
+    let refusal: string | undefined;
+    let nodeId = '(unknown)';
+    try {
+      nodeId = String(event.nodeId);
+      refusal = nodeRefusal(event, nodeId);
+    } catch (error) {
+      refusal = `could not be checked: ${messageOf(error)}`;
+      tamper(event.invocationState, refusal);
+    }
+    const last = callbackAt(orchestrator, BeforeNodeCallEvent, 'last') === guard;
+    if (!last && refusal === undefined)
+      refusal = 'has a node hook registered after the guard, which could clear its cancel';
+    if (refusal !== undefined) cancel(event, nodeId, refusal);
+    // A callback after the guard could clear its cancel: stop the orchestrator instead of trusting it.
+    if (!last) {
+      tamper(event.invocationState, 'a node hook was registered after the guard');
+      throw new GateAuditError(
+        'GATE_FAILED',
+        `${ERROR} orchestrator "${where}" has a node hook after gate-audit's guard; the run was stopped | ` +
+          "do not reorder the orchestrator's hook registry",
+      );
+    }
+  };
+
+  const nodeRefusal = (event: BeforeNodeCallEvent, nodeId: string): string | undefined => {
+    const failure = runFailure(event.invocationState);
+    const chosen = witnessed.has(event) ? witnessed.get(event) : POISONED;
+    witnessed.delete(event);
+    if (failure !== undefined) return `was not run: ${failure}`;
+    const problems = topologyProblems(orchestrator, nodeId);
+    if (problems.length > 0) return `has an inconsistent topology: ${problems.join('; ')}`;
+    const nodes = nodeMap(orchestrator);
+    if (typeof nodes === 'string') return nodes;
+    const current = nodes.get(nodeId);
+    if (current === undefined) return "is not in the orchestrator's nodes";
+    if (chosen === POISONED || current !== chosen) {
+      tamper(event.invocationState, `node "${nodeId}" was swapped after the orchestrator chose it`);
+      return 'was swapped after the orchestrator chose it: the object about to run is not the one in nodes now';
+    }
+    return contentRefusal(chosen, accepted, nodeId);
+  };
+
+  const cancel = (event: BeforeNodeCallEvent, nodeId: string, refusal: string): void => {
+    const text = `${UNGATED_NODE} node "${nodeId}" in "${where}" ${refusal}`;
+    event.cancel = text;
+    try {
+      log('error', { orchestrator: orchestratorId, node: nodeId }, 'node cancelled by the guard');
+      const view = viewOf(gate());
+      const written = view?.record?.({ event: 'node-cancelled', verdict: 'deny', reason: text, nodeId, path });
+      if (written instanceof Promise) written.catch(() => undefined);
+    } catch (error) {
+      // The node is cancelled either way; the failed record is not silent.
+      try {
+        log(
+          'error',
+          { orchestrator: orchestratorId, node: nodeId },
+          `could not record the cancel: ${messageOf(error)}`,
+        );
+      } catch {
+        // stderr failed too
+      }
+    }
+  };
+
+  const enter = (event: BeforeMultiAgentInvocationEvent): void => enterRun(event.invocationState);
+  const leave = (event: AfterMultiAgentInvocationEvent): void => leaveRun(event.invocationState);
+
+  const cleanups: (() => void)[] = [];
+  const hooks: MarkedHook[] = [];
+  const add = <E>(eventClass: new (...args: never[]) => E, callback: (event: E) => void, order: number): void => {
+    cleanups.push(addOrchestratorHook(orchestrator, eventClass, callback, order));
+    hooks.push({ event: eventClass, callback });
+  };
+  const mark: NodeGuardMark = { guardHook: guard, hooks, accepted };
+  try {
+    add(BeforeNodeCallEvent, guard, Number.POSITIVE_INFINITY);
+    add(BeforeNodeCallEvent, witness, Number.NEGATIVE_INFINITY);
+    moveOrchestratorHookFirst(orchestrator, BeforeNodeCallEvent, witness);
+    add(MultiAgentHandoffEvent, recordHandoff, Number.NEGATIVE_INFINITY);
+    moveOrchestratorHookFirst(orchestrator, MultiAgentHandoffEvent, recordHandoff);
+    add(BeforeMultiAgentInvocationEvent, enter, Number.NEGATIVE_INFINITY);
+    add(AfterMultiAgentInvocationEvent, leave, Number.NEGATIVE_INFINITY);
+    Object.defineProperty(orchestrator, NODE_GUARD_MARK, { value: mark, configurable: true, enumerable: false });
+  } catch (error) {
+    for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+    throw error;
+  }
   return () => {
-    cleanup();
+    for (const cleanup of cleanups.splice(0).reverse()) cleanup();
     if (nodeGuardMark(orchestrator) === mark)
       delete (orchestrator as unknown as Record<symbol, unknown>)[NODE_GUARD_MARK];
   };

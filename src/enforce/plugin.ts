@@ -7,8 +7,8 @@ import type { Agent, Plugin } from '@strands-agents/sdk';
 import { UngateableError } from '../errors.js';
 import { segmentOf } from '../paths.js';
 import { agentGateState, classifyExecutor } from '../walker/classify.js';
-import { GATE_PLUGIN_MARK } from '../walker/marks.js';
-import { type GateSource, installAgentGate } from './agent-gate.js';
+import { GATE_PLUGIN_MARK, type GatePluginMark } from '../walker/marks.js';
+import { type GateSource, installAgentGate, lockAgent } from './agent-gate.js';
 import { gateSource, type InstallOptions } from './install.js';
 
 /** Gates the agent it is given to, when that agent initialises. */
@@ -23,7 +23,8 @@ export class GatePlugin implements Plugin {
    */
   constructor(options: InstallOptions = {}) {
     this._options = { ...options };
-    Object.defineProperty(this, GATE_PLUGIN_MARK, { value: true, enumerable: false });
+    const mark: GatePluginMark = options.gate === undefined ? {} : { gate: options.gate };
+    Object.defineProperty(this, GATE_PLUGIN_MARK, { value: mark, enumerable: false });
   }
 
   /**
@@ -47,5 +48,6 @@ export class GatePlugin implements Plugin {
     const classified = classifyExecutor(agent);
     if (classified.problem !== undefined) throw new UngateableError([{ path, ...classified.problem }]);
     installAgentGate(agent, this.gateSource(), path);
+    lockAgent(agent);
   }
 }

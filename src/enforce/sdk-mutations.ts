@@ -1,10 +1,30 @@
 /**
- * The one place that reorders private SDK registries, so gate-audit's own callbacks keep the positions
- * the guarantees rest on. Each function touches only entries gate-audit itself registered.
+ * The one place that writes private SDK state, so gate-audit's own callbacks keep the positions the
+ * guarantees rest on, and the fields the SDK reads to choose what runs cannot turn into getters later.
+ * Each function touches only entries gate-audit itself registered, or makes a plain data field
+ * non-configurable (it stays writable: the SDK's own setters keep working).
  */
 import type { Agent } from '@strands-agents/sdk';
 import { GateAuditError } from '../errors.js';
-import { BeforeNodeCallEvent, type Orchestrator, toolCallHooks, toolMiddleware } from '../walker/sdk-internals.js';
+import {
+  dataField,
+  liveCallbackArray,
+  liveMiddlewareArray,
+  type Orchestrator,
+  orchestratorHookRegistry,
+  readData,
+  toolMiddleware,
+  agentHookRegistry,
+  BeforeToolCallEvent,
+} from '../walker/sdk-internals.js';
+
+function moveToFront(entries: unknown[] | undefined, callback: unknown): boolean {
+  if (entries === undefined) return false;
+  const index = entries.findIndex((entry) => readData(entry, 'callback') === callback);
+  if (index === -1) return false;
+  if (index > 0) entries.unshift(...entries.splice(index, 1));
+  return true;
+}
 
 /**
  * Moves the decision hook to the very front of the agent's `BeforeToolCallEvent` callbacks: the SDK stops
@@ -13,12 +33,16 @@ import { BeforeNodeCallEvent, type Orchestrator, toolCallHooks, toolMiddleware }
  * @returns whether the hook is registered (and now first)
  */
 export function moveHookFirst(agent: Agent, callback: unknown): boolean {
-  const entries = toolCallHooks(agent) as unknown[] | undefined;
-  if (entries === undefined) return false;
-  const index = entries.findIndex((entry) => (entry as { callback: unknown }).callback === callback);
-  if (index === -1) return false;
-  if (index > 0) entries.unshift(...entries.splice(index, 1));
-  return true;
+  return moveToFront(liveCallbackArray(agentHookRegistry(agent), BeforeToolCallEvent), callback);
+}
+
+/**
+ * Moves an orchestrator callback to the front of its event's callbacks.
+ *
+ * @returns whether the callback is registered (and now first)
+ */
+export function moveOrchestratorHookFirst(orchestrator: Orchestrator, eventClass: unknown, callback: unknown): boolean {
+  return moveToFront(liveCallbackArray(orchestratorHookRegistry(orchestrator), eventClass), callback);
 }
 
 /**
@@ -28,9 +52,9 @@ export function moveHookFirst(agent: Agent, callback: unknown): boolean {
  * @returns whether the check is registered (and now innermost)
  */
 export function moveMiddlewareInnermost(agent: Agent, handler: unknown): boolean {
-  const entries = toolMiddleware(agent) as unknown[] | undefined;
+  const entries = liveMiddlewareArray(agent);
   if (entries === undefined) return false;
-  const index = entries.findIndex((entry) => (entry as { handler: unknown }).handler === handler);
+  const index = entries.findIndex((entry) => readData(entry, 'handler') === handler);
   if (index === -1) return false;
   if (index < entries.length - 1) entries.push(...entries.splice(index, 1));
   return true;
@@ -45,27 +69,46 @@ export function isInnermostMiddleware(agent: Agent, handler: unknown): boolean {
 }
 
 /**
- * Registers a `BeforeNodeCallEvent` callback after every callback already registered: the last callback
- * to set `cancel` wins, and `Graph.addHook`/`Swarm.addHook` take no order option, so this goes through
- * the orchestrator's hook registry with order `Infinity`.
+ * Registers an orchestrator callback with an order (`Graph.addHook`/`Swarm.addHook` take none), through
+ * the orchestrator's hook registry.
  *
  * @returns the cleanup that removes the callback
  */
-export function addNodeHookLast(
+export function addOrchestratorHook<E>(
   orchestrator: Orchestrator,
-  callback: (event: BeforeNodeCallEvent) => void,
+  eventClass: new (...args: never[]) => E,
+  callback: (event: E) => void,
+  order: number,
 ): () => void {
-  const registry = (orchestrator as unknown as { _hookRegistry?: { addCallback?: unknown } })._hookRegistry;
+  const registry = orchestratorHookRegistry(orchestrator) as { addCallback?: unknown } | undefined;
   if (typeof registry?.addCallback !== 'function') {
     throw new GateAuditError(
       'INVALID_ARGUMENT',
-      `orchestrator=<${orchestrator.id}> | its hook registry is not the SDK 1.19 shape | use @strands-agents/sdk 1.19.x`,
+      `orchestrator=<${String(readData(orchestrator, 'id'))}> | its hook registry does not have the shape gate-audit knows | ` +
+        'use a supported @strands-agents/sdk version',
     );
   }
   const add = registry.addCallback as (
-    event: typeof BeforeNodeCallEvent,
-    cb: (event: BeforeNodeCallEvent) => void,
+    event: unknown,
+    cb: (event: E) => void,
     options: { order: number },
   ) => () => void;
-  return add.call(registry, BeforeNodeCallEvent, callback, { order: Number.POSITIVE_INFINITY });
+  return add.call(registry, eventClass, callback, { order });
+}
+
+/**
+ * Makes plain data fields non-configurable, so they can never become getters (which could show gate-audit
+ * one object and the SDK another) nor be deleted. Values and writability are unchanged. Fields that are
+ * absent, already non-configurable or not plain data are left as they are (the walk reports those).
+ *
+ * @param owner - the object
+ * @param keys - the fields the SDK reads to choose what runs
+ */
+export function lockFields(owner: object, keys: readonly string[]): void {
+  for (const key of keys) {
+    const read = dataField(owner, key);
+    if (!read.ok) continue;
+    const descriptor = Object.getOwnPropertyDescriptor(owner, key);
+    if (descriptor?.configurable === true) Object.defineProperty(owner, key, { configurable: false });
+  }
 }

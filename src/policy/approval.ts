@@ -2,14 +2,16 @@
  * Human approval for `ask`, bound to the exact arguments and used once (the signer reference in
  * `../shared/research/peers.md`).
  *
- * - `approve(request, { secret })` signs an approval: HMAC-SHA256 over the tool name, the `toolUseId` and a
- *   SHA-256 digest of the canonical input. The resume answer of the SDK interrupt is trusted only if it is
- *   such a token, for exactly this call, not used before. A plain "yes" proves nothing: anyone who can
- *   resume the agent, or write its session, can send one (`sdk-gaps.md` rows 40–41).
+ * - `approve(request, { secret })` signs an approval: HMAC-SHA256 (under its own domain tag) over the gate's
+ *   identity, the agent id, the place, the nonce the gate issued with the interrupt, the tool name, the
+ *   `toolUseId` and a SHA-256 digest of the canonical input. The resume answer of the SDK interrupt is
+ *   trusted only if it is such a token, for exactly the interrupt this gate raised and still waits on. A
+ *   plain "yes" proves nothing: anyone who can resume the agent, or write its session, can send one.
  * - Or an in-process `approver(request)` with a timeout: only a `true` answer in time approves.
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { canonicalJson, withoutMarker } from '../enforce/digest.js';
+import { joinPath } from '../paths.js';
 import type { ApprovalOutcome, ApprovalPath, AskDecision, ToolCallRequest } from '../enforce/gate.js';
 import { GateAuditError, messageOf } from '../errors.js';
 
@@ -19,14 +21,25 @@ export interface ApprovalSecret {
   readonly secret: string | Uint8Array;
 }
 
-/** The part of a request an approval is bound to. */
-export type ApprovalSubject = Pick<ToolCallRequest, 'toolName' | 'toolUseId' | 'input'>;
+/**
+ * What an approval token is bound to: the interrupt's request as shown in its `reason.request` (tool name,
+ * `toolUseId`, input, agent id, place) plus the identity of the gate that raised it and the nonce issued
+ * with that interrupt.
+ */
+export type ApprovalSubject = Pick<ToolCallRequest, 'toolName' | 'toolUseId' | 'input' | 'agentId' | 'path'> & {
+  /** The `id` of the gate that raised the interrupt. */
+  readonly gateId: string;
+  /** The random nonce issued with the interrupt. */
+  readonly nonce: string;
+};
 
 /** An in-process approver: resolves `true` to approve; anything else, a rejection or a timeout denies. */
 export type Approver = (request: ToolCallRequest) => Promise<boolean>;
 
-const TOKEN_PREFIX = 'ga1.';
+const TOKEN_PREFIX = 'ga2.';
 const MIN_SECRET_BYTES = 32;
+/** Domain tag of approval tokens: a token can never be mistaken for another HMAC made with the same key. */
+const TOKEN_DOMAIN = 'gate-audit-approval/v2';
 
 /** SHA-256 (hex) of the canonical form of an input, without the SDK's background marker. */
 export function inputDigest(input: unknown): string {
@@ -53,9 +66,27 @@ function keyOf(options: ApprovalSecret | undefined, subject: string): Buffer {
   return key;
 }
 
+function checkSubject(subject: ApprovalSubject): void {
+  const missing = (['toolName', 'toolUseId', 'agentId', 'gateId', 'nonce'] as const).filter(
+    (key) => typeof subject?.[key] !== 'string' || subject[key] === '',
+  );
+  if (!Array.isArray(subject?.path)) missing.push('path' as never);
+  if (missing.length > 0) {
+    throw new GateAuditError(
+      'INVALID_ARGUMENT',
+      `fields=<${missing.join(', ')}> | the request to approve is incomplete | ` +
+        "sign the interrupt's reason.request exactly as the gate gave it",
+    );
+  }
+}
+
 function sign(key: Buffer, subject: ApprovalSubject): string {
   const message = canonicalJson([
-    'gate-audit-approval/v1',
+    TOKEN_DOMAIN,
+    subject.gateId,
+    subject.agentId,
+    joinPath(subject.path),
+    subject.nonce,
     subject.toolName,
     subject.toolUseId,
     inputDigest(subject.input),
@@ -64,41 +95,49 @@ function sign(key: Buffer, subject: ApprovalSubject): string {
 }
 
 /**
- * Signs the approval of exactly one tool call: this tool name, this `toolUseId`, this input. Give the token
- * as the interrupt's resume answer: `agent.invoke([{ interruptResponse: { interruptId, response: token } }])`.
- * The request is in the interrupt's `reason.request`.
+ * Signs the approval of exactly one interrupt: this gate, this agent, this place, this nonce, this tool
+ * name, this `toolUseId`, this input. Give the token as the interrupt's resume answer:
+ * `agent.invoke([{ interruptResponse: { interruptId, response: token } }])`. The request is the interrupt's
+ * `reason.request` (it carries `gateId` and `nonce`).
  *
- * @param request - the call to approve (`toolName`, `toolUseId`, `input`)
+ * @param request - the interrupt's `reason.request`
  * @param options - `{ secret }`, the same secret the gate was given
  * @returns the approval token
- * @throws GateAuditError `INVALID_ARGUMENT` when the secret is missing or shorter than 32 bytes
+ * @throws GateAuditError `INVALID_ARGUMENT` when the secret is missing or short, or the request incomplete
  */
 export function approve(request: ApprovalSubject, options: ApprovalSecret): string {
-  return sign(keyOf(options, 'approve'), request);
+  const key = keyOf(options, 'approve');
+  checkSubject(request);
+  return sign(key, request);
 }
 
 /**
- * The interrupt approval path of a gate: checks that a resume answer is a token for exactly this call and
- * that it was not used before.
+ * The interrupt approval path of a gate: checks that a resume answer is the token for exactly the interrupt
+ * the gate raised (its nonce and gate identity come from the gate's memory, never from the answer or from
+ * interrupt state). The gate consumes each interrupt once, so a token can never be used twice.
  *
  * @param options - `{ secret }`
  */
 export function tokenApprovals(options: ApprovalSecret): ApprovalPath {
   const key = keyOf(options, 'approvals');
-  const used = new Set<string>();
   return {
     via: 'interrupt',
-    check: (request, answer): ApprovalOutcome => {
-      if (typeof answer !== 'string' || !/^ga1\.[0-9a-f]{64}$/.test(answer)) {
+    check: (request, answer, binding): ApprovalOutcome => {
+      if (typeof answer !== 'string' || !/^ga2\.[0-9a-f]{64}$/.test(answer)) {
         return { granted: false, reason: 'the answer is not an approval token; sign the call with approve()' };
       }
-      const expected = Buffer.from(sign(key, request));
+      if (typeof binding?.nonce !== 'string' || typeof binding.gateId !== 'string') {
+        return { granted: false, reason: 'no interrupt of this gate is waiting for this answer' };
+      }
+      const expected = Buffer.from(sign(key, { ...request, gateId: binding.gateId, nonce: binding.nonce }));
       const given = Buffer.from(answer);
       if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
-        return { granted: false, reason: 'the approval token is not for this call (tool, toolUseId or input differ)' };
+        return {
+          granted: false,
+          reason:
+            'the approval token is not for this interrupt (gate, agent, place, nonce, tool, toolUseId or input differ)',
+        };
       }
-      if (used.has(answer)) return { granted: false, reason: 'the approval token was used already' };
-      used.add(answer);
       return { granted: true };
     },
   };

@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import pino, { type Logger } from 'pino';
 import type { GateRecord } from '../enforce/gate.js';
 import { GateAuditError, messageOf } from '../errors.js';
+import { joinPath } from '../paths.js';
 import { inputDigest } from './approval.js';
 
 /** Where the decision log goes and what it holds. */
@@ -144,7 +145,7 @@ export function openDecisionLog(options: DecisionLogOptions): RecordWriter {
   );
   return (gateName, record) => {
     if (failure !== undefined) throw new Error(`the decision log failed earlier: ${failure}`);
-    const { input, path, durationMs, ...fields } = record;
+    const { input, path, paths, durationMs, ...fields } = record;
     let digest: string | undefined;
     if (input !== undefined) {
       try {
@@ -157,7 +158,8 @@ export function openDecisionLog(options: DecisionLogOptions): RecordWriter {
       ...(chain ? { seq: state.seq, prev: state.prev } : {}),
       gate: gateName,
       ...fields,
-      path: path.join('/'),
+      path: joinPath(path),
+      ...(paths === undefined ? {} : { paths: paths.map(joinPath) }),
       ...(digest === undefined ? {} : { inputSha256: digest }),
       ...(options.includeInput === true && input !== undefined ? { input } : {}),
       ...(durationMs === undefined ? {} : { durationMs: Math.round(durationMs * 1000) / 1000 }),

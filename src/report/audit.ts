@@ -5,9 +5,13 @@
  */
 import { DirectedGraph } from 'graphology';
 import { CoverageError, type Finding, UngateableError } from '../errors.js';
-import { preflight } from '../enforce/install.js';
+import { configuredDefaultGate, type Gate, isGate } from '../enforce/gate.js';
+import { gateIdentity } from '../enforce/gate-identity.js';
+import { type AcceptEntry, acceptedEntries, preflight } from '../enforce/install.js';
+import { joinPath } from '../paths.js';
+import { hasHiddenCharacters } from '../text.js';
 import { agentGateState, hasNodeGuard, type Problem } from '../walker/classify.js';
-import { agentGateMark, isGatePlugin } from '../walker/marks.js';
+import { agentGateMark, gatePluginGate, isGatePlugin, nodeGuardMark } from '../walker/marks.js';
 import {
   type Agent,
   hasBackgroundTasks,
@@ -43,33 +47,33 @@ interface EdgeAttributes {
   conditional?: boolean;
 }
 
-/** The first cycle among the flow edges between the children of one orchestrator, as node ids. */
+/** The first cycle among the flow edges between the children of one orchestrator, as node ids (iterative). */
 function flowCycle(graph: DirectedGraph<NodeAttributes, EdgeAttributes>, orchestrator: string): string[] | undefined {
-  const children = graph.outNeighbors(orchestrator);
   const state = new Map<string, 'open' | 'done'>();
-  const stack: string[] = [];
-  const visit = (key: string): string[] | undefined => {
-    state.set(key, 'open');
-    stack.push(key);
-    for (const next of graph.outNeighbors(key)) {
-      if (graph.getEdgeAttribute(graph.edge(key, next), 'kind') !== 'flow') continue;
+  const flowNext = (key: string): string[] =>
+    graph.outNeighbors(key).filter((next) => graph.getEdgeAttribute(graph.edge(key, next), 'kind') === 'flow');
+  for (const child of graph.outNeighbors(orchestrator)) {
+    if (state.get(child) !== undefined) continue;
+    const stack: { key: string; next: string[] }[] = [{ key: child, next: flowNext(child) }];
+    state.set(child, 'open');
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      const next = top.next.pop();
+      if (next === undefined) {
+        state.set(top.key, 'done');
+        stack.pop();
+        continue;
+      }
       if (state.get(next) === 'open') {
-        const loop = stack.slice(stack.indexOf(next));
+        const keys = stack.map((frame) => frame.key);
+        const loop = keys.slice(keys.indexOf(next));
         return [...loop, next].map((k) => graph.getNodeAttribute(k, 'node').id);
       }
       if (state.get(next) === undefined) {
-        const found = visit(next);
-        if (found !== undefined) return found;
+        state.set(next, 'open');
+        stack.push({ key: next, next: flowNext(next) });
       }
     }
-    stack.pop();
-    state.set(key, 'done');
-    return undefined;
-  };
-  for (const child of children) {
-    if (state.get(child) !== undefined) continue;
-    const found = visit(child);
-    if (found !== undefined) return found;
   }
   return undefined;
 }
@@ -140,15 +144,80 @@ interface Verdict {
   reason: string;
   fix?: string;
   problem?: string;
+  gate?: CoverageNode['gate'];
 }
 
 function problemVerdict(problem: Problem): Verdict {
   return { status: 'ungateable', reason: problem.reason, fix: problem.fix, problem: problem.kind };
 }
 
+/** The gate a gate key resolves to now: the gate object itself, or the configured gate (maybe none). */
+function gateOfKey(key: unknown): { gate: Gate | undefined; configured: boolean } {
+  if (key === 'configured') return { gate: configuredDefaultGate(), configured: true };
+  return { gate: isGate(key) ? key : undefined, configured: false };
+}
+
+/** A gated agent's verdict, with the identity of its gate; a configured gate that is unset now refuses every call. */
+function gatedVerdict(key: unknown, how: string): Verdict {
+  const { gate, configured } = gateOfKey(key);
+  if (gate === undefined) {
+    return {
+      status: 'blocked',
+      reason: configured
+        ? `${how}, resolving the configured gate at each call, but no gate is configured now: every call is refused`
+        : `${how}, but its gate cannot be read: every call is refused`,
+      fix: 'configure a gate before the first run (configureGate), or give the agent its own gate',
+    };
+  }
+  const identity = gateIdentity(gate);
+  return {
+    status: 'gated',
+    reason: `${how}: gate "${identity.name}"${configured ? ' (the configured gate, resolved at each call)' : ''}`,
+    gate: {
+      name: identity.name,
+      id: identity.id,
+      ...(identity.perProcess === true ? { perProcess: true } : {}),
+      ...(configured ? { configured: true } : {}),
+    },
+  };
+}
+
+/** The gate a pending GatePlugin will install: its own, or the configured one. */
+function pendingPluginKey(agent: Agent): unknown {
+  for (const plugin of pendingPlugins(agent)) {
+    if (isGatePlugin(plugin)) return gatePluginGate(plugin) ?? 'configured';
+  }
+  return 'configured';
+}
+
+/** The acknowledgement an installed guard carries for this node, when its executor is still the one accepted. */
+function acceptedByGuard(entry: Entry, parent: Entry | undefined): string | undefined {
+  if (parent === undefined || (parent.kind !== 'graph' && parent.kind !== 'swarm')) return undefined;
+  const accepted = nodeGuardMark(parent.target)?.accepted;
+  if (!(accepted instanceof Map)) return undefined;
+  for (const value of (accepted as ReadonlyMap<string, { object: unknown; reason: string }>).values()) {
+    if (value.object === entry.target) return value.reason;
+  }
+  return undefined;
+}
+
 /** Decides a node's status from our marks and its parent's protection. */
-function judge(entry: Entry, parent: CoverageNode | undefined, assumeInstalled: boolean): Verdict {
-  if (entry.problem !== undefined) return problemVerdict(entry.problem);
+function judge(
+  entry: Entry,
+  parent: CoverageNode | undefined,
+  assumeInstalled: boolean,
+  acceptance: string | undefined,
+): Verdict {
+  if (entry.problem !== undefined) {
+    if (acceptance !== undefined) {
+      return {
+        status: 'accepted',
+        reason: `accepted: ${acceptance} (it ${entry.problem.reason})`,
+        problem: entry.problem.kind,
+      };
+    }
+    return problemVerdict(entry.problem);
+  }
   if (entry.declared !== undefined) {
     const n = entry.declared.agents.length;
     const runs = n > 0 ? `runs the ${n} agent(s) it declares, each gated below` : 'declares no fixed agents';
@@ -172,12 +241,13 @@ function judge(entry: Entry, parent: CoverageNode | undefined, assumeInstalled: 
       fix: 'call installMultiagent(root) at startup',
     };
   }
-  const state = agentGateState(entry.target as Agent);
-  if (state === 'gated')
-    return { status: 'gated', reason: `gate "${agentGateMark(entry.target)?.gateName ?? '?'}" installed` };
-  if (state === 'pending-plugin') return { status: 'gated', reason: 'GatePlugin installs the gate at the first run' };
+  const agent = entry.target as Agent;
+  const state = agentGateState(agent);
+  if (state === 'gated') return gatedVerdict(agentGateMark(agent)?.gateKey, 'gate installed');
+  if (state === 'pending-plugin')
+    return gatedVerdict(pendingPluginKey(agent), 'GatePlugin installs the gate at the first run');
   if (assumeInstalled) return { status: 'gated', reason: 'installMultiagent would install the gate' };
-  const removed = state === 'removed' ? 'its gate hook was removed; ' : '';
+  const removed = state === 'removed' ? 'its gate hooks were removed; ' : '';
   if (parentGuards) {
     const by =
       entry.kind === 'agent-tool'
@@ -196,13 +266,37 @@ function judge(entry: Entry, parent: CoverageNode | undefined, assumeInstalled: 
   };
 }
 
+/** Warns on every node whose gate shares its name with another gate of the report: names are not identities. */
+function warnOnNameClashes(nodes: readonly CoverageNode[]): void {
+  const idsByName = new Map<string, Set<string>>();
+  for (const node of nodes) {
+    if (node.gate === undefined) continue;
+    const ids = idsByName.get(node.gate.name) ?? new Set<string>();
+    ids.add(node.gate.id);
+    idsByName.set(node.gate.name, ids);
+  }
+  for (const node of nodes) {
+    const ids = node.gate === undefined ? undefined : idsByName.get(node.gate.name);
+    if (ids === undefined || ids.size < 2) continue;
+    node.warnings.push(
+      `gate name "${node.gate!.name}" is used by ${ids.size} different gates in this report (ids ${[...ids].join(', ')}): ` +
+        'names are not identities; give each gate its own name',
+    );
+  }
+}
+
 function build(
   root: unknown,
   mode: 'audit' | 'plan',
   assumeInstalled: boolean,
   refusals: readonly Finding[],
+  accept: readonly AcceptEntry[] | undefined,
 ): CoverageReport {
   const inventory = walk(root);
+  const acceptedHere = new Map(
+    acceptedEntries(inventory, accept).map(({ entry, reason }) => [joinPath(entry.path), reason]),
+  );
+  const entryAt = new Map(inventory.entries.map((entry) => [keyOf(entry.path), entry]));
   const graph = new DirectedGraph<NodeAttributes, EdgeAttributes>();
   const shared = new Map<unknown, string[]>();
   for (const { agent } of inventory.agents) {
@@ -214,14 +308,18 @@ function build(
     const parent =
       parentKey !== undefined && graph.hasNode(parentKey) ? graph.getNodeAttribute(parentKey, 'node') : undefined;
     const first = entry.sameAs === undefined ? undefined : graph.getNodeAttribute(keyOf(entry.sameAs), 'node');
+    const acceptance =
+      acceptedHere.get(joinPath(entry.path)) ??
+      acceptedByGuard(entry, parentKey === undefined ? undefined : entryAt.get(parentKey));
     const verdict: Verdict =
       first !== undefined
         ? {
             status: first.status,
             reason: `same object as ${first.path.join(' › ')}: ${first.reason}`,
             ...(first.fix === undefined ? {} : { fix: first.fix }),
+            ...(first.gate === undefined ? {} : { gate: first.gate }),
           }
-        : judge(entry, parent, assumeInstalled);
+        : judge(entry, parent, assumeInstalled, acceptance);
     const isAgent = (entry.kind === 'agent' || entry.kind === 'agent-tool') && entry.problem === undefined;
     const tools = isAgent && first === undefined ? toolsOf(entry.target as Agent) : { tools: [], unknown: false };
     const node: CoverageNode = {
@@ -231,7 +329,12 @@ function build(
       ...verdict,
       tools: tools.tools,
       toolsUnknownUntilInit: tools.unknown,
-      warnings: isAgent && first === undefined ? agentWarnings(entry.target as Agent, shared) : [],
+      warnings: [
+        ...(hasHiddenCharacters(entry.id)
+          ? ['its id holds control, bidi or invisible characters (shown escaped): check where the id comes from']
+          : []),
+        ...(isAgent && first === undefined ? agentWarnings(entry.target as Agent, shared) : []),
+      ],
       ...(entry.sameAs === undefined ? {} : { sameAs: [...entry.sameAs] }),
     };
     graph.addNode(key, { node });
@@ -256,6 +359,7 @@ function build(
     }
   }
   const nodes = graph.mapNodes((_key, attributes) => attributes.node);
+  warnOnNameClashes(nodes);
   const edges = graph.mapEdges((_edge, attributes, source, target) => ({
     from: graph.getNodeAttribute(source, 'node').path,
     to: graph.getNodeAttribute(target, 'node').path,
@@ -293,15 +397,26 @@ export function summarize(nodes: readonly CoverageNode[]): CoverageReport['summa
   };
 }
 
+/** Options of `audit` and `plan`. */
+export interface AuditOptions {
+  /**
+   * Remote (A2A) or opaque custom nodes acknowledged with a reason: reported `accepted` (counted apart,
+   * never in coverage). Nodes accepted by an installed guard are reported so without this option.
+   */
+  readonly accept?: readonly AcceptEntry[];
+}
+
 /**
- * Audits an orchestrator (or an agent) as it stands: every node with its status, reason, tools and
+ * Audits an orchestrator (or an agent) as it stands: every node with its status, reason, gate, tools and
  * warnings. Pure: adds no hook and runs nothing.
  *
  * @param orchestrator - a Graph, a Swarm or an Agent
+ * @param options - acknowledged remote or opaque nodes
  * @returns the coverage report
+ * @throws GateAuditError `INVALID_ACCEPT` for an accept entry that names nothing acceptable
  */
-export function audit(orchestrator: unknown): CoverageReport {
-  return build(orchestrator, 'audit', false, []);
+export function audit(orchestrator: unknown, options: AuditOptions = {}): CoverageReport {
+  return build(orchestrator, 'audit', false, [], options.accept);
 }
 
 /**
@@ -309,16 +424,17 @@ export function audit(orchestrator: unknown): CoverageReport {
  * preflight would refuse the tree, the tree as it stands plus every refusal.
  *
  * @param orchestrator - a Graph or Swarm
+ * @param options - acknowledged remote or opaque nodes (as `installMultiagent` would get them)
  * @returns the coverage report in `plan` mode
  */
-export function plan(orchestrator: unknown): CoverageReport {
+export function plan(orchestrator: unknown, options: AuditOptions = {}): CoverageReport {
   try {
-    preflight(orchestrator);
+    preflight(orchestrator, options.accept);
   } catch (error) {
-    if (error instanceof UngateableError) return build(orchestrator, 'plan', false, error.findings);
+    if (error instanceof UngateableError) return build(orchestrator, 'plan', false, error.findings, options.accept);
     throw error;
   }
-  return build(orchestrator, 'plan', true, []);
+  return build(orchestrator, 'plan', true, [], options.accept);
 }
 
 /** Nodes of a report that fail it under the one exit rule, as `path: status | reason` lines. */
@@ -326,6 +442,35 @@ export function notGatedLines(report: CoverageReport): string[] {
   return report.nodes
     .filter((n) => nodeFailsRun(n))
     .map((n) => `"${n.path.join(' › ')}" is ${n.status}: ${n.reason}${n.fix === undefined ? '' : ` | ${n.fix}`}`);
+}
+
+/**
+ * Nodes of a report gated by another gate than the one named, or whose gate name another gate shares, as
+ * lines (what `--require-gate` and `toBeFullyGated({ gate })` fail on).
+ *
+ * @param report - the report
+ * @param gateName - the name every gated node's gate must have
+ */
+export function otherGateLines(report: CoverageReport, gateName: string): string[] {
+  const idsOfName = new Set(report.nodes.filter((n) => n.gate?.name === gateName).map((n) => n.gate!.id));
+  const lines: string[] = [];
+  for (const node of report.nodes) {
+    if (node.status !== 'gated' || node.kind === 'graph' || node.kind === 'swarm') continue;
+    if (node.gate === undefined) {
+      lines.push(
+        `"${node.path.join(' › ')}" is gated, but by a gate gate-audit cannot name | install gate "${gateName}"`,
+      );
+    } else if (node.gate.name !== gateName) {
+      lines.push(
+        `"${node.path.join(' › ')}" is gated by "${node.gate.name}", not "${gateName}" | install gate "${gateName}" on it`,
+      );
+    } else if (idsOfName.size > 1) {
+      lines.push(
+        `"${node.path.join(' › ')}" is gated by a gate named "${gateName}", but ${idsOfName.size} different gates carry that name | give each gate its own name`,
+      );
+    }
+  }
+  return lines;
 }
 
 /**

@@ -19,6 +19,8 @@ export const GateIdentitySchema = z.strictObject({
   name: z.string(),
   id: z.string(),
   perProcess: z.boolean().optional(),
+  /** The process-wide gate (`configureGate`), resolved at each call: this is the one configured now. */
+  configured: z.boolean().optional(),
 });
 
 /** One node of the coverage graph. */

@@ -1,23 +1,33 @@
 /**
- * Classification of node executors and nodes, shared by the walk (at install and audit time) and by the
- * node guard (at run time, on whatever the node holds then). Pure: reads only.
+ * Classification of node executors and nodes, shared by the walk (at install and audit time), by the
+ * node guard (at run time, on whatever the node holds then) and by the gate when an agent is called as a
+ * tool. Pure: reads only, and only plain data (see `sdk-internals.ts`).
  */
 import type { FindingKind } from '../errors.js';
 import { type Declared, HOW_TO_DECLARE, readDeclaration } from './declare.js';
-import { agentGateMark, isGatePlugin, nodeGuardMark } from './marks.js';
+import { agentGateMark, isGatePlugin, type MarkedHook, nodeGuardMark } from './marks.js';
 import {
   Agent,
   AgentNode,
+  agentHooks,
   agentNodeExecutor,
+  agentToolExecutor,
   className,
+  dataField,
+  describeFieldProblem,
   Graph,
+  hiddenPrototypes,
+  inheritsFrom,
   isA2AAgent,
+  isProxy,
   isSdkToolExecutor,
   MultiAgentNode,
-  nodeCallHooks,
+  multiAgentNodeExecutor,
   type Orchestrator,
-  ownRunMethod,
+  orchestratorHooks,
   pendingPlugins,
+  shadowedMember,
+  shadowingSubclassMember,
   Swarm,
   toolCallHooks,
   toolMiddleware,
@@ -57,50 +67,88 @@ function foreignCopy(what: string): Problem {
   };
 }
 
-function overridden(what: string, property: string): Problem {
-  return {
-    kind: what === 'Agent' ? 'agent-override' : 'custom-orchestrator',
-    reason: `is ${what === 'Agent' ? 'an' : 'a'} ${what} whose "${property}" was replaced on the instance, so its hooks may never run`,
-    fix: `do not patch ${property} on the instance; wrap behaviour in hooks or middleware instead`,
-  };
+const PROXY_PROBLEM: Problem = {
+  kind: 'proxy',
+  reason: 'is a Proxy: its traps can hand the SDK another object than the one gate-audit checks',
+  fix: 'put the object itself in the tree, not a Proxy around it',
+};
+
+function agentProblem(reason: string, fix: string): Problem {
+  return { kind: 'agent-override', reason, fix };
+}
+
+/** The registries an agent runs hooks and middleware from must be the SDK's own, read as plain data. */
+function registryProblem(agent: Agent): Problem | undefined {
+  const prototypes = hiddenPrototypes();
+  const fields = [
+    ['_hooksRegistry', prototypes.hookRegistry],
+    ['_middlewareRegistry', prototypes.middlewareRegistry],
+    ['_toolRegistry', prototypes.toolRegistry],
+  ] as const;
+  for (const [key, proto] of fields) {
+    const read = dataField(agent, key);
+    const problem = describeFieldProblem('the agent', key, read);
+    if (problem !== undefined || !read.ok) {
+      return agentProblem(`${problem ?? 'has an unreadable registry'}`, 'do not redefine SDK fields of an agent');
+    }
+    const registry = read.value;
+    if (isProxy(registry) || typeof registry !== 'object' || registry === null) {
+      return agentProblem(`has a ${key} that is a Proxy or not an object`, 'do not replace SDK registries');
+    }
+    if (Object.getPrototypeOf(registry) !== proto) {
+      return agentProblem(`has a ${key} that is not the SDK's own registry`, 'do not replace SDK registries');
+    }
+    const shadow = shadowedMember(registry, proto);
+    if (shadow !== undefined) {
+      return agentProblem(
+        `has a ${key} whose "${String(shadow)}" was replaced on the instance`,
+        'do not patch SDK registries',
+      );
+    }
+  }
+  return undefined;
 }
 
 /** Checks an agent of this SDK copy for anything that lets it run tools around the hooks. */
 function classifyAgent(agent: Agent): Classified {
+  const fail = (problem: Problem): Classified => ({ kind: 'agent', agent, problem });
+  const subclassMember = shadowingSubclassMember(agent, Agent.prototype);
+  if (subclassMember !== undefined) {
+    return fail(
+      agentProblem(
+        `is an Agent subclass (${className(agent)}) that overrides "${String(subclassMember)}", so it may run tools without the SDK's hooks`,
+        'keep the subclass to a constructor and new methods, or use a plain Agent with hooks, plugins or middleware',
+      ),
+    );
+  }
+  const shadow = shadowedMember(agent, Agent.prototype);
+  if (shadow !== undefined) {
+    return fail(
+      agentProblem(
+        `is an Agent whose "${String(shadow)}" was replaced on the instance (an own property or class field), so its hooks may never run`,
+        `do not set ${String(shadow)} on the instance; wrap behaviour in hooks or middleware instead`,
+      ),
+    );
+  }
   if (!Object.isExtensible(agent)) {
-    return {
-      kind: 'agent',
-      agent,
-      problem: {
-        kind: 'agent-override',
-        reason: 'is frozen, so no gate can be attached to it',
-        fix: 'do not freeze agents',
-      },
-    };
+    return fail(agentProblem('is frozen, so no gate can be attached to it', 'do not freeze agents'));
   }
-  if (Object.getPrototypeOf(agent) !== Agent.prototype) {
-    return {
-      kind: 'agent',
-      agent,
-      problem: {
-        kind: 'agent-override',
-        reason: `is an Agent subclass (${className(agent)}) that may run tools without the SDK's hooks`,
-        fix: 'use a plain Agent and add behaviour with hooks, plugins or middleware',
-      },
-    };
+  const registries = registryProblem(agent);
+  if (registries !== undefined) return fail(registries);
+  const executor = agentToolExecutor(agent);
+  if (!executor.ok) {
+    return fail({
+      kind: 'tool-executor',
+      reason: describeFieldProblem('the agent', '_toolExecutor', executor) ?? 'has an unreadable tool executor',
+      fix: "use the SDK's 'sequential' or 'concurrent' tool executor and do not redefine it",
+    });
   }
-  const own = ownRunMethod(agent);
-  if (own !== undefined) return { kind: 'agent', agent, problem: overridden('Agent', own) };
-  if (!isSdkToolExecutor(agent.toolExecutor)) {
-    return {
-      kind: 'agent',
-      agent,
-      problem: {
-        kind: 'tool-executor',
-        reason: `has a custom tool executor (${className(agent.toolExecutor)}) that can run tools without hooks`,
-        fix: "use the SDK's 'sequential' or 'concurrent' tool executor",
-      },
-    };
+  if (!isSdkToolExecutor(executor.value)) {
+    return fail({
+      kind: 'tool-executor',
+      reason: `has a custom tool executor (${className(executor.value)}) that can run tools without hooks`,
+      fix: "use the SDK's 'sequential' or 'concurrent' tool executor",
+    });
   }
   return { kind: 'agent', agent };
 }
@@ -108,38 +156,44 @@ function classifyAgent(agent: Agent): Classified {
 function classifyOrchestrator(value: Graph | Swarm, kind: 'graph' | 'swarm'): Classified {
   const expected = kind === 'graph' ? Graph.prototype : Swarm.prototype;
   const what = kind === 'graph' ? 'Graph' : 'Swarm';
+  const fail = (reason: string, fix: string): Classified => ({
+    kind,
+    orchestrator: value,
+    problem: { kind: 'custom-orchestrator', reason, fix },
+  });
   if (Object.getPrototypeOf(value) !== expected) {
-    return {
-      kind,
-      orchestrator: value,
-      problem: {
-        kind: 'custom-orchestrator',
-        reason: `is a ${what} subclass (${className(value)}) whose run may skip the node guard`,
-        fix: `use a plain ${what}`,
-      },
-    };
+    return fail(`is a ${what} subclass (${className(value)}) whose run may skip the node guard`, `use a plain ${what}`);
   }
-  const own = ownRunMethod(value);
-  if (own !== undefined) return { kind, orchestrator: value, problem: overridden(what, own) };
-  if (!Object.isExtensible(value)) {
-    return {
-      kind,
-      orchestrator: value,
-      problem: {
-        kind: 'custom-orchestrator',
-        reason: `is a frozen ${what}, so no guard can be attached`,
-        fix: `do not freeze the ${what}`,
-      },
-    };
+  const shadow = shadowedMember(value, expected);
+  if (shadow !== undefined) {
+    return fail(
+      `is a ${what} whose "${String(shadow)}" was replaced on the instance, so its hooks may never run`,
+      `do not patch ${String(shadow)} on the instance; wrap behaviour in hooks instead`,
+    );
+  }
+  if (!Object.isExtensible(value))
+    return fail(`is a frozen ${what}, so no guard can be attached`, `do not freeze the ${what}`);
+  const registry = dataField(value, '_hookRegistry');
+  const proto = hiddenPrototypes().hookRegistry;
+  if (
+    !registry.ok ||
+    isProxy(registry.value) ||
+    typeof registry.value !== 'object' ||
+    registry.value === null ||
+    Object.getPrototypeOf(registry.value) !== proto ||
+    shadowedMember(registry.value, proto) !== undefined
+  ) {
+    return fail(`is a ${what} whose hook registry is not the SDK's own`, `do not replace the ${what}'s hook registry`);
   }
   return { kind, orchestrator: value };
 }
 
 /** Classifies whatever runs behind a node or a tool: an Agent, a Graph, a Swarm, or something opaque. */
 export function classifyExecutor(value: unknown): Classified {
-  if (value instanceof Agent) return classifyAgent(value);
-  if (value instanceof Graph) return classifyOrchestrator(value, 'graph');
-  if (value instanceof Swarm) return classifyOrchestrator(value, 'swarm');
+  if (isProxy(value)) return { kind: 'custom', problem: PROXY_PROBLEM };
+  if (inheritsFrom(value, Agent.prototype)) return classifyAgent(value as Agent);
+  if (inheritsFrom(value, Graph.prototype)) return classifyOrchestrator(value as Graph, 'graph');
+  if (inheritsFrom(value, Swarm.prototype)) return classifyOrchestrator(value as Swarm, 'swarm');
   const name = className(value);
   if (name === 'Agent' || name === 'Graph' || name === 'Swarm') return { kind: 'custom', problem: foreignCopy(name) };
   if (isA2AAgent(value)) {
@@ -168,25 +222,40 @@ export type NodeContent =
   | { readonly via: 'custom'; readonly problem: Problem }
   | { readonly via: 'declared'; readonly declared: Declared };
 
-/** Opens a node: an `AgentNode` yields its `_agent`, a `MultiAgentNode` its orchestrator; anything else is opaque. */
+/**
+ * Opens a node: an `AgentNode` yields its `_agent`, a `MultiAgentNode` its `_orchestrator`, read as plain
+ * data; a Proxy, a patched node or anything else is opaque.
+ */
 export function openNode(node: unknown): NodeContent {
+  if (isProxy(node)) return { via: 'custom', problem: PROXY_PROBLEM };
   const proto: unknown = typeof node === 'object' && node !== null ? Object.getPrototypeOf(node) : undefined;
   const name = className(node);
   if (proto === AgentNode.prototype || proto === MultiAgentNode.prototype) {
-    const patched = ['handle', 'stream'].find((key) => Object.hasOwn(node as object, key));
+    const patched = shadowedMember(node as object, proto);
     if (patched !== undefined) {
       return {
         via: 'custom',
         problem: {
           kind: 'custom-node',
-          reason: `is a ${name} whose "${patched}" was replaced on the instance`,
-          fix: `do not patch ${patched} on the node`,
+          reason: `is a ${name} whose "${String(patched)}" was replaced on the instance`,
+          fix: `do not patch ${String(patched)} on the node`,
         },
       };
     }
-    return proto === AgentNode.prototype
-      ? { via: 'agent-node', executor: agentNodeExecutor(node as AgentNode) }
-      : { via: 'multi-agent-node', executor: (node as MultiAgentNode).orchestrator };
+    const isAgentNode = proto === AgentNode.prototype;
+    const read = isAgentNode ? agentNodeExecutor(node as AgentNode) : multiAgentNodeExecutor(node as MultiAgentNode);
+    if (!read.ok) {
+      const key = isAgentNode ? '_agent' : '_orchestrator';
+      return {
+        via: 'custom',
+        problem: {
+          kind: 'custom-node',
+          reason: describeFieldProblem(`the ${name}`, key, read) ?? `its ${key} cannot be read`,
+          fix: `do not redefine ${key} on the node`,
+        },
+      };
+    }
+    return { via: isAgentNode ? 'agent-node' : 'multi-agent-node', executor: read.value };
   }
   if (name === 'AgentNode' || name === 'MultiAgentNode') return { via: 'custom', problem: foreignCopy(name) };
   const read = declaredOrProblem(node, {
@@ -200,16 +269,28 @@ export function openNode(node: unknown): NodeContent {
 /** Live state of an agent's gate. */
 export type AgentGateState = 'gated' | 'pending-plugin' | 'removed' | 'none';
 
+function registered(hooks: readonly { readonly callback: unknown }[] | undefined, callback: unknown): boolean {
+  return hooks?.some((entry) => entry.callback === callback) === true;
+}
+
+function allRegistered(
+  hooks: readonly MarkedHook[],
+  read: (event: unknown) => readonly { callback: unknown }[] | undefined,
+): boolean {
+  return hooks.every((hook) => registered(read(hook.event), hook.callback));
+}
+
 /**
- * Reads whether an agent carries a live gate: the mark is present and both the decision hook and the
- * execution check are still registered; or a `GatePlugin` waits to initialise at the first run.
+ * Reads whether an agent carries a live gate: the mark is present and every hook and the execution check
+ * are still registered; or a `GatePlugin` waits to initialise at the first run.
  */
 export function agentGateState(agent: Agent): AgentGateState {
   const mark = agentGateMark(agent);
   if (mark !== undefined) {
-    const hooked = toolCallHooks(agent)?.some((entry) => entry.callback === mark.decisionHook) === true;
+    const hooked = registered(toolCallHooks(agent), mark.decisionHook);
     const checked = toolMiddleware(agent)?.some((entry) => entry.handler === mark.executionCheck) === true;
-    return hooked && checked ? 'gated' : 'removed';
+    const rest = Array.isArray(mark.hooks) && allRegistered(mark.hooks, (event) => agentHooks(agent, event));
+    return hooked && checked && rest ? 'gated' : 'removed';
   }
   return pendingPlugins(agent).some(isGatePlugin) ? 'pending-plugin' : 'none';
 }
@@ -223,9 +304,48 @@ export function isGated(agent: Agent): boolean {
   return state === 'gated' || state === 'pending-plugin';
 }
 
-/** Whether the orchestrator carries gate-audit's node guard and the guard is still registered. */
+/** Whether the orchestrator carries gate-audit's node guard and every hook of it is still registered. */
 export function hasNodeGuard(orchestrator: Orchestrator): boolean {
   const mark = nodeGuardMark(orchestrator);
-  if (mark === undefined) return false;
-  return nodeCallHooks(orchestrator)?.some((entry) => entry.callback === mark.guardHook) === true;
+  const hooks: unknown = mark?.hooks;
+  if (mark === undefined || !Array.isArray(hooks)) return false;
+  const marked = hooks as readonly MarkedHook[];
+  return (
+    marked.some((hook) => hook.callback === mark.guardHook) &&
+    allRegistered(marked, (event) => orchestratorHooks(orchestrator, event))
+  );
+}
+
+/**
+ * Why an executor about to run must not run, or undefined when it carries a live gate (an agent) or a
+ * live guard (a nested Graph or Swarm). The node guard asks this at every node call, and the gate at
+ * every call of an agent used as a tool: exactly the same checks as the walk, on the object as it is now.
+ */
+export function executorRefusal(executor: unknown): string | undefined {
+  const classified = classifyExecutor(executor);
+  if (classified.problem !== undefined) return `${classified.problem.reason} | ${classified.problem.fix}`;
+  if ('declared' in classified) return declaredRefusal(classified.declared);
+  if (classified.kind === 'agent') {
+    const state = agentGateState(classified.agent);
+    if (state === 'none')
+      return 'runs an agent that carries no gate | call installMultiagent(orchestrator) after adding or swapping nodes';
+    if (state === 'removed') return "runs an agent whose gate hooks were removed | do not remove gate-audit's hooks";
+    return undefined;
+  }
+  if (classified.kind === 'graph' || classified.kind === 'swarm') {
+    if (!hasNodeGuard(classified.orchestrator)) {
+      return `runs a nested ${classified.kind} without a node guard | call installMultiagent on the outer orchestrator again`;
+    }
+    return undefined;
+  }
+  return 'runs something that cannot be gated';
+}
+
+/** A declared custom node runs only if everything it declares (read again now) carries a live gate or guard. */
+export function declaredRefusal(declared: Declared): string | undefined {
+  for (const executor of declared.agents) {
+    const refusal = executorRefusal(executor);
+    if (refusal !== undefined) return `has a declared executor that ${refusal.replace(/^runs /, 'is ')}`;
+  }
+  return undefined;
 }

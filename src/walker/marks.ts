@@ -3,6 +3,8 @@
  * library in one process read each other's marks (coverage comes from our own marks, not guesses).
  */
 
+import { isProxy } from './sdk-internals.js';
+
 /** Key of the record set on an agent that carries the gate. */
 export const AGENT_GATE_MARK: unique symbol = Symbol.for('gate-audit.agent-gate.v1');
 /** Key of the record set on an orchestrator that carries the node guard. */
@@ -10,27 +12,47 @@ export const NODE_GUARD_MARK: unique symbol = Symbol.for('gate-audit.node-guard.
 /** Key set on a `GatePlugin` instance so a pending plugin is recognised before the agent's first run. */
 export const GATE_PLUGIN_MARK: unique symbol = Symbol.for('gate-audit.gate-plugin.v1');
 
+/** One hook gate-audit registered: the event class and the callback, both must stay registered. */
+export interface MarkedHook {
+  readonly event: unknown;
+  readonly callback: unknown;
+}
+
 /** What an installed gate leaves on its agent. */
 export interface AgentGateMark {
   /** The `BeforeToolCallEvent` callback that decides; the gate is live while it is registered. */
   readonly decisionHook: unknown;
   /** The innermost `ExecuteToolStage` middleware that checks what really executes. */
   readonly executionCheck: unknown;
+  /** Every other hook the gate needs (after-call checks, the model stop, the run bookkeeping). */
+  readonly hooks: readonly MarkedHook[];
   /** Name of the gate, or `configured` when the process-wide gate is resolved at each call. */
   readonly gateName: string;
+  /** The gate object, or `configured` for the process-wide gate resolved at each call. */
+  readonly gateKey: unknown;
   /** Path of the agent when it was installed. */
   readonly path: readonly string[];
 }
 
 /** What an installed node guard leaves on its orchestrator. */
 export interface NodeGuardMark {
-  /** The `BeforeNodeCallEvent` callback; the guard is live while it is registered. */
+  /** The `BeforeNodeCallEvent` callback that decides last; the guard is live while it is registered. */
   readonly guardHook: unknown;
+  /** Every other hook the guard needs (the witness first, the handoff record, the run bookkeeping). */
+  readonly hooks: readonly MarkedHook[];
+  /** Remote or opaque nodes accepted at install, by node id: the object let through, and why. */
+  readonly accepted?: ReadonlyMap<string, { readonly object: unknown; readonly reason: string }>;
+}
+
+/** What a `GatePlugin` carries: its own gate, if it was given one. */
+export interface GatePluginMark {
+  readonly gate?: unknown;
 }
 
 function readMark<T>(target: unknown, key: symbol): T | undefined {
-  if (typeof target !== 'object' || target === null) return undefined;
-  return (target as Record<symbol, T | undefined>)[key];
+  if (typeof target !== 'object' || target === null || isProxy(target)) return undefined;
+  const descriptor = Object.getOwnPropertyDescriptor(target, key);
+  return descriptor !== undefined && 'value' in descriptor ? (descriptor.value as T | undefined) : undefined;
 }
 
 /** The gate record of an agent, if one was installed. */
@@ -45,5 +67,12 @@ export function nodeGuardMark(orchestrator: unknown): NodeGuardMark | undefined 
 
 /** Whether `plugin` is a gate-audit `GatePlugin` (from any copy of this library). */
 export function isGatePlugin(plugin: unknown): boolean {
-  return readMark<boolean>(plugin, GATE_PLUGIN_MARK) === true;
+  const mark = readMark<unknown>(plugin, GATE_PLUGIN_MARK);
+  return mark === true || (typeof mark === 'object' && mark !== null);
+}
+
+/** The gate a `GatePlugin` was given, or undefined when it resolves the configured gate (or is not one). */
+export function gatePluginGate(plugin: unknown): unknown {
+  const mark = readMark<unknown>(plugin, GATE_PLUGIN_MARK);
+  return typeof mark === 'object' && mark !== null ? (mark as GatePluginMark).gate : undefined;
 }

@@ -1,29 +1,52 @@
 /**
- * The one place that reads private state of `@strands-agents/sdk` 1.19 objects.
+ * The one place that reads private state of `@strands-agents/sdk` objects.
  *
  * Why private fields at all: the SDK exposes no public way to list hook callbacks, middleware, pending
- * plugins, a Graph's entry nodes or an AgentNode's executor without side effects
- * (`../shared/research/sdk-gaps.md` §3). Every read here is defensive: an unexpected shape reads as
- * "unknown", never as "safe". Nothing in this module mutates anything.
+ * plugins, a Graph's entry nodes or an AgentNode's executor without side effects (see
+ * `docs/sdk-paths.md`). Every read here is defensive:
+ *
+ * - it never runs code that the object could have replaced: a field is read from its own property
+ *   descriptor, so a getter (which could answer gate-audit one thing and the SDK another) reads as
+ *   "unknown", never as its value; a `Proxy` (whose traps could do the same) is never looked into;
+ * - an unexpected shape reads as "unknown", and unknown is never "safe".
+ *
+ * Nothing in this module mutates anything.
  */
+import { types } from 'node:util';
 import {
   Agent,
   BeforeToolCallEvent,
   ConcurrentToolExecutor,
   ExecuteToolStage,
+  FunctionTool,
   McpClient,
+  Model,
   SequentialToolExecutor,
   Tool,
+  ZodTool,
 } from '@strands-agents/sdk';
-import { AgentNode, BeforeNodeCallEvent, Graph, MultiAgentNode, Node, Swarm } from '@strands-agents/sdk/multiagent';
+import {
+  AfterMultiAgentInvocationEvent,
+  AgentNode,
+  BeforeMultiAgentInvocationEvent,
+  BeforeNodeCallEvent,
+  Graph,
+  MultiAgentHandoffEvent,
+  MultiAgentNode,
+  Node,
+  Swarm,
+} from '@strands-agents/sdk/multiagent';
 
 export {
+  AfterMultiAgentInvocationEvent,
   Agent,
   AgentNode,
+  BeforeMultiAgentInvocationEvent,
   BeforeNodeCallEvent,
   BeforeToolCallEvent,
   ExecuteToolStage,
   Graph,
+  MultiAgentHandoffEvent,
   MultiAgentNode,
   Node,
   Swarm,
@@ -44,81 +67,263 @@ export interface MiddlewareEntry {
   readonly handler: unknown;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
+function isObjectLike(value: unknown): value is object {
+  return (typeof value === 'object' && value !== null) || typeof value === 'function';
 }
 
-function field(owner: unknown, key: string): unknown {
-  return isRecord(owner) ? owner[key] : undefined;
+/** Whether `value` is a `Proxy` (whose traps could show gate-audit one object and the SDK another). */
+export function isProxy(value: unknown): boolean {
+  return isObjectLike(value) && types.isProxy(value);
+}
+
+/** A field read from its own property descriptor: its value, or why it could not be read as data. */
+export type FieldRead =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly why: 'absent' | 'accessor' | 'proxy' | 'not-object' };
+
+/**
+ * Reads an own data property without running any code of the object: no getter, no Proxy trap.
+ *
+ * @param owner - the object
+ * @param key - the property
+ */
+export function dataField(owner: unknown, key: PropertyKey): FieldRead {
+  if (!isObjectLike(owner)) return { ok: false, why: 'not-object' };
+  if (types.isProxy(owner)) return { ok: false, why: 'proxy' };
+  const descriptor = Object.getOwnPropertyDescriptor(owner, key);
+  if (descriptor === undefined) return { ok: false, why: 'absent' };
+  if (!('value' in descriptor)) return { ok: false, why: 'accessor' };
+  return { ok: true, value: descriptor.value as unknown };
+}
+
+/** An own data property's value, or undefined when it is absent, an accessor, or the owner a Proxy. */
+export function readData(owner: unknown, key: PropertyKey): unknown {
+  const read = dataField(owner, key);
+  return read.ok ? read.value : undefined;
+}
+
+/** Says in words why a field could not be read as plain data. */
+export function describeFieldProblem(what: string, key: string, read: FieldRead): string | undefined {
+  if (read.ok) return undefined;
+  switch (read.why) {
+    case 'accessor':
+      return `${what}'s "${key}" is a getter, which could show gate-audit one value and the SDK another`;
+    case 'proxy':
+      return `${what} is a Proxy, whose traps could show gate-audit one object and the SDK another`;
+    case 'absent':
+      return `${what} has no "${key}"`;
+    default:
+      return `${what} is not an object`;
+  }
+}
+
+/** Whether `value` is a plain array (not a Proxy, not a subclass). */
+export function isPlainArray(value: unknown): value is readonly unknown[] {
+  return Array.isArray(value) && !types.isProxy(value) && Object.getPrototypeOf(value) === Array.prototype;
+}
+
+/** Whether `value` is a plain `Map`: not a Proxy, not a subclass, no own properties (which could shadow `get`). */
+export function isPlainMap(value: unknown): value is Map<unknown, unknown> {
+  if (!(value instanceof Map) || types.isProxy(value) || Object.getPrototypeOf(value) !== Map.prototype) return false;
+  return Reflect.ownKeys(value).length === 0;
+}
+
+const membersByPrototype = new WeakMap<object, ReadonlySet<PropertyKey>>();
+
+/** Every member name of a prototype chain from `proto` up (not counting `Object.prototype`), except `constructor`. */
+function membersOf(proto: object | null): ReadonlySet<PropertyKey> {
+  if (proto === null || proto === Object.prototype) return new Set();
+  const known = membersByPrototype.get(proto);
+  if (known !== undefined) return known;
+  const members = new Set<PropertyKey>(membersOf(Object.getPrototypeOf(proto) as object | null));
+  for (const key of Reflect.ownKeys(proto)) if (key !== 'constructor') members.add(key);
+  membersByPrototype.set(proto, members);
+  return members;
+}
+
+/**
+ * The first own property of `value` (string or symbol key, data or accessor) named like a member of the
+ * prototype chain starting at `proto`: the SDK calls `this.x`, so an own `x` replaces what runs.
+ *
+ * @param value - the instance
+ * @param proto - where the members to protect start (usually the SDK class's prototype)
+ * @param allowed - own keys a plain instance of the SDK class has by itself
+ */
+export function shadowedMember(
+  value: object,
+  proto: object,
+  allowed: ReadonlySet<PropertyKey> = new Set(),
+): PropertyKey | undefined {
+  const members = membersOf(proto);
+  for (const key of Reflect.ownKeys(value)) {
+    if (members.has(key) && !allowed.has(key)) return key;
+  }
+  return undefined;
+}
+
+/**
+ * The first member of `base`'s chain that a prototype between `value` and `base` redefines, or undefined
+ * when the subclass only adds new members (or there is no subclass).
+ */
+export function shadowingSubclassMember(value: object, base: object): PropertyKey | undefined {
+  const members = membersOf(base);
+  let proto = Object.getPrototypeOf(value) as object | null;
+  while (proto !== null && proto !== base) {
+    for (const key of Reflect.ownKeys(proto)) if (key !== 'constructor' && members.has(key)) return key;
+    proto = Object.getPrototypeOf(proto) as object | null;
+  }
+  return undefined;
+}
+
+/** Whether `base` is on `value`'s prototype chain (read without `instanceof`, which a Proxy can answer). */
+export function inheritsFrom(value: unknown, base: object): boolean {
+  if (!isObjectLike(value) || types.isProxy(value)) return false;
+  let proto = Object.getPrototypeOf(value) as object | null;
+  while (proto !== null) {
+    if (proto === base) return true;
+    proto = Object.getPrototypeOf(proto) as object | null;
+  }
+  return false;
 }
 
 /** Hook callbacks of a registry (`_callbacks: Map<EventClass, entry[]>`), or undefined when unreadable. */
 function callbacksOf(registry: unknown, eventClass: unknown): readonly HookEntry[] | undefined {
-  const map = field(registry, '_callbacks');
-  if (!(map instanceof Map)) return undefined;
+  if (isProxy(registry)) return undefined;
+  const map = readData(registry, '_callbacks');
+  if (!isPlainMap(map)) return undefined;
   const entries: unknown = map.get(eventClass);
   if (entries === undefined) return [];
-  return Array.isArray(entries) ? (entries as HookEntry[]) : undefined;
+  if (!isPlainArray(entries)) return undefined;
+  const read: HookEntry[] = [];
+  for (const entry of entries) {
+    const callback = dataField(entry, 'callback');
+    const order = dataField(entry, 'order');
+    if (!callback.ok || !order.ok || typeof order.value !== 'number') return undefined;
+    read.push({ callback: callback.value, order: order.value });
+  }
+  return read;
+}
+
+/** The hook registry of an agent, or undefined when it is not a plain data field. */
+export function agentHookRegistry(agent: Agent): unknown {
+  return readData(agent, '_hooksRegistry');
 }
 
 /** The `BeforeToolCallEvent` callbacks registered on an agent, in run order. */
 export function toolCallHooks(agent: Agent): readonly HookEntry[] | undefined {
-  return callbacksOf(field(agent, '_hooksRegistry'), BeforeToolCallEvent);
+  return callbacksOf(agentHookRegistry(agent), BeforeToolCallEvent);
+}
+
+/** The callbacks of one event class registered on an agent, in registration order. */
+export function agentHooks(agent: Agent, eventClass: unknown): readonly HookEntry[] | undefined {
+  return callbacksOf(agentHookRegistry(agent), eventClass);
+}
+
+/** The hook registry of an orchestrator, or undefined when it is not a plain data field. */
+export function orchestratorHookRegistry(orchestrator: Orchestrator): unknown {
+  return readData(orchestrator, '_hookRegistry');
+}
+
+/** The callbacks of one event class registered on an orchestrator, in run order. */
+export function orchestratorHooks(orchestrator: Orchestrator, eventClass: unknown): readonly HookEntry[] | undefined {
+  return callbacksOf(orchestratorHookRegistry(orchestrator), eventClass);
 }
 
 /** The `BeforeNodeCallEvent` callbacks registered on an orchestrator, in run order. */
 export function nodeCallHooks(orchestrator: Orchestrator): readonly HookEntry[] | undefined {
-  return callbacksOf(field(orchestrator, '_hookRegistry'), BeforeNodeCallEvent);
+  return orchestratorHooks(orchestrator, BeforeNodeCallEvent);
 }
 
 /** The `ExecuteToolStage` middleware handlers of an agent, in registration order. */
 export function toolMiddleware(agent: Agent): readonly MiddlewareEntry[] | undefined {
-  const map = field(field(agent, '_middlewareRegistry'), '_handlers');
-  if (!(map instanceof Map)) return undefined;
+  const registry = readData(agent, '_middlewareRegistry');
+  if (isProxy(registry)) return undefined;
+  const map = readData(registry, '_handlers');
+  if (!isPlainMap(map)) return undefined;
   const entries: unknown = map.get(ExecuteToolStage);
   if (entries === undefined) return [];
-  return Array.isArray(entries) ? (entries as MiddlewareEntry[]) : undefined;
+  if (!isPlainArray(entries)) return undefined;
+  const read: MiddlewareEntry[] = [];
+  for (const entry of entries) {
+    const phase = dataField(entry, 'phase');
+    const handler = dataField(entry, 'handler');
+    if (!phase.ok || !handler.ok || typeof phase.value !== 'string') return undefined;
+    read.push({ phase: phase.value, handler: handler.value });
+  }
+  return read;
+}
+
+/** The live array of a registry's callbacks for one event class (for the few reorderings gate-audit does). */
+export function liveCallbackArray(registry: unknown, eventClass: unknown): unknown[] | undefined {
+  const map = readData(registry, '_callbacks');
+  if (!isPlainMap(map)) return undefined;
+  const entries: unknown = map.get(eventClass);
+  return isPlainArray(entries) ? (entries as unknown[]) : undefined;
+}
+
+/** The live array of an agent's `ExecuteToolStage` handlers (for moving the execution check innermost). */
+export function liveMiddlewareArray(agent: Agent): unknown[] | undefined {
+  const registry = readData(agent, '_middlewareRegistry');
+  if (isProxy(registry)) return undefined;
+  const map = readData(registry, '_handlers');
+  if (!isPlainMap(map)) return undefined;
+  const entries: unknown = map.get(ExecuteToolStage);
+  return isPlainArray(entries) ? (entries as unknown[]) : undefined;
 }
 
 /** Plugins not yet initialised (they register hooks and tools at the agent's first run). */
 export function pendingPlugins(owner: Agent | Orchestrator): readonly unknown[] {
-  const pending = field(field(owner, '_pluginRegistry'), '_pending');
-  return Array.isArray(pending) ? pending : [];
+  const pending = readData(readData(owner, '_pluginRegistry'), '_pending');
+  return isPlainArray(pending) ? pending : [];
 }
 
 /** Whether the agent ran `initialize()` already. */
 export function isInitialized(agent: Agent): boolean {
-  return field(agent, '_initialized') === true;
+  return readData(agent, '_initialized') === true;
 }
 
 /** Number of MCP clients whose tools are loaded only at `initialize()`. */
 export function mcpClientCount(agent: Agent): number {
-  const clients = field(agent, '_mcpClients');
-  return Array.isArray(clients) ? clients.filter((c) => c instanceof McpClient).length : 0;
+  const clients = readData(agent, '_mcpClients');
+  return isPlainArray(clients) ? clients.filter((c) => c instanceof McpClient).length : 0;
 }
 
-/** Whether the agent was configured with background tasks. */
+/**
+ * Whether the agent was configured with background tasks. Feature-dependent: SDK versions without
+ * background tasks have no such field, which reads as "no".
+ */
 export function hasBackgroundTasks(agent: Agent): boolean {
-  return field(agent, '_backgroundTasks') !== undefined;
+  const tasks = readData(agent, '_backgroundTasks');
+  return tasks !== undefined && tasks !== null;
 }
 
 /** A Graph's entry nodes (`_sources`), the objects a run really starts from. */
 export function graphSources(graph: Graph): readonly unknown[] {
-  const sources = field(graph, '_sources');
-  return Array.isArray(sources) ? sources : [];
+  const sources = readData(graph, '_sources');
+  return isPlainArray(sources) ? sources : [];
 }
 
-/** The executor an `AgentNode` runs, read from `_agent` because `.agent` is only a getter over it. */
-export function agentNodeExecutor(node: AgentNode): unknown {
-  return field(node, '_agent');
+/** The executor an `AgentNode` runs, read from `_agent` (`.agent` is a getter over it). */
+export function agentNodeExecutor(node: AgentNode): FieldRead {
+  return dataField(node, '_agent');
+}
+
+/** The orchestrator a `MultiAgentNode` runs, read from `_orchestrator` (`.orchestrator` is a getter over it). */
+export function multiAgentNodeExecutor(node: MultiAgentNode): FieldRead {
+  return dataField(node, '_orchestrator');
+}
+
+/** The tool executor an agent runs its tools with, read from `_toolExecutor`. */
+export function agentToolExecutor(agent: Agent): FieldRead {
+  return dataField(agent, '_toolExecutor');
 }
 
 /** True when the executor is exactly one of the SDK's two tool executors (a subclass can skip the hooks). */
 export function isSdkToolExecutor(executor: unknown): boolean {
-  if (!isRecord(executor)) return false;
+  if (!isObjectLike(executor) || types.isProxy(executor)) return false;
   const proto: unknown = Object.getPrototypeOf(executor);
   if (proto !== SequentialToolExecutor.prototype && proto !== ConcurrentToolExecutor.prototype) return false;
-  return !Object.hasOwn(executor, 'executeTool') && !Object.hasOwn(executor, 'executeBackground');
+  return shadowedMember(executor, proto) === undefined;
 }
 
 /** True when `value` has an own `stream` or `invoke` (an instance patched after construction). */
@@ -130,49 +335,157 @@ export function ownRunMethod(value: object): 'stream' | 'invoke' | undefined {
 
 /** The class name of a value, for messages and duck-typed recognition across SDK copies. */
 export function className(value: unknown): string {
-  if (!isRecord(value)) return typeof value;
-  const ctor = field(value, 'constructor');
+  if (!isObjectLike(value)) return typeof value;
+  if (types.isProxy(value)) return 'Proxy';
+  const ctor = readData(Object.getPrototypeOf(value), 'constructor');
   const name = typeof ctor === 'function' ? ctor.name : '';
   return name === '' ? 'Object' : name;
 }
 
 /** Whether `value` looks like an SDK `A2AAgent` (recognised by shape: its module needs an optional peer). */
 export function isA2AAgent(value: unknown): boolean {
-  return className(value) === 'A2AAgent' && isRecord(field(value, '_config'));
+  return className(value) === 'A2AAgent' && isObjectLike(readData(value, '_config'));
 }
 
-/** The agent an SDK `AgentAsTool` wraps, or undefined when `tool` is not one. */
+/** A model that never answers: only for building probe objects, never run. */
+class ProbeModel extends Model {
+  updateConfig(): void {
+    // nothing to configure
+  }
+  getConfig(): { modelId: string } {
+    return { modelId: 'gate-audit-probe' };
+  }
+  // eslint-disable-next-line require-yield, @typescript-eslint/require-await
+  async *stream(): AsyncGenerator<never> {
+    throw new Error('the gate-audit probe model is never called');
+  }
+}
+
+/** Prototypes of SDK classes that the package does not export, read once from a probe agent. */
+export interface HiddenPrototypes {
+  /** `AgentAsTool` (what `agent.asTool()` returns). */
+  readonly agentAsTool: object;
+  /** The hook registry of agents and orchestrators. */
+  readonly hookRegistry: object;
+  /** The middleware registry of agents. */
+  readonly middlewareRegistry: object;
+  /** The tool registry of agents. */
+  readonly toolRegistry: object;
+}
+
+let hidden: HiddenPrototypes | undefined;
+
+/** The prototypes of SDK classes the package does not export (built once, from a probe that never runs). */
+export function hiddenPrototypes(): HiddenPrototypes {
+  if (hidden === undefined) {
+    const probe = new Agent({ model: new ProbeModel(), printer: false, id: 'gate-audit-probe' });
+    const protoOf = (value: unknown): object => Object.getPrototypeOf(value) as object;
+    hidden = {
+      agentAsTool: protoOf(probe.asTool()),
+      hookRegistry: protoOf(readData(probe, '_hooksRegistry')),
+      middlewareRegistry: protoOf(readData(probe, '_middlewareRegistry')),
+      toolRegistry: protoOf(readData(probe, '_toolRegistry')),
+    };
+  }
+  return hidden;
+}
+
+function realAgentAsToolPrototype(): object {
+  return hiddenPrototypes().agentAsTool;
+}
+
+/** What a tool is, seen as an agent used as a tool. */
+export type AgentToolRead =
+  | { readonly kind: 'not-agent-tool' }
+  | { readonly kind: 'agent-tool'; readonly agent: unknown }
+  | { readonly kind: 'opaque'; readonly reason: string };
+
+/**
+ * Reads a tool as an SDK `AgentAsTool`: the agent it wraps, or why it cannot be trusted to run that agent
+ * (a Proxy, a look-alike class, an own `stream`, a getter on `_agent`).
+ */
+export function readAgentTool(tool: unknown): AgentToolRead {
+  if (isProxy(tool)) {
+    return { kind: 'opaque', reason: 'is a Proxy around a tool, whose traps could run anything' };
+  }
+  if (className(tool) !== 'AgentAsTool') return { kind: 'not-agent-tool' };
+  const proto = realAgentAsToolPrototype();
+  if (Object.getPrototypeOf(tool) !== proto) {
+    return {
+      kind: 'opaque',
+      reason:
+        "is an AgentAsTool from another copy of @strands-agents/sdk, or a look-alike, so its run is not the SDK's",
+    };
+  }
+  const shadow = shadowedMember(tool as object, proto);
+  if (shadow !== undefined) {
+    return { kind: 'opaque', reason: `is an AgentAsTool whose "${String(shadow)}" was replaced on the instance` };
+  }
+  const inner = dataField(tool, '_agent');
+  if (!inner.ok) {
+    return { kind: 'opaque', reason: describeFieldProblem('the AgentAsTool', '_agent', inner) ?? 'is unreadable' };
+  }
+  return { kind: 'agent-tool', agent: inner.value };
+}
+
+/** The agent an SDK `AgentAsTool` wraps, or undefined when `tool` is not one (or cannot be trusted). */
 export function agentAsToolTarget(tool: unknown): unknown {
-  if (className(tool) !== 'AgentAsTool') return undefined;
-  return field(tool, '_agent');
+  const read = readAgentTool(tool);
+  return read.kind === 'agent-tool' ? read.agent : undefined;
 }
 
 /** Whether `tool` is the SDK's own `StructuredOutputTool` (a user tool with the same name is not). */
 export function isStructuredOutputTool(tool: unknown): boolean {
-  if (!(tool instanceof Tool) || className(tool) !== 'StructuredOutputTool') return false;
+  if (isProxy(tool) || !(tool instanceof Tool) || className(tool) !== 'StructuredOutputTool') return false;
   const parent: unknown = Object.getPrototypeOf(Object.getPrototypeOf(tool));
   return parent === Tool.prototype && Object.hasOwn(tool, '_schema') && !Object.hasOwn(tool, 'stream');
 }
 
 /** Whether `tool` is an MCP tool (`McpTool` with an `McpClient`). */
 export function isMcpTool(tool: unknown): boolean {
-  return className(tool) === 'McpTool' && field(tool, 'mcpClient') instanceof McpClient;
+  return className(tool) === 'McpTool' && readData(tool, 'mcpClient') instanceof McpClient;
+}
+
+/** What kind of tool a tool object is, for the request a gate sees. */
+export function toolKindOf(tool: unknown): 'function' | 'mcp' | 'agent' | 'structured-output' | 'other' {
+  if (isProxy(tool)) return 'other';
+  if (isStructuredOutputTool(tool)) return 'structured-output';
+  if (isMcpTool(tool)) return 'mcp';
+  if (className(tool) === 'AgentAsTool') return 'agent';
+  if (tool instanceof FunctionTool || tool instanceof ZodTool) return 'function';
+  return 'other';
+}
+
+/** Whether `error` is the SDK's `InterruptError` (not exported by the SDK, so recognised by shape). */
+export function isInterruptError(error: unknown): error is Error {
+  if (isProxy(error) || !(error instanceof Error)) return false;
+  return error.name === 'InterruptError' && Array.isArray(readData(error, 'interrupts'));
+}
+
+/** The agent's tool registry, when it is a plain data field on the agent. */
+export function agentToolRegistry(agent: Agent): FieldRead {
+  return dataField(agent, '_toolRegistry');
 }
 
 /** The tools registered on an agent now (MCP and plugin tools appear only after `initialize()`). */
 export function listTools(agent: Agent): readonly unknown[] {
-  return agent.toolRegistry.list();
+  const registry = readData(agent, '_toolRegistry');
+  if (registry === undefined || isProxy(registry)) return [];
+  const list = (registry as { list?: unknown }).list;
+  if (typeof list !== 'function') return [];
+  const tools: unknown = (list as () => unknown).call(registry);
+  return Array.isArray(tools) ? tools : [];
 }
 
-/** Intervention handlers of an agent (`_interventionRegistry.handlers`), in registration order. */
+/** Intervention handlers of an agent (`_interventionRegistry._handlers`), in registration order. */
 export function interventionHandlers(agent: Agent): readonly { readonly name?: unknown; readonly onError?: unknown }[] {
-  const handlers: unknown = field(field(agent, '_interventionRegistry'), '_handlers');
-  return Array.isArray(handlers) ? (handlers as { readonly name?: unknown; readonly onError?: unknown }[]) : [];
+  const handlers: unknown = readData(readData(agent, '_interventionRegistry'), '_handlers');
+  return isPlainArray(handlers) ? (handlers as { readonly name?: unknown; readonly onError?: unknown }[]) : [];
 }
 
 /** Names of the plugins an agent initialised already (`_pluginRegistry._plugins`). */
 export function initialisedPluginNames(agent: Agent): readonly string[] {
-  const plugins = field(field(agent, '_pluginRegistry'), '_plugins');
+  const plugins = readData(readData(agent, '_pluginRegistry'), '_plugins');
   return plugins instanceof Map ? [...plugins.keys()].filter((k): k is string => typeof k === 'string') : [];
 }
 
@@ -180,8 +493,8 @@ export function initialisedPluginNames(agent: Agent): readonly string[] {
  * Whether a Graph edge has a condition. The SDK gives an edge without one the handler `() => true`
  * (`multiagent/edge.js`), so any other handler is a condition.
  */
-export function isConditionalEdge(edge: { readonly handler?: unknown }): boolean {
-  const handler = edge.handler;
+export function isConditionalEdge(edge: unknown): boolean {
+  const handler = readData(edge, 'handler');
   if (typeof handler !== 'function') return false;
   return Function.prototype.toString.call(handler).replace(/\s+/g, '') !== '()=>true';
 }

@@ -3,23 +3,30 @@
  * `MultiAgentNode` or an `AgentNode` holding a Graph/Swarm), and agents used as tools, recursively.
  * It never calls `addHook`, `initialize`, `invoke` or `stream`, and changes nothing.
  */
-import type { Finding } from '../errors.js';
+import { type Finding, GateAuditError } from '../errors.js';
 import { segmentOf } from '../paths.js';
 import { type Classified, classifyExecutor, type EntryKind, openNode, type Problem } from './classify.js';
 import type { Declared } from './declare.js';
 import {
   type Agent,
-  agentAsToolTarget,
   Graph,
   isConditionalEdge,
   listTools,
   type Orchestrator,
+  readAgentTool,
+  readData,
 } from './sdk-internals.js';
-import { topologyProblems } from './topology.js';
+import { nodeMap, topologyProblems } from './topology.js';
+
+/** How deep a tree may nest (orchestrators, nodes and agents used as tools, counted together). */
+export const MAX_DEPTH = 256;
+
+/** How many places one agent may be found at before its places count as unknown (conservatively). */
+export const MAX_PLACES = 64;
 
 /** One place in the tree: an orchestrator, a node's executor, or an agent used as a tool. */
 export interface Entry {
-  /** Chain of orchestrator id, node ids and agent-as-tool names from the root. */
+  /** Chain of escaped segments (orchestrator id, node ids, agent-as-tool names) from the root. */
   readonly path: readonly string[];
   /** The last segment of the path. */
   readonly id: string;
@@ -57,6 +64,18 @@ export interface Inventory {
   readonly edges: readonly WalkedEdge[];
   /** Every problem found, with its path. */
   readonly findings: readonly Finding[];
+  /**
+   * Every place each agent can run at: under each place of each orchestrator or agent that contains it.
+   * An agent found at more than `MAX_PLACES` places maps to an empty list (its place counts as unknown).
+   */
+  readonly places: ReadonlyMap<Agent, readonly (readonly string[])[]>;
+}
+
+/** One containment step: `child` sits under `parent` as `segment`. */
+interface Containment {
+  readonly parent: object;
+  readonly segment: string;
+  readonly child: object;
 }
 
 class Walk {
@@ -65,18 +84,39 @@ class Walk {
   readonly orchestrators: { orchestrator: Orchestrator; path: readonly string[] }[] = [];
   readonly edges: WalkedEdge[] = [];
   readonly findings: Finding[] = [];
+  readonly containments: Containment[] = [];
   private readonly _seen = new Map<object, readonly string[]>();
   private readonly _ancestors = new Set<object>();
+  private readonly _children = new Map<string, Set<string>>();
 
-  place(path: readonly string[], kind: EntryKind, classified: Classified, subject?: unknown): Entry {
+  place(
+    path: readonly string[],
+    kind: EntryKind,
+    classified: Classified,
+    subject: unknown,
+    parent: object | undefined,
+  ): Entry {
+    if (path.length > MAX_DEPTH) {
+      throw new GateAuditError(
+        'TOO_DEEP',
+        `path=<${path.slice(0, 3).join('/')}/…> | the tree nests deeper than ${MAX_DEPTH} levels | ` +
+          'flatten the nesting of orchestrators and agents used as tools',
+      );
+    }
     const walked =
       'agent' in classified ? classified.agent : 'orchestrator' in classified ? classified.orchestrator : undefined;
     const base = { path, id: path[path.length - 1] ?? '', kind, target: walked ?? subject };
-    if (classified.problem !== undefined) return this._add({ ...base, problem: classified.problem });
+    const target = walked ?? subject;
+    if (parent !== undefined && typeof target === 'object' && target !== null) {
+      this.containments.push({ parent, segment: path[path.length - 1] ?? '', child: target });
+    }
+    if (classified.problem !== undefined && walked === undefined)
+      return this._add({ ...base, problem: classified.problem });
     if ('declared' in classified) return this._declared(base, classified.declared);
     if (walked === undefined) return this._add(base);
-    const target: object = walked;
-    if (this._ancestors.has(target)) {
+    if (classified.problem !== undefined && classified.kind === 'agent')
+      return this._add({ ...base, problem: classified.problem });
+    if (this._ancestors.has(walked)) {
       return this._add({
         ...base,
         problem: {
@@ -86,16 +126,35 @@ class Walk {
         },
       });
     }
-    const first = this._seen.get(target);
+    const first = this._seen.get(walked);
     if (first !== undefined) return this._add({ ...base, sameAs: first });
-    this._seen.set(target, path);
-    const entry = this._add(base);
-    this._ancestors.add(target);
-    if (classified.kind === 'agent') this._agent(classified.agent, path);
-    else if (classified.kind === 'graph' || classified.kind === 'swarm')
-      this._orchestrator(classified.orchestrator, path);
-    this._ancestors.delete(target);
-    return entry;
+    this._seen.set(walked, path);
+    this._ancestors.add(walked);
+    try {
+      if (classified.kind === 'agent') {
+        const entry = this._add(base);
+        this._agent(classified.agent, path);
+        return entry;
+      }
+      const orchestrator = (classified as { orchestrator: Orchestrator }).orchestrator;
+      const topology = classified.problem === undefined ? topologyProblems(orchestrator) : [];
+      const problem: Problem | undefined =
+        classified.problem ??
+        (topology.length > 0
+          ? {
+              kind: 'topology',
+              reason:
+                `is inconsistent: ${topology[0]}${topology.length > 1 ? ` (and ${topology.length - 1} more)` : ''}, ` +
+                'so a guard keyed by node id would judge the wrong object; the guard cancels every node',
+              fix: 'build the orchestrator once with its final nodes and edges; do not swap node objects or map keys',
+            }
+          : undefined);
+      const entry = this._add(problem === undefined ? base : { ...base, problem });
+      this._orchestrator(orchestrator, path);
+      return entry;
+    } finally {
+      this._ancestors.delete(walked);
+    }
   }
 
   private _add(entry: Entry): Entry {
@@ -127,14 +186,19 @@ class Walk {
     return [...parent, name];
   }
 
-  private readonly _children = new Map<string, Set<string>>();
-
   /** A custom node or executor that declares what it runs: attested, and its declared executors walked. */
   private _declared(base: Omit<Entry, 'declared'>, declared: Declared): Entry {
     const entry = this._add({ ...base, declared });
+    const owner = base.target;
     for (const executor of declared.agents) {
       const classified = classifyExecutor(executor);
-      this.place(this.childPath(base.path, idOf(executor)), classified.kind, classified, executor);
+      this.place(
+        this.childPath(base.path, readData(executor, 'id')),
+        classified.kind,
+        classified,
+        executor,
+        typeof owner === 'object' && owner !== null ? owner : undefined,
+      );
     }
     return entry;
   }
@@ -142,55 +206,101 @@ class Walk {
   private _agent(agent: Agent, path: readonly string[]): void {
     this.agents.push({ agent, path });
     for (const tool of listTools(agent)) {
-      const inner = agentAsToolTarget(tool);
-      if (inner === undefined) continue;
-      const classified = classifyExecutor(inner);
-      const name = (tool as { name: string }).name;
+      const read = readAgentTool(tool);
+      if (read.kind === 'not-agent-tool') continue;
+      const name = readData(tool, 'name');
+      const childPath = this.childPath(path, name);
+      if (read.kind === 'opaque') {
+        this.place(
+          childPath,
+          'custom',
+          {
+            kind: 'custom',
+            problem: {
+              kind: 'foreign-executor',
+              reason: `is an agent used as a tool that ${read.reason}`,
+              fix: 'use agent.asTool() or put the Agent itself in tools, and do not patch the tool',
+            },
+          },
+          tool,
+          agent,
+        );
+        continue;
+      }
+      const classified = classifyExecutor(read.agent);
       const kind = classified.kind === 'agent' ? 'agent-tool' : classified.kind;
-      this.place(this.childPath(path, name), kind, classified, inner);
+      this.place(childPath, kind, classified, read.agent, agent);
     }
   }
 
   private _orchestrator(orchestrator: Orchestrator, path: readonly string[]): void {
     this.orchestrators.push({ orchestrator, path });
-    for (const problem of topologyProblems(orchestrator)) {
-      this.findings.push({
-        path,
-        kind: 'topology',
-        reason: `is inconsistent: ${problem}, so a guard keyed by node id would judge the wrong object`,
-        fix: 'build the graph once with its final nodes and edges; do not swap node objects after construction',
-      });
-    }
+    const nodes = nodeMap(orchestrator);
+    if (typeof nodes === 'string') return;
     const pathOfNode = new Map<unknown, readonly string[]>();
-    for (const [id, node] of orchestrator.nodes) {
+    for (const [id, node] of nodes) {
       const nodePath = this.childPath(path, id);
       pathOfNode.set(node, nodePath);
       const content = openNode(node);
       if (content.via === 'custom') {
-        this._add({
-          path: nodePath,
-          id: nodePath[nodePath.length - 1]!,
-          kind: 'custom',
-          target: node,
-          problem: content.problem,
-        });
+        this.place(nodePath, 'custom', { kind: 'custom', problem: content.problem }, node, orchestrator);
         continue;
       }
       if (content.via === 'declared') {
-        this.place(nodePath, 'custom', { kind: 'custom', declared: content.declared }, node);
+        this.place(nodePath, 'custom', { kind: 'custom', declared: content.declared }, node, orchestrator);
         continue;
       }
       const classified = classifyExecutor(content.executor);
-      this.place(nodePath, classified.kind, classified, content.executor);
+      this.place(nodePath, classified.kind, classified, content.executor, orchestrator);
     }
     if (orchestrator instanceof Graph) {
-      for (const edge of orchestrator.edges) {
-        const from = pathOfNode.get(edge.source) ?? [...path, String(edge.source.id)];
-        const to = pathOfNode.get(edge.target) ?? [...path, String(edge.target.id)];
+      const edges = readData(orchestrator, 'edges');
+      if (!Array.isArray(edges)) return;
+      for (const edge of edges) {
+        const source = readData(edge, 'source');
+        const target = readData(edge, 'target');
+        const from = pathOfNode.get(source) ?? [...path, segmentOf(readData(source, 'id'), '(unnamed)')];
+        const to = pathOfNode.get(target) ?? [...path, segmentOf(readData(target, 'id'), '(unnamed)')];
         this.edges.push({ from, to, conditional: isConditionalEdge(edge) });
       }
     }
   }
+}
+
+/** Every place each agent can run at, propagated from the root through every containment step. */
+function placesOf(
+  root: unknown,
+  rootPath: readonly string[],
+  containments: readonly Containment[],
+): Map<Agent, string[][]> {
+  const childrenOf = new Map<object, Containment[]>();
+  for (const step of containments) {
+    const list = childrenOf.get(step.parent) ?? [];
+    list.push(step);
+    childrenOf.set(step.parent, list);
+  }
+  const places = new Map<object, string[][]>();
+  const overflow = new Set<object>();
+  const work: { target: object; path: string[] }[] = [];
+  if (typeof root === 'object' && root !== null) work.push({ target: root, path: [...rootPath] });
+  while (work.length > 0) {
+    const { target, path } = work.pop()!;
+    if (overflow.has(target)) continue;
+    const known = places.get(target) ?? [];
+    if (known.length >= MAX_PLACES) {
+      overflow.add(target);
+      continue;
+    }
+    known.push(path);
+    places.set(target, known);
+    if (path.length > MAX_DEPTH) continue;
+    for (const step of childrenOf.get(target) ?? []) work.push({ target: step.child, path: [...path, step.segment] });
+  }
+  const agents = new Map<Agent, string[][]>();
+  for (const [target, list] of places) {
+    agents.set(target as Agent, overflow.has(target) ? [] : list);
+  }
+  return agents;
 }
 
 /**
@@ -198,12 +308,18 @@ class Walk {
  *
  * @param root - a Graph, a Swarm or an Agent
  * @returns the inventory of the tree; `root.problem` is set when the root itself is not gateable
+ * @throws GateAuditError `TOO_DEEP` when the tree nests deeper than `MAX_DEPTH` levels
  */
 export function walk(root: unknown): Inventory {
   const state = new Walk();
   const classified = classifyExecutor(root);
-  const id = rootId(root);
-  const rootEntry = state.place([id], classified.kind, classified);
+  const id = segmentOf(readData(root, 'id'), '(root)');
+  const rootEntry = state.place([id], classified.kind, classified, root, undefined);
+  const agentSet = new Set<unknown>(state.agents.map((a) => a.agent));
+  const places = new Map<Agent, readonly (readonly string[])[]>();
+  for (const [target, list] of placesOf(root, [id], state.containments)) {
+    if (agentSet.has(target)) places.set(target, list);
+  }
   return {
     root: rootEntry,
     entries: state.entries,
@@ -211,13 +327,6 @@ export function walk(root: unknown): Inventory {
     orchestrators: state.orchestrators,
     edges: state.edges,
     findings: state.findings,
+    places,
   };
-}
-
-function idOf(value: unknown): unknown {
-  return typeof value === 'object' && value !== null ? (value as { id?: unknown }).id : undefined;
-}
-
-function rootId(root: unknown): string {
-  return segmentOf(idOf(root), '(root)');
 }

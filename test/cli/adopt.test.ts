@@ -10,9 +10,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMixedGraph } from '../../fixtures/graphs/mixed-graph.js';
-import { buildRemoteGraph } from '../../fixtures/graphs/remote-graph.js';
 import { buildSupportSwarm } from '../../fixtures/graphs/support-swarm.js';
-import { allowAll, audit, type CoverageReport, CoverageReportSchema, installMultiagent } from '../../src/index.js';
+import { allowAll, audit, CoverageReportSchema, installMultiagent } from '../../src/index.js';
 import { RENDERERS, type RenderOptions } from '../../src/report/render/index.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -22,21 +21,10 @@ const helpdesk = join(root, 'fixtures/apps/helpdesk');
 const partners = join(root, 'fixtures/apps/partners');
 const marker = join(scratch, 'jobs-ran.txt');
 
-// Three guarantees of the CLI rest on parts built beside it: `audit(root, { accept })` (accepted nodes), the
-// `gate` each gated node carries (`--require-gate` naming the gate), and the text renderer's `quiet` option.
+// Two guarantees of the CLI rest on parts built beside it: the `gate` each gated node carries
+// (`--require-gate` naming the gate), and the text renderer's `quiet` option.
 // Their tests run as soon as the part is there (probed in-process on the same sources the build compiles).
 const landed = {
-  accept: ((): boolean => {
-    try {
-      const withAccept: (root: unknown, options?: unknown) => CoverageReport = audit;
-      const report = withAccept(buildRemoteGraph(), {
-        accept: [{ path: 'procurement/partner-agent', reason: 'probe' }],
-      });
-      return report.nodes.some((n) => n.status === 'accepted');
-    } catch {
-      return false;
-    }
-  })(),
   gate: ((): boolean => {
     const swarm = buildSupportSwarm();
     installMultiagent(swarm, { gate: allowAll() });
@@ -486,17 +474,14 @@ describe.concurrent('loading without surprises: what a module exports', { timeou
 });
 
 describe.concurrent('accept entries in the config', { timeout: 240_000 }, () => {
-  it.skipIf(!landed.accept)(
-    'the config entry turns the remote node into accepted, with its reason; an entry for a module not loaded is no error',
-    async () => {
-      const run = await gateAudit(['--format', 'json'], { cwd: partners });
-      const report = json(run);
-      const partner = report.nodes.find((n) => n.id === 'partner-agent');
-      expect(partner?.status).toBe('accepted');
-      expect(partner?.reason).toContain("gated on the partner's own server (contract P-12)");
-      expect(report.summary.accepted).toBe(1);
-    },
-  );
+  it('the config entry turns the remote node into accepted, with its reason; an entry for a module not loaded is no error', async () => {
+    const run = await gateAudit(['--format', 'json'], { cwd: partners });
+    const report = json(run);
+    const partner = report.nodes.find((n) => n.id === 'partner-agent');
+    expect(partner?.status).toBe('accepted');
+    expect(partner?.reason).toContain("gated on the partner's own server (contract P-12)");
+    expect(report.summary.accepted).toBe(1);
+  });
 
   it('an entry that matches nothing in the modules of this run is exit 2, with a did-you-mean', async () => {
     write(
@@ -515,23 +500,20 @@ describe.concurrent('accept entries in the config', { timeout: 240_000 }, () => 
 });
 
 describe.concurrent('accept entries on what may not be accepted', { timeout: 240_000 }, () => {
-  it.skipIf(!landed.accept)(
-    'an entry on a local agent that could be gated is exit 2, naming the config and the module',
-    async () => {
-      write(
-        'accept-local/gate-audit.config.json',
-        JSON.stringify({
-          include: ['../../../../fixtures/apps/partners/src/sourcing.ts'],
-          accept: [{ path: 'procurement/scout', reason: 'we trust it' }],
-        }),
-      );
-      const run = await gateAudit([], { cwd: join(scratch, 'accept-local') });
-      expect(run.status).toBe(2);
-      expect(run.stderr).toMatch(
-        /^gate-audit: config=<gate-audit\.config\.json>, field=<accept> \| in ".*sourcing\.ts#graph": .*procurement\/scout/,
-      );
-    },
-  );
+  it('an entry on a local agent that could be gated is exit 2, naming the config and the module', async () => {
+    write(
+      'accept-local/gate-audit.config.json',
+      JSON.stringify({
+        include: ['../../../../fixtures/apps/partners/src/sourcing.ts'],
+        accept: [{ path: 'procurement/scout', reason: 'we trust it' }],
+      }),
+    );
+    const run = await gateAudit([], { cwd: join(scratch, 'accept-local') });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(
+      /^gate-audit: config=<gate-audit\.config\.json>, field=<accept> \| in ".*sourcing\.ts#graph": .*procurement\/scout/,
+    );
+  });
 });
 
 describe.concurrent('one run, every report', { timeout: 240_000 }, () => {

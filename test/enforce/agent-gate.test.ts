@@ -11,6 +11,7 @@ import {
   configureGate,
   type Decision,
   type Gate,
+  GateFailedError,
   install,
   isGated,
   type ToolCallRequest,
@@ -87,14 +88,15 @@ describe('install(agent)', () => {
           input: { path: '/tmp' },
           agentId: 'a',
           agentName: 'a',
-          path: ['a'],
-          paths: [['a']],
+          // An agent gated on its own sits in no known tree: its place is unknown, never made up.
+          path: [],
+          paths: [],
           toolKind: 'function',
         },
       ]);
     });
 
-    it('hands the gate a copy: a gate mutating the input does not change what runs', async () => {
+    it('hands the gate a frozen copy: a gate that mutates the input fails closed and nothing runs', async () => {
       const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
       install(agent, {
         gate: recordingGate((r) => {
@@ -102,8 +104,8 @@ describe('install(agent)', () => {
           return { verdict: 'allow' };
         }),
       });
-      await agent.invoke('go');
-      expect(ran).toEqual(['ls({"path":"/tmp"})@a']);
+      await expect(agent.invoke('go')).rejects.toBeInstanceOf(GateFailedError);
+      expect(ran).toEqual([]);
     });
   });
 
@@ -134,12 +136,16 @@ describe('install(agent)', () => {
             { tools: [recordingTool('rm')], toolExecutor: executor },
           );
           install(agent, { gate });
-          const result = await agent.invoke('go');
+          const error = await agent.invoke('go').then(
+            () => undefined,
+            (e: unknown) => e,
+          );
+          expect(error).toBeInstanceOf(GateFailedError);
+          expect((error as GateFailedError).code).toBe('GATE_FAILED');
           expect(ran).toEqual([]);
           expect(toolResults(agent)).toHaveLength(1);
           expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] ERROR: /);
           expect(agent.model.calls).toBe(1);
-          expect(result.stopReason).toBe('endTurn');
         }
         expect(errors).toHaveBeenCalled();
       });
@@ -170,8 +176,9 @@ describe('install(agent)', () => {
           },
         },
       });
-      await agent.invoke('go');
-      expect(ran.length).toBeLessThanOrEqual(1);
+      await expect(agent.invoke('go')).rejects.toBeInstanceOf(GateFailedError);
+      // The allowed sibling is refused too: its decision, or its execution check, sees the stopped run.
+      expect(ran).toEqual([]);
       expect(agent.model.calls).toBe(1);
     });
 
@@ -188,7 +195,7 @@ describe('install(agent)', () => {
           },
         },
       });
-      await agent.invoke('first');
+      await expect(agent.invoke('first')).rejects.toBeInstanceOf(GateFailedError);
       crash = false;
       await agent.invoke('second');
       expect(ran).toEqual(['ls({})@a']);
@@ -199,7 +206,7 @@ describe('install(agent)', () => {
       const agent = scriptedAgent('a', [call('ls'), call('ls'), say('done')], { tools: [recordingTool('ls')] });
       install(agent);
       configureGate(undefined);
-      await agent.invoke('go');
+      await expect(agent.invoke('go')).rejects.toBeInstanceOf(GateFailedError);
       expect(ran).toEqual([]);
       expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] ERROR: no gate is configured/);
       expect(agent.model.calls).toBe(1);
@@ -316,11 +323,12 @@ describe('install(agent)', () => {
       ],
     ];
     for (const [what, tamper, first] of cases) {
-      it(`refuses the call when ${what}`, async () => {
+      it(`refuses the call and stops the run when ${what}`, async () => {
         const agent = tamperedAgent(tamper, first);
-        await agent.invoke('go');
+        await expect(agent.invoke('go')).rejects.toBeInstanceOf(GateFailedError);
         expect(ran).toEqual([]);
         expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: /);
+        expect(agent.model.calls).toBe(1);
       });
     }
 
@@ -340,7 +348,7 @@ describe('install(agent)', () => {
         yield* [];
         return { result: n.value };
       });
-      await agent.invoke('go');
+      await expect(agent.invoke('go')).rejects.toBeInstanceOf(GateFailedError);
       // This is detection after the fact: the body ran (it cannot be prevented from outside), but the model
       // never sees its output and the run stops before the next model call.
       expect(ran).toEqual(['rm({"path":"/mw"})@self']);
@@ -480,7 +488,7 @@ describe('install(agent)', () => {
       },
       { order: 1000 },
     );
-    await agent.invoke('go');
+    await expect(agent.invoke('go')).rejects.toBeInstanceOf(GateFailedError);
     expect(agent.model.calls).toBe(1);
     expect(ran).toEqual([]);
   });

@@ -15,6 +15,7 @@ import {
   type GateAuditError,
   GatePlugin,
   type Gate,
+  GateConflictError,
   hasNodeGuard,
   install,
   installMultiagent,
@@ -176,7 +177,12 @@ describe('installMultiagent', () => {
           throw new Error('never run');
         }
       }
-      class SneakyAgent extends Agent {}
+      class SneakyAgent extends Agent {
+        // eslint-disable-next-line require-yield, @typescript-eslint/require-await
+        override async *stream(): ReturnType<Agent['stream']> {
+          throw new Error('never runs');
+        }
+      }
       const patched = scriptedAgent('patched', [say('x')]);
       patched.invoke = patched.invoke.bind(patched);
       const customExecutor = scriptedAgent('executor', [say('x')]);
@@ -240,10 +246,14 @@ describe('installMultiagent', () => {
       const inner = new Swarm({ id: 'loop', nodes: [scriptedAgent('a', [say('x')])] });
       const outer = new Graph({ id: 'outer', nodes: [inner], edges: [] });
       nodesOf(inner).set('back', new MultiAgentNode({ orchestrator: outer }));
-      expect(() => installMultiagent(outer, { gate: allowAll() })).toThrow(
-        expect.objectContaining({
-          findings: [expect.objectContaining({ path: ['outer', 'loop', 'back'], kind: 'cycle' })],
-        }),
+      let error: unknown;
+      try {
+        installMultiagent(outer, { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect((error as UngateableError).findings).toContainEqual(
+        expect.objectContaining({ path: ['outer', 'loop', 'back'], kind: 'cycle' }),
       );
     });
 
@@ -262,9 +272,10 @@ describe('installMultiagent', () => {
 
     it('rolls back everything it added when a step fails midway', () => {
       const graph = buildResearchGraph();
-      const team = (graph.nodes.get('research-team') as unknown as { orchestrator: Swarm }).orchestrator;
-      // A registry the SDK no longer recognises makes the second guard fail after four agents were gated.
-      Object.defineProperty(team, '_hookRegistry', { value: {} });
+      const writer = (graph.nodes.get('writer') as unknown as { agent: Agent }).agent;
+      // A mark key held by something else, fixed in place: the walk sees no gate there, and marking the
+      // writer (the last agent) fails after three agents were gated.
+      Object.defineProperty(writer, Symbol.for('gate-audit.agent-gate.v1'), { value: undefined });
       let error: unknown;
       try {
         installMultiagent(graph, { gate: allowAll() });
@@ -287,15 +298,39 @@ describe('installMultiagent', () => {
   });
 
   describe('idempotence', () => {
-    it('returns [] on a second call and adds no hook', () => {
+    it('returns [] on a second call with the same gate and adds no hook', () => {
       const graph = buildResearchGraph();
-      expect(installMultiagent(graph, { gate: allowAll() })).toHaveLength(4);
+      const gate = allowAll();
+      expect(installMultiagent(graph, { gate })).toHaveLength(4);
       const hooks = hookCount(graph);
-      expect(installMultiagent(graph, { gate: allowAll() })).toEqual([]);
+      expect(installMultiagent(graph, { gate })).toEqual([]);
       expect(hookCount(graph)).toBe(hooks);
     });
 
-    it('does not gate twice an agent gated by install() or by GatePlugin', async () => {
+    it('does not gate twice an agent gated by install() or by GatePlugin with the same gate', async () => {
+      const gate = {
+        name: 'counting',
+        calls: 0,
+        decide(): { verdict: 'allow' } {
+          this.calls += 1;
+          return { verdict: 'allow' };
+        },
+      };
+      const byInstall = scriptedAgent('by-install', [call('ls'), say('x')], { tools: [recordingTool('ls')] });
+      const byPlugin = scriptedAgent('by-plugin', [call('ls'), say('x')], {
+        tools: [recordingTool('ls')],
+        plugins: [new GatePlugin({ gate })],
+      });
+      install(byInstall, { gate });
+      const graph = new Graph({ id: 'g', nodes: [byInstall, byPlugin], edges: [] });
+      expect(installMultiagent(graph, { gate })).toEqual([]);
+      expect(hasNodeGuard(graph)).toBe(true);
+      await graph.invoke('go');
+      expect(gate.calls).toBe(2);
+      expect(ran).toEqual(['ls({})@by-install', 'ls({})@by-plugin']);
+    });
+
+    it('refuses, before changing anything, agents that already carry another gate (GateConflictError)', async () => {
       const byInstall = scriptedAgent('by-install', [call('ls'), say('x')], { tools: [recordingTool('ls')] });
       const byPlugin = scriptedAgent('by-plugin', [call('ls'), say('x')], {
         tools: [recordingTool('ls')],
@@ -311,18 +346,29 @@ describe('installMultiagent', () => {
       };
       install(byInstall, { gate });
       const graph = new Graph({ id: 'g', nodes: [byInstall, byPlugin], edges: [] });
-      expect(installMultiagent(graph, { gate: denyAll() })).toEqual([]);
-      expect(hasNodeGuard(graph)).toBe(true);
+      let error: unknown;
+      try {
+        installMultiagent(graph, { gate: denyAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(GateConflictError);
+      expect((error as GateConflictError).code).toBe('GATE_CONFLICT');
+      expect((error as GateConflictError).conflicts).toEqual([
+        { path: ['g', 'by-install'], existing: 'counting', requested: 'deny-all' },
+        { path: ['g', 'by-plugin'], existing: 'allow-all', requested: 'deny-all' },
+      ]);
+      expect(hasNodeGuard(graph)).toBe(false);
       await graph.invoke('go');
       expect(gate.calls).toBe(1);
-      expect(ran).toEqual(['ls({})@by-install', 'ls({})@by-plugin']);
     });
 
     it('re-installs a gate whose hook was removed', () => {
       const graph = buildResearchGraph();
-      const [first] = installMultiagent(graph, { gate: allowAll() });
+      const gate = allowAll();
+      const [first] = installMultiagent(graph, { gate });
       first!.uninstall();
-      expect(installMultiagent(graph, { gate: allowAll() }).map((h) => h.agent.id)).toEqual(['planner']);
+      expect(installMultiagent(graph, { gate }).map((h) => h.agent.id)).toEqual(['planner']);
     });
 
     it('agrees with the marks a second copy of gate-audit leaves (Symbol.for keys)', () => {

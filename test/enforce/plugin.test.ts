@@ -30,19 +30,30 @@ describe('GatePlugin', () => {
     expect(isGated(agent)).toBe(true);
   });
 
-  it('is idempotent with install(): install first, the plugin adds nothing at init', async () => {
+  it('is idempotent with install() of the same gate: install first, the plugin adds nothing at init', async () => {
+    const gate = denyAll();
     const agent = scriptedAgent('p', [call('ls'), say('done')], {
       tools: [recordingTool('ls')],
-      plugins: [new GatePlugin({ gate: denyAll() })],
+      plugins: [new GatePlugin({ gate })],
     });
-    const handle = install(agent, { gate: allowAll() });
-    // A pending plugin's gate wins: the agent was declared with it.
+    const handle = install(agent, { gate });
     expect(handle.gateName).toBe('deny-all');
     await agent.invoke('go');
     const hooks = toolCallHooks(agent)?.length;
     await agent.invoke('again');
     expect(toolCallHooks(agent)?.length).toBe(hooks);
     expect(ran).toEqual([]);
+  });
+
+  it('refuses install() of another gate than its own (GateConflictError), changing nothing', () => {
+    const agent = scriptedAgent('p', [say('done')], { plugins: [new GatePlugin({ gate: denyAll() })] });
+    expect(() => install(agent, { gate: allowAll() })).toThrow(
+      expect.objectContaining({
+        code: 'GATE_CONFLICT',
+        conflicts: [{ path: ['p'], existing: 'deny-all', requested: 'allow-all' }],
+      }),
+    );
+    expect(toolCallHooks(agent)).toHaveLength(0);
   });
 
   it('fails the run (never runs ungated) when it has no gate and none is configured', async () => {

@@ -5,6 +5,7 @@ import {
   approve,
   type GateRecord,
   GateAuditError,
+  GateFailedError,
   install,
   installMultiagent,
   type PolicyInput,
@@ -26,13 +27,13 @@ const policy: PolicyInput = {
 
 interface Paused {
   id: string;
-  request: ToolCallRequest;
+  request: ToolCallRequest & { gateId: string; nonce: string };
   reason: string;
 }
 
 function pausedOf(result: { interrupts?: readonly { id: string; reason?: unknown }[] }): Paused[] {
   return (result.interrupts ?? []).map((i) => {
-    const reason = i.reason as { request: ToolCallRequest; reason: string };
+    const reason = i.reason as { request: Paused['request']; reason: string };
     return { id: i.id, request: reason.request, reason: reason.reason };
   });
 }
@@ -61,7 +62,9 @@ describe('ask with approvals: { secret } (the SDK interrupt)', () => {
     expect(ran).toEqual([]);
     const [paused] = pausedOf(result);
     expect(paused?.reason).toBe('deleting needs a human');
-    expect(paused?.request).toMatchObject({ toolName: 'rm', input: { path: '/tmp/x' }, agentId: 'a', path: ['a'] });
+    expect(paused?.request).toMatchObject({ toolName: 'rm', input: { path: '/tmp/x' }, agentId: 'a', path: [] });
+    expect(paused?.request.gateId).toEqual(expect.any(String));
+    expect(paused?.request.nonce).toMatch(/^[0-9a-f]{32}$/);
     expect(paused?.id).toBe(`hook:beforeToolCall:${paused?.request.toolUseId}:gate-audit:approval`);
   });
 
@@ -81,17 +84,37 @@ describe('ask with approvals: { secret } (the SDK interrupt)', () => {
     [
       'a token for other arguments',
       (p) => approve({ ...p.request, input: { path: '/tmp/other' } }, { secret }),
-      /not for this call/,
+      /not for this interrupt/,
     ],
     [
       'a token for another tool use',
       (p) => approve({ ...p.request, toolUseId: 'other' }, { secret }),
-      /not for this call/,
+      /not for this interrupt/,
+    ],
+    [
+      'a token for another agent',
+      (p) => approve({ ...p.request, agentId: 'writer' }, { secret }),
+      /not for this interrupt/,
+    ],
+    [
+      'a token for another gate',
+      (p) => approve({ ...p.request, gateId: 'f'.repeat(64) }, { secret }),
+      /not for this interrupt/,
+    ],
+    [
+      'a token for another interrupt of the same call (another nonce)',
+      (p) => approve({ ...p.request, nonce: '0'.repeat(32) }, { secret }),
+      /not for this interrupt/,
+    ],
+    [
+      'a token for another place',
+      (p) => approve({ ...p.request, path: ['elsewhere'] }, { secret }),
+      /not for this interrupt/,
     ],
     [
       'a token signed with another secret',
       (p) => approve(p.request, { secret: `${secret}-other` }),
-      /not for this call/,
+      /not for this interrupt/,
     ],
   ];
   for (const [name, response, reason] of refusals) {
@@ -108,28 +131,53 @@ describe('ask with approvals: { secret } (the SDK interrupt)', () => {
     });
   }
 
-  it('refuses a token used before, even for the same tool use id and input', async () => {
+  it('refuses a token used before, even for the same tool, tool use id and input: each interrupt has its own nonce', async () => {
     const gate = policyGate(policy, { approvals: { secret } });
-    const first = rmAgent('a', { path: '/x' }, 'same-id');
+    const first = rmAgent('a', { path: '/x' }, 'call_0');
     install(first, { gate });
     const [paused] = pausedOf(await first.invoke('go'));
     const token = approve(paused!.request, { secret });
     await first.invoke(answer(paused!.id, token));
     expect(ran).toEqual(['rm({"path":"/x"})@a']);
-    const second = rmAgent('a', { path: '/x' }, 'same-id');
+    const second = rmAgent('a', { path: '/x' }, 'call_0');
     install(second, { gate });
     const [again] = pausedOf(await second.invoke('go'));
-    expect(approve(again!.request, { secret })).toBe(token);
+    expect(again!.request.nonce).not.toBe(paused!.request.nonce);
+    expect(approve(again!.request, { secret })).not.toBe(token);
     await second.invoke(answer(again!.id, token));
     expect(ran).toEqual(['rm({"path":"/x"})@a']);
-    expect(toolResults(second)[0]).toMatch(/approval refused \(the approval token was used already\)/);
+    expect(toolResults(second)[0]).toMatch(/approval refused \(the approval token is not for this interrupt/);
+  });
+
+  it('refuses a token answered at one gate when given to another gate with the same secret', async () => {
+    const reader = rmAgent('reader', { path: '/x' }, 'call_0');
+    const writer = rmAgent('writer', { path: '/x' }, 'call_0');
+    install(reader, { gate: policyGate(policy, { approvals: { secret } }) });
+    install(writer, { gate: policyGate(policy, { name: 'other', approvals: { secret } }) });
+    const [forReader] = pausedOf(await reader.invoke('go'));
+    const [forWriter] = pausedOf(await writer.invoke('go'));
+    const readerToken = approve(forReader!.request, { secret });
+    await writer.invoke(answer(forWriter!.id, readerToken));
+    expect(ran).toEqual([]);
+    expect(toolResults(writer)[0]).toMatch(/approval refused \(the approval token is not for this interrupt/);
   });
 
   it('refuses an answer pre-loaded from a snapshot, even a valid token: no interrupt was raised', async () => {
     const agent = rmAgent('a', { path: '/x' }, 'predictable');
     install(agent, { gate: policyGate(policy, { approvals: { secret } }) });
     const id = 'hook:beforeToolCall:predictable:gate-audit:approval';
-    const token = approve({ toolName: 'rm', toolUseId: 'predictable', input: { path: '/x' } }, { secret });
+    const token = approve(
+      {
+        toolName: 'rm',
+        toolUseId: 'predictable',
+        input: { path: '/x' },
+        agentId: 'a',
+        path: [],
+        gateId: 'g',
+        nonce: 'n',
+      },
+      { secret },
+    );
     const snapshot = agent.takeSnapshot({ include: ['messages'] });
     agent.loadSnapshot({
       ...snapshot,
@@ -154,7 +202,9 @@ describe('ask with approvals: { secret } (the SDK interrupt)', () => {
     agent.addHook(BeforeToolCallEvent, (e) => {
       (e.toolUse.input as { path: string }).path = '/etc';
     });
-    await agent.invoke(answer(paused!.id, approve(paused!.request, { secret })));
+    await expect(agent.invoke(answer(paused!.id, approve(paused!.request, { secret })))).rejects.toBeInstanceOf(
+      GateFailedError,
+    );
     expect(ran).toEqual([]);
     expect(toolResults(agent)[0]).toMatch(/BLOCKED: the input changed after the decision/);
   });
@@ -163,7 +213,7 @@ describe('ask with approvals: { secret } (the SDK interrupt)', () => {
     const records: GateRecord[] = [];
     const gate = policyGate(policy, { approvals: { secret } });
     const agent = rmAgent();
-    install(agent, { gate: { ...gate, record: (r) => records.push(r) } });
+    install(agent, { gate: { ...gate, record: (r) => void records.push(r) } });
     const [paused] = pausedOf(await agent.invoke('go'));
     await agent.invoke(answer(paused!.id, approve(paused!.request, { secret })));
     expect(records.map((r) => `${r.event}:${r.verdict}:${r.rule}`)).toEqual([
@@ -215,9 +265,8 @@ describe('ask with approvals: { secret } (the SDK interrupt)', () => {
 
   it('refuses a secret shorter than 32 bytes', () => {
     expect(() => policyGate(policy, { approvals: { secret: 'short' } })).toThrow(GateAuditError);
-    expect(() => approve({ toolName: 'rm', toolUseId: 'x', input: {} }, { secret: 'short' })).toThrow(
-      /at least 32 bytes/,
-    );
+    const request = { toolName: 'rm', toolUseId: 'x', input: {}, agentId: 'a', path: [], gateId: 'g', nonce: 'n' };
+    expect(() => approve(request, { secret: 'short' })).toThrow(/at least 32 bytes/);
   });
 });
 

@@ -4,7 +4,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import { allowAll, type Gate, install, installMultiagent, type PolicyInput, policyGate } from '../../src/index.js';
+import {
+  allowAll,
+  type Gate,
+  GateFailedError,
+  install,
+  installMultiagent,
+  type PolicyInput,
+  policyGate,
+} from '../../src/index.js';
 import { inputDigest } from '../../src/policy/approval.js';
 import { verifyLog } from '../../src/policy/decision-log.js';
 import { call, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
@@ -44,7 +52,10 @@ async function runLsThenRm(gate: Gate) {
     tools: [recordingTool('ls'), recordingTool('rm')],
   });
   install(agent, { gate });
-  await agent.invoke('go');
+  // A run stopped by a failing log ends with GateFailedError; nothing else may escape.
+  await agent.invoke('go').catch((error: unknown) => {
+    if (!(error instanceof GateFailedError)) throw error;
+  });
   return agent;
 }
 
@@ -72,7 +83,9 @@ describe('the decision log (policyGate { log })', () => {
       rule: 'ls-ok',
       toolName: 'ls',
       agentId: 'a',
-      path: 'a',
+      // An agent gated on its own has no known place: the record says so instead of making one up.
+      path: '',
+      paths: [],
       inputSha256: inputDigest({ path: '/secret-path' }),
     });
     expect(typeof allow?.time).toBe('string');
@@ -232,7 +245,7 @@ describe('the decision log (policyGate { log })', () => {
     agent.addHook(BeforeToolCallEvent, (e) => {
       (e.toolUse.input as { path: string }).path = '/etc';
     });
-    await agent.invoke('go');
+    await expect(agent.invoke('go')).rejects.toBeInstanceOf(GateFailedError);
     expect(ran).toEqual([]);
     expect(lines).toEqual(['allow', 'tampering']);
   });

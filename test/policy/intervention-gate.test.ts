@@ -1,7 +1,7 @@
 import { type BeforeToolCallEvent, InterventionActions, InterventionHandler } from '@strands-agents/sdk';
 import { CedarAuthorization } from '@strands-agents/sdk/vended-interventions/cedar';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { approve, GateAuditError, install, interventionGate, type ToolCallRequest } from '../../src/index.js';
+import { type ApprovalSubject, approve, GateAuditError, install, interventionGate } from '../../src/index.js';
 import { call, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
 const permitLs = 'permit(principal, action == Action::"ls", resource);';
@@ -113,7 +113,7 @@ describe('interventionGate action mapping', () => {
     expect(paused.stopReason).toBe('interrupt');
     expect(ran).toEqual([]);
     const interrupt = paused.interrupts![0]!;
-    const { request, reason } = interrupt.reason as unknown as { request: ToolCallRequest; reason: string };
+    const { request, reason } = interrupt.reason as unknown as { request: ApprovalSubject; reason: string };
     expect(reason).toBe('Allow rm?');
     await agent.invoke([{ interruptResponse: { interruptId: interrupt.id, response: approve(request, { secret }) } }]);
     expect(ran).toEqual(['rm({"path":"/x"})@a']);

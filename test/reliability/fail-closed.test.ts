@@ -15,6 +15,7 @@ import {
   configureGate,
   type Decision,
   type Gate,
+  GateFailedError,
   GatePlugin,
   type InstallOptions,
   install,
@@ -137,8 +138,23 @@ const failures: Record<string, Failure> = {
 const rmTwice = [call('rm', { path: '/1' }), call('rm', { path: '/2' }), say('done')];
 
 interface Place {
-  /** Builds the tree with the agent that calls `rm`, gated with `options`, and runs it; returns that agent. */
-  run(options: InstallOptions): Promise<Scripted>;
+  /**
+   * Builds the tree with the agent that calls `rm`, gated with `options`, and runs it; returns that agent and
+   * whether the whole run failed (an agent invoked alone rejects with `GateFailedError`; an orchestrator
+   * reports `FAILED`).
+   */
+  run(options: InstallOptions): Promise<{ agent: Scripted; failed: boolean }>;
+}
+
+/** Invokes an agent on its own: a run stopped by a gate failure rejects with `GateFailedError`, nothing else. */
+async function invokeAlone(agent: Scripted): Promise<boolean> {
+  try {
+    await agent.invoke('go');
+    return false;
+  } catch (error) {
+    expect(error).toBeInstanceOf(GateFailedError);
+    return true;
+  }
 }
 
 const resultsOf = new WeakMap<Agent, string[]>();
@@ -154,23 +170,20 @@ const places: Record<string, Place> = {
     async run(options) {
       const agent = rmAgent('solo', rmTwice, { toolExecutor: 'sequential' });
       install(agent, options);
-      await agent.invoke('go');
-      return agent;
+      return { agent, failed: await invokeAlone(agent) };
     },
   },
   'a single agent (concurrent executor)': {
     async run(options) {
       const agent = rmAgent('solo', rmTwice, { toolExecutor: 'concurrent' });
       install(agent, options);
-      await agent.invoke('go');
-      return agent;
+      return { agent, failed: await invokeAlone(agent) };
     },
   },
   'an agent built with GatePlugin': {
     async run(options) {
       const agent = rmAgent('plugged', rmTwice, { plugins: [new GatePlugin(options)] });
-      await agent.invoke('go');
-      return agent;
+      return { agent, failed: await invokeAlone(agent) };
     },
   },
   'a graph node': {
@@ -182,8 +195,8 @@ const places: Record<string, Place> = {
         edges: [['first', 'worker']],
       });
       installMultiagent(graph, options);
-      await runOrchestrator(graph);
-      return agent;
+      const { status } = await runOrchestrator(graph);
+      return { agent, failed: status === 'FAILED' };
     },
   },
   'a swarm node': {
@@ -196,8 +209,8 @@ const places: Record<string, Place> = {
       ]);
       const swarm = new Swarm({ id: 's', nodes: [agent], maxSteps: 4 });
       installMultiagent(swarm, options);
-      await runOrchestrator(swarm);
-      return agent;
+      const { status } = await runOrchestrator(swarm);
+      return { agent, failed: status === 'FAILED' };
     },
   },
   'an agent used as a tool inside a nested graph': {
@@ -207,8 +220,8 @@ const places: Record<string, Place> = {
       const nested = new Graph({ id: 'inner', nodes: [outer], edges: [] });
       const root = new Graph({ id: 'root', nodes: [nested], edges: [] });
       installMultiagent(root, options);
-      await runOrchestrator(root);
-      return inner;
+      const { status } = await runOrchestrator(root);
+      return { agent: inner, failed: status === 'FAILED' };
     },
   },
 };
@@ -218,8 +231,10 @@ describe('fail closed', () => {
     describe(`when ${failureName}`, () => {
       for (const [placeName, place] of Object.entries(places)) {
         it(`in ${placeName}: the tool never runs${failure.kind === 'ERROR' ? ' and the run stops' : ''}`, async () => {
-          const agent = await place.run(failure.options());
+          const { agent, failed } = await place.run(failure.options());
           expect(ran).toEqual([]);
+          // A gate failure stops the whole run: the agent's invocation, and any orchestrator around it, fails.
+          expect(failed).toBe(failure.kind === 'ERROR');
           const results = resultsOf.get(agent) ?? [];
           expect(results[0]).toMatch(new RegExp(`^error:\\[gate\\] ${failure.kind}: `));
           expect(results[0]).toMatch(failure.message);

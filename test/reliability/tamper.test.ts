@@ -8,9 +8,9 @@
 import { BeforeToolCallEvent, ExecuteToolStage, HookOrder } from '@strands-agents/sdk';
 import { AgentNode, Edge, Graph, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
-import { type Gate, hasNodeGuard, install, installMultiagent, isGated } from '../../src/index.js';
+import { type Gate, GateFailedError, hasNodeGuard, install, installMultiagent, isGated } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
-import { toolCallHooks, toolMiddleware } from '../../src/walker/sdk-internals.js';
+import { agentHookRegistry, liveCallbackArray, liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
 import {
   call,
   edgesOf,
@@ -26,6 +26,11 @@ import {
 import { watchToolResults } from './support.js';
 
 type Scripted = ReturnType<typeof scriptedAgent>;
+
+/** Tampering stops the run: an agent invoked on its own ends with `GateFailedError`, and nothing else. */
+function expectGateFailure(error: unknown): void {
+  expect(error).toBeInstanceOf(GateFailedError);
+}
 
 isolateEachTest();
 
@@ -133,11 +138,17 @@ const tampers: Record<string, Tamper> = {
   },
   'the gate hook is removed': {
     first: call('rm', { path: '/' }),
-    apply: (a) => removeOwn(toolCallHooks(a) as unknown[], agentGateMark(a)?.decisionHook, 'callback'),
+    apply: (a) =>
+      removeOwn(
+        liveCallbackArray(agentHookRegistry(a), BeforeToolCallEvent),
+        agentGateMark(a)?.decisionHook,
+        'callback',
+      ),
   },
+  // An allowed call: a denied one never runs anyway, so only an allowed one shows the check is missed.
   'the execution check is removed': {
-    first: call('ls', { path: '/etc' }),
-    apply: (a) => removeOwn(toolMiddleware(a) as unknown[], agentGateMark(a)?.executionCheck, 'handler'),
+    first: call('ls', { path: '/tmp' }),
+    apply: (a) => removeOwn(liveMiddlewareArray(a), agentGateMark(a)?.executionCheck, 'handler'),
   },
 };
 
@@ -154,7 +165,7 @@ const places: Record<string, Place> = {
     async run(agent, tamper) {
       install(agent, { gate });
       tamper(agent);
-      await agent.invoke('go');
+      await agent.invoke('go').catch(expectGateFailure);
     },
   },
   'a single agent (concurrent)': {
@@ -163,7 +174,7 @@ const places: Record<string, Place> = {
       agent.toolExecutor = 'concurrent';
       install(agent, { gate });
       tamper(agent);
-      await agent.invoke('go');
+      await agent.invoke('go').catch(expectGateFailure);
     },
   },
   'a graph nested in a swarm': {
@@ -245,7 +256,11 @@ const nodeTampers: Record<string, (inner: Graph) => void> = {
   },
   'the gated agent lost its gate hook': (inner) => {
     const agent = (inner.nodes.get('d') as unknown as { _agent: Scripted })._agent;
-    removeOwn(toolCallHooks(agent) as unknown[], agentGateMark(agent)?.decisionHook, 'callback');
+    removeOwn(
+      liveCallbackArray(agentHookRegistry(agent), BeforeToolCallEvent),
+      agentGateMark(agent)?.decisionHook,
+      'callback',
+    );
   },
 };
 

@@ -90,7 +90,9 @@ describe('audit', () => {
       'g/remote:ungateable',
     ]);
     expect(statuses(mixed)).toContain('pricing/publisher:ungated');
-    expect(mixed.nodes.find((n) => n.id === 'collector')?.reason).toBe('GatePlugin installs the gate at the first run');
+    expect(mixed.nodes.find((n) => n.id === 'collector')?.reason).toBe(
+      'GatePlugin installs the gate at the first run: gate "allow-all"',
+    );
     expect(audit(graph).nodes.find((n) => n.id === 'remote')).toMatchObject({ problem: 'remote', kind: 'remote' });
   });
 

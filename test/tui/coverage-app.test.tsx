@@ -48,10 +48,10 @@ describe('CoverageApp', () => {
       ✔ 3/5 gated  ✘ 2 ungated  ⊘ 0 ungateable  ■ 0 blocked
       ────────────────────────────────────────────────────────────────────────────────────────────────────
       >✘ ▾ pricing     graph      ungated     no node guard: nodes added or swapped later run unchecked
-       ✔     collector agent      gated       GatePlugin installs the gate at the first run
-       ✔     analyst   agent      gated       GatePlugin installs the gate at the first run
+       ✔     collector agent      gated       GatePlugin installs the gate at the first run: gate "allow-…
+       ✔     analyst   agent      gated       GatePlugin installs the gate at the first run: gate "allow-…
        ✘     publisher agent      ungated     runs its tools without a gate
-       ✔     auditor   agent      gated       GatePlugin installs the gate at the first run
+       ✔     auditor   agent      gated       GatePlugin installs the gate at the first run: gate "deny-a…
       ─── 1/5 ────────────────────────────────────────────────────────────────────────────────────────────
       ✘ pricing — graph, ungated
       path     pricing

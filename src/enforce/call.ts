@@ -1,0 +1,280 @@
+/**
+ * One tool call as the gate handles it, and the things every step does with it: refusing it, failing
+ * closed, sealing it and recording it. The other modules of the gate (decision, approval, execution
+ * check) share this per-call context instead of passing the same five parameters around.
+ */
+import { type Agent, type BeforeToolCallEvent, TextBlock, ToolResultBlock } from '@strands-agents/sdk';
+import { messageOf } from '../errors.js';
+import { joinPath } from '../paths.js';
+import type { InputSnapshot } from './digest.js';
+import type { Gate, GateRecord, ToolCallRequest } from './gate.js';
+import { type GateView, viewGate } from './gate-identity.js';
+import { log } from './log.js';
+import { stopRun } from './run-state.js';
+
+/** Prefix of the message a refused call returns to the model. */
+export const BLOCKED = '[gate] BLOCKED:';
+/** Prefix of the message a call returns when the gate itself failed. */
+export const ERROR = '[gate] ERROR:';
+
+/** Where the gate comes from: a fixed gate, or the process-wide one resolved at each call. */
+export interface GateSource {
+  /** Name of the gate, or `configured`. */
+  readonly name: string;
+  /** What identifies the source for conflicts: the gate object, or `configured`. */
+  readonly key: unknown;
+  resolve(): Gate | undefined;
+  /** How long an asynchronous decision (or record) may take, in milliseconds. */
+  readonly timeoutMs: number;
+}
+
+/** What the gate of one agent keeps between the decision and the execution of a call. */
+export interface Seal {
+  readonly allowed: boolean;
+  readonly name: string;
+  readonly toolUseId: string;
+  /** Canonical form of the judged input (absent for a call refused before its input was read). */
+  readonly canonical: string | undefined;
+  /** The deep-frozen judged input: what the tool runs with. */
+  readonly frozen: unknown;
+  readonly tool: unknown;
+  /** The run this call belongs to. */
+  readonly invocation: unknown;
+  /** Every place the call may run at. */
+  readonly paths: readonly (readonly string[])[];
+  /** The cancel message the SDK will turn into the call's result, as it stood after every hook. */
+  cancelText: string | undefined;
+  /** Whether the execution check saw the call. */
+  checked: boolean;
+}
+
+/** What one agent's gate keeps: the seals, the raised approvals, the withheld results. */
+export interface GateState {
+  readonly agent: Agent;
+  readonly source: GateSource;
+  readonly seals: Map<string, Seal>;
+  readonly pending: Map<string, PendingApproval>;
+  readonly withheld: Map<string, ToolResultBlock>;
+  /** Results gate-audit itself made for refused calls (so they are not taken for bypasses). */
+  readonly ownResults: WeakSet<object>;
+  readonly executionCheck: unknown;
+}
+
+/** An approval interrupt this gate raised, kept in memory only. */
+export interface PendingApproval {
+  readonly gate: Gate;
+  readonly gateId: string;
+  readonly nonce: string;
+  readonly name: string;
+  readonly canonical: string;
+}
+
+/** One tool call, read once from the live event before anything awaits. */
+export interface Call {
+  readonly event: BeforeToolCallEvent;
+  readonly started: number;
+  readonly invocation: unknown;
+  readonly name: string;
+  readonly toolUseId: string;
+  readonly tool: unknown;
+  readonly path: readonly string[];
+  readonly paths: readonly (readonly string[])[];
+  snapshot?: InputSnapshot;
+  gate?: GateView;
+  request?: ToolCallRequest;
+}
+
+/** The agent's id as plain data (an id that is not a string reads as its text). */
+export function agentIdOf(agent: Agent): string {
+  const descriptor = Object.getOwnPropertyDescriptor(agent, 'id');
+  const id: unknown = descriptor !== undefined && 'value' in descriptor ? descriptor.value : undefined;
+  return typeof id === 'string' ? id : String(id);
+}
+
+/** An error result for a call, made by gate-audit. */
+export function refusalResult(state: GateState, toolUseId: string, text: string): ToolResultBlock {
+  const result = new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock(text)] });
+  state.ownResults.add(result);
+  return result;
+}
+
+/** Seals a call: what was decided, on which input, tool and place. */
+export function seal(state: GateState, call: Call, allowed: boolean, cancelText?: string): void {
+  state.seals.set(call.toolUseId, {
+    allowed,
+    name: call.name,
+    toolUseId: call.toolUseId,
+    canonical: call.snapshot?.canonical,
+    frozen: call.snapshot?.frozen,
+    tool: call.tool,
+    invocation: call.invocation,
+    paths: call.paths,
+    cancelText,
+    checked: false,
+  });
+}
+
+/** Refuses a call: the SDK turns the cancel message into the call's error result. */
+export function refuse(state: GateState, call: Call, message: string): void {
+  call.event.cancel = message;
+  seal(state, call, false, message);
+}
+
+/** The record of a call for `Gate.record`. */
+export function recordOf(
+  state: GateState,
+  call: Call,
+  what: Pick<GateRecord, 'event' | 'rule' | 'reason'>,
+): GateRecord {
+  const verdict =
+    what.event === 'allow' || what.event === 'approval-granted' ? 'allow' : what.event === 'ask' ? 'ask' : 'deny';
+  return {
+    ...what,
+    verdict,
+    toolName: call.name,
+    toolUseId: call.toolUseId,
+    agentId: agentIdOf(state.agent),
+    path: call.path,
+    paths: call.paths,
+    ...(call.gate === undefined ? {} : { gateId: call.gate.id }),
+    ...(call.snapshot === undefined ? {} : { input: call.snapshot.frozen }),
+    durationMs: performance.now() - call.started,
+  };
+}
+
+/** Marks a value that did not settle in time. */
+export class Late {
+  constructor(readonly ms: number) {}
+}
+
+/**
+ * Settles what a gate's method returned, reading its `then` exactly once, within `ms` milliseconds (no
+ * limit when `ms` is undefined). A synchronous answer is returned as it is, without a timer.
+ *
+ * @returns the value, `Late` past the deadline, or `{ thrown }` when it threw or rejected
+ */
+export async function settle(
+  produce: () => unknown,
+  ms: number | undefined,
+): Promise<{ value: unknown } | Late | { thrown: unknown }> {
+  let answer: unknown;
+  let then: unknown;
+  try {
+    answer = produce();
+    then =
+      (typeof answer === 'object' && answer !== null) || typeof answer === 'function'
+        ? (answer as { then?: unknown }).then
+        : undefined;
+  } catch (error) {
+    return { thrown: error };
+  }
+  if (typeof then !== 'function') return { value: answer };
+  let timer: NodeJS.Timeout | undefined;
+  const late =
+    ms === undefined
+      ? new Promise<never>(() => undefined)
+      : new Promise<Late>((resolve) => {
+          timer = setTimeout(() => resolve(new Late(ms)), ms);
+        });
+  const settled = new Promise<{ value: unknown } | { thrown: unknown }>((resolve) => {
+    try {
+      (then as (ok: (v: unknown) => void, no: (e: unknown) => void) => unknown).call(
+        answer,
+        (value) => resolve({ value }),
+        (error) => resolve({ thrown: error }),
+      );
+    } catch (error) {
+      resolve({ thrown: error });
+    }
+  });
+  try {
+    return await Promise.race([settled, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Gives the gate its record of a call and waits for it when it returns a promise.
+ *
+ * @returns undefined when the record was taken, else why it was not
+ */
+export async function writeRecord(state: GateState, view: GateView, record: GateRecord): Promise<string | undefined> {
+  if (view.record === undefined) return undefined;
+  const record_ = view.record;
+  const outcome = await settle(() => record_(record), state.source.timeoutMs);
+  if (outcome instanceof Late) return `gate "${view.name}" did not record the decision within ${outcome.ms} ms`;
+  if ('thrown' in outcome) return `gate "${view.name}" could not record the decision: ${messageOf(outcome.thrown)}`;
+  return undefined;
+}
+
+/** The view of a gate when it is a usable gate, else undefined. */
+export function viewOf(gate: Gate | undefined): GateView | undefined {
+  if (gate === undefined) return undefined;
+  const view = viewGate(gate);
+  return 'error' in view ? undefined : view;
+}
+
+/** Gives the gate a record without waiting or failing: for records of calls refused anyway. */
+export function recordBestEffort(state: GateState, view: GateView | undefined, record: GateRecord): void {
+  try {
+    const written = view?.record?.(record);
+    if (written instanceof Promise) written.catch(() => undefined);
+  } catch (error) {
+    try {
+      log('error', { agent: agentIdOf(state.agent) }, `could not record a refusal: ${messageOf(error)}`);
+    } catch {
+      // stderr failed too; the call is refused either way
+    }
+  }
+}
+
+/**
+ * Fails closed: refuses the call, stops the whole run, then logs and records what it can. The refusal and
+ * the stop come first and cannot throw, so nothing after them (a message that cannot be formatted, a log
+ * that fails) can turn this into a throwing hook.
+ *
+ * @param tampering - record it as tampering rather than a gate error
+ */
+export function fail(state: GateState, call: Call, problem: string, tampering = false): void {
+  const text = `${ERROR} ${problem}; the run stops`;
+  try {
+    call.event.cancel = text;
+  } catch {
+    // the event refuses the cancel: the execution check still refuses, there is no seal allowing it
+  }
+  stopRun(call.invocation, `the gate failed earlier in this run (${problem})`);
+  try {
+    seal(state, call, false, text);
+  } catch {
+    // the cancel above refuses the call
+  }
+  try {
+    log('error', { tool: call.name, agent: agentIdOf(state.agent), path: joinPath(call.path) }, problem);
+    recordBestEffort(
+      state,
+      call.gate ?? viewOf(state.source.resolve()),
+      recordOf(state, call, { event: tampering ? 'tampering' : 'error', reason: problem }),
+    );
+  } catch {
+    // the call is refused and the run stopped whatever the log does
+  }
+}
+
+/** The two ways an `ask` ends, for `settleAsk`. */
+export interface Outcomes {
+  allow(
+    state: GateState,
+    call: Call,
+    event: 'approval-granted',
+    rule: { rule?: string },
+    reason?: string,
+  ): Promise<undefined>;
+  deny(
+    state: GateState,
+    call: Call,
+    reason: string,
+    event: 'approval-refused' | 'deny',
+    rule: { rule?: string },
+  ): Promise<void>;
+}

@@ -1,0 +1,276 @@
+/**
+ * The decision: the first `BeforeToolCallEvent` callback of a gated agent. It reads the call once (name,
+ * id, tool, input copied and frozen, place) before anything awaits, asks the gate, reads the gate's answer
+ * once, and seals the outcome. It never throws, except the SDK's own `InterruptError` for an `ask` that
+ * pauses the run (a throwing hook would fail open: the agent loop drains on and later calls run
+ * ungated, see `docs/sdk-paths.md`).
+ */
+import type { BeforeToolCallEvent } from '@strands-agents/sdk';
+import { messageOf } from '../errors.js';
+import { executorRefusal } from '../walker/classify.js';
+import { readAgentTool, readData, toolKindOf } from '../walker/sdk-internals.js';
+import { settleAsk } from './ask.js';
+import {
+  agentIdOf,
+  BLOCKED,
+  type Call,
+  ERROR,
+  fail,
+  type GateState,
+  Late,
+  recordBestEffort,
+  recordOf,
+  refuse,
+  seal,
+  settle,
+  viewOf,
+  writeRecord,
+} from './call.js';
+import { snapshotInput } from './digest.js';
+import type { AskDecision, ToolCallRequest } from './gate.js';
+import { viewGate } from './gate-identity.js';
+import { currentCall, placesOf, runFailure } from './run-state.js';
+import { moveMiddlewareInnermost } from './sdk-mutations.js';
+
+/** A gate's answer, each field read exactly once. */
+type ReadDecision =
+  | { readonly verdict: 'allow'; readonly rule?: string }
+  | { readonly verdict: 'deny' | 'ask'; readonly reason: string; readonly rule?: string }
+  | { readonly error: string };
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
+  return typeof value;
+}
+
+/**
+ * Reads a gate's answer into a plain decision, reading `verdict`, `reason` and `rule` once each: an
+ * answer whose getters change between reads, or throw, cannot be judged twice differently.
+ */
+export function readDecision(value: unknown): ReadDecision {
+  if (typeof value !== 'object' || value === null) return { error: `decision is ${describe(value)}, not an object` };
+  let verdict: unknown;
+  let reason: unknown;
+  let rule: unknown;
+  try {
+    ({ verdict, reason, rule } = value as Record<string, unknown>);
+  } catch (error) {
+    return { error: `reading the decision threw: ${messageOf(error)}` };
+  }
+  if (rule !== undefined && typeof rule !== 'string') return { error: `decision rule is ${describe(rule)}` };
+  const named = rule === undefined ? {} : { rule };
+  if (verdict === 'allow') return { verdict, ...named };
+  if (verdict === 'deny' || verdict === 'ask') {
+    if (typeof reason !== 'string' || reason.trim() === '') return { error: `a ${verdict} decision has no reason` };
+    return { verdict, reason, ...named };
+  }
+  return { error: `decision verdict is ${describe(verdict)}` };
+}
+
+/** Where a call of this agent runs: exactly, when a caller says so or one place is known; else every place. */
+function placeOf(state: GateState): { path: readonly string[]; paths: readonly (readonly string[])[] } {
+  const called = currentCall(state.agent);
+  const paths = called !== undefined && called.paths.length > 0 ? called.paths : placesOf(state.agent);
+  return { path: paths.length === 1 && paths[0] !== undefined ? paths[0] : [], paths };
+}
+
+/** What changed in the live event since the call was read, or undefined when nothing did. */
+function drift(call: Call): string | undefined {
+  const event = call.event;
+  const toolUse = event.toolUse;
+  if (toolUse.name !== call.name) return `the tool name changed ("${call.name}" → "${toolUse.name}")`;
+  if (toolUse.toolUseId !== call.toolUseId) return 'the tool use id changed';
+  if ((event.selectedTool ?? event.tool) !== call.tool) return 'a different tool object was selected';
+  let now: string | undefined;
+  try {
+    now = snapshotInput(toolUse.input).canonical;
+  } catch {
+    now = undefined;
+  }
+  if (now === undefined || now !== call.snapshot?.canonical) return 'the input changed';
+  return undefined;
+}
+
+/** Refuses a call before or after the gate is asked, and records the refusal. */
+async function refuseRecorded(state: GateState, call: Call, message: string, reason: string): Promise<void> {
+  refuse(state, call, message);
+  const view = call.gate ?? viewOf(state.source.resolve());
+  if (view === undefined) return;
+  const problem = await writeRecord(state, view, recordOf(state, call, { event: 'deny', reason }));
+  if (problem !== undefined) fail(state, call, problem);
+}
+
+/** A delegate agent-as-tool re-yields its inner `BeforeToolCallEvent` to the outer agent's hooks. */
+function decideForeign(event: BeforeToolCallEvent): void {
+  const failure = runFailure(event.invocationState);
+  if (failure !== undefined) {
+    event.cancel = `${ERROR} ${failure}; the run was stopped`;
+    return;
+  }
+  const refusal = executorRefusal(event.agent);
+  if (refusal !== undefined) {
+    event.cancel = `${BLOCKED} agent "${String(readData(event.agent, 'id'))}" ${refusal}`;
+  }
+}
+
+/**
+ * Decides one call.
+ *
+ * @returns the interrupt to raise when the run must pause for an approval
+ */
+export async function decideCall(state: GateState, event: BeforeToolCallEvent): Promise<Error | undefined> {
+  const started = performance.now();
+  const toolUse = event.toolUse;
+  const { path, paths } = placeOf(state);
+  const call: Call = {
+    event,
+    started,
+    invocation: event.invocationState,
+    name: toolUse.name,
+    toolUseId: toolUse.toolUseId,
+    tool: event.selectedTool ?? event.tool,
+    path,
+    paths,
+  };
+  if (!moveMiddlewareInnermost(state.agent, state.executionCheck)) {
+    fail(state, call, "the gate's execution check was removed from this agent", true);
+    return undefined;
+  }
+  if (event.agent !== state.agent) {
+    decideForeign(event);
+    return undefined;
+  }
+  try {
+    call.snapshot = snapshotInput(toolUse.input);
+  } catch (error) {
+    fail(state, call, `the input of tool "${call.name}" cannot be copied: ${messageOf(error)}`);
+    return undefined;
+  }
+  const failure = runFailure(call.invocation);
+  if (failure !== undefined) {
+    await refuseRecorded(state, call, `${ERROR} ${failure}; the run was stopped`, failure);
+    return undefined;
+  }
+  const agentTool = readAgentTool(call.tool);
+  if (agentTool.kind !== 'not-agent-tool') {
+    const refusal = agentTool.kind === 'opaque' ? agentTool.reason : executorRefusal(agentTool.agent);
+    if (refusal !== undefined) {
+      const reason = `tool "${call.name}" ${refusal}`;
+      await refuseRecorded(state, call, `${BLOCKED} ${reason}`, reason);
+      return undefined;
+    }
+  }
+  const gate = state.source.resolve();
+  if (gate === undefined) {
+    fail(state, call, 'no gate is configured any more (configureGate(undefined) was called)');
+    return undefined;
+  }
+  const view = viewGate(gate);
+  if ('error' in view) {
+    fail(state, call, view.error);
+    return undefined;
+  }
+  call.gate = view;
+  const request: ToolCallRequest = {
+    toolUseId: call.toolUseId,
+    toolName: call.name,
+    input: call.snapshot.frozen,
+    agentId: agentIdOf(state.agent),
+    agentName: String(readData(state.agent, 'name')),
+    path,
+    paths,
+    toolKind: toolKindOf(call.tool),
+  };
+  call.request = request;
+  const context = { agent: state.agent, invocationState: event.invocationState };
+  const answer = await settle(() => view.decide(request, context), state.source.timeoutMs);
+  if (answer instanceof Late) {
+    fail(state, call, `gate "${view.name}" did not decide within ${answer.ms} ms`);
+    return undefined;
+  }
+  if ('thrown' in answer) {
+    fail(state, call, `gate "${view.name}" threw: ${messageOf(answer.thrown)}`);
+    return undefined;
+  }
+  const decision = readDecision(answer.value);
+  if ('error' in decision) {
+    fail(state, call, `gate "${view.name}" answered garbage: ${decision.error}`);
+    return undefined;
+  }
+  return conclude(state, call, decision);
+}
+
+/** After the gate answered: the run may have been stopped or the call changed meanwhile; else apply the verdict. */
+async function conclude(
+  state: GateState,
+  call: Call,
+  decision: Exclude<ReadDecision, { error: string }>,
+): Promise<Error | undefined> {
+  const rule = decision.rule === undefined ? {} : { rule: decision.rule };
+  const stopped = runFailure(call.invocation);
+  if (stopped !== undefined) {
+    await refuseRecorded(state, call, `${ERROR} ${stopped}; the run was stopped`, stopped);
+    return undefined;
+  }
+  const changed = drift(call);
+  if (changed !== undefined) {
+    fail(state, call, `tool call "${call.name}" changed while the gate decided: ${changed}`, true);
+    return undefined;
+  }
+  if (decision.verdict === 'allow') return allow(state, call, 'allow', rule);
+  if (decision.verdict === 'deny') {
+    await deny(state, call, decision.reason, 'deny', rule);
+    return undefined;
+  }
+  const ask: AskDecision = { verdict: 'ask', reason: decision.reason, ...rule };
+  return settleAsk(state, call, ask, { allow, deny });
+}
+
+/** Records an allowance and seals it; a record that fails refuses the call instead. */
+async function allow(
+  state: GateState,
+  call: Call,
+  event: 'allow' | 'approval-granted',
+  rule: { rule?: string },
+  reason?: string,
+): Promise<undefined> {
+  const view = call.gate!;
+  const problem = await writeRecord(
+    state,
+    view,
+    recordOf(state, call, { event, ...rule, ...(reason === undefined ? {} : { reason }) }),
+  );
+  if (problem !== undefined) {
+    fail(state, call, problem);
+    return undefined;
+  }
+  // The record may have taken a while: check once more that nothing stopped the run or changed the call.
+  const stopped = runFailure(call.invocation);
+  const changed = stopped === undefined ? drift(call) : undefined;
+  if (stopped !== undefined) {
+    refuse(state, call, `${ERROR} ${stopped}; the run was stopped`);
+    recordBestEffort(state, view, recordOf(state, call, { event: 'deny', reason: stopped }));
+    return undefined;
+  }
+  if (changed !== undefined) {
+    fail(state, call, `tool call "${call.name}" changed while its decision was recorded: ${changed}`, true);
+    return undefined;
+  }
+  seal(state, call, true);
+  return undefined;
+}
+
+/** Refuses a call with the gate's reason, then records it (a record that fails stops the run). */
+async function deny(
+  state: GateState,
+  call: Call,
+  reason: string,
+  event: 'deny' | 'approval-refused',
+  rule: { rule?: string },
+): Promise<void> {
+  const named = rule.rule === undefined ? '' : `, rule=<${rule.rule}>`;
+  refuse(state, call, `${BLOCKED} ${reason} | tool=<${call.name}>, agent=<${agentIdOf(state.agent)}>${named}`);
+  const problem = await writeRecord(state, call.gate!, recordOf(state, call, { event, reason, ...rule }));
+  if (problem !== undefined) fail(state, call, problem);
+}

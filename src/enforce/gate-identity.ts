@@ -1,0 +1,95 @@
+/**
+ * A gate as gate-audit uses it: its members read once per use (a getter that answers differently on a
+ * second read cannot change a judgement), and its identity. Names are not identities: every unnamed
+ * policy gate is called `policy`. A gate's `id` is what it declares (a policy gate: the SHA-256 of its
+ * canonical policy); without one, gate-audit gives each gate object an id valid in this process only.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ApprovalPath, Decision, DecideContext, Gate, GateRecord, ToolCallRequest } from './gate.js';
+
+/** Which gate: its name, its identity, and whether that identity holds in this process only. */
+export interface GateIdentity {
+  readonly name: string;
+  readonly id: string;
+  readonly perProcess?: true;
+}
+
+/** A gate's members, each read exactly once. */
+export interface GateView {
+  readonly gate: Gate;
+  readonly name: string;
+  readonly id: string;
+  readonly perProcess: boolean;
+  readonly decide: (request: ToolCallRequest, context?: DecideContext) => Decision | Promise<Decision>;
+  readonly approval: ApprovalPath | undefined;
+  readonly record: ((record: GateRecord) => unknown) | undefined;
+}
+
+const PROCESS_TAG = randomBytes(4).toString('hex');
+const processIds = new WeakMap<object, string>();
+let counter = 0;
+
+/** The per-process id of a gate object that declares none. */
+function processIdOf(gate: object): string {
+  let id = processIds.get(gate);
+  if (id === undefined) {
+    counter += 1;
+    id = `process:${PROCESS_TAG}:${counter}`;
+    processIds.set(gate, id);
+  }
+  return id;
+}
+
+function readOnce(owner: object, key: string): unknown {
+  try {
+    return (owner as Record<string, unknown>)[key];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Reads a gate's members once each and checks their types.
+ *
+ * @param gate - the gate
+ * @returns the view, or what is wrong with the gate
+ */
+export function viewGate(gate: unknown): GateView | { readonly error: string } {
+  if (typeof gate !== 'object' || gate === null) return { error: 'the gate is not an object' };
+  const name = readOnce(gate, 'name');
+  const declared = readOnce(gate, 'id');
+  const decide = readOnce(gate, 'decide');
+  const approval = readOnce(gate, 'approval');
+  const record = readOnce(gate, 'record');
+  if (typeof name !== 'string') return { error: 'the gate has no string name' };
+  if (typeof decide !== 'function') return { error: `gate "${name}" has no decide() method` };
+  if (declared !== undefined && (typeof declared !== 'string' || declared === '')) {
+    return { error: `gate "${name}" declares an id that is not a non-empty string` };
+  }
+  if (record !== undefined && typeof record !== 'function')
+    return { error: `gate "${name}" has a record that is not a function` };
+  if (approval !== undefined && (typeof approval !== 'object' || approval === null)) {
+    return { error: `gate "${name}" has an approval that is not an object` };
+  }
+  const perProcess = declared === undefined;
+  return {
+    gate: gate as Gate,
+    name,
+    id: perProcess ? processIdOf(gate) : declared,
+    perProcess,
+    decide: (request, context) => (decide as Gate['decide']).call(gate, request, context),
+    approval: approval as ApprovalPath | undefined,
+    record: record === undefined ? undefined : (entry) => (record as (r: GateRecord) => unknown).call(gate, entry),
+  };
+}
+
+/**
+ * The identity of a gate, for reports and conflicts.
+ *
+ * @param gate - the gate
+ */
+export function gateIdentity(gate: Gate): GateIdentity {
+  const view = viewGate(gate);
+  if ('error' in view) return { name: String(readOnce(gate, 'name')), id: processIdOf(gate), perProcess: true };
+  return view.perProcess ? { name: view.name, id: view.id, perProcess: true } : { name: view.name, id: view.id };
+}

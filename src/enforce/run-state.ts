@@ -1,0 +1,137 @@
+/**
+ * What gate-audit knows about a run while it runs: whether the root invocation was stopped by a gate
+ * failure, and where an agent really runs.
+ *
+ * **The root invocation.** The SDK threads one `invocationState` object through a whole run: a Graph or
+ * Swarm hands it to every node, a nested orchestrator and an agent used as a tool get the same object.
+ * gate-audit keys its own state by that object's identity (in a `WeakMap`, never inside the object,
+ * which tools can edit). Every gated agent and guarded orchestrator counts the invocations it enters and
+ * leaves under that key; when the count comes back to zero the run is over, and the next run that uses
+ * the same object (a caller may pass it again) starts clean.
+ *
+ * **Where an agent runs.** An agent can sit at several places (a node here, a tool there). When an agent
+ * is called as a tool, the caller's execution check runs the call inside an `AsyncLocalStorage` store
+ * naming the agent and the places it is called at; only wrapping the run sets a store (never
+ * `enterWith`, which would leak into concurrent siblings). Everywhere else the agent's known places are
+ * all the places the walk found it at.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Agent } from '@strands-agents/sdk';
+
+interface RootRun {
+  depth: number;
+  failure: string | undefined;
+}
+
+const runs = new WeakMap<object, RootRun>();
+
+function keyOf(invocationState: unknown): object | undefined {
+  return typeof invocationState === 'object' && invocationState !== null ? invocationState : undefined;
+}
+
+/**
+ * An agent or orchestrator of the run starts an invocation.
+ *
+ * @param invocationState - the run's `invocationState`
+ */
+export function enterRun(invocationState: unknown): void {
+  const key = keyOf(invocationState);
+  if (key === undefined) return;
+  const run = runs.get(key);
+  if (run === undefined || run.depth <= 0) runs.set(key, { depth: 1, failure: undefined });
+  else run.depth += 1;
+}
+
+/**
+ * An agent or orchestrator of the run ends an invocation.
+ *
+ * @param invocationState - the run's `invocationState`
+ */
+export function leaveRun(invocationState: unknown): void {
+  const key = keyOf(invocationState);
+  const run = key === undefined ? undefined : runs.get(key);
+  if (run !== undefined) run.depth -= 1;
+}
+
+/**
+ * Stops the whole root run after a gate failure: every further tool call is refused, every node guard
+ * cancels, and every gated agent of the run ends with an error. The first reason is kept.
+ *
+ * @param invocationState - the run's `invocationState`
+ * @param reason - what failed
+ */
+export function stopRun(invocationState: unknown, reason: string): void {
+  const key = keyOf(invocationState);
+  if (key === undefined) return;
+  const run = runs.get(key);
+  if (run === undefined) runs.set(key, { depth: 0, failure: reason });
+  else run.failure ??= reason;
+}
+
+/**
+ * Why the run was stopped, or undefined while it was not.
+ *
+ * @param invocationState - the run's `invocationState`
+ */
+export function runFailure(invocationState: unknown): string | undefined {
+  const key = keyOf(invocationState);
+  return key === undefined ? undefined : runs.get(key)?.failure;
+}
+
+/** The places an agent is being called at as a tool, set around the call by the caller's execution check. */
+export interface CalledAt {
+  /** The agent that is called. */
+  readonly agent: Agent;
+  /** Every place it is being called at (one when the caller's own place is known). */
+  readonly paths: readonly (readonly string[])[];
+}
+
+const calledAt = new AsyncLocalStorage<CalledAt>();
+
+/**
+ * Runs one step of an agent-as-tool call with the callee's places in context.
+ *
+ * @param store - the callee and its places
+ * @param step - the step (e.g. the inner generator's `next()`)
+ */
+export function runCalledAt<T>(store: CalledAt, step: () => T): T {
+  return calledAt.run(store, step);
+}
+
+/** The places an agent is called at right now, when a caller's execution check says so. */
+export function currentCall(agent: Agent): CalledAt | undefined {
+  const store = calledAt.getStore();
+  return store !== undefined && store.agent === agent ? store : undefined;
+}
+
+const knownPlaces = new WeakMap<Agent, (readonly string[])[]>();
+const overflowing = new WeakSet<Agent>();
+
+/** How many places one agent may have before its place counts as unknown. */
+const MAX_KNOWN_PLACES = 64;
+
+/**
+ * Records places where an agent was found by a walk (several installs add up).
+ *
+ * @param agent - the agent
+ * @param paths - its places in one tree; an empty list means "too many to list" and makes it unknown
+ */
+export function addPlaces(agent: Agent, paths: readonly (readonly string[])[]): void {
+  if (paths.length === 0) {
+    overflowing.add(agent);
+    return;
+  }
+  const list = knownPlaces.get(agent) ?? [];
+  for (const path of paths) {
+    const key = JSON.stringify(path);
+    if (!list.some((p) => JSON.stringify(p) === key)) list.push([...path]);
+  }
+  if (list.length > MAX_KNOWN_PLACES) overflowing.add(agent);
+  knownPlaces.set(agent, list);
+}
+
+/** Every place known for an agent; empty when none is known (or too many to be meaningful). */
+export function placesOf(agent: Agent): readonly (readonly string[])[] {
+  if (overflowing.has(agent)) return [];
+  return knownPlaces.get(agent) ?? [];
+}

@@ -1,0 +1,216 @@
+/**
+ * What runs is what was judged. Later hooks, interventions, plugins and middleware can rename the tool,
+ * change the input, select another tool or clear a cancel after the decision (`docs/sdk-paths.md`,
+ * "After the decision"). So:
+ *
+ * - the cancel each call carries after every `BeforeToolCallEvent` hook is noted (a later hook may cancel
+ *   an allowed call: that is not a bypass);
+ * - the innermost `ExecuteToolStage` middleware refuses anything that differs from the seal, and hands the
+ *   tool the sealed, deep-frozen copy of the judged input, so a change made a tick later cannot reach a
+ *   tool body that reads its input after an `await`; a call to an agent used as a tool runs with the
+ *   callee's place in context;
+ * - after each call, a call allowed but never checked, or refused yet answered, was bypassed (a middleware
+ *   answered without calling `next`): its result is withheld and the run stops; a last hook puts the
+ *   withheld result back if a later hook replaced it.
+ */
+import type {
+  AfterToolCallEvent,
+  BeforeToolCallEvent,
+  ExecuteToolStage,
+  MiddlewareHandlerOf,
+} from '@strands-agents/sdk';
+import { messageOf } from '../errors.js';
+import { segmentOf } from '../paths.js';
+import { readAgentTool, readData } from '../walker/sdk-internals.js';
+import { agentIdOf, BLOCKED, ERROR, type GateState, recordBestEffort, refusalResult, viewOf } from './call.js';
+import { canonicalInput } from './digest.js';
+import { log } from './log.js';
+import { type CalledAt, runCalledAt, runFailure, stopRun } from './run-state.js';
+import { isInnermostMiddleware } from './sdk-mutations.js';
+
+type ExecuteToolHandler = MiddlewareHandlerOf<typeof ExecuteToolStage>;
+type ExecuteContext = Parameters<ExecuteToolHandler>[0];
+
+/** The text of the SDK's own refusal when a delegating agent-as-tool is not alone in its turn (no body runs). */
+const DELEGATION_REFUSAL =
+  'Delegation failed: a delegation tool must be the only tool called in a turn. ' +
+  'Retry with a single delegation tool call or use only non-delegation tools.';
+
+/** Records tampering seen after the decision (best effort: the call is refused either way). */
+function recordTampering(state: GateState, toolName: string, toolUseId: string, reason: string): void {
+  try {
+    log('error', { tool: toolName, toolUseId, agent: agentIdOf(state.agent) }, reason);
+  } catch {
+    // stderr failed; the record below and the refusal still stand
+  }
+  const view = viewOf(state.source.resolve());
+  recordBestEffort(state, view, {
+    event: 'tampering',
+    verdict: 'deny',
+    reason,
+    toolName,
+    toolUseId,
+    agentId: agentIdOf(state.agent),
+    path: [],
+  });
+}
+
+/** The last `BeforeToolCallEvent` hook: notes the cancel the SDK will act on, after every other hook. */
+export function noteCancel(state: GateState, event: BeforeToolCallEvent): void {
+  if (event.agent !== state.agent) return;
+  const sealed = state.seals.get(event.toolUse.toolUseId);
+  if (sealed === undefined) return;
+  const cancel: unknown = event.cancel;
+  sealed.cancelText = cancel ? (typeof cancel === 'string' ? cancel : 'Tool cancelled by hook') : undefined;
+}
+
+/** Why a call reaching the execution check must not run, or undefined when it is exactly what was allowed. */
+function mismatch(state: GateState, context: ExecuteContext): string | undefined {
+  const failure = runFailure(context.invocationState);
+  if (failure !== undefined) return `the run was stopped: ${failure}`;
+  const sealed = state.seals.get(context.toolUse.toolUseId);
+  if (sealed === undefined) return 'no gate decision exists for this tool use';
+  if (!sealed.allowed) return 'the gate refused this call, but a later hook cleared the cancel';
+  if (sealed.checked) return 'the call was already run once under its decision (a retry needs a new decision)';
+  if (!isInnermostMiddleware(state.agent, state.executionCheck)) {
+    return 'another middleware was registered inside the gate check and could change the call';
+  }
+  if (context.toolUse.name !== sealed.name) {
+    return `the tool name changed after the decision ("${sealed.name}" → "${context.toolUse.name}")`;
+  }
+  if (context.tool !== sealed.tool) return 'a different tool object was selected after the decision';
+  let input: string | undefined;
+  try {
+    input = canonicalInput(context.toolUse.input);
+  } catch {
+    input = undefined;
+  }
+  if (input === undefined || input !== sealed.canonical) return 'the input changed after the decision';
+  return undefined;
+}
+
+/** Runs a tool-execution generator step by step with the callee's places in context. */
+async function* calledAtEachStep<T, R>(
+  store: CalledAt,
+  inner: AsyncGenerator<T, R, unknown>,
+): AsyncGenerator<T, R, unknown> {
+  let done = false;
+  try {
+    let step = await runCalledAt(store, () => inner.next());
+    while (!step.done) {
+      let sent: unknown;
+      try {
+        sent = yield step.value;
+      } catch (error) {
+        step = await runCalledAt(store, () => inner.throw(error));
+        continue;
+      }
+      step = await runCalledAt(store, () => inner.next(sent));
+    }
+    done = true;
+    return step.value;
+  } finally {
+    if (!done) await runCalledAt(store, () => inner.return(undefined as R));
+  }
+}
+
+/**
+ * The innermost `ExecuteToolStage` middleware: runs the tool only if it is exactly what was allowed, and
+ * runs it with the sealed input.
+ */
+export function createExecutionCheck(state: GateState): ExecuteToolHandler {
+  return async function* executionCheck(context, next) {
+    const id = context.toolUse.toolUseId;
+    let problem: string | undefined;
+    try {
+      problem = mismatch(state, context);
+    } catch (error) {
+      problem = `the call could not be checked: ${messageOf(error)}`;
+    }
+    const sealed = state.seals.get(id);
+    if (problem !== undefined || sealed === undefined) {
+      const why = problem ?? 'no gate decision exists for this tool use';
+      const name = String(context.toolUse.name);
+      stopRun(context.invocationState, `tool call "${name}" was refused at execution (${why})`);
+      recordTampering(state, name, id, `call refused at execution: ${why}`);
+      return { result: refusalResult(state, id, `${BLOCKED} ${why} | tool=<${name}>`) };
+    }
+    sealed.checked = true;
+    const exact = {
+      ...context,
+      tool: sealed.tool as ExecuteContext['tool'],
+      toolUse: {
+        name: sealed.name,
+        toolUseId: sealed.toolUseId,
+        input: sealed.frozen as ExecuteContext['toolUse']['input'],
+      },
+    };
+    const callee = readAgentTool(sealed.tool);
+    if (callee.kind === 'agent-tool' && sealed.paths.length > 0) {
+      const segment = segmentOf(readData(sealed.tool, 'name'), '(unnamed)');
+      const store: CalledAt = {
+        agent: callee.agent as CalledAt['agent'],
+        paths: sealed.paths.map((path) => [...path, segment]),
+      };
+      return yield* calledAtEachStep(store, next(exact));
+    }
+    return yield* next(exact);
+  };
+}
+
+function isTextResult(result: unknown, text: string | undefined): boolean {
+  if (text === undefined) return false;
+  const { status, content } = result as { status?: unknown; content?: unknown };
+  if (status !== 'error' || !Array.isArray(content) || content.length !== 1) return false;
+  const block: unknown = content[0];
+  return typeof block === 'object' && block !== null && (block as { text?: unknown }).text === text;
+}
+
+function isDelegationRefusal(tool: unknown, result: unknown): boolean {
+  return readData(tool, 'delegate') === true && isTextResult(result, DELEGATION_REFUSAL);
+}
+
+/**
+ * The first `AfterToolCallEvent` hook: a call allowed but never checked, or refused yet answered with
+ * anything but the refusal, was answered around the gate. Its result is withheld and the run stops.
+ */
+export function auditResult(state: GateState, event: AfterToolCallEvent): void {
+  if (event.agent !== state.agent) return;
+  const id = event.toolUse.toolUseId;
+  const sealed = state.seals.get(id);
+  state.seals.delete(id);
+  const result = event.result;
+  let bypass: string | undefined;
+  if (sealed === undefined) {
+    if (!state.ownResults.has(result)) bypass = 'ran without a gate decision';
+  } else if (!sealed.checked) {
+    const refusedAsSealed = isTextResult(result, sealed.cancelText) || state.ownResults.has(result);
+    if (!sealed.allowed) {
+      if (!refusedAsSealed) bypass = 'ran although the gate refused it';
+    } else if (!refusedAsSealed && !isDelegationRefusal(sealed.tool, result)) {
+      bypass = 'skipped the gate check';
+    }
+  }
+  if (bypass === undefined) return;
+  const name = event.toolUse.name;
+  const text = `${ERROR} tool call "${name}" ${bypass}; its result is withheld and the run stops`;
+  const withheld = refusalResult(state, id, text);
+  state.withheld.set(id, withheld);
+  event.result = withheld;
+  stopRun(event.invocationState, `tool call "${name}" bypassed the gate earlier in this run`);
+  recordTampering(state, name, id, text);
+}
+
+/** The last `AfterToolCallEvent` hook: a withheld result stays withheld, whatever a later hook did. */
+export function keepWithheld(state: GateState, event: AfterToolCallEvent): void {
+  if (event.agent !== state.agent) return;
+  const id = event.toolUse.toolUseId;
+  const withheld = state.withheld.get(id);
+  if (withheld === undefined) return;
+  state.withheld.delete(id);
+  if (event.result !== withheld) {
+    event.result = withheld;
+    recordTampering(state, event.toolUse.name, id, 'a hook put back the result of a call that bypassed the gate');
+  }
+  event.retry = false;
+}
