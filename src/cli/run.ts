@@ -363,9 +363,12 @@ export async function runAudit(
         try {
           report = judge({ accept: matching.map((rule) => ({ path: rule.path, reason: rule.reason })) });
         } catch (error) {
+          const named = /accept=<([^>]*)>/.exec(messageOf(error))?.[1];
+          const rule = matching.find((r) => r.path === named) ?? (matching.length === 1 ? matching[0] : undefined);
+          const field = rule === undefined ? 'accept' : `accept[${rule.index}]`;
           throw new GateAuditError(
             'USAGE',
-            `config=<${loaded.shown ?? '?'}>, field=<accept> | in "${found.module}#${found.exportName}": ${messageOf(error)}`,
+            `config=<${loaded.shown ?? '?'}>, field=<${field}> | in "${found.module}#${found.exportName}": ${messageOf(error)}`,
             { cause: error },
           );
         }

@@ -505,7 +505,7 @@ describe.concurrent('accept entries on what may not be accepted', { timeout: 240
     const run = await gateAudit([], { cwd: join(scratch, 'accept-local') });
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(
-      /^gate-audit: config=<gate-audit\.config\.json>, field=<accept> \| in ".*sourcing\.ts#graph": .*procurement\/scout/,
+      /^gate-audit: config=<gate-audit\.config\.json>, field=<accept\[0\]> \| in ".*sourcing\.ts#graph": .*procurement\/scout/,
     );
   });
 });
