@@ -317,7 +317,7 @@ async function writeReports(
   const toStdout = rendered.find((r) => r.reporter.file === undefined);
   const counted = notesSummary(outcome.report);
   if (counted !== '' && toStdout?.reporter.format !== 'text' && toStdout?.reporter.format !== 'markdown') {
-    streams.stderr.write(`gate-audit: ${counted} (listed in the report)\n`);
+    streams.stderr.write(`gate-audit: ${counted} (the text report lists them, with the fix)\n`);
   }
   if (toStdout === undefined) return outcome.exitCode;
   if (toStdout.reporter.format === 'tui') {
