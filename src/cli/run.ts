@@ -387,11 +387,14 @@ export async function runAudit(
       });
     }
   }
+  // An entry that matched nothing is stale, counted only for what this run loaded: an entry for a module it
+  // did not load, or refused at import, or (under --export) for another export, is no error.
   const loadedReal = new Set(results.map((r) => realOf(r.absolute)));
+  const narrowed = settings.exportName !== undefined;
   for (const rule of acceptRules) {
     if (used.has(rule.index)) continue;
-    if (rule.module !== undefined && !loadedReal.has(rule.module)) continue;
-    if (rule.module !== undefined && refusedModules.has(rule.module)) continue;
+    if (rule.module !== undefined && (!loadedReal.has(rule.module) || refusedModules.has(rule.module))) continue;
+    if (narrowed && rule.export !== settings.exportName) continue;
     const near = closest(rule.path, pathsSeen);
     throw new GateAuditError(
       'USAGE',
