@@ -26,6 +26,12 @@ if (existsSync(resultFile)) {
 } else {
   failed = 1;
 }
+// A run can fail with every test green: a coverage threshold missed, a file that failed to load. The closing
+// line must never read "0 failed" then.
+if (run.status !== 0 && failed === 0) {
+  failed = 1;
+  console.error(`vitest exited with status ${run.status} although no test failed (a coverage threshold or a file that did not load): counted as one failure`);
+}
 // Under .ci/run, which runs the suite once per Node version, the counts go to a tally file and the plain line
 // is printed once, for all runs together (scripts/tally.mjs).
 const tally = process.env.GATE_AUDIT_TEST_TALLY;

@@ -1,7 +1,13 @@
 /**
  * The few error classes of gate-audit. Each carries a stable `code`; messages follow the SDK's
  * `field=<value> | lowercase message` shape and say what is wrong and how to fix it.
+ *
+ * A message is printed as it is, so every part that comes from data (paths, ids, reasons, file names, policy
+ * keys) is neutralised where the message is built (`visible`, `visibleField`, `visiblePath` from
+ * `text.ts`); the only raw newlines are the ones between listed findings. The data fields of an error
+ * (`findings`, `issues`, `nodes`) keep the raw values.
  */
+import { quoted, visible, visibleField, visiblePath } from './text.js';
 
 /** Every code a gate-audit error can carry. */
 export type GateAuditErrorCode =
@@ -92,9 +98,9 @@ function describeThrown(value: unknown): string {
   }
 }
 
-/** Formats one finding as `"a › b" is … | fix`. */
+/** Formats one finding as `"a › b" is … | fix`, on one line whatever its data holds. */
 export function formatFinding(finding: Finding): string {
-  return `"${finding.path.join(' › ')}" ${finding.reason} | ${finding.fix}`;
+  return `${quoted(visiblePath(finding.path))} ${visible(finding.reason)} | ${visible(finding.fix)}`;
 }
 
 /** Thrown before any mutation when one or more parts of a tree cannot be gated in-process. */
@@ -140,7 +146,10 @@ export class GateFailedError extends GateAuditError {
 
   /** @param failure - what failed first in the run */
   constructor(failure: string) {
-    super('GATE_FAILED', `[gate] ERROR: ${failure}; the run was stopped | fix the gate or what tampered with the call`);
+    super(
+      'GATE_FAILED',
+      `[gate] ERROR: ${visible(failure)}; the run was stopped | fix the gate or what tampered with the call`,
+    );
     this.name = 'GateFailedError';
     this.failure = failure;
   }
@@ -165,8 +174,8 @@ export class GateConflictError extends GateAuditError {
   constructor(conflicts: readonly GateConflict[]) {
     const lines = conflicts.map((c) =>
       c.existing === c.requested
-        ? `  - "${c.path.join(' › ')}" carries another gate also named "${c.existing}" (a different gate object)`
-        : `  - "${c.path.join(' › ')}" carries gate "${c.existing}", not "${c.requested}"`,
+        ? `  - ${quoted(visiblePath(c.path))} carries another gate also named ${quoted(c.existing)} (a different gate object)`
+        : `  - ${quoted(visiblePath(c.path))} carries gate ${quoted(c.existing)}, not ${quoted(c.requested)}`,
     );
     super(
       'GATE_CONFLICT',
@@ -184,7 +193,7 @@ export class NoGateError extends GateAuditError {
   constructor(subject: string) {
     super(
       'NO_GATE',
-      `subject=<${subject}> | no gate given and none configured | ` +
+      `subject=<${visibleField(subject)}> | no gate given and none configured | ` +
         'pass { gate } or call configureGate(gate) before installing',
     );
     this.name = 'NoGateError';
@@ -196,11 +205,11 @@ export class CoverageError extends GateAuditError {
   /** One line per node that is not gated: its path, status, reason and fix. */
   readonly nodes: readonly string[];
 
-  /** @param nodes - one line per node that is not gated */
+  /** @param nodes - one line per node that is not gated (each printed on one line, neutralised) */
   constructor(nodes: readonly string[]) {
     super(
       'NOT_FULLY_GATED',
-      `nodes=<${nodes.length}> | not every node is gated\n${nodes.map((n) => `  - ${n}`).join('\n')}`,
+      `nodes=<${nodes.length}> | not every node is gated\n${nodes.map((n) => `  - ${visible(n)}`).join('\n')}`,
     );
     this.name = 'CoverageError';
     this.nodes = nodes;
@@ -230,12 +239,13 @@ export class PolicyError extends GateAuditError {
    * @param options - the underlying cause, if any
    */
   constructor(file: string, issues: readonly PolicyIssue[], options?: { cause?: unknown }) {
+    const where = visibleField(file);
     const line = (i: PolicyIssue): string =>
-      `file=<${file}>${i.rule === undefined ? '' : `, rule=<${i.rule}>`}, field=<${i.field}> | ${i.message}`;
+      `file=<${where}>${i.rule === undefined ? '' : `, rule=<${visibleField(i.rule)}>`}, field=<${visibleField(i.field)}> | ${visible(i.message)}`;
     const message =
       issues.length === 1 && issues[0] !== undefined
         ? `${line(issues[0])}`
-        : `file=<${file}> | invalid policy (${issues.length} problems)\n${issues.map((i) => `  - ${line(i)}`).join('\n')}`;
+        : `file=<${where}> | invalid policy (${issues.length} problems)\n${issues.map((i) => `  - ${line(i)}`).join('\n')}`;
     super('INVALID_POLICY', message, options);
     this.name = 'PolicyError';
     this.file = file;

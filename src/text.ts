@@ -7,16 +7,23 @@
  * Escaped: C0 controls and DEL (`\n`, `\r`, `\t`, `\x1b`, …), C1 controls (which include the one-byte CSI
  * and OSC), the line and paragraph separators U+2028/U+2029, bidi marks, embeddings, overrides and
  * isolates, zero-width and other invisible characters (joiners, word joiner, BOM, soft hyphen, invisible
- * operators, Hangul fillers, tag characters), lone surrogates and the noncharacters U+FFFE/U+FFFF.
+ * operators, Hangul fillers, tag characters), every other format character (`\p{Cf}`: Arabic number signs,
+ * Egyptian hieroglyph and musical format controls, interlinear annotation marks), every default-ignorable
+ * code point (assigned or not, so a later Unicode version cannot turn one into something that draws
+ * nothing), lone surrogates and every noncharacter (U+FDD0–U+FDEF, U+FFFE/U+FFFF in every plane).
+ *
+ * The escape is not itself escaped: a literal backslash in an id prints as it is, so `a\rb` typed with a
+ * backslash and `a<CR>b` print alike. Both are shown, neither can move the cursor.
  */
 
 const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 // One class of everything that must not reach a terminal raw. The `u` flag lets it see lone surrogates
-// (`\p{Cs}`) and astral tag characters. Matching controls and lone combining marks is the point here.
+// (`\p{Cs}`) and astral tag characters. Matching controls and lone combining marks is the point here. The
+// explicit ranges name the well-known cases; the property classes close the rest of each family.
 const HIDDEN =
   // eslint-disable-next-line no-control-regex, no-misleading-character-class
-  /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ufffe\uffff\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}]|\p{Cs}/gu;
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ufffe\uffff\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}]|\p{Cs}/gu;
 
 function escapeCodePoint(char: string): string {
   const named = NAMED[char];
@@ -48,4 +55,52 @@ export function hasHiddenCharacters(text: string): boolean {
   const found = HIDDEN.test(text);
   HIDDEN.lastIndex = 0;
   return found;
+}
+
+const FIELD_DELIMITERS: Readonly<Record<string, string>> = { '<': '\\x3c', '>': '\\x3e' };
+
+/**
+ * A value for a `field=<value>` subject (log lines, error messages): `visible`, and `<`, `>` shown as
+ * `\x3c`, `\x3e`, so a value can neither close its own field nor open a forged one.
+ *
+ * @param value - a value from data
+ */
+export function visibleField(value: string): string {
+  return visible(value).replace(/[<>]/g, (c) => FIELD_DELIMITERS[c] ?? c);
+}
+
+/**
+ * A value between double quotes in a message (`"research › writer" is …`): `visible`, with `"` shown as
+ * `\x22`, so the only raw quote is the closing one and the quoted part ends where it seems to.
+ *
+ * @param value - a value from data
+ */
+export function quoted(value: string): string {
+  return `"${visible(value).replaceAll('"', '\\x22')}"`;
+}
+
+/**
+ * A path for a reader: each segment `visible`, joined with ` › `. A `›` inside a segment is shown as
+ * `\u203a`, so a segment can never pass for two.
+ *
+ * @param path - the segments (ids, escaped as in the report)
+ */
+export function visiblePath(path: readonly string[]): string {
+  return path.map((segment) => visible(segment).replaceAll('›', '\\u203a')).join(' › ');
+}
+
+/**
+ * JSON text with every character `visible` would escape, inside its strings, written as a `\uXXXX`
+ * escape instead (the structural newlines of pretty-printed JSON stay). The JSON parses back to exactly
+ * the same values, and printing it on a terminal cannot move the cursor, reorder a line or hide anything.
+ *
+ * @param json - the output of `JSON.stringify`
+ */
+export function jsonVisible(json: string): string {
+  return json.replace(HIDDEN, (char) => {
+    if (char === '\n') return char;
+    let escaped = '';
+    for (let i = 0; i < char.length; i++) escaped += `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`;
+    return escaped;
+  });
 }

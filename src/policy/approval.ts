@@ -1,6 +1,5 @@
 /**
- * Human approval for `ask`, bound to the exact arguments and used once (the signer reference in
- * `../shared/research/peers.md`).
+ * Human approval for `ask`, bound to the exact arguments and to the one interrupt it answers, used once.
  *
  * - `approve(request, { secret })` signs an approval: HMAC-SHA256 (under its own domain tag) over the gate's
  *   identity, the agent id, the place, the nonce the gate issued with the interrupt, the tool name, the

@@ -1,7 +1,7 @@
 /**
  * `interventionGate`: an SDK `InterventionHandler` (for example `CedarAuthorization`) used as a policy
  * source behind gate-audit's enforcement, not as the enforcement point. The handler's `onError`, preset
- * confirm responses and `evaluate` are ignored (`sdk-gaps.md` rows 25–31): Proceed → allow, Deny → deny,
+ * confirm responses and `evaluate` are ignored (`docs/sdk-paths.md`, "Interventions"): Proceed → allow, Deny → deny,
  * Confirm → ask (settled by this gate's own approval path), anything else or any error → deny.
  */
 import type { Agent, BeforeToolCallEvent, InterventionHandler } from '@strands-agents/sdk';

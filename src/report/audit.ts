@@ -85,7 +85,7 @@ function pluginName(plugin: unknown): string {
   return typeof name === 'string' ? name : '(unnamed)';
 }
 
-/** Things that weaken an agent's gate without defeating it (`sdk-gaps.md` rows 9–24, 27, 31, 36–37). */
+/** Things that weaken an agent's gate without defeating it (`docs/sdk-paths.md`). */
 function agentWarnings(agent: Agent, sharedHandlers: Map<unknown, string[]>): string[] {
   const warnings: string[] = [];
   const mark = agentGateMark(agent);

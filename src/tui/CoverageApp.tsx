@@ -2,11 +2,12 @@ import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { type ReactElement, useEffect, useMemo, useRef, useState } from 'react';
 import { keyPresses, reduce, type ViewState } from './keys.js';
 import type { CoverageReport } from '../report/schema.js';
-import { Detail } from './Detail.js';
+import { visible } from '../text.js';
+import { Detail, detailHeight } from './Detail.js';
 import { Header } from './Header.js';
 import { Help } from './Help.js';
 import { TreeRows } from './TreeRows.js';
-import { buildTree, initiallyExpanded, keyOf, truncate, visibleRows, windowStart } from './tree.js';
+import { buildTree, initiallyExpanded, keyOfIndex, truncate, visibleRows, windowStart } from './tree.js';
 
 /** Props of the interactive view. */
 export interface CoverageAppProps {
@@ -16,18 +17,21 @@ export interface CoverageAppProps {
   /** Terminal size; read from the output stream when not given. */
   readonly width?: number;
   readonly height?: number;
+  /** Start with only the nodes that are not gated (`--quiet`); `u` shows them all. */
+  readonly quiet?: boolean;
 }
 
 function firstToFix(report: CoverageReport): string | undefined {
-  const node = report.nodes.find((n) => n.status === 'ungated') ?? report.nodes.find((n) => n.status !== 'gated');
-  return node === undefined ? undefined : keyOf(node.path);
+  let index = report.nodes.findIndex((n) => n.status === 'ungated');
+  if (index === -1) index = report.nodes.findIndex((n) => n.status !== 'gated');
+  return index === -1 ? undefined : keyOfIndex(index);
 }
 
 /**
  * The container: owns the selection, the expanded set and the filters, and hands read-only props to the
  * presentational parts.
  */
-export function CoverageApp({ report, color, width, height }: CoverageAppProps): ReactElement {
+export function CoverageApp({ report, color, width, height, quiet }: CoverageAppProps): ReactElement {
   const { exit } = useApp();
   const { stdout } = useStdout();
   const columns = Math.max(20, width ?? stdout.columns ?? 80);
@@ -37,7 +41,7 @@ export function CoverageApp({ report, color, width, height }: CoverageAppProps):
     expanded: initiallyExpanded(forest, report.nodes.length),
     // Start on the first node that needs attention, so the hole is what the person sees first.
     selectedKey: firstToFix(report),
-    notGatedOnly: false,
+    notGatedOnly: quiet === true,
     filter: '',
     editing: false,
     help: false,
@@ -53,7 +57,7 @@ export function CoverageApp({ report, color, width, height }: CoverageAppProps):
   const found = rows.findIndex((r) => r.key === state.selectedKey);
   const selected = found === -1 ? 0 : found;
   const current = rows[selected];
-  const detailLines = 6 + Math.min(3, current?.node.warnings.length ?? 0);
+  const detailLines = 1 + detailHeight(current?.node, current?.module);
   const treeHeight = Math.max(3, lines - 3 - detailLines - 4);
   start.current = windowStart(selected, treeHeight, rows.length, start.current);
 
@@ -69,7 +73,7 @@ export function CoverageApp({ report, color, width, height }: CoverageAppProps):
   const rule = '─'.repeat(Math.min(columns, 120));
   const filters = [
     notGatedOnly ? 'not gated only' : '',
-    filter !== '' || editing ? `filter: ${filter}${editing ? '▏' : ''}` : '',
+    filter !== '' || editing ? `filter: ${visible(filter)}${editing ? '▏' : ''}` : '',
   ]
     .filter((f) => f !== '')
     .join(' · ');
@@ -92,7 +96,7 @@ export function CoverageApp({ report, color, width, height }: CoverageAppProps):
           <Text dimColor={color}>
             {`─── ${rows.length === 0 ? 0 : selected + 1}/${rows.length} ${rule}`.slice(0, columns)}
           </Text>
-          <Detail node={current?.node} width={columns} color={color} />
+          <Detail node={current?.node} module={current?.module} width={columns} color={color} />
         </>
       )}
       <Text dimColor={color}>

@@ -1,12 +1,15 @@
 import { Box, Text } from 'ink';
 import type { ReactElement } from 'react';
-import { type CoverageNode, isCovered } from '../report/schema.js';
+import type { CoverageNode } from '../report/schema.js';
+import { visible, visiblePath } from '../text.js';
 import { DEFAULT_FIX, STATUS_COLOR, STATUS_GLYPH } from './theme.js';
 import { truncate } from './tree.js';
 
 /** Props of the detail pane. */
 export interface DetailProps {
   readonly node: CoverageNode | undefined;
+  /** The module the node was loaded from, in a bundle of several modules. */
+  readonly module?: string | undefined;
   readonly width: number;
   readonly color: boolean;
 }
@@ -39,30 +42,54 @@ function Field({
   );
 }
 
-/** Everything about the selected node: path, kind, status, reason, tools, warnings and the fix. */
-export function Detail({ node, width, color }: DetailProps): ReactElement {
+/** The gate of a node in words: its name, its full id, and whether the id is valid in one process only. */
+export function gateText(gate: NonNullable<CoverageNode['gate']>): string {
+  return `${visible(gate.name)} · id ${visible(gate.id)}${gate.perProcess === true ? ' (per-process id)' : ''}`;
+}
+
+/** How many lines the pane takes for a node (long values that wrap aside). */
+export function detailHeight(node: CoverageNode | undefined, module: string | undefined): number {
+  if (node === undefined) return 1;
+  const fix = node.status === 'gated' || node.status === 'attested' ? 0 : 1;
+  return (
+    4 + fix + (module === undefined ? 0 : 1) + (node.gate === undefined ? 0 : 1) + Math.min(3, node.warnings.length)
+  );
+}
+
+/**
+ * Everything about the selected node: path, module (in a bundle), kind, status, reason, gate, tools,
+ * warnings and the fix. Every value from data is shown with `visible`.
+ */
+export function Detail({ node, module, width, color }: DetailProps): ReactElement {
   if (node === undefined) return <Text dimColor={color}>no node matches</Text>;
   const agentLike = node.kind === 'agent' || node.kind === 'agent-tool';
-  const tools = node.tools.length > 0 ? node.tools.join(', ') : agentLike ? '(none)' : '-';
+  const tools = node.tools.length > 0 ? node.tools.map(visible).join(', ') : agentLike ? '(none)' : '-';
+  const covered = node.status === 'gated' || node.status === 'attested';
   return (
     <Box flexDirection="column">
       <Text bold={color} color={color ? STATUS_COLOR[node.status] : undefined}>
-        {truncate(`${STATUS_GLYPH[node.status]} ${node.id} — ${node.kind}, ${node.status}`, width)}
+        {truncate(
+          `${STATUS_GLYPH[node.status]} ${visible(node.id)} — ${visible(node.kind)}, ${visible(node.status)}`,
+          width,
+        )}
       </Text>
-      <Field label="path" value={node.path.join(' › ')} width={width} />
-      <Field label="reason" value={node.reason} width={width} />
+      <Field label="path" value={visiblePath(node.path)} width={width} />
+      {module === undefined ? null : <Field label="module" value={module} width={width} />}
+      <Field label="reason" value={visible(node.reason)} width={width} />
+      {node.gate === undefined ? null : <Field label="gate" value={gateText(node.gate)} width={width} />}
       <Field
         label="tools"
         value={`${tools}${node.toolsUnknownUntilInit ? ' (+ tools unknown until init)' : ''}`}
         width={width}
       />
-      {node.warnings.map((w) => (
-        <Field key={w} label="warning" value={w} width={width} tint={color ? 'yellow' : undefined} />
+      {node.warnings.map((w, i) => (
+        // Warnings may repeat: the index keeps every one its own row.
+        <Field key={i} label="warning" value={visible(w)} width={width} tint={color ? 'yellow' : undefined} />
       ))}
-      {isCovered(node.status) ? null : (
+      {covered ? null : (
         <Field
           label="fix"
-          value={node.fix ?? DEFAULT_FIX[node.status]}
+          value={visible(node.fix ?? DEFAULT_FIX[node.status])}
           width={width}
           tint={color ? 'cyan' : undefined}
         />

@@ -1,7 +1,9 @@
 import { Box, Text } from 'ink';
 import type { ReactElement } from 'react';
-import type { CoverageReport } from '../report/schema.js';
 import { percent } from '../report/render/glyphs.js';
+import { coverageOf, STATUS_ORDER, tally } from '../report/render/summary.js';
+import type { CoverageReport, NodeStatus } from '../report/schema.js';
+import { visible } from '../text.js';
 import { STATUS_COLOR, STATUS_GLYPH } from './theme.js';
 import { truncate } from './tree.js';
 
@@ -12,36 +14,66 @@ export interface HeaderProps {
   readonly color: boolean;
 }
 
-/** The summary line: what was audited, a coverage bar, and the counts per status. */
+/** `✔ 3 gated  ✘ 1 ungated`: the statuses there are any of (`none` when there are no such nodes). */
+function Counts({
+  counts,
+  color,
+  note,
+}: {
+  counts: Readonly<Record<NodeStatus, number>>;
+  color: boolean;
+  note?: Partial<Record<NodeStatus, string>>;
+}): ReactElement {
+  const shown = STATUS_ORDER.filter((s) => counts[s] > 0);
+  if (shown.length === 0) return <Text>none</Text>;
+  return (
+    <>
+      {shown.map((status, i) => (
+        <Text key={status} color={color ? STATUS_COLOR[status] : undefined}>
+          {`${i === 0 ? '' : '  '}${STATUS_GLYPH[status]} ${counts[status]} ${status}${note?.[status] ?? ''}`}
+        </Text>
+      ))}
+    </>
+  );
+}
+
+/**
+ * The summary: what was audited, a coverage bar of the tool-running nodes with how many nodes are left to
+ * fix, and the counts per status, tool-running nodes and orchestrators apart (counted from the nodes, so
+ * the header agrees with the rows).
+ */
 export function Header({ report, width, color }: HeaderProps): ReactElement {
-  const s = report.summary;
+  const t = tally(report.nodes);
+  const ratio = coverageOf(t);
   const barWidth = Math.max(5, Math.min(20, width - 30));
-  const filled = Math.round(s.coverage * barWidth);
-  const title = truncate(`gate-audit ${report.mode} · ${report.root.id} (${report.root.kind})`, width);
-  const counts: [keyof typeof STATUS_COLOR, number][] = [
-    ...(s.attested > 0 ? [['attested', s.attested] as [keyof typeof STATUS_COLOR, number]] : []),
-    ['ungated', s.ungated],
-    ['ungateable', s.ungateable],
-    ['blocked', s.blocked],
-  ];
+  const filled = Math.round((ratio ?? 0) * barWidth);
+  const modules = report.root.kind === 'bundle' ? ` · ${report.sources.length} modules` : '';
+  const title = truncate(
+    `gate-audit ${report.mode} · ${visible(report.root.id)} (${report.root.kind})${modules}`,
+    width,
+  );
+  const coverage =
+    ratio === undefined
+      ? ' coverage n/a (no tool-running node to count)'
+      : ` ${percent(ratio)} coverage of ${t.counted} tool-running ${t.counted === 1 ? 'node' : 'nodes'}`;
+  const orchestrators = STATUS_ORDER.reduce((n, s) => n + t.orchestrators[s], 0);
   return (
     <Box flexDirection="column">
       <Text bold={color}>{title}</Text>
-      <Text>
+      <Text wrap="truncate-end">
         <Text color={color ? 'green' : undefined}>{'█'.repeat(filled)}</Text>
         <Text color={color ? 'gray' : undefined}>{'░'.repeat(barWidth - filled)}</Text>
-        <Text>{` ${percent(s.coverage)} coverage`}</Text>
+        <Text>{`${coverage} · ${t.toFix === 0 ? 'nothing' : t.toFix} to fix`}</Text>
       </Text>
       <Text wrap="truncate-end">
-        <Text
-          color={color ? STATUS_COLOR.gated : undefined}
-        >{`${STATUS_GLYPH.gated} ${s.gated}/${s.total} gated`}</Text>
-        {counts.map(([status, n]) => (
-          <Text
-            key={status}
-            color={color ? STATUS_COLOR[status] : undefined}
-          >{`  ${STATUS_GLYPH[status]} ${n} ${status}`}</Text>
-        ))}
+        <Text>{'tool-running '}</Text>
+        <Counts counts={t.toolRunning} color={color} note={{ accepted: ' (not counted)' }} />
+        {orchestrators === 0 ? null : (
+          <>
+            <Text>{' · orchestrators '}</Text>
+            <Counts counts={t.orchestrators} color={color} />
+          </>
+        )}
       </Text>
     </Box>
   );

@@ -1,5 +1,6 @@
 import { Box, Text } from 'ink';
 import type { ReactElement } from 'react';
+import { visible } from '../text.js';
 import { STATUS_COLOR, STATUS_GLYPH } from './theme.js';
 import { type Row, truncate } from './tree.js';
 
@@ -15,7 +16,8 @@ export interface TreeRowsProps {
 
 /** Column widths for a terminal width: narrow terminals drop the kind and reason columns. */
 function columns(width: number, rows: readonly Row[]): { name: number; kind: number; status: number; reason: number } {
-  const longest = Math.max(8, ...rows.map((r) => r.depth * 2 + 2 + [...r.node.id].length));
+  let longest = 8;
+  for (const r of rows) longest = Math.max(longest, r.depth * 2 + 2 + [...r.label].length);
   const fixed = 4;
   const status = 11;
   const wide = width >= 70;
@@ -25,7 +27,10 @@ function columns(width: number, rows: readonly Row[]): { name: number; kind: num
   return { name, kind, status, reason: reason >= 12 ? reason : 0 };
 }
 
-/** The visible window of the tree: only `height` rows are rendered, however large the report. */
+/**
+ * The visible window of the tree: only `height` rows are rendered, however large the report. Every value
+ * from data is shown with `visible`, so a row is one line and its glyph is its node's.
+ */
 export function TreeRows({ rows, start, height, selected, width, color }: TreeRowsProps): ReactElement {
   const cols = columns(width, rows);
   const window = rows.slice(start, start + height);
@@ -35,10 +40,10 @@ export function TreeRows({ rows, start, height, selected, width, color }: TreeRo
         const index = start + i;
         const isSelected = index === selected;
         const marker = row.hasChildren ? (row.expanded ? '▾ ' : '▸ ') : '  ';
-        const name = truncate(`${'  '.repeat(row.depth)}${marker}${row.node.id}`, cols.name).padEnd(cols.name);
-        const kind = cols.kind > 0 ? row.node.kind.padEnd(cols.kind) : '';
-        const status = row.node.status.padEnd(cols.status);
-        const reason = cols.reason > 0 ? truncate(row.node.reason, cols.reason) : '';
+        const name = truncate(`${'  '.repeat(row.depth)}${marker}${row.label}`, cols.name).padEnd(cols.name);
+        const kind = cols.kind > 0 ? visible(row.node.kind).padEnd(cols.kind) : '';
+        const status = visible(row.node.status).padEnd(cols.status);
+        const reason = cols.reason > 0 ? truncate(visible(row.node.reason), cols.reason) : '';
         const statusColor = color ? STATUS_COLOR[row.node.status] : undefined;
         return (
           <Text key={row.key} inverse={isSelected && color} wrap="truncate-end">

@@ -3,8 +3,8 @@
  *
  * ```text
  * gate-audit audit · pricing (graph)
- * ███████████████░░░░░ 75% coverage
- * ✔ 3/5 gated  ✘ 2 ungated  ⊘ 0 ungateable  ■ 0 blocked
+ * ███████████████░░░░░ 75% coverage of 4 tool-running nodes · 2 to fix
+ * tool-running ✔ 3 gated  ✘ 1 ungated · orchestrators ✘ 1 ungated
  * ──────────────────────────────────────────────
  * >✘ ▾ pricing      graph      ungated    no node guard: …
  *  ✔     collector  agent      gated      GatePlugin installs …
@@ -28,6 +28,8 @@ export interface CoverageTuiOptions {
   readonly exitCode: number;
   /** Use colour; by default off when `NO_COLOR` is set. */
   readonly color?: boolean;
+  /** Start with only the nodes that are not gated (`--quiet`); `u` shows them all. */
+  readonly quiet?: boolean;
   /** Streams, for embedding and tests; the process's by default. */
   readonly stdout?: NodeJS.WriteStream;
   readonly stdin?: NodeJS.ReadStream;
@@ -42,7 +44,7 @@ export interface CoverageTuiOptions {
  */
 export async function renderCoverageTui(report: CoverageReport, options: CoverageTuiOptions): Promise<number> {
   const color = options.color ?? (process.env.NO_COLOR === undefined || process.env.NO_COLOR === '');
-  const instance = render(createElement(CoverageApp, { report, color }), {
+  const instance = render(createElement(CoverageApp, { report, color, quiet: options.quiet === true }), {
     ...(options.stdout === undefined ? {} : { stdout: options.stdout }),
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
     exitOnCtrlC: true,

@@ -1,14 +1,27 @@
 /**
  * The tree the view shows, as pure data: rows built from a report's node paths, folded by the expanded
  * set, narrowed by the filters. No React here, so it is tested on its own and stays fast on large reports.
+ *
+ * Every node is its own row, keyed by its position in the report, so no id (not even two nodes at the same
+ * path in a hand-made report) can make one row stand for two nodes. Labels are shown with `visible`. The
+ * build and the walks use explicit stacks: a deep report cannot overflow the call stack.
  */
+import { joinPath } from '../paths.js';
+import { sourceOf } from '../report/render/summary.js';
 import type { CoverageNode, CoverageReport } from '../report/schema.js';
+import { visible } from '../text.js';
 
 /** One node of the tree, with its children. */
 export interface TreeNode {
   readonly key: string;
   readonly node: CoverageNode;
   readonly depth: number;
+  /** What the row shows: the id with `visible`, and, for a root of a bundle, its module. */
+  readonly label: string;
+  /** The module the node was loaded from (`module#export`, `, factory` when built by one), in a bundle. */
+  readonly module: string | undefined;
+  /** The path as the filter reads it (`visible`, segments joined with `/`), lowercased. */
+  readonly filterText: string;
   readonly children: readonly TreeNode[];
 }
 
@@ -17,6 +30,8 @@ export interface Row {
   readonly key: string;
   readonly node: CoverageNode;
   readonly depth: number;
+  readonly label: string;
+  readonly module: string | undefined;
   readonly hasChildren: boolean;
   readonly expanded: boolean;
 }
@@ -29,43 +44,74 @@ export interface RowFilter {
   readonly text: string;
 }
 
-/** The key of a path. */
-export const keyOf = (path: readonly string[]): string => path.join('\u0000');
+/** The key of the node at `index` in the report. */
+export const keyOfIndex = (index: number): string => `n${index}`;
 
-/** Builds the forest of a report: a node's parent is the node at its path minus the last segment. */
+/** Builds the forest of a report: a node's parent is the first node at its path minus the last segment. */
 export function buildTree(report: CoverageReport): TreeNode[] {
-  const byKey = new Map<string, { node: CoverageNode; children: CoverageNode[] }>();
-  for (const node of report.nodes) byKey.set(keyOf(node.path), { node, children: [] });
-  const roots: CoverageNode[] = [];
-  for (const node of report.nodes) {
-    const parent = node.path.length > 1 ? byKey.get(keyOf(node.path.slice(0, -1))) : undefined;
-    if (parent === undefined) roots.push(node);
-    else parent.children.push(node);
-  }
-  const make = (node: CoverageNode, depth: number): TreeNode => ({
-    key: keyOf(node.path),
-    node,
-    depth,
-    children: (byKey.get(keyOf(node.path))?.children ?? []).map((child) => make(child, depth + 1)),
+  const pathKey = (path: readonly string[]): string => JSON.stringify(path);
+  const bundle = report.root.kind === 'bundle';
+  const made = report.nodes.map((node, index) => {
+    const source = bundle ? sourceOf(report.sources, node.path) : undefined;
+    return {
+      key: keyOfIndex(index),
+      node,
+      depth: 0,
+      label: visible(node.id),
+      module:
+        source === undefined
+          ? undefined
+          : `${visible(source.module)}#${visible(source.export)}${source.factory ? ', factory' : ''}`,
+      filterText: visible(joinPath(node.path)).toLowerCase(),
+      children: [] as TreeNode[],
+    };
   });
-  return roots.map((root) => make(root, 0));
+  type Made = (typeof made)[number];
+  const first = new Map<string, Made>();
+  for (const tree of made) {
+    const key = pathKey(tree.node.path);
+    if (!first.has(key)) first.set(key, tree);
+  }
+  const roots: Made[] = [];
+  for (const tree of made) {
+    const path = tree.node.path;
+    const parent = path.length > 1 ? first.get(pathKey(path.slice(0, -1))) : undefined;
+    if (parent === undefined) roots.push(tree);
+    else parent.children.push(tree);
+  }
+  // Depths, top down, and the module of each root of a bundle in its label.
+  const stack: { tree: Made; depth: number }[] = roots.map((tree) => ({ tree, depth: 0 }));
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    frame.tree.depth = frame.depth;
+    if (frame.depth === 0 && frame.tree.module !== undefined) {
+      frame.tree.label = `${frame.tree.label}  (${frame.tree.module})`;
+    }
+    for (const child of frame.tree.children) stack.push({ tree: child as Made, depth: frame.depth + 1 });
+  }
+  return roots;
+}
+
+/** Visits a forest depth first, parents before children, without recursion. */
+function eachTree(forest: readonly TreeNode[], visit: (tree: TreeNode) => void): void {
+  const stack = [...forest].reverse();
+  for (let tree = stack.pop(); tree !== undefined; tree = stack.pop()) {
+    visit(tree);
+    for (let i = tree.children.length - 1; i >= 0; i--) stack.push(tree.children[i] as TreeNode);
+  }
 }
 
 /** Keys of the nodes expanded at start: everything for small trees, the top two levels for large ones. */
 export function initiallyExpanded(forest: readonly TreeNode[], total: number): Set<string> {
   const expanded = new Set<string>();
-  const visit = (tree: TreeNode): void => {
-    if (tree.children.length === 0) return;
-    if (total <= 500 || tree.depth < 2) expanded.add(tree.key);
-    for (const child of tree.children) visit(child);
-  };
-  for (const tree of forest) visit(tree);
+  eachTree(forest, (tree) => {
+    if (tree.children.length > 0 && (total <= 500 || tree.depth < 2)) expanded.add(tree.key);
+  });
   return expanded;
 }
 
-function matches(node: CoverageNode, filter: RowFilter): boolean {
-  if (filter.notGatedOnly && node.status === 'gated') return false;
-  if (filter.text !== '' && !node.path.join('/').toLowerCase().includes(filter.text.toLowerCase())) return false;
+function matches(tree: TreeNode, filter: RowFilter): boolean {
+  if (filter.notGatedOnly && tree.node.status === 'gated') return false;
+  if (filter.text !== '' && !tree.filterText.includes(visible(filter.text).toLowerCase())) return false;
   return true;
 }
 
@@ -76,27 +122,31 @@ function matches(node: CoverageNode, filter: RowFilter): boolean {
 export function visibleRows(forest: readonly TreeNode[], expanded: ReadonlySet<string>, filter: RowFilter): Row[] {
   const filtering = filter.notGatedOnly || filter.text !== '';
   const rows: Row[] = [];
-  const keep = new Map<string, boolean>();
-  const wanted = (tree: TreeNode): boolean => {
-    let any = matches(tree.node, filter);
-    for (const child of tree.children) any = wanted(child) || any;
-    keep.set(tree.key, any);
-    return any;
-  };
-  if (filtering) for (const tree of forest) wanted(tree);
-  const walk = (tree: TreeNode): void => {
-    if (filtering && keep.get(tree.key) !== true) return;
+  const keep = new Set<string>();
+  if (filtering) {
+    // Parents are visited before children, so going through the order backwards sees every child first.
+    const order: TreeNode[] = [];
+    eachTree(forest, (tree) => void order.push(tree));
+    for (let i = order.length - 1; i >= 0; i--) {
+      const tree = order[i] as TreeNode;
+      if (matches(tree, filter) || tree.children.some((child) => keep.has(child.key))) keep.add(tree.key);
+    }
+  }
+  const stack = [...forest].reverse();
+  for (let tree = stack.pop(); tree !== undefined; tree = stack.pop()) {
+    if (filtering && !keep.has(tree.key)) continue;
     const open = filtering || expanded.has(tree.key);
     rows.push({
       key: tree.key,
       node: tree.node,
       depth: tree.depth,
+      label: tree.label,
+      module: tree.module,
       hasChildren: tree.children.length > 0,
       expanded: open,
     });
-    if (open) for (const child of tree.children) walk(child);
-  };
-  for (const tree of forest) walk(tree);
+    if (open) for (let i = tree.children.length - 1; i >= 0; i--) stack.push(tree.children[i] as TreeNode);
+  }
   return rows;
 }
 

@@ -56,7 +56,9 @@ describe('gate-audit <module>', () => {
     const { code, out } = await cli('fixtures/graphs/gated-app.ts');
     expect(code).toBe(0);
     expect(out).toContain('✔   research-team  swarm      gated');
-    expect(out).toMatch(/coverage 100% of 4 tool-running nodes · 6 gated · 0 ungated/);
+    expect(out).toMatch(
+      /coverage 100% of 4 tool-running nodes \(4 gated\) · 2 orchestrators \(2 gated\) · 6 nodes, nothing to fix/,
+    );
   });
 
   it('gate-audit fixtures/graphs/mixed-graph.ts exits 1 and names the ungated agent with its fix', async () => {
@@ -226,7 +228,7 @@ describe('gate-audit <module>', () => {
       [
         'an unknown format',
         ['--format', 'pdf', 'fixtures/graphs/gated-app.ts'],
-        /argument 'pdf' is invalid. Allowed choices are text, json, markdown, sarif, junit, mermaid, dot, tui/,
+        /argument 'pdf' is invalid. Allowed choices are text, json, markdown, sarif, junit, mermaid, dot, github, tui/,
       ],
       [
         'a bad percentage',

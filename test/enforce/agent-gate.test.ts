@@ -127,7 +127,7 @@ describe('install(agent)', () => {
     ];
     for (const [what, gate] of failures) {
       it(`${what}: refuses with [gate] ERROR:, runs no later tool and does not call the model again`, async () => {
-        // Without the fail-closed stop, the SDK's drain calls the model again and runs /2 and /3 (p08b).
+        // Without the fail-closed stop, the SDK's drain calls the model again and runs /2 and /3.
         for (const executor of ['sequential', 'concurrent'] as const) {
           ran.length = 0;
           const agent = scriptedAgent(

@@ -109,7 +109,7 @@ describe('installMultiagent', () => {
     });
   });
 
-  describe('agents used as tools (p01)', () => {
+  describe('agents used as tools', () => {
     it('gates the inner agent so its own tools are judged', async () => {
       const helper = scriptedAgent('helper', [call('rm', { path: '/inner' }), say('helped')], {
         tools: [recordingTool('rm')],

@@ -34,7 +34,7 @@ describe('the node guard', () => {
     expect(ran).toEqual(['rm({"path":"/c"})@c', 'rm({"path":"/d"})@d']);
   });
 
-  describe('cancels a node whose executor carries no gate when it is about to run (p09)', () => {
+  describe('cancels a node whose executor carries no gate when it is about to run', () => {
     it('a map entry swapped after install', async () => {
       const graph = pipeline();
       nodesOf(graph).set('d', new AgentNode({ agent: rmAgent('d') }));
@@ -133,7 +133,7 @@ describe('the node guard', () => {
     });
   });
 
-  describe('on nested orchestrators (p11)', () => {
+  describe('on nested orchestrators', () => {
     function nested(): { graph: Graph; team: Swarm } {
       const s1 = scriptedAgent('s1', [handoff('s2', 'go'), say('-')]);
       const team = new Swarm({ id: 'team', nodes: [s1, rmAgent('s2')], maxSteps: 5 });

@@ -5,7 +5,7 @@ import { allowAll, install, installMultiagent, SdkMismatchError, UngateableError
 import { ScriptedModel, say } from '../helpers/sdk.js';
 import { sdkCopy } from '../helpers/sdk-copy.js';
 
-// p16: a second copy of the SDK in one process (the app's copy next to gate-audit's). Hooks are keyed by
+// A second copy of the SDK in one process (the app's copy next to gate-audit's). Hooks are keyed by
 // the exact event class, so a gate built from one copy never fires on the other's agents.
 interface SdkCopy {
   Agent: new (config: object) => { id: string };

@@ -44,8 +44,8 @@ describe('CoverageApp', () => {
     const app = render(<CoverageApp report={mixed()} color={false} width={100} height={24} />);
     expect(plain(app)).toMatchInlineSnapshot(`
       "gate-audit audit · pricing (graph)
-      ███████████████░░░░░ 75% coverage
-      ✔ 3/5 gated  ✘ 2 ungated  ⊘ 0 ungateable  ■ 0 blocked
+      ███████████████░░░░░ 75% coverage of 4 tool-running nodes · 2 to fix
+      tool-running ✔ 3 gated  ✘ 1 ungated · orchestrators ✘ 1 ungated
       ────────────────────────────────────────────────────────────────────────────────────────────────────
       >✘ ▾ pricing     graph      ungated     no node guard: nodes added or swapped later run unchecked
        ✔     collector agent      gated       GatePlugin installs the gate at the first run: gate "allow-…
@@ -155,8 +155,8 @@ describe('CoverageApp', () => {
     expect(frame).toMatch(/ publisher-with-a-\S*… +ungated/);
     expect(frame).toMatchInlineSnapshot(`
       "gate-audit audit · pricing (graph)
-      ████████░░ 75% coverage
-      ✔ 3/5 gated  ✘ 2 ungated  ⊘ 0 ungateabl…
+      ████████░░ 75% coverage of 4 tool-runni…
+      tool-running ✔ 3 gated  ✘ 1 ungated · o…
       ────────────────────────────────────────
       >✘ ▾ pricing                 ungated
        ✔     collector             gated

@@ -1,15 +1,19 @@
 /**
  * The coverage graph in Graphviz DOT: orchestrators are clusters, agents used as tools hang off their
  * agent with a dashed edge, graph edges are arrows, and every node is coloured by status.
+ *
+ * Labels are data: shown with `visible` (no line break, control or bidi character from data), then `\` and
+ * `"` backslash-escaped inside a quoted DOT string, so a label cannot end its quotes or use DOT's `\N`-style
+ * escapes.
  */
 import type { CoverageReport } from '../schema.js';
-import { type Group, groups, isContainer, labelOf, STATUS_COLORS } from './picture.js';
+import { type Group, groups, isContainer, labelOf, STATUS_COLORS, visitGroups } from './picture.js';
 
 const quote = (value: string): string =>
   `"${value.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n')}"`;
 
 /**
- * Renders a report as a Graphviz digraph.
+ * Renders a report as a Graphviz digraph. Linear in the number of nodes.
  *
  * @param report - the report
  * @returns the DOT source, ending with a newline
@@ -25,40 +29,48 @@ export function renderDot(report: CoverageReport): string {
     '  edge [fontname="Helvetica", fontsize=10];',
   ];
   const edges: string[] = [];
-  const draw = (group: Group, indent: string): void => {
-    const { node } = group;
-    const c = STATUS_COLORS[node.status];
-    if (isContainer(node)) {
-      lines.push(`${indent}subgraph cluster_${group.id} {`);
+  const byId = new Map<string, Group>();
+  const indentOf = new Map<Group, string>();
+  visitGroups(
+    roots,
+    (group) => {
+      byId.set(group.id, group);
+      const { node } = group;
+      const indent = indentOf.get(group) ?? '  ';
+      const container = isContainer(node);
+      for (const member of group.members) indentOf.set(member, container ? `${indent}  ` : indent);
+      const c = STATUS_COLORS[node.status];
+      if (container) {
+        lines.push(`${indent}subgraph cluster_${group.id} {`);
+        lines.push(
+          `${indent}  label=${quote(labelOf(node).replace('\n', ' · '))}; style="rounded,filled"; fillcolor="${c.fill}80"; color="${c.stroke}"; fontcolor="${c.text}"; penwidth=2;`,
+        );
+        return;
+      }
       lines.push(
-        `${indent}  label=${quote(labelOf(node).replace('\n', ' · '))}; style="rounded,filled"; fillcolor="${c.fill}80"; color="${c.stroke}"; fontcolor="${c.text}"; penwidth=2;`,
+        `${indent}${group.id} [label=${quote(labelOf(node))}, fillcolor="${c.fill}", color="${c.stroke}", fontcolor="${c.text}", status="${node.status}"];`,
       );
-      for (const member of group.members) draw(member, `${indent}  `);
+      for (const member of group.members) {
+        edges.push(`  ${group.id} -> ${member.id} [style=dashed, arrowhead=none, color="#777777", label="tool"];`);
+      }
+    },
+    (group) => {
+      if (!isContainer(group.node)) return;
+      const indent = indentOf.get(group) ?? '  ';
       if (group.members.length === 0) lines.push(`${indent}  ${group.id}_empty [label="(no nodes)", style=dashed];`);
       lines.push(`${indent}}`);
-      return;
+    },
+  );
+  /** The node an edge to or from a cluster attaches to: its first leaf, or its placeholder when empty. */
+  const firstLeaf = (start: Group | undefined): string | undefined => {
+    let group = start;
+    while (group !== undefined && isContainer(group.node)) {
+      const first: Group | undefined = group.members[0];
+      if (first === undefined) return `${group.id}_empty`;
+      group = first;
     }
-    lines.push(
-      `${indent}${group.id} [label=${quote(labelOf(node))}, fillcolor="${c.fill}", color="${c.stroke}", fontcolor="${c.text}", status="${node.status}"];`,
-    );
-    for (const member of group.members) {
-      draw(member, indent);
-      edges.push(`  ${group.id} -> ${member.id} [style=dashed, arrowhead=none, color="#777777", label="tool"];`);
-    }
+    return group?.id;
   };
-  for (const root of roots) draw(root, '  ');
-  const firstLeaf = (group: Group | undefined): string | undefined =>
-    group === undefined
-      ? undefined
-      : isContainer(group.node)
-        ? (firstLeaf(group.members[0]) ?? `${group.id}_empty`)
-        : group.id;
-  const byId = new Map<string, Group>();
-  const index = (group: Group): void => {
-    byId.set(group.id, group);
-    group.members.forEach(index);
-  };
-  roots.forEach(index);
   for (const edge of report.edges) {
     if (edge.kind !== 'flow') continue;
     const from = byId.get(idOf.get(JSON.stringify(edge.from)) ?? '');
@@ -72,6 +84,7 @@ export function renderDot(report: CoverageReport): string {
     ].filter((a) => a !== '');
     edges.push(`  ${tail} -> ${head}${clusters.length > 0 ? ` [${clusters.join(', ')}]` : ''};`);
   }
-  lines.push(...edges, '}');
+  for (const line of edges) lines.push(line);
+  lines.push('}');
   return `${lines.join('\n')}\n`;
 }

@@ -1,8 +1,10 @@
 /**
  * The typed registry of renderers: pure functions from a report to text.
  */
+import type { ExitRule } from '../exit.js';
 import type { CoverageReport } from '../schema.js';
 import { renderDot } from './dot.js';
+import { renderGithub } from './github.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
@@ -14,26 +16,35 @@ import { renderText } from './text.js';
 export interface RenderOptions {
   /** gate-audit's version, for formats that name the tool. */
   readonly version?: string;
+  /**
+   * `--quiet`: only the nodes that are not gated, plus the summary (`text`, `markdown`; `github` writes
+   * nothing for gated nodes anyway). Data formats (`json`, `sarif`, `junit`) and pictures stay whole.
+   */
+  readonly quiet?: boolean;
+  /** The exit rule in force (`--min-coverage`), for formats that say which nodes fail the run (`github`). */
+  readonly exitRule?: ExitRule;
 }
 
 /** A renderer: a pure function from a report to its text form. */
 export type Renderer = (report: CoverageReport, options: RenderOptions) => string;
 
 /** The names of the non-interactive formats. */
-export const FORMAT_NAMES = ['text', 'json', 'markdown', 'sarif', 'junit', 'mermaid', 'dot'] as const;
+export const FORMAT_NAMES = ['text', 'json', 'markdown', 'sarif', 'junit', 'mermaid', 'dot', 'github'] as const;
 
 /** The name of a non-interactive format. */
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
 /** Every non-interactive format, by name. */
 export const RENDERERS: Readonly<Record<FormatName, Renderer>> = {
-  text: (report) => renderText(report),
+  text: (report, options) => renderText(report, { quiet: options.quiet === true }),
   json: (report) => renderJson(report),
-  markdown: (report) => renderMarkdown(report),
+  markdown: (report, options) => renderMarkdown(report, { quiet: options.quiet === true }),
   sarif: (report, options) => renderSarif(report, options.version),
   junit: (report) => renderJunit(report),
   mermaid: (report) => renderMermaid(report),
   dot: (report) => renderDot(report),
+  github: (report, options) =>
+    renderGithub(report, options.exitRule === undefined ? {} : { exitRule: options.exitRule }),
 };
 
 /** Whether `name` names a renderer. */

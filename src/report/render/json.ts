@@ -1,6 +1,9 @@
 /**
- * The JSON report: the validated report itself, so it can be read back and rendered again.
+ * The JSON report: the validated report itself, so it can be read back and rendered again. Characters a
+ * terminal would act on or hide (C1 controls, bidi, line separators, zero-width…) are written as `\u`
+ * escapes, so the JSON parses back to exactly the report and is safe to print.
  */
+import { jsonVisible } from '../../text.js';
 import { type CoverageReport, CoverageReportSchema } from '../schema.js';
 
 /**
@@ -10,5 +13,5 @@ import { type CoverageReport, CoverageReportSchema } from '../schema.js';
  * @returns pretty-printed JSON, ending with a newline
  */
 export function renderJson(report: CoverageReport): string {
-  return `${JSON.stringify(CoverageReportSchema.parse(report), null, 2)}\n`;
+  return `${jsonVisible(JSON.stringify(CoverageReportSchema.parse(report), null, 2))}\n`;
 }

@@ -1,49 +1,146 @@
 /**
  * The Markdown report, for a CI step summary or a pull-request comment.
+ *
+ * Every value from data goes through one of two writers, headings included:
+ *
+ * - `mdText`: line terminators (`\r\n`, `\r`, `\n`, NEL, LS, PS) become a space, then `visible` shows the
+ *   remaining controls, bidi and invisible characters escaped; `<`, `>`, `&` become entities (no raw HTML
+ *   from data, no comment that hides the rest) and every other ASCII punctuation character is
+ *   backslash-escaped (no emphasis, link, autolink, table cell, mention, math or heading from data);
+ *   spaces at either end are written `&#32;` so no cell or heading trims them away;
+ * - `mdCode`: the same neutralised text in a code span fenced by one more backtick than its longest
+ *   backtick run, padded with a space where the parser would otherwise take a leading or trailing
+ *   backtick for the fence or strip a leading and trailing space. In a table a value
+ *   holding `|` is written with `mdText` instead (Markdown parsers disagree on a `\|` inside a code span).
  */
-import { type CoverageReport, isCovered } from '../schema.js';
-import { percent, STATUS_GLYPH } from './glyphs.js';
+import { visible } from '../../text.js';
+import type { CoverageReport } from '../schema.js';
+import { STATUS_GLYPH } from './glyphs.js';
 import { noteLines, notesSummary } from './notes.js';
+import { gateLegend, summaryParts, tally, verdict } from './summary.js';
 
-const cell = (text: string): string => text.replaceAll('|', '\\|').replaceAll('\n', ' ');
+/** Options of the Markdown report. */
+export interface MarkdownOptions {
+  /** Only the nodes that are not gated, plus the summary. */
+  readonly quiet?: boolean;
+}
+
+const LINE_BREAKS = /\r\n|[\r\n\u0085\u2028\u2029]/g;
+const PUNCTUATION = /[!-/:-@[-`{-~]/g;
+const ENTITIES: Readonly<Record<string, string>> = { '<': '&lt;', '>': '&gt;', '&': '&amp;' };
+
+/** Data on one line, with nothing hidden. */
+const oneLine = (text: string): string => visible(text.replace(LINE_BREAKS, ' '));
+
+/**
+ * A value from data as Markdown text that renders as exactly that text.
+ *
+ * @param text - a value from data
+ */
+export function mdText(text: string): string {
+  return (
+    oneLine(text)
+      .replace(PUNCTUATION, (c) => ENTITIES[c] ?? `\\${c}`)
+      // Spaces at either end would be trimmed away by a table cell, heading or paragraph: keep them.
+      .replace(/^ +| +$/g, (spaces) => '&#32;'.repeat(spaces.length))
+  );
+}
+
+/**
+ * A value from data as a code span (or, in a table, as text when it holds a `|`).
+ *
+ * @param text - a value from data
+ * @param inTable - whether the span sits in a table cell
+ */
+export function mdCode(text: string, inTable = false): string {
+  const line = oneLine(text);
+  if (inTable && line.includes('|')) return mdText(text);
+  let longest = 0;
+  for (const run of line.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
+  const fence = '`'.repeat(longest + 1);
+  if (line === '') return '';
+  // A space on each side is stripped by the parser unless the text is all spaces: pad when the text starts
+  // or ends with a backtick, or starts and ends with a space (which would be stripped otherwise).
+  const spaced = line.startsWith(' ') && line.endsWith(' ') && line.trim() !== '';
+  const pad = line.startsWith('`') || line.endsWith('`') || spaced ? ' ' : '';
+  return `${fence}${pad}${line}${pad}${fence}`;
+}
+
+const pathText = (path: readonly string[]): string => path.map((segment) => oneLine(segment)).join(' › ');
+
+/** A path in a code span: segments joined with ` › `, a `›` inside a segment shown as `\u203a`. */
+function mdPath(path: readonly string[], inTable = false): string {
+  return mdCode(pathText(path.map((segment) => segment.replaceAll('›', '\\u203a'))), inTable);
+}
 
 /**
  * Renders a report as GitHub-flavoured Markdown.
  *
  * @param report - the report
+ * @param options - quiet
  * @returns the Markdown, ending with a newline
  */
-export function renderMarkdown(report: CoverageReport): string {
-  const s = report.summary;
-  const ok = report.nodes.every((n) => isCovered(n.status));
+export function renderMarkdown(report: CoverageReport, options: MarkdownOptions = {}): string {
+  const t = tally(report.nodes);
+  const { head, rest } = summaryParts(t);
+  const gates = gateLegend(report.nodes);
   const lines = [
-    `## gate-audit ${report.mode}: \`${report.root.id}\` ${ok ? '✔ fully gated' : '✘ not fully gated'}`,
+    `## gate-audit ${report.mode}: ${mdCode(report.root.id)} ${verdict(t)}`,
     '',
-    `**Coverage ${percent(s.coverage)}** of ${s.toolRunning} tool-running nodes · ${s.gated} gated · ${s.attested > 0 ? `${s.attested} attested · ` : ''}${s.ungated} ungated · ` +
-      `${s.ungateable} ungateable · ${s.blocked} blocked${notesSummary(report) === '' ? '' : ` · ${notesSummary(report)}`}`,
+    `**${head[0]?.toUpperCase()}${head.slice(1)}**${rest}${notesSummary(report) === '' ? '' : ` · ${notesSummary(report)}`}`,
     '',
-    '| | node | kind | status | reason | fix |',
-    '|---|---|---|---|---|---|',
   ];
-  const ordered = [...report.nodes].sort((a, b) => Number(isCovered(a.status)) - Number(isCovered(b.status)));
+  const bundle = report.root.kind === 'bundle';
+  if (bundle && report.sources.length > 0) {
+    lines.push('Modules:', '');
+    for (const source of report.sources) {
+      const factory = source.factory ? ' (factory: a new orchestrator per call)' : '';
+      lines.push(`- ${mdCode(`${source.module}#${source.export}`)}${factory}`);
+    }
+    lines.push('');
+  }
+  lines.push('| | node | kind | status | reason | gate | fix |', '|---|---|---|---|---|---|---|');
+  const covered = (status: string): number => (status === 'gated' || status === 'attested' ? 1 : 0);
+  const ordered = [...report.nodes]
+    .filter((n) => options.quiet !== true || n.status !== 'gated')
+    .sort((a, b) => covered(a.status) - covered(b.status));
   for (const n of ordered) {
+    const entry = gates.of(n);
+    const gate = entry === undefined ? '' : `${mdText(entry.gate.name)} \\[${entry.number}\\]`;
+    const fix = n.status === 'gated' || n.status === 'attested' || n.status === 'accepted' ? '' : mdText(n.fix ?? '');
     lines.push(
-      `| ${STATUS_GLYPH[n.status]} | \`${cell(n.path.join(' › '))}\` | ${n.kind} | ${n.status} | ${cell(n.reason)} | ${cell(isCovered(n.status) ? '' : (n.fix ?? ''))} |`,
+      `| ${STATUS_GLYPH[n.status]} | ${mdPath(n.path, true)} | ${mdText(n.kind)} | ${mdText(n.status)} | ${mdText(n.reason)} | ${gate} | ${fix} |`,
     );
+  }
+  if (options.quiet === true) {
+    const hidden = report.nodes.length - ordered.length;
+    lines.push('', `${hidden} gated ${hidden === 1 ? 'node' : 'nodes'} not shown \\(quiet\\)\\.`);
+  }
+  if (gates.entries.length > 0) {
+    lines.push('', '### Gates', '', '| | gate | id | nodes |', '|---|---|---|---|');
+    for (const entry of gates.entries) {
+      const notes = [
+        entry.gate.perProcess === true ? 'per\\-process id: compared within this report only' : '',
+        entry.sameNameAs === undefined ? '' : `same name as \\[${entry.sameNameAs}\\], another gate`,
+      ].filter((note) => note !== '');
+      lines.push(
+        `| \\[${entry.number}\\] | ${mdText(entry.gate.name)} | ${mdCode(entry.gate.id, true)}${notes.length > 0 ? ` (${notes.join('; ')})` : ''} | ${entry.nodes} |`,
+      );
+    }
   }
   const warned = report.nodes.filter((n) => n.warnings.length > 0);
   if (warned.length > 0) {
     lines.push('', '### Warnings', '');
-    for (const n of warned) for (const w of n.warnings) lines.push(`- \`${cell(n.path.join(' › '))}\`: ${cell(w)}`);
+    for (const n of warned) for (const w of n.warnings) lines.push(`- ${mdPath(n.path)}: ${mdText(w)}`);
   }
   if (report.refusals.length > 0) {
     lines.push('', '### installMultiagent would refuse this tree', '');
-    for (const r of report.refusals) lines.push(`- \`${cell(r.path.join(' › '))}\` ${cell(r.reason)} — ${cell(r.fix)}`);
+    for (const r of report.refusals) lines.push(`- ${mdPath(r.path)} ${mdText(r.reason)} — ${mdText(r.fix)}`);
   }
   const notes = noteLines(report);
   if (notes.length > 0) {
     lines.push('', '### Not audited', '');
-    for (const note of notes) lines.push(`- ${cell(note)}`);
+    for (const note of notes) lines.push(`- ${mdText(note)}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -2,6 +2,7 @@
  * The CLI's notes in the text renderers: what a run did not audit (exported functions not called, modules
  * skipped) and gated nodes under another gate than the one required, counted in the summary line.
  */
+import { quoted, visible, visiblePath } from '../../text.js';
 import type { CoverageNote, CoverageReport } from '../schema.js';
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
@@ -26,7 +27,8 @@ export function notesSummary(report: CoverageReport): string {
 }
 
 /**
- * One line per note: `not audited: app.ts#buildGraph a function that … | fix`.
+ * One line per note: `not audited: app.ts#buildGraph: was not called, … | fix`, every value from data shown
+ * through `visible` (module and export names come from the user's code).
  *
  * @param report - the report
  */
@@ -34,10 +36,10 @@ export function noteLines(report: CoverageReport): string[] {
   return (report.notes ?? []).map((note) => {
     const where =
       note.path === undefined
-        ? `${note.module}${note.export === undefined ? '' : `#${note.export}`}`
-        : `"${note.path.join(' › ')}"`;
+        ? visible(`${note.module}${note.export === undefined ? '' : `#${note.export}`}`)
+        : quoted(visiblePath(note.path));
     const label =
       note.kind === 'unaudited-export' ? 'not audited' : note.kind === 'skipped-module' ? 'skipped' : 'wrong gate';
-    return `${label}: ${where}: ${note.message}${note.fix === undefined ? '' : ` | ${note.fix}`}`;
+    return `${label}: ${where}: ${visible(note.message)}${note.fix === undefined ? '' : ` | ${visible(note.fix)}`}`;
   });
 }

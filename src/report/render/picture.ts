@@ -3,6 +3,7 @@
  * agents their agents-as-tools), a colour per status, and stable ids for nodes.
  */
 import type { CoverageNode, CoverageReport, NodeStatus } from '../schema.js';
+import { visible } from '../../text.js';
 import { STATUS_GLYPH } from './glyphs.js';
 
 /** Fill and stroke colours per status. */
@@ -22,9 +23,9 @@ export interface Group {
   readonly members: readonly Group[];
 }
 
-/** The label of a node: glyph, id, kind and status. */
+/** The label of a node: glyph, id (shown with `visible`), kind and status. */
 export function labelOf(node: CoverageNode): string {
-  return `${STATUS_GLYPH[node.status]} ${node.id}\n${node.kind} · ${node.status}`;
+  return `${STATUS_GLYPH[node.status]} ${visible(node.id)}\n${visible(node.kind)} · ${visible(node.status)}`;
 }
 
 /** Whether a node is drawn as a box containing others (orchestrators). */
@@ -33,23 +34,58 @@ export function isContainer(node: CoverageNode): boolean {
 }
 
 /**
- * Groups the report's nodes by containment and gives each a short stable id (`n0`, `n1`, … in report
- * order, which is the walk order).
+ * Groups the report's nodes by containment and gives each a short stable id (`n0`, `n1`, … by position in
+ * the report, which is the walk order). Linear in the number of nodes: each node is appended once to its
+ * parent's member list. Every node gets its own id, even two at the same path in a hand-made report, so
+ * no node can hide behind another; `idOf` maps a path to the first node at it (for edges).
  */
 export function groups(report: CoverageReport): { roots: Group[]; idOf: Map<string, string> } {
   const key = (path: readonly string[]): string => JSON.stringify(path);
-  const idOf = new Map(report.nodes.map((n, i) => [key(n.path), `n${i}`]));
-  const children = new Map<string, CoverageNode[]>();
-  const roots: CoverageNode[] = [];
-  for (const node of report.nodes) {
-    const parent = key(node.path.slice(0, -1));
-    if (node.path.length > 1 && idOf.has(parent)) children.set(parent, [...(children.get(parent) ?? []), node]);
-    else roots.push(node);
+  const made = report.nodes.map((node, i) => ({ id: `n${i}`, node, members: [] as Group[] }));
+  const idOf = new Map<string, string>();
+  const first = new Map<string, (typeof made)[number]>();
+  for (const group of made) {
+    const k = key(group.node.path);
+    if (!first.has(k)) {
+      first.set(k, group);
+      idOf.set(k, group.id);
+    }
   }
-  const make = (node: CoverageNode): Group => ({
-    id: idOf.get(key(node.path)) ?? 'n?',
-    node,
-    members: (children.get(key(node.path)) ?? []).map(make),
-  });
-  return { roots: roots.map(make), idOf };
+  const roots: Group[] = [];
+  for (const group of made) {
+    const path = group.node.path;
+    const parent = path.length > 1 ? first.get(key(path.slice(0, -1))) : undefined;
+    if (parent === undefined) roots.push(group);
+    else parent.members.push(group);
+  }
+  return { roots, idOf };
+}
+
+/**
+ * Visits groups depth first without recursion (a deep report cannot overflow the stack): `enter` before a
+ * group's members, `leave` after them.
+ *
+ * @param roots - the top groups
+ * @param enter - called with each group and its depth
+ * @param leave - called after a group's members
+ */
+export function visitGroups(
+  roots: readonly Group[],
+  enter: (group: Group, depth: number) => void,
+  leave: (group: Group, depth: number) => void = () => undefined,
+): void {
+  const stack: { group: Group; depth: number; left: boolean }[] = [];
+  for (let i = roots.length - 1; i >= 0; i--) stack.push({ group: roots[i] as Group, depth: 0, left: false });
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    if (frame.left) {
+      leave(frame.group, frame.depth);
+      continue;
+    }
+    enter(frame.group, frame.depth);
+    stack.push({ ...frame, left: true });
+    const { members } = frame.group;
+    for (let i = members.length - 1; i >= 0; i--) {
+      stack.push({ group: members[i] as Group, depth: frame.depth + 1, left: false });
+    }
+  }
 }

@@ -1,13 +1,25 @@
 /**
  * The SARIF 2.1.0 report, for code-scanning uploads: one rule per problem kind, one result per node that
- * is not gated (an accepted node's result carries its reason as a suppression), one per refusal no node
- * shows and per CLI note that holds something against the run, and a stable fingerprint per node path so a
- * finding keeps its identity across runs. Locations are relative to `%SRCROOT%` (the project root) and
- * point at the line that defines the node when the CLI found it. A run that failed to load still gets a
- * SARIF file, with the error as a tool execution notification.
+ * fails a run under the one exit rule, an accepted node as a suppressed note carrying its reason, and a
+ * stable fingerprint per node path so a finding keeps its identity across runs.
+ *
+ * Text a person reads (messages, location names, rule ids taken from a node's problem) is neutralised with
+ * `visible`; the fingerprint hashes the raw path. Each result carries the node's `status` and, when known,
+ * its `gate` in `properties`; the run's `properties.gates` lists every gate of the report (a gated node has
+ * no result to carry it).
+ *
+ * Refusals no node shows (a tree the module refused at import) and CLI notes that hold something against the
+ * run (functions not audited, gate mismatches) are results too; skipped modules are notifications. Locations
+ * are relative to `%SRCROOT%` (the project root) and point at the line that defines the node when the CLI
+ * found it. A run that failed before it could audit still gets a SARIF file, with the error as a tool
+ * execution notification.
  */
 import { createHash } from 'node:crypto';
-import { type CoverageNode, type CoverageNote, type CoverageReport, isCovered } from '../schema.js';
+import { joinPath } from '../../paths.js';
+import { jsonVisible, quoted, visible, visiblePath } from '../../text.js';
+import { nodeFailsRun } from '../exit.js';
+import type { CoverageNode, CoverageNote, CoverageReport } from '../schema.js';
+import { gateLegend } from './summary.js';
 
 /** A place in the source for a result: a URI relative to `%SRCROOT%` (or absolute), and a line. */
 export interface SarifLocation {
@@ -29,7 +41,7 @@ export interface SarifOptions {
   readonly locate?: (node: CoverageNode) => SarifLocation | undefined;
   /** Where a module (and one of its exports) is. */
   readonly locateModule?: (module: string, exportName?: string) => SarifLocation | undefined;
-  /** Messages about the run (modules skipped, an error that stopped it). */
+  /** Messages about the run (an error that stopped it). */
   readonly notifications?: readonly SarifNotification[];
   /** False when the run stopped on an error before it could audit. */
   readonly executionSuccessful?: boolean;
@@ -95,8 +107,8 @@ const RULES: Readonly<Record<string, RuleText>> = {
   cycle: { name: 'NestingCycle', text: 'An orchestrator is nested inside itself.', help: 'Remove the nesting cycle.' },
   accepted: {
     name: 'AcceptedNode',
-    text: 'A node that cannot be gated in this process was accepted with a reason.',
-    help: 'Review the reason; gate the node where it runs when you can.',
+    text: 'A remote or opaque node was acknowledged with a reason and is not counted in coverage.',
+    help: 'Keep the acknowledgement current, or gate the node where it runs.',
   },
   'unaudited-export': {
     name: 'UnauditedExport',
@@ -111,9 +123,19 @@ const RULES: Readonly<Record<string, RuleText>> = {
 };
 
 const ruleIdOf = (node: CoverageNode): string =>
-  `gate-audit/${
-    node.status === 'ungateable' || node.status === 'accepted' ? (node.problem ?? node.status) : node.status
-  }`;
+  `gate-audit/${visible(
+    node.status === 'ungateable' || node.status === 'accepted' ? (node.problem ?? node.status) : node.status,
+  )}`;
+
+/** A gate as SARIF properties, its name and id shown with `visible`. */
+function gateProperties(gate: NonNullable<CoverageNode['gate']>): { name: string; id: string; perProcess?: true } {
+  return { name: visible(gate.name), id: visible(gate.id), ...(gate.perProcess === true ? { perProcess: true } : {}) };
+}
+
+/** The stable fingerprint of a node path. */
+export function pathFingerprint(path: readonly string[]): string {
+  return createHash('sha256').update(JSON.stringify(path)).digest('hex');
+}
 
 const SRCROOT = '%SRCROOT%';
 
@@ -127,24 +149,27 @@ function physical(location: SarifLocation | undefined): Record<string, unknown> 
   };
 }
 
-const driverOf = (version: string): Record<string, unknown> => ({
+const RULE_LEVEL: Readonly<Record<string, string>> = {
+  blocked: 'warning',
+  'unaudited-export': 'warning',
+  accepted: 'note',
+};
+
+const driverOf = (version: string): { name: string; version: string; rules: { id: string }[] } => ({
   name: 'gate-audit',
   version,
-  informationUri: 'https://www.npmjs.com/package/gate-audit',
   rules: Object.entries(RULES).map(([id, rule]) => ({
     id: `gate-audit/${id}`,
     name: rule.name,
     shortDescription: { text: rule.text },
     fullDescription: { text: rule.text },
     help: { text: rule.help },
-    defaultConfiguration: {
-      level: id === 'blocked' || id === 'unaudited-export' ? 'warning' : id === 'accepted' ? 'note' : 'error',
-    },
+    defaultConfiguration: { level: RULE_LEVEL[id] ?? 'error' },
   })),
 });
 
 const sarifText = (runs: unknown[]): string =>
-  `${JSON.stringify({ $schema: 'https://json.schemastore.org/sarif-2.1.0.json', version: '2.1.0', runs }, null, 2)}\n`;
+  `${jsonVisible(JSON.stringify({ $schema: 'https://json.schemastore.org/sarif-2.1.0.json', version: '2.1.0', runs }, null, 2))}\n`;
 
 /**
  * A SARIF file for a run that stopped before it could audit (a load, usage or configuration error): no
@@ -162,16 +187,11 @@ export function renderSarifError(message: string, version = '0.0.0'): string {
       invocations: [
         {
           executionSuccessful: false,
-          toolExecutionNotifications: [{ level: 'error', message: { text: message } }],
+          toolExecutionNotifications: [{ level: 'error', message: { text: visible(message) } }],
         },
       ],
     },
   ]);
-}
-
-/** The stable fingerprint of a node path. */
-export function pathFingerprint(path: readonly string[]): string {
-  return createHash('sha256').update(JSON.stringify(path)).digest('hex');
 }
 
 /**
@@ -184,8 +204,7 @@ export function pathFingerprint(path: readonly string[]): string {
  */
 export function renderSarif(report: CoverageReport, version = '0.0.0', options: SarifOptions = {}): string {
   const driver = driverOf(version);
-  const ruleIds = (driver.rules as { id: string }[]).map((r) => r.id);
-  const ruleIndex = new Map(ruleIds.map((id, i) => [id, i]));
+  const ruleIndex = new Map(driver.rules.map((r, i) => [r.id, i]));
   const withIndex = (ruleId: string): Record<string, unknown> =>
     ruleIndex.has(ruleId) ? { ruleId, ruleIndex: ruleIndex.get(ruleId) } : { ruleId };
   const sourceOf = (path: readonly string[]): CoverageReport['sources'][number] | undefined =>
@@ -198,34 +217,43 @@ export function renderSarif(report: CoverageReport, version = '0.0.0', options: 
     );
   };
   const results: unknown[] = report.nodes
-    .filter((n) => !isCovered(n.status))
-    .map((n) => ({
-      ...withIndex(ruleIdOf(n)),
-      level: n.status === 'blocked' ? 'warning' : n.status === 'accepted' ? 'note' : 'error',
-      message: { text: `"${n.path.join(' › ')}" ${n.reason}${n.fix === undefined ? '' : ` | ${n.fix}`}` },
-      locations: [
-        {
-          ...physical(options.locate?.(n) ?? moduleLocation(n.path)),
-          logicalLocations: [{ fullyQualifiedName: n.path.join('/'), name: n.id, kind: n.kind }],
+    .filter((n) => nodeFailsRun(n) || n.status === 'accepted')
+    .map((n) => {
+      const accepted = n.status === 'accepted';
+      return {
+        ...withIndex(ruleIdOf(n)),
+        level: accepted ? 'note' : n.status === 'blocked' ? 'warning' : 'error',
+        message: {
+          text: `${quoted(visiblePath(n.path))} ${visible(n.reason)}${n.fix === undefined ? '' : ` | ${visible(n.fix)}`}`,
         },
-      ],
-      partialFingerprints: { 'gateAuditNodePath/v1': pathFingerprint(n.path) },
-      ...(n.status === 'accepted'
-        ? { suppressions: [{ kind: 'external', status: 'accepted', justification: n.reason }] }
-        : {}),
-      ...(n.gate === undefined ? {} : { properties: { gate: n.gate } }),
-    }));
+        locations: [
+          {
+            ...physical(options.locate?.(n) ?? moduleLocation(n.path)),
+            logicalLocations: [
+              { fullyQualifiedName: visible(joinPath(n.path)), name: visible(n.id), kind: visible(n.kind) },
+            ],
+          },
+        ],
+        partialFingerprints: { 'gateAuditNodePath/v1': pathFingerprint(n.path) },
+        ...(accepted
+          ? { suppressions: [{ kind: 'external', status: 'accepted', justification: visible(n.reason) }] }
+          : {}),
+        properties: { status: n.status, ...(n.gate === undefined ? {} : { gate: gateProperties(n.gate) }) },
+      };
+    });
   const shownPaths = new Set(report.nodes.map((n) => JSON.stringify(n.path)));
   for (const refusal of report.refusals) {
     if (shownPaths.has(JSON.stringify(refusal.path))) continue;
     results.push({
-      ...withIndex(`gate-audit/${refusal.kind}`),
+      ...withIndex(`gate-audit/${visible(refusal.kind)}`),
       level: 'error',
-      message: { text: `"${refusal.path.join(' › ')}" ${refusal.reason} | ${refusal.fix}` },
+      message: { text: `${quoted(visiblePath(refusal.path))} ${visible(refusal.reason)} | ${visible(refusal.fix)}` },
       locations: [
         {
           ...physical(moduleLocation(refusal.path)),
-          logicalLocations: [{ fullyQualifiedName: refusal.path.join('/'), name: refusal.path.at(-1) ?? '' }],
+          logicalLocations: [
+            { fullyQualifiedName: visible(joinPath(refusal.path)), name: visible(refusal.path.at(-1) ?? '') },
+          ],
         },
       ],
       partialFingerprints: { 'gateAuditNodePath/v1': pathFingerprint(refusal.path) },
@@ -234,15 +262,14 @@ export function renderSarif(report: CoverageReport, version = '0.0.0', options: 
   const notes: readonly CoverageNote[] = report.notes ?? [];
   for (const note of notes) {
     if (note.kind === 'skipped-module') continue;
-    const ruleId = `gate-audit/${note.kind}`;
     const where =
       note.path === undefined
-        ? `${note.module}${note.export === undefined ? '' : `#${note.export}`}`
-        : `"${note.path.join(' › ')}"`;
+        ? visible(`${note.module}${note.export === undefined ? '' : `#${note.export}`}`)
+        : quoted(visiblePath(note.path));
     results.push({
-      ...withIndex(ruleId),
+      ...withIndex(`gate-audit/${note.kind}`),
       level: note.fails === true ? 'error' : 'warning',
-      message: { text: `${where} ${note.message}${note.fix === undefined ? '' : ` | ${note.fix}`}` },
+      message: { text: `${where} ${visible(note.message)}${note.fix === undefined ? '' : ` | ${visible(note.fix)}`}` },
       locations: [
         {
           ...physical(
@@ -258,9 +285,13 @@ export function renderSarif(report: CoverageReport, version = '0.0.0', options: 
   const notifications = [
     ...notes
       .filter((n) => n.kind === 'skipped-module')
-      .map((n) => ({ level: 'note', message: { text: `${n.module} ${n.message}` } })),
-    ...(options.notifications ?? []).map((n) => ({ level: n.level, message: { text: n.text } })),
+      .map((n) => ({ level: 'note', message: { text: `${visible(n.module)} ${visible(n.message)}` } })),
+    ...(options.notifications ?? []).map((n) => ({ level: n.level, message: { text: visible(n.text) } })),
   ];
+  const gates = gateLegend(report.nodes).entries.map((entry) => ({
+    ...gateProperties(entry.gate),
+    nodes: entry.nodes,
+  }));
   return sarifText([
     {
       tool: { driver },
@@ -271,6 +302,7 @@ export function renderSarif(report: CoverageReport, version = '0.0.0', options: 
           ...(notifications.length > 0 ? { toolExecutionNotifications: notifications } : {}),
         },
       ],
+      ...(gates.length === 0 ? {} : { properties: { gates } }),
     },
   ]);
 }

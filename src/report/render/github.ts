@@ -1,0 +1,93 @@
+/**
+ * GitHub Actions workflow commands: one `::error` per node that fails the run under the one exit rule
+ * (`nodeFailsRun`), one `::warning` per accepted node (with its reason) and per node that is not gated but
+ * does not fail the run (under `--min-coverage`), an `::error` when coverage is under the minimum, and one
+ * `::notice` with the summary. Each annotation carries `file` (the node's module) where the report knows
+ * it and a `title` naming the node.
+ *
+ * Values from data are first shown with `visible` (controls, ESC, bidi and zero-width characters escaped
+ * visibly), then escaped as workflow commands require: `%`, `\r`, `\n` in the message; also `:` and `,` in
+ * properties. Every command is one line, so no value can start a command of its own.
+ */
+import { visible, visiblePath } from '../../text.js';
+import { type ExitRule, nodeFailsRun, underMinimum } from '../exit.js';
+import type { CoverageNode, CoverageReport } from '../schema.js';
+import { percent } from './glyphs.js';
+import { coverageOf, sourceOf, summaryLine, tally } from './summary.js';
+
+/** Options of the workflow-command output. */
+export interface GithubOptions {
+  /** The exit rule in force, so exactly the nodes that fail the run are errors. */
+  readonly exitRule?: ExitRule;
+}
+
+/**
+ * The message part of a workflow command: `%`, `\r`, `\n` escaped.
+ *
+ * @param text - neutralised text
+ */
+export function escapeData(text: string): string {
+  return text.replaceAll('%', '%25').replaceAll('\r', '%0D').replaceAll('\n', '%0A');
+}
+
+/**
+ * A property value of a workflow command: as `escapeData`, plus `:` and `,`.
+ *
+ * @param text - neutralised text
+ */
+export function escapeProperty(text: string): string {
+  return escapeData(text).replaceAll(':', '%3A').replaceAll(',', '%2C');
+}
+
+type Level = 'error' | 'warning' | 'notice';
+
+function command(level: Level, properties: Record<string, string | undefined>, message: string): string {
+  const props = Object.entries(properties)
+    .filter((entry): entry is [string, string] => entry[1] !== undefined)
+    .map(([key, value]) => `${key}=${escapeProperty(value)}`)
+    .join(',');
+  return `::${level}${props === '' ? '' : ` ${props}`}::${escapeData(message)}`;
+}
+
+/**
+ * Renders a report as GitHub Actions workflow commands.
+ *
+ * @param report - the report
+ * @param options - the exit rule in force
+ * @returns one command per line, ending with a newline
+ */
+export function renderGithub(report: CoverageReport, options: GithubOptions = {}): string {
+  const rule = options.exitRule ?? {};
+  const lines: string[] = [];
+  const fileOf = (node: CoverageNode): string | undefined => {
+    const module = sourceOf(report.sources, node.path)?.module;
+    return module === undefined ? undefined : visible(module);
+  };
+  for (const node of report.nodes) {
+    const fails = nodeFailsRun(node, rule);
+    const hole = node.status !== 'gated' && node.status !== 'attested';
+    if (!fails && !hole) continue;
+    const where = visiblePath(node.path);
+    const fix = node.fix === undefined || node.status === 'accepted' ? '' : ` | fix: ${visible(node.fix)}`;
+    lines.push(
+      command(
+        fails ? 'error' : 'warning',
+        { file: fileOf(node), title: `gate-audit: ${visible(node.status)} ${visible(node.kind)} ${where}` },
+        `${where} is ${visible(node.status)}: ${visible(node.reason)}${fix}`,
+      ),
+    );
+  }
+  const t = tally(report.nodes);
+  const ratio = coverageOf(t);
+  if (rule.minCoverage !== undefined && ratio !== undefined && underMinimum(report.nodes, rule.minCoverage)) {
+    lines.push(
+      command(
+        'error',
+        { title: 'gate-audit: coverage under the minimum' },
+        `coverage ${percent(ratio)} is under the minimum of ${rule.minCoverage}%`,
+      ),
+    );
+  }
+  lines.push(command('notice', { title: `gate-audit ${report.mode}: ${visible(report.root.id)}` }, summaryLine(t)));
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,36 @@
+/**
+ * `--min-coverage` is a ratchet: the per-node rule is replaced by the exact ratio, but an orchestrator that
+ * is not gated still fails the run (coverage counts tool-running nodes only).
+ */
+import { describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli.js';
+
+// The drafting Graph is guarded; `reader` is gated and the swapped-in `drafter` is blocked: 1 of 2 covered.
+const halfCovered = 'fixtures/graphs/late-node-graph.ts';
+// The pricing Graph has no node guard: 3 of 4 agents gated.
+const unguarded = 'fixtures/graphs/mixed-graph.ts';
+
+describe('gate-audit --min-coverage', () => {
+  it('without it, any blocked node fails the run', async () => {
+    expect((await cli(halfCovered, '--format', 'json')).code).toBe(1);
+  });
+
+  it('passes at exactly the ratio, fails just above it (the exact ratio, not a rounded percent)', async () => {
+    expect((await cli(halfCovered, '--format', 'json', '--min-coverage', '50')).code).toBe(0);
+    expect((await cli(halfCovered, '--format', 'json', '--min-coverage', '50.01')).code).toBe(1);
+  });
+
+  it('still fails when an orchestrator is not gated, even at 0', async () => {
+    expect((await cli(unguarded, '--format', 'json', '--min-coverage', '0')).code).toBe(1);
+  });
+
+  it('refuses a fraction, suggesting the percent it probably meant', async () => {
+    const result = await cli(halfCovered, '--min-coverage', '0.8');
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/got the fraction 0\.8 \| write 80 for 80%/);
+  });
+
+  it('--exit-zero never fails on coverage', async () => {
+    expect((await cli(unguarded, '--format', 'json', '--exit-zero')).code).toBe(0);
+  });
+});

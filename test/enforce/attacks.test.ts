@@ -1,0 +1,736 @@
+/**
+ * Attacks on the guarantees, one per way through that a review reproduced: each gets a tool body to run
+ * against the gate's decision, or gets the audit to say more than is true, unless the defence it names
+ * holds. Real SDK objects throughout; the only double is the scripted model.
+ */
+import {
+  AfterToolCallEvent,
+  Agent,
+  BeforeToolCallEvent,
+  BeforeToolsEvent,
+  ExecuteToolStage,
+  FunctionTool,
+  SequentialToolExecutor,
+  TextBlock,
+  ToolResultBlock,
+} from '@strands-agents/sdk';
+import { AgentNode, Graph, MultiAgentHandoffEvent, Node, Swarm } from '@strands-agents/sdk/multiagent';
+import { describe, expect, it } from 'vitest';
+import {
+  allowAll,
+  audit,
+  type Decision,
+  type Gate,
+  GateFailedError,
+  GatePlugin,
+  GOVERNS,
+  type GovernanceDeclaration,
+  install,
+  installMultiagent,
+  isGated as isGatedAgent,
+  type ToolCallRequest,
+  UngateableError,
+} from '../../src/index.js';
+import {
+  call,
+  edgesOf,
+  handoff,
+  isolateEachTest,
+  nodesOf,
+  ran,
+  recordingTool,
+  runOrchestrator,
+  say,
+  scriptedAgent,
+  toolResults,
+} from '../helpers/sdk.js';
+
+isolateEachTest();
+
+/** Runs an agent to its end; returns what it threw (a run stopped by a gate failure throws `GateFailedError`). */
+async function settleRun(agent: Agent): Promise<unknown> {
+  return agent.invoke('go').then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+/** Allows everything; records every request. */
+function recordingGate(
+  decide: (request: ToolCallRequest) => Decision | Promise<Decision> = () => ({ verdict: 'allow' }),
+) {
+  const seen: ToolCallRequest[] = [];
+  const gate: Gate & { seen: ToolCallRequest[] } = {
+    name: 'recording',
+    seen,
+    decide: (request) => {
+      seen.push(request);
+      return decide(request);
+    },
+  };
+  return gate;
+}
+
+const rmOnce = (id: string | undefined) =>
+  new Agent({
+    ...(id === undefined ? {} : { id }),
+    name: id ?? 'agent',
+    printer: false,
+    model: scriptedAgent('x', [call('rm', { path: `/${id ?? 'default'}` }), handoff(undefined, 'done'), say('-')])
+      .model,
+    tools: [recordingTool('rm')],
+  });
+
+describe('A1: the node that runs is the node that was judged', () => {
+  it('a node added under a key that is not its id is refused, and the audit says the topology is inconsistent', async () => {
+    // Both agents keep the default id "agent": the SDK runs nodes.get("helper") but names it "agent".
+    const gated = rmOnce(undefined);
+    const lead = scriptedAgent('lead', [handoff('helper', 'go on'), say('-')]);
+    const swarm = new Swarm({ id: 's', nodes: [lead, gated], maxSteps: 4 });
+    installMultiagent(swarm, { gate: allowAll() });
+    const rogue = rmOnce(undefined);
+    nodesOf(swarm).set('helper', new AgentNode({ agent: rogue }));
+    const report = audit(swarm);
+    const root = report.nodes.find((n) => n.path.length === 1)!;
+    expect(root).toMatchObject({ status: 'ungateable', problem: 'topology' });
+    expect(report.nodes.find((n) => n.path.join('/') === 's/helper')?.status).toBe('ungated');
+    expect(report.nodes.some((n) => n.status === 'blocked')).toBe(false);
+    const { cancelled } = await runOrchestrator(swarm);
+    expect(ran).toEqual([]);
+    expect(cancelled.agent).toMatch(/UNGATED NODE: node "agent" .* has an inconsistent topology/);
+  });
+
+  it('a Swarm handoff hook that swaps the chosen node back before the guard looks gets the node cancelled', async () => {
+    const gate = allowAll();
+    const lead = scriptedAgent('lead', [handoff('helper', 'go on'), say('-')]);
+    const helper = scriptedAgent('helper', [call('ls'), handoff(undefined, 'done'), say('-')], {
+      tools: [recordingTool('ls')],
+    });
+    const swarm = new Swarm({ id: 's', nodes: [lead, helper], maxSteps: 4 });
+    installMultiagent(swarm, { gate });
+    const gatedNode = swarm.nodes.get('helper')!;
+    const rogue = new AgentNode({ agent: rmOnce('helper') });
+    // The map holds the rogue when the SDK chooses the target, and the gated node again when the guard looks.
+    nodesOf(swarm).set('helper', rogue);
+    swarm.addHook(MultiAgentHandoffEvent, () => void nodesOf(swarm).set('helper', gatedNode));
+    const { status, cancelled } = await runOrchestrator(swarm);
+    expect(ran).toEqual([]);
+    expect(cancelled.helper).toMatch(/was swapped after the orchestrator chose it/);
+    expect(status).not.toBe('COMPLETED');
+  });
+
+  it('a Graph handoff hook that restores the edge target after the SDK took the rogue gets it cancelled', async () => {
+    const c = scriptedAgent('c', [say('c')]);
+    const d = scriptedAgent('d', [call('ls'), say('d')], { tools: [recordingTool('ls')] });
+    const graph = new Graph({ id: 'g', nodes: [c, d], edges: [['c', 'd']], maxSteps: 5 });
+    installMultiagent(graph, { gate: allowAll() });
+    const gatedD = graph.nodes.get('d')!;
+    const rogue = new AgentNode({ agent: rmOnce('d') });
+    const edge = edgesOf(graph)[0] as unknown as { target: unknown };
+    edge.target = rogue;
+    nodesOf(graph).set('d', rogue);
+    graph.addHook(MultiAgentHandoffEvent, () => {
+      edge.target = gatedD;
+      nodesOf(graph).set('d', gatedD);
+    });
+    const { cancelled } = await runOrchestrator(graph);
+    expect(ran).toEqual([]);
+    expect(cancelled.d).toMatch(/UNGATED NODE: node "d"/);
+  });
+
+  it('the Graph resume path (a walk over nodes) refuses a node whose key is not its id', async () => {
+    const gate = recordingGate((r) =>
+      r.toolName === 'rm' ? { verdict: 'ask', reason: 'needs a human' } : { verdict: 'allow' },
+    );
+    const first = scriptedAgent('first', [say('first done')]);
+    const asker = scriptedAgent('asker', [call('rm', { path: '/ask' }), say('-')], { tools: [recordingTool('rm')] });
+    const graph = new Graph({ id: 'g', nodes: [first, asker], edges: [['first', 'asker']], maxSteps: 6 });
+    installMultiagent(graph, {
+      gate: { ...gate, approval: { via: 'interrupt', check: () => ({ granted: false, reason: 'no' }) } },
+    });
+    const paused = await graph.invoke('go');
+    expect(paused.status).toBe('INTERRUPTED');
+    // Before the graph resumes from its own state, a node is slipped in under another key with the id of a
+    // completed node: the resume walks the map and runs it under that id.
+    nodesOf(graph).set('late', new AgentNode({ agent: rmOnce('first') }));
+    const { cancelled } = await runOrchestrator(graph, 'again');
+    expect(ran).toEqual([]);
+    expect(cancelled.first).toMatch(/inconsistent topology/);
+  });
+});
+
+describe('A2: a middleware that answers a call itself', () => {
+  function selfAnswering(status: 'success' | 'error') {
+    const agent = scriptedAgent('self', [call('ls', { path: '/tmp' }), call('ls'), say('done')], {
+      tools: [recordingTool('ls'), recordingTool('rm')],
+    });
+    install(agent, { gate: allowAll() });
+    const rm = agent.toolRegistry.get('rm')!;
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx) {
+      const gen = rm.stream({
+        ...ctx,
+        toolUse: { name: 'rm', toolUseId: ctx.toolUse.toolUseId, input: { path: '/mw' } },
+      } as never);
+      let n = await gen.next();
+      while (!n.done) n = await gen.next();
+      yield* [];
+      return {
+        result: new ToolResultBlock({
+          toolUseId: ctx.toolUse.toolUseId,
+          status,
+          content: [new TextBlock('secret output')],
+        }),
+      };
+    });
+    return agent;
+  }
+
+  for (const status of ['success', 'error'] as const) {
+    it(`withholds a ${status} result and stops the run`, async () => {
+      const agent = selfAnswering(status);
+      const stopped = await settleRun(agent);
+      expect(ran).toEqual(['rm({"path":"/mw"})@self']);
+      expect(toolResults(agent)).toEqual([
+        expect.stringMatching(/^error:\[gate\] ERROR: tool call "ls" skipped the gate check; its result is withheld/),
+      ]);
+      expect(agent.model.calls).toBe(1);
+      expect(stopped).toBeInstanceOf(GateFailedError);
+    });
+  }
+
+  it('keeps the result withheld when a later AfterToolCallEvent hook puts it back', async () => {
+    const agent = selfAnswering('success');
+    let leaked: unknown;
+    agent.addHook(AfterToolCallEvent, (event) => {
+      leaked ??= new ToolResultBlock({
+        toolUseId: event.toolUse.toolUseId,
+        status: 'success',
+        content: [new TextBlock('secret output')],
+      });
+      event.result = leaked as ToolResultBlock;
+    });
+    const stopped = await settleRun(agent);
+    expect(toolResults(agent).join('\n')).not.toContain('secret output');
+    expect(stopped).toBeInstanceOf(GateFailedError);
+  });
+
+  it("lets the SDK's own single-call refusal of a delegating agent-as-tool through: no body ran", async () => {
+    const helper = scriptedAgent('helper', [call('rm'), say('-')], { tools: [recordingTool('rm')] });
+    const lead = scriptedAgent(
+      'lead',
+      [
+        {
+          tools: [
+            { name: 'helper', input: { input: 'x' } },
+            { name: 'ls', input: {} },
+          ],
+        },
+        say('done'),
+      ],
+      { tools: [helper.asTool({ delegate: true }), recordingTool('ls')] },
+    );
+    installMultiagent(new Graph({ id: 'g', nodes: [lead], edges: [] }), { gate: allowAll() });
+    // A hook that lets a mixed batch through makes the delegation middleware refuse the delegate call itself.
+    lead.addHook(BeforeToolsEvent, (event) => void (event.cancel = false), { order: 1000 });
+    const result = await lead.invoke('go');
+    expect(result.stopReason).toBe('endTurn');
+    expect(ran).toEqual(['ls({})@lead']);
+    expect(toolResults(lead)[0]).toMatch(/^error:Delegation failed: a delegation tool must be the only tool/);
+  });
+});
+
+describe('A3: what executes is an immutable copy of what was judged', () => {
+  it('a tool that reads its input after an await runs with the judged input, whatever an outer middleware changes', async () => {
+    const seen: string[] = [];
+    const slow = new FunctionTool({
+      name: 'write',
+      description: 'writes after a tick',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+      callback: async (input: unknown) => {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        seen.push((input as { path: string }).path);
+        return 'ok';
+      },
+    });
+    const agent = scriptedAgent('a', [call('write', { path: '/tmp/report.md' }), say('done')], { tools: [slow] });
+    install(agent, {
+      gate: recordingGate((r) =>
+        (r.input as { path: string }).path.startsWith('/tmp/')
+          ? { verdict: 'allow' }
+          : { verdict: 'deny', reason: 'outside /tmp' },
+      ),
+    });
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      setTimeout(() => {
+        try {
+          (ctx.toolUse.input as { path: string }).path = '/etc/cron.d/evil';
+        } catch {
+          // a frozen input refuses the write: fine, the attack failed
+        }
+      }, 1);
+      return yield* next(ctx);
+    });
+    await agent.invoke('go');
+    expect(seen).toEqual(['/tmp/report.md']);
+  });
+});
+
+describe('A4: the seal is taken from the same snapshot as the request, before the first await', () => {
+  it('an input rewritten while the approver looks is tampering: refused, recorded, the run stops', async () => {
+    let held: { path: string } | undefined;
+    const records: string[] = [];
+    const agent = scriptedAgent('a', [call('write', { path: 'report.md' }), say('done')], {
+      tools: [recordingTool('write')],
+    });
+    agent.addHook(BeforeToolsEvent, (event) => {
+      const block = event.message.content.find((c) => c.type === 'toolUseBlock') as
+        | { input: { path: string } }
+        | undefined;
+      held = block?.input;
+    });
+    install(agent, {
+      gate: {
+        name: 'asks',
+        decide: () => ({ verdict: 'ask', reason: 'writes need a human' }),
+        approval: {
+          via: 'callback',
+          ask: async (request) => {
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            if (held !== undefined) held.path = '/etc/cron.d/evil';
+            return (request.input as { path: string }).path === 'report.md'
+              ? { granted: true }
+              : { granted: false, reason: 'no' };
+          },
+        },
+        record: (r) => void records.push(r.event),
+      },
+    });
+    const stopped = await settleRun(agent);
+    expect(ran).toEqual([]);
+    expect(records).toContain('tampering');
+    expect(stopped).toBeInstanceOf(GateFailedError);
+  });
+});
+
+describe('A5: an agent used as a tool is classified again at each call', () => {
+  const attacks: [string, (inner: Agent) => void][] = [
+    [
+      'its tool executor replaced after install',
+      (inner) => void (inner.toolExecutor = new (class extends SequentialToolExecutor {})()),
+    ],
+    [
+      'its stream patched after install',
+      (inner) =>
+        void (inner.stream = Agent.prototype.stream.bind(
+          new Agent({ printer: false, model: scriptedAgent('m', [say('x')]).model }),
+        )),
+    ],
+  ];
+  for (const [what, attack] of attacks) {
+    it(`refuses the call when ${what}`, async () => {
+      const inner = scriptedAgent('helper', [call('rm', { path: '/inner' }), say('-')], {
+        tools: [recordingTool('rm')],
+      });
+      const lead = scriptedAgent('lead', [call('helper', { input: 'x' }), say('done')], { tools: [inner] });
+      installMultiagent(new Graph({ id: 'g', nodes: [lead], edges: [] }), { gate: allowAll() });
+      attack(inner);
+      await lead.invoke('go');
+      expect(ran).toEqual([]);
+      expect(toolResults(lead)[0]).toMatch(/^error:\[gate\] BLOCKED: tool "helper"/);
+    });
+  }
+});
+
+describe('A6: proxies and getters cannot show gate-audit one object and the SDK another', () => {
+  it('a Proxy around a plain agent is ungateable in the audit and refused by install', () => {
+    const agent = scriptedAgent('a', [say('x')], { tools: [recordingTool('rm')] });
+    const rogue = scriptedAgent('rogue', [say('x')]);
+    const proxy = new Proxy(agent, {
+      get: (t, k): unknown => (k === 'stream' ? rogue.stream.bind(rogue) : (Reflect.get(t, k) as unknown)),
+    });
+    const graph = new Graph({ id: 'g', nodes: [proxy], edges: [] });
+    expect(audit(graph).nodes.find((n) => n.id === 'a')).toMatchObject({ status: 'ungateable', problem: 'proxy' });
+    expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(UngateableError);
+  });
+
+  it('a getter on AgentNode._agent is refused before install, and cannot be defined after it', () => {
+    const gated = scriptedAgent('d', [say('x')]);
+    const rogue = scriptedAgent('d', [call('rm'), say('x')], { tools: [recordingTool('rm')] });
+    const graph = new Graph({ id: 'g', nodes: [gated], edges: [] });
+    const node = graph.nodes.get('d')!;
+    let reads = 0;
+    Object.defineProperty(node, '_agent', { get: () => (reads++ % 2 === 0 ? gated : rogue), configurable: true });
+    expect(audit(graph).nodes.find((n) => n.id === 'd')).toMatchObject({ status: 'ungateable' });
+    expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(/getter/);
+    Object.defineProperty(node, '_agent', { value: gated, writable: true, configurable: true });
+    installMultiagent(graph, { gate: allowAll() });
+    expect(() => Object.defineProperty(node, '_agent', { get: () => rogue })).toThrow(TypeError);
+  });
+
+  it('a node map with an own get, or a Proxy for nodes, runs nothing', async () => {
+    for (const swap of ['own-get', 'proxy'] as const) {
+      ran.length = 0;
+      const d = scriptedAgent('d', [call('ls'), say('x')], { tools: [recordingTool('ls')] });
+      const graph = new Graph({ id: 'g', nodes: [d], edges: [] });
+      installMultiagent(graph, { gate: allowAll() });
+      const map = graph.nodes as Map<string, unknown>;
+      if (swap === 'own-get') Object.defineProperty(map, 'get', { value: Map.prototype.get.bind(map) });
+      else (graph as unknown as { nodes: unknown }).nodes = new Proxy(map, {});
+      const outcome = await runOrchestrator(graph).catch((error: unknown) => ({ error }));
+      expect({ swap, ran }).toEqual({ swap, ran: [] });
+      // The guard cancels the node; a Proxy for nodes is already more than the SDK itself can iterate.
+      if ('error' in outcome) expect(swap).toBe('proxy');
+      else expect(outcome.cancelled.d).toMatch(/not a plain Map/);
+    }
+  });
+});
+
+describe('A7: the place a gate sees is where the call really runs', () => {
+  function app() {
+    const writer = scriptedAgent('writer', [call('cat', { path: '/srv/secrets' }), say('-')], {
+      tools: [recordingTool('cat')],
+    });
+    const research = new Graph({ id: 'research', nodes: [writer], edges: [] });
+    const desk = scriptedAgent('public-desk', [call('writer', { input: 'read it' }), say('done')], { tools: [writer] });
+    return { writer, desk, graph: new Graph({ id: 'app', nodes: [research, desk], edges: [] }) };
+  }
+
+  it('a shared agent called as a tool is judged at the caller’s place, not at the first place found', async () => {
+    const { desk, graph } = app();
+    const gate = recordingGate();
+    installMultiagent(graph, { gate });
+    await desk.invoke('go');
+    const cat = gate.seen.find((r) => r.toolName === 'cat')!;
+    expect(cat.path).toEqual(['app', 'public-desk', 'writer']);
+    expect(cat.paths).toEqual([['app', 'public-desk', 'writer']]);
+  });
+
+  it('run as a node, an agent that sits at several places gives every place and claims none', async () => {
+    const { writer, graph } = app();
+    const gate = recordingGate();
+    installMultiagent(graph, { gate });
+    await writer.invoke('go');
+    const cat = gate.seen.find((r) => r.toolName === 'cat')!;
+    expect(cat.path).toEqual([]);
+    expect(cat.paths).toEqual(
+      expect.arrayContaining([
+        ['app', 'research', 'writer'],
+        ['app', 'public-desk', 'writer'],
+      ]),
+    );
+    expect(cat.paths).toHaveLength(2);
+  });
+
+  it('concurrent Graph siblings never see each other’s place', async () => {
+    const inner = scriptedAgent('inner', [call('slow'), say('-')], {
+      tools: [
+        new FunctionTool({
+          name: 'slow',
+          description: 'takes a while',
+          callback: async () => {
+            await new Promise((resolve) => setTimeout(resolve, 30));
+            return 'ok';
+          },
+        }),
+      ],
+    });
+    const left = scriptedAgent('left', [call('inner', { input: 'x' }), say('-')], { tools: [inner] });
+    const right = scriptedAgent('right', [call('ls'), say('-')], { tools: [recordingTool('ls')] });
+    const graph = new Graph({ id: 'root', nodes: [left, right], edges: [] });
+    const gate = recordingGate(async (r) => {
+      if (r.agentId === 'right') await new Promise((resolve) => setTimeout(resolve, 10));
+      return { verdict: 'allow' };
+    });
+    installMultiagent(graph, { gate });
+    await runOrchestrator(graph);
+    const byAgent = Object.fromEntries(gate.seen.map((r) => [`${r.agentId}:${r.toolName}`, r.paths]));
+    expect(byAgent['right:ls']).toEqual([['root', 'right']]);
+    expect(byAgent['inner:slow']).toEqual([['root', 'left', 'inner']]);
+  });
+
+  it('an agent gated on its own has no known place: it claims none', async () => {
+    const agent = scriptedAgent('a', [call('ls'), say('-')], { tools: [recordingTool('ls')] });
+    const gate = recordingGate();
+    install(agent, { gate });
+    await agent.invoke('go');
+    expect(gate.seen[0]).toMatchObject({ path: [], paths: [] });
+  });
+});
+
+describe('A8: a gate answer is read exactly once', () => {
+  it('a deny whose then appears on a second read stays a deny', async () => {
+    let reads = 0;
+    const twoFaced = {
+      verdict: 'deny',
+      reason: 'no rm',
+      get then() {
+        reads += 1;
+        return reads === 1 ? undefined : (resolve: (d: Decision) => void) => resolve({ verdict: 'allow' });
+      },
+    };
+    const agent = scriptedAgent('a', [call('rm'), say('-')], { tools: [recordingTool('rm')] });
+    install(agent, { gate: { name: 'two-faced', decide: () => twoFaced as unknown as Decision } });
+    await agent.invoke('go');
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: no rm/);
+    expect(reads).toBe(1);
+  });
+
+  for (const granted of ['yes', 1, 'true'] as const) {
+    it(`an approval outcome { granted: ${JSON.stringify(granted)} } does not approve`, async () => {
+      const agent = scriptedAgent('a', [call('rm'), say('-')], { tools: [recordingTool('rm')] });
+      install(agent, {
+        gate: {
+          name: 'asks',
+          decide: () => ({ verdict: 'ask', reason: 'needs a human' }),
+          approval: { via: 'callback', ask: () => ({ granted }) as never },
+        },
+      });
+      await agent.invoke('go');
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/approval refused/);
+    });
+  }
+});
+
+describe('A9: the decision hook never throws, whatever is thrown at it', () => {
+  it('a decision whose getter throws a value that cannot become text refuses, and the run stops', async () => {
+    const poison = {
+      get verdict(): never {
+        throw Object.create(null) as Error;
+      },
+    };
+    const agent = scriptedAgent('a', [call('rm', { path: '/1' }), call('rm', { path: '/2' }), say('done')], {
+      tools: [recordingTool('rm')],
+    });
+    install(agent, { gate: { name: 'poison', decide: () => poison } });
+    const stopped = await settleRun(agent);
+    expect(ran).toEqual([]);
+    expect(agent.model.calls).toBe(1);
+    expect(stopped).toBeInstanceOf(GateFailedError);
+  });
+});
+
+describe('B: a gate failure stops the whole run', () => {
+  function deferred(): { promise: Promise<void>; resolve: () => void } {
+    let resolve = (): void => undefined;
+    const promise = new Promise<void>((r) => {
+      resolve = r;
+    });
+    return { promise, resolve };
+  }
+
+  it('in a fan-out Graph, a sibling already running makes no further call, and no later node runs', async () => {
+    const failed = deferred();
+    const bRanOnce = deferred();
+    const gate: Gate = {
+      name: 'fails-on-a',
+      decide: async (request) => {
+        if (request.agentId === 'a') {
+          // a fails once b is well under way: b's first call ran, its second waits on the gate.
+          await bRanOnce.promise;
+          setTimeout(failed.resolve, 0);
+          throw new Error('policy service down');
+        }
+        if ((request.input as { path?: string }).path === '/2') await failed.promise;
+        return { verdict: 'allow' };
+      },
+    };
+    const start = scriptedAgent('start', [say('go')]);
+    const a = scriptedAgent('a', [call('ls'), say('-')], { tools: [recordingTool('ls')] });
+    const rmThenSignal = new FunctionTool({
+      name: 'rm',
+      description: 'records, and tells the test the first call ran',
+      inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+      callback: (input: unknown) => {
+        ran.push(`rm(${JSON.stringify(input)})@b`);
+        bRanOnce.resolve();
+        return 'ok';
+      },
+    });
+    const b = scriptedAgent(
+      'b',
+      [call('rm', { path: '/1' }), call('rm', { path: '/2' }), call('rm', { path: '/3' }), say('-')],
+      { tools: [rmThenSignal] },
+    );
+    const after = scriptedAgent('after', [call('rm', { path: '/after' }), say('-')], { tools: [recordingTool('rm')] });
+    const graph = new Graph({
+      id: 'g',
+      nodes: [start, a, b, after],
+      edges: [
+        ['start', 'a'],
+        ['start', 'b'],
+        ['b', 'after'],
+      ],
+      maxSteps: 10,
+    });
+    installMultiagent(graph, { gate });
+    const { status } = await runOrchestrator(graph);
+    expect(status).toBe('FAILED');
+    expect(ran).toEqual(['rm({"path":"/1"})@b']);
+  });
+
+  it('the agent that called an agent-as-tool is stopped too', async () => {
+    const inner = scriptedAgent('helper', [call('rm'), say('-')], { tools: [recordingTool('rm')] });
+    const lead = scriptedAgent('lead', [call('helper', { input: 'x' }), call('ls'), say('done')], {
+      tools: [inner, recordingTool('ls')],
+    });
+    const gate: Gate = {
+      name: 'fails-on-rm',
+      decide: (r) => {
+        if (r.toolName === 'rm') throw new Error('boom');
+        return { verdict: 'allow' };
+      },
+    };
+    const graph = new Graph({ id: 'g', nodes: [lead], edges: [] });
+    installMultiagent(graph, { gate });
+    const { status } = await runOrchestrator(graph);
+    expect(status).toBe('FAILED');
+    expect(ran).toEqual([]);
+  });
+
+  it('no other run, concurrent or later, sees the stop', async () => {
+    let fail = true;
+    const gate: Gate = {
+      name: 'flaky',
+      decide: async (r) => {
+        await new Promise((resolve) => setTimeout(resolve, r.agentId === 'x' ? 1 : 15));
+        if (fail && r.agentId === 'x') throw new Error('x fails');
+        return { verdict: 'allow' };
+      },
+    };
+    const failing = new Graph({
+      id: 'one',
+      nodes: [scriptedAgent('x', [call('ls'), call('ls'), say('-')], { tools: [recordingTool('ls')] })],
+      edges: [],
+    });
+    const healthy = new Graph({
+      id: 'two',
+      nodes: [scriptedAgent('y', [call('ls'), say('-')], { tools: [recordingTool('ls')] })],
+      edges: [],
+    });
+    installMultiagent(failing, { gate });
+    installMultiagent(healthy, { gate });
+    const [one, two] = await Promise.all([runOrchestrator(failing), runOrchestrator(healthy)]);
+    expect(one.status).toBe('FAILED');
+    expect(two.status).toBe('COMPLETED');
+    expect(ran).toEqual(['ls({})@y']);
+    fail = false;
+    ran.length = 0;
+    expect((await runOrchestrator(failing)).status).toBe('COMPLETED');
+    expect(ran).toEqual(['ls({})@x']);
+  });
+
+  it('a plain deny is not a failure: the model is told and goes on', async () => {
+    const agent = scriptedAgent('a', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    install(agent, { gate: { name: 'deny', decide: () => ({ verdict: 'deny', reason: 'no' }) } });
+    const result = await agent.invoke('go');
+    expect(result.stopReason).toBe('endTurn');
+    expect(agent.model.calls).toBe(2);
+  });
+});
+
+describe('C: which gate, not only whether', () => {
+  it('every gated node carries its gate; two different gates under one name are a finding', () => {
+    const a = scriptedAgent('a', [say('x')]);
+    const b = scriptedAgent('b', [say('x')]);
+    install(a, { gate: { name: 'policy', id: 'sha-of-strict', decide: () => ({ verdict: 'deny', reason: 'no' }) } });
+    install(b, { gate: { name: 'policy', decide: () => ({ verdict: 'allow' }) } });
+    const report = audit(new Graph({ id: 'g', nodes: [a, b], edges: [] }));
+    const nodeA = report.nodes.find((n) => n.id === 'a')!;
+    const nodeB = report.nodes.find((n) => n.id === 'b')!;
+    expect(nodeA.gate).toEqual({ name: 'policy', id: 'sha-of-strict' });
+    expect(nodeB.gate).toMatchObject({ name: 'policy', perProcess: true });
+    expect(nodeB.gate?.id).toMatch(/^process:/);
+    expect(nodeA.warnings.join('\n')).toMatch(/gate name "policy" is used by 2 different gates/);
+  });
+
+  it('a GatePlugin with no gate while none is configured is blocked, not gated', () => {
+    const agent = scriptedAgent('a', [say('x')], { plugins: [new GatePlugin()] });
+    const report = audit(new Graph({ id: 'g', nodes: [agent], edges: [] }));
+    const node = report.nodes.find((n) => n.id === 'a');
+    expect(node?.status).toBe('blocked');
+    expect(node?.reason).toMatch(/no gate is configured now: every call is refused/);
+  });
+});
+
+describe('D: the checks that only one test can catch', () => {
+  it('a middleware that renames only the call (same tool object) gets it refused by the name check', async () => {
+    const agent = scriptedAgent('n', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
+    install(agent, { gate: recordingGate() });
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      return yield* next({ ...ctx, toolUse: { ...ctx.toolUse, name: 'rm' } });
+    });
+    const stopped = await settleRun(agent);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)[0]).toMatch(/BLOCKED: the tool name changed after the decision/);
+    expect(stopped).toBeInstanceOf(GateFailedError);
+  });
+
+  it('a middleware registered inside the check after the decision gets the call refused', async () => {
+    const agent = scriptedAgent('i', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
+    install(agent, { gate: recordingGate() });
+    // After the decision, a later hook registers a wrap middleware: it would sit between the check and the tool.
+    agent.addHook(
+      BeforeToolCallEvent,
+      () =>
+        void agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+          return yield* next({ ...ctx, toolUse: { ...ctx.toolUse, input: { path: '/etc' } } });
+        }),
+      { order: Infinity },
+    );
+    const stopped = await settleRun(agent);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)[0]).toMatch(/another middleware was registered inside the gate check/);
+    expect(stopped).toBeInstanceOf(GateFailedError);
+  });
+
+  it('the node guard cancels a node whose declaration throws while it is read at run time', async () => {
+    const worker = scriptedAgent('worker', [call('rm'), say('-')], { tools: [recordingTool('rm')] });
+    let armed = false;
+    class Step extends Node {
+      constructor() {
+        super('step', {});
+      }
+      [GOVERNS](): GovernanceDeclaration {
+        // A declaration whose getter throws once armed: reading it fails outside the declaration call itself.
+        return {
+          get agents(): readonly unknown[] {
+            if (armed) throw new Error('declaration broke');
+            return [worker];
+          },
+        };
+      }
+      async *handle(input: unknown): ReturnType<Node['handle']> {
+        yield* [];
+        const result = await worker.invoke(input as string);
+        return { content: result.lastMessage.content };
+      }
+    }
+    const graph = new Graph({ id: 'g', nodes: [new Step()], edges: [] });
+    installMultiagent(graph, { gate: allowAll() });
+    armed = true;
+    const { cancelled } = await runOrchestrator(graph);
+    expect(ran).toEqual([]);
+    expect(cancelled.step).toMatch(/could not be checked: declaration broke/);
+  });
+
+  it('lists frozen agents and frozen orchestrators in one UngateableError, changing nothing', () => {
+    const frozenAgent = Object.freeze(scriptedAgent('cold', [say('x')]));
+    const frozenSwarm = Object.freeze(new Swarm({ id: 'ice', nodes: [scriptedAgent('in', [say('x')])] }));
+    const warm = scriptedAgent('warm', [say('x')]);
+    const graph = new Graph({ id: 'g', nodes: [frozenAgent, frozenSwarm, warm], edges: [] });
+    let error: unknown;
+    try {
+      installMultiagent(graph, { gate: allowAll() });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UngateableError);
+    expect((error as UngateableError).findings.map((f) => `${f.path.join('/')}: ${f.reason}`)).toEqual([
+      'g/cold: is frozen, so no gate can be attached to it',
+      'g/ice: is a frozen Swarm, so no guard can be attached',
+    ]);
+    expect(isGatedAgent(warm)).toBe(false);
+  });
+});

@@ -1,0 +1,232 @@
+/**
+ * Hostile reports for the output property tests: ids, names, tool names, reasons, fixes, warnings, gate
+ * names and ids, modules and refusals drawn from strings that try to forge rows, summaries, markup, XML,
+ * workflow commands and terminal control sequences.
+ */
+import fc from 'fast-check';
+import { summarize } from '../../src/report/audit.js';
+import {
+  type CoverageEdge,
+  type CoverageNode,
+  type CoverageReport,
+  CoverageReportSchema,
+  type NodeStatus,
+} from '../../src/report/schema.js';
+
+/** Strings known to break an output that prints data raw. */
+export const ATTACKS: readonly string[] = [
+  // Terminal: rewrite the row, forge a summary, hide the rest, write the clipboard.
+  'publisher\r✔   publisher  agent      gated      ok\n\ncoverage 100% of 1 tool-running node',
+  '\u001b]52;c;cm0gLXJmIH4=\u0007',
+  '\u001b[8m',
+  '\u001b[2K\r',
+  '\u009b31m',
+  '\u009d52;c;x\u009c',
+  '\u001bP+q\u001b\\',
+  '\u0085',
+  '\u2028',
+  '\u2029',
+  '\r\n',
+  '\n',
+  '\r',
+  '\t',
+  '\u0000',
+  '\u007f',
+  // Bidi, invisible, noncharacters, lone surrogates.
+  '\u202e',
+  '\u2066',
+  '\u2069',
+  '\u200b',
+  '\u200d',
+  '\ufeff',
+  '\u00ad',
+  '\u061c',
+  '\u0600',
+  '\u{e0041}',
+  '\u{1d173}',
+  '\ufffe',
+  '\uffff',
+  '\ud800',
+  '\udfff',
+  // Markup and Markdown.
+  '<!--',
+  '-->',
+  '<script>alert(1)</script>',
+  '<img src=x onerror=alert(1)>',
+  '&amp;',
+  '&',
+  '&#x2028;',
+  '**Coverage 100%**',
+  '\n## gate-audit audit: `x` ✔ fully gated\n',
+  '| ✔ | `x` | agent | gated | ok |  |  |',
+  '|---|',
+  '- [x] done',
+  '[link](javascript:alert(1))',
+  'https://evil.example/x',
+  'www.evil.example',
+  '@octocat',
+  '#1',
+  '$x^2$',
+  ':smile:',
+  '_a_',
+  '~~s~~',
+  '`',
+  '``',
+  '```',
+  ' `x` ',
+  '|',
+  '\\|',
+  '\\',
+  '\\`',
+  // XML.
+  '</testcase>',
+  ']]>',
+  '<![CDATA[',
+  '"',
+  "'",
+  // Workflow commands.
+  '::error::fake',
+  '::notice title=x::y',
+  '%0A::error::x',
+  '%',
+  ',',
+  ':',
+  '::stop-commands::t',
+  // Paths and pictures.
+  '›',
+  ' › ',
+  '#2',
+  '%2F',
+  '/',
+  'end',
+  'subgraph',
+  '"]',
+  '#quot;',
+  '\\n',
+  '\\"',
+  ' ',
+  '',
+];
+
+/** A hostile string: a known attack, or a mix of attacks and random text (any code point). */
+export const hostile: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...ATTACKS),
+  fc
+    .array(
+      fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom(...ATTACKS) },
+        { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 6 }) },
+        { weight: 1, arbitrary: fc.string({ maxLength: 6 }) },
+      ),
+      { minLength: 1, maxLength: 5 },
+    )
+    .map((parts) => parts.join('')),
+);
+
+const STATUSES: readonly NodeStatus[] = ['gated', 'attested', 'accepted', 'ungated', 'ungateable', 'blocked'];
+const KINDS = ['graph', 'swarm', 'agent', 'agent-tool', 'remote', 'custom'] as const;
+
+const nodeSeed = fc.record({
+  parent: fc.nat(),
+  id: hostile,
+  kind: fc.constantFrom(...KINDS),
+  status: fc.constantFrom(...STATUSES),
+  reason: hostile,
+  fix: fc.option(hostile, { nil: undefined }),
+  problem: fc.option(hostile, { nil: undefined }),
+  tools: fc.array(hostile, { maxLength: 2 }),
+  warnings: fc.array(hostile, { maxLength: 2 }),
+  gate: fc.option(fc.record({ name: hostile, id: hostile, perProcess: fc.option(fc.boolean(), { nil: undefined }) }), {
+    nil: undefined,
+  }),
+});
+
+/** Options of the report arbitrary. */
+export interface HostileReportOptions {
+  readonly maxNodes?: number;
+}
+
+/** A valid report (it passes the schema) whose every string is hostile. */
+export function hostileReport(options: HostileReportOptions = {}): fc.Arbitrary<CoverageReport> {
+  return fc
+    .record({
+      seeds: fc.array(nodeSeed, { minLength: 1, maxLength: options.maxNodes ?? 12 }),
+      rootId: hostile,
+      mode: fc.constantFrom('audit' as const, 'plan' as const),
+      bundle: fc.option(
+        fc.array(fc.record({ module: hostile, export: hostile, factory: fc.boolean() }), {
+          minLength: 1,
+          maxLength: 2,
+        }),
+        { nil: undefined },
+      ),
+      flows: fc.array(fc.tuple(fc.nat(), fc.nat(), fc.boolean()), { maxLength: 6 }),
+      refusals: fc.array(fc.record({ at: fc.nat(), reason: hostile, fix: hostile, kind: hostile }), { maxLength: 2 }),
+    })
+    .map(({ seeds, rootId, mode, bundle, flows, refusals }) => {
+      const labels = bundle?.map((source, i) => `${source.module}#${source.export}#${i}`) ?? [];
+      const taken = new Set<string>();
+      const nodes: CoverageNode[] = [];
+      seeds.forEach((seed, i) => {
+        // The first node, and any whose parent draw is 0, starts a new root; others hang under an earlier node.
+        const pick = i === 0 ? 0 : seed.parent % (i + 1);
+        const parentPath =
+          pick === 0
+            ? labels.length > 0
+              ? [labels[seed.parent % labels.length] as string]
+              : []
+            : nodes[pick - 1]!.path;
+        let id = seed.id;
+        for (let n = 2; taken.has(JSON.stringify([...parentPath, id])); n++) id = `${seed.id}#${n}`;
+        const path = [...parentPath, id];
+        taken.add(JSON.stringify(path));
+        nodes.push({
+          path,
+          id,
+          kind: seed.kind,
+          status: seed.status,
+          reason: seed.reason,
+          ...(seed.fix === undefined ? {} : { fix: seed.fix }),
+          ...(seed.problem === undefined ? {} : { problem: seed.problem }),
+          tools: seed.tools,
+          toolsUnknownUntilInit: seed.tools.length === 1,
+          warnings: seed.warnings,
+          ...(seed.gate === undefined
+            ? {}
+            : {
+                gate: {
+                  name: seed.gate.name,
+                  id: seed.gate.id,
+                  ...(seed.gate.perProcess === undefined ? {} : { perProcess: seed.gate.perProcess }),
+                },
+              }),
+        });
+      });
+      const edges: CoverageEdge[] = flows.map(([a, b, conditional]) => ({
+        from: nodes[a % nodes.length]!.path,
+        to: nodes[b % nodes.length]!.path,
+        kind: 'flow' as const,
+        ...(conditional ? { conditional } : {}),
+      }));
+      const report: CoverageReport = {
+        schemaVersion: 2,
+        mode,
+        root: { id: bundle === undefined ? rootId : 'gate-audit', kind: bundle === undefined ? 'graph' : 'bundle' },
+        nodes,
+        edges,
+        summary: summarize(nodes),
+        refusals: refusals.map((r) => ({
+          path: nodes[r.at % nodes.length]!.path,
+          kind: r.kind,
+          reason: r.reason,
+          fix: r.fix,
+        })),
+        sources: (bundle ?? []).map((source, i) => ({ ...source, path: [labels[i] as string] })),
+      };
+      return CoverageReportSchema.parse(report);
+    });
+}
+
+/** The colour and style sequences ink writes itself (stripped before a frame is checked). */
+// eslint-disable-next-line no-control-regex
+export const SGR = /\u001b\[[0-9;]*m/g;
