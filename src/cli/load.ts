@@ -10,9 +10,10 @@
  * - the whole import is bounded by the timeout, not only factories.
  *
  * Recognition is by shape, not `instanceof`, because the module may load its own copy of the SDK (the walker
- * then reports the mismatch). The SDK and gate-audit are loaded by Node itself, never transpiled by jiti:
- * the SDK ships no CommonJS build, so a `require` of it from a `.cts`/`.cjs` module used to make jiti
- * transpile a second set of its classes, reported as "a different copy of @strands-agents/sdk".
+ * then reports the mismatch). The SDK is loaded by Node itself, never transpiled by jiti: it ships no
+ * CommonJS build, so a `require` of it from a `.cts`/`.cjs` module used to make jiti transpile it into a
+ * second set of its classes, reported as "a different copy of @strands-agents/sdk". (A gate-audit the module
+ * imports may be jiti's own copy: its marks are `Symbol.for` keys and errors are recognised by shape.)
  */
 import { existsSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -101,9 +102,9 @@ export interface LoadOptions {
 /** The mark `gatedFactory` puts on the functions it returns. */
 export const GATED_FACTORY_MARK = Symbol.for('gate-audit.gated-factory.v1');
 
-// Node loads these itself (shared with gate-audit's own imports), so their classes are the ones gate-audit
-// checks against, whether the user's module imports or requires them.
-const NATIVE_MODULES = ['@strands-agents/sdk', 'gate-audit'];
+// Node loads the SDK itself (shared with gate-audit's own import of it), so its classes are the ones
+// gate-audit checks against, whether the user's module imports or requires it.
+const NATIVE_MODULES = ['@strands-agents/sdk'];
 
 const nodeRequire = createRequire(import.meta.url);
 
@@ -276,7 +277,7 @@ export function forgetLoaded(files: Iterable<string>): void {
 
 /**
  * Imports a module the way gate-audit loads users' code: jiti (TypeScript, the `paths` of the nearest
- * tsconfig), the SDK and gate-audit loaded natively, stdout diverted, the whole import bounded.
+ * tsconfig), the SDK loaded natively, stdout diverted, the whole import bounded.
  *
  * @param absolute - the module's absolute path
  * @param shown - its name in messages

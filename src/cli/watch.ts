@@ -1,7 +1,7 @@
 /**
  * `--watch`: audit again when a file the last run read changes (the configuration, a module, or a project
  * file a module imports). Folders are watched rather than files, so an editor that saves by replacing the
- * file is still seen. Each run loads its modules afresh; the SDK and gate-audit stay loaded once.
+ * file is still seen. Each run loads its modules afresh; the SDK stays loaded once.
  */
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
