@@ -22,6 +22,7 @@ import {
 } from '../dist/index.js';
 import { call, ScriptedModel, say } from '../fixtures/support/scripted-model.js';
 import { alternate, type Row, round, row as makeRow, settle } from './stats.js';
+import { shellDecision } from './shell-decision.js';
 import { buildTree } from './trees.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -342,6 +343,7 @@ async function main(): Promise<void> {
       () => cliColdStart('fixtures/graphs/research-graph.ts', 'cli-cold-start-plain-sdk'),
     ],
     ['decision log', decisionLog],
+    ['shell-decision', async () => void rows.push(await shellDecision(scale(30)))],
   ];
   for (const [name, step] of steps) {
     const t = performance.now();

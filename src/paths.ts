@@ -9,6 +9,12 @@
  */
 
 /**
+ * The segment for a missing or empty id. It starts with `#`, which no escaped id contains, so it can never
+ * be mistaken for a real id (a node really called `(unnamed)` keeps its own segment).
+ */
+export const UNNAMED = '#unnamed';
+
+/**
  * The segment for an id: `%`, `/` and `#` percent-escaped.
  *
  * @param id - a raw id (of an orchestrator, node, agent or tool)
@@ -22,7 +28,7 @@ export function escapeSegment(id: string): string {
  * The segment of a value's id, or `fallback` when it has none: what the walk and the gates use.
  *
  * @param id - the id as read (anything)
- * @param fallback - the segment for a missing or empty id, e.g. `(unnamed)`
+ * @param fallback - the segment for a missing or empty id (`UNNAMED`)
  */
 export function segmentOf(id: unknown, fallback: string): string {
   return typeof id === 'string' && id !== '' ? escapeSegment(id) : fallback;

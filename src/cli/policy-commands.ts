@@ -1,14 +1,18 @@
 /**
- * The policy subcommands: `gate-audit check-policy <policy> <module...>` shows what a policy says about
- * every agent's tools before anything runs; `gate-audit verify-log <file>` checks a chained decision log.
+ * The policy subcommands: `gate-audit check-policy <policy> [module...]` validates a policy and shows what
+ * it says about every agent's tools before anything runs; `gate-audit verify-log <file>` checks a chained decision log.
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { resolve, sep } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { checkPolicy } from '../policy/check-policy.js';
-import type { StaticVerdict } from '../policy/compile.js';
+import { PolicyError } from '../errors.js';
+import { joinPath } from '../paths.js';
+import { type AgentVerdicts, type CheckProblem, checkPolicy, policyProblems } from '../policy/check-policy.js';
+import type { CompiledPolicy, StaticVerdict } from '../policy/compile.js';
 import { verifyLog } from '../policy/decision-log.js';
 import { loadCompiledPolicy } from '../policy/load.js';
+import { policyId } from '../policy/policy-gate.js';
+import { visible } from '../text.js';
 import { loadModules } from './load.js';
 
 /** Where a subcommand writes. */
@@ -34,62 +38,207 @@ function subcommand(name: string, streams: Streams): Command {
 
 function describe(verdict: StaticVerdict): string {
   if (verdict.verdict !== 'depends') {
-    return verdict.rule === 'default' ? 'default: no rule covers it' : `rule ${verdict.rule}`;
+    return verdict.rule === 'default' ? 'default: no rule covers it' : `rule ${visible(verdict.rule)}`;
   }
-  const conditional = verdict.conditional.map((c) => `${c.verdict} if ${c.rule} matches`).join(', ');
+  const conditional = verdict.conditional.map((c) => `${c.verdict} if ${visible(c.rule)} matches`).join(', ');
   const otherwise =
     verdict.rule === 'default'
       ? `${verdict.otherwise ?? '?'} (default)`
-      : `${verdict.otherwise ?? '?'} (${verdict.rule})`;
+      : `${verdict.otherwise ?? '?'} (${visible(verdict.rule)})`;
   return `${conditional}, else ${otherwise}`;
 }
 
-/**
- * `gate-audit check-policy <policy> <module...>`.
- *
- * @returns the exit code: 0, or 2 for an invalid policy or a module that cannot be loaded
- */
-export async function checkPolicyCommand(argv: readonly string[], streams: Streams, cwd: string): Promise<number> {
-  const command = subcommand('check-policy', streams)
-    .description('Show, per agent, each tool and the verdict the policy gives it before any input is known.')
-    .argument('<policy>', 'the policy file (YAML or JSON)')
-    .argument('<module...>', 'modules exporting a Graph, a Swarm, or a factory of one')
-    .option('--export <name>', 'check only this export of each module')
-    .option('--timeout <ms>', 'how long an exported factory may take', msArg, 30_000)
-    .addHelpText('after', '\nExit codes: 0 checked · 2 invalid policy, usage or load error');
-  command.parse([...argv], { from: 'user' });
-  const [policyPath, ...modules] = command.args as [string, ...string[]];
-  const options = command.opts<{ export?: string; timeout: number }>();
-  const compiled = loadCompiledPolicy(resolve(cwd, policyPath));
-  const found = await loadModules(modules, {
-    ...(options.export === undefined ? {} : { exportName: options.export }),
-    timeoutMs: options.timeout,
-    cwd,
-    noise: (chunk) => void streams.stderr.write(chunk),
-  });
+const CHECK_FORMATS = ['text', 'json', 'sarif'] as const;
+type CheckFormat = (typeof CHECK_FORMATS)[number];
+
+function formatArg(value: string): CheckFormat {
+  if (!(CHECK_FORMATS as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`expected one of ${CHECK_FORMATS.join(', ')}`);
+  }
+  return value as CheckFormat;
+}
+
+interface CheckedModule {
+  readonly module: string;
+  readonly exportName: string;
+  readonly agents: readonly AgentVerdicts[];
+}
+
+function checkText(
+  policyPath: string,
+  compiled: CompiledPolicy,
+  checked: readonly CheckedModule[],
+  problems: readonly CheckProblem[],
+): string {
   const { policy } = compiled;
+  const presets = [...new Set(compiled.origins.values())];
   const lines = [
-    `gate-audit check-policy: ${policyPath} (${policy.rules.length} rule${policy.rules.length === 1 ? '' : 's'}, default ${policy.default})`,
+    `gate-audit check-policy: ${visible(policyPath)} (${policy.rules.length} rule${policy.rules.length === 1 ? '' : 's'}, default ${policy.default}${
+      presets.length === 0 ? '' : `, extends ${presets.join(', ')}`
+    })`,
   ];
   let atDefault = 0;
-  for (const source of found) {
-    lines.push('', `${source.module}#${source.exportName}`);
-    for (const agent of checkPolicy(compiled, source.orchestrator)) {
-      lines.push(`  ${agent.path.join(' › ')}`);
+  for (const source of checked) {
+    lines.push('', `${visible(source.module)}#${visible(source.exportName)}`);
+    for (const agent of source.agents) {
+      lines.push(`  ${agent.path.map(visible).join(' › ')}`);
+      if (agent.places.length > 1) {
+        lines.push(
+          `    (also at ${agent.places
+            .slice(1)
+            .map((p) => p.map(visible).join(' › '))
+            .join('; ')}: path rules hold for every place)`,
+        );
+      }
       if (agent.tools.length === 0) lines.push('    (no tools)');
-      const width = Math.max(0, ...agent.tools.map((t) => t.tool.length));
+      const width = Math.max(0, ...agent.tools.map((t) => visible(t.tool).length));
       for (const tool of agent.tools) {
         if (tool.verdict !== 'depends' && tool.rule === 'default') atDefault += 1;
-        lines.push(`    ${tool.tool.padEnd(width)}  ${tool.verdict.padEnd(7)}  ${describe(tool)}`);
+        lines.push(`    ${visible(tool.tool).padEnd(width)}  ${tool.verdict.padEnd(7)}  ${describe(tool)}`);
+        const notes = [
+          ...(tool.vended === undefined ? [] : [`SDK ${tool.vended}`]),
+          ...(tool.runtime === 'swarm-handoff' ? ['added by the Swarm at run time'] : []),
+          ...(tool.runtime === 'structured-output' ? ['added at run time for the structured output schema'] : []),
+        ];
+        if (tool.vended !== undefined) {
+          notes.push(tool.rules.length === 0 ? 'no rule covers it' : `rules: ${tool.rules.map(visible).join(', ')}`);
+        }
+        if (notes.length > 0) lines.push(`    ${' '.repeat(width)}  ${' '.repeat(7)}  (${notes.join('; ')})`);
       }
     }
   }
-  lines.push(
-    '',
-    `${atDefault} tool${atDefault === 1 ? '' : 's'} fall${atDefault === 1 ? 's' : ''} to the default (${policy.default})`,
-  );
-  streams.stdout.write(`${lines.join('\n')}\n`);
-  return 0;
+  if (checked.length > 0) {
+    lines.push(
+      '',
+      `${atDefault} tool${atDefault === 1 ? '' : 's'} fall${atDefault === 1 ? 's' : ''} to the default (${policy.default})`,
+    );
+  }
+  for (const problem of problems) lines.push(`${problem.level}: ${visible(problem.message)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function checkJson(
+  policyPath: string,
+  compiled: CompiledPolicy,
+  checked: readonly CheckedModule[],
+  problems: readonly CheckProblem[],
+): string {
+  const { policy } = compiled;
+  return `${JSON.stringify(
+    {
+      policy: policyPath,
+      id: policyId(policy),
+      default: policy.default,
+      rules: policy.rules.map((r) => ({ id: r.id, verdict: r.verdict, preset: compiled.origins.get(r.id) ?? null })),
+      modules: checked,
+      problems,
+    },
+    null,
+    2,
+  )}\n`;
+}
+
+function checkSarif(policyPath: string, problems: readonly CheckProblem[]): string {
+  const codes = [...new Set(problems.map((p) => p.code))];
+  const sarif = {
+    version: '2.1.0',
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'gate-audit check-policy',
+            informationUri: 'https://www.npmjs.com/package/gate-audit',
+            rules: codes.map((code) => ({ id: code, shortDescription: { text: code.replaceAll('-', ' ') } })),
+          },
+        },
+        results: problems.map((p) => ({
+          ruleId: p.code,
+          level: p.level,
+          message: { text: visible(p.message) },
+          locations: [{ physicalLocation: { artifactLocation: { uri: policyPath.split(sep).join('/') } } }],
+          properties: {
+            ...(p.rule === undefined ? {} : { rule: p.rule }),
+            ...(p.path === undefined ? {} : { path: joinPath(p.path) }),
+            ...(p.tool === undefined ? {} : { tool: p.tool }),
+          },
+        })),
+      },
+    ],
+  };
+  return `${JSON.stringify(sarif, null, 2)}\n`;
+}
+
+/**
+ * `gate-audit check-policy <policy> [module...]`.
+ *
+ * @returns the exit code: 0, 1 with `--strict` when a problem is an error, 2 for an invalid policy, a usage
+ *   or a load error
+ */
+export async function checkPolicyCommand(argv: readonly string[], streams: Streams, cwd: string): Promise<number> {
+  const command = subcommand('check-policy', streams)
+    .description(
+      'Validate a policy and show, per agent, each tool, the verdict the policy gives it before any input is known and the rules that cover it.',
+    )
+    .argument('<policy>', 'the policy file (YAML or JSON)')
+    .argument(
+      '[module...]',
+      'modules exporting a Graph, a Swarm, or a factory of one (none: validate the policy alone)',
+    )
+    .option('--export <name>', 'check only this export of each module')
+    .option('--timeout <ms>', 'how long an exported factory may take', msArg, 30_000)
+    .option('--format <format>', `output format: ${CHECK_FORMATS.join(', ')}`, formatArg, 'text')
+    .option('--strict', 'exit 1 when a rule matches no known tool or a tool falls to the default')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 checked · 1 a problem under --strict · 2 invalid policy, usage or load error',
+    );
+  command.parse([...argv], { from: 'user' });
+  const [policyPath, ...modules] = command.args as [string, ...string[]];
+  const options = command.opts<{ export?: string; timeout: number; format: CheckFormat; strict?: boolean }>();
+  let compiled: CompiledPolicy;
+  try {
+    compiled = loadCompiledPolicy(resolve(cwd, policyPath));
+  } catch (error) {
+    if (!(error instanceof PolicyError)) throw error;
+    // The issues name keys and values from the document: every one neutralised before it is printed.
+    const line = (i: PolicyError['issues'][number]): string =>
+      `file=<${visible(error.file)}>${i.rule === undefined ? '' : `, rule=<${visible(i.rule)}>`}, field=<${visible(i.field)}> | ${visible(i.message)}`;
+    const [only] = error.issues;
+    streams.stderr.write(
+      error.issues.length === 1 && only !== undefined
+        ? `gate-audit: ${line(only)}\n`
+        : `gate-audit: file=<${visible(error.file)}> | invalid policy (${error.issues.length} problems)\n${error.issues.map((i) => `  - ${line(i)}\n`).join('')}`,
+    );
+    return 2;
+  }
+  const found =
+    modules.length === 0
+      ? []
+      : await loadModules(modules, {
+          ...(options.export === undefined ? {} : { exportName: options.export }),
+          timeoutMs: options.timeout,
+          cwd,
+          noise: (chunk) => void streams.stderr.write(chunk),
+        });
+  const checked = found.map((source) => ({
+    module: source.module,
+    exportName: source.exportName,
+    agents: checkPolicy(compiled, source.orchestrator),
+  }));
+  const problems = policyProblems(
+    compiled,
+    checked.flatMap((c) => c.agents),
+    modules.length > 0,
+  ).map((p) => (options.strict === true || p.level !== 'error' ? p : { ...p, level: 'warning' as const }));
+  const output =
+    options.format === 'json'
+      ? checkJson(policyPath, compiled, checked, problems)
+      : options.format === 'sarif'
+        ? checkSarif(policyPath, problems)
+        : checkText(policyPath, compiled, checked, problems);
+  streams.stdout.write(output);
+  return problems.some((p) => p.level === 'error') ? 1 : 0;
 }
 
 /**

@@ -202,27 +202,3 @@ export function isGate(value: unknown): value is Gate {
     typeof (value as Gate).decide === 'function'
   );
 }
-
-/**
- * Checks that a gate's answer is a `Decision`; anything else is a gate error.
- *
- * @returns the decision, or a description of what is wrong with it
- */
-export function checkDecision(value: unknown): { decision: Decision } | { error: string } {
-  if (typeof value !== 'object' || value === null) return { error: `decision is ${describe(value)}, not an object` };
-  const { verdict, reason, rule } = value as Record<string, unknown>;
-  if (rule !== undefined && typeof rule !== 'string') return { error: `decision rule is ${describe(rule)}` };
-  const named = rule === undefined ? {} : { rule };
-  if (verdict === 'allow') return { decision: { verdict, ...named } };
-  if (verdict === 'deny' || verdict === 'ask') {
-    if (typeof reason !== 'string' || reason.trim() === '') return { error: `a ${verdict} decision has no reason` };
-    return { decision: { verdict, reason, ...named } };
-  }
-  return { error: `decision verdict is ${describe(verdict)}` };
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
-  return typeof value;
-}

@@ -15,7 +15,7 @@ import {
   SdkMismatchError,
   UngateableError,
 } from '../errors.js';
-import { joinPath, segmentOf } from '../paths.js';
+import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { agentGateState, classifyExecutor, openNode } from '../walker/classify.js';
 import { agentGateMark, gatePluginGate, isGatePlugin } from '../walker/marks.js';
 import {
@@ -248,7 +248,7 @@ function existingHandle(agent: Agent): AgentGate {
   const mark = agentGateMark(agent);
   return {
     agent,
-    path: mark?.path ?? [segmentOf(readData(agent, 'id'), '(agent)')],
+    path: mark?.path ?? [segmentOf(readData(agent, 'id'), UNNAMED)],
     gateName: mark?.gateName ?? 'unknown',
     isActive: () => agentGateState(agent) === 'gated',
     uninstall: () => undefined,
@@ -300,7 +300,7 @@ function lockTree(inventory: Inventory): void {
 export function install(agent: Agent, options?: InstallOptions): AgentGate {
   const subject = `install(agent "${String(readData(agent, 'id'))}")`;
   const classified = classifyExecutor(agent);
-  const path = [segmentOf(readData(agent, 'id'), '(agent)')];
+  const path = [segmentOf(readData(agent, 'id'), UNNAMED)];
   if (classified.kind !== 'agent' || classified.problem !== undefined) {
     const problem = classified.problem ?? {
       kind: 'foreign-executor' as const,

@@ -5,7 +5,7 @@
  */
 import type { Agent, Plugin } from '@strands-agents/sdk';
 import { UngateableError } from '../errors.js';
-import { segmentOf } from '../paths.js';
+import { segmentOf, UNNAMED } from '../paths.js';
 import { agentGateState, classifyExecutor } from '../walker/classify.js';
 import { GATE_PLUGIN_MARK, type GatePluginMark } from '../walker/marks.js';
 import { type GateSource, installAgentGate, lockAgent } from './agent-gate.js';
@@ -44,7 +44,7 @@ export class GatePlugin implements Plugin {
    */
   initAgent(agent: Agent): void {
     if (agentGateState(agent) === 'gated') return;
-    const path = [segmentOf(agent.id, '(agent)')];
+    const path = [segmentOf(agent.id, UNNAMED)];
     const classified = classifyExecutor(agent);
     if (classified.problem !== undefined) throw new UngateableError([{ path, ...classified.problem }]);
     installAgentGate(agent, this.gateSource(), path);

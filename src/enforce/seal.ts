@@ -20,7 +20,7 @@ import type {
   MiddlewareHandlerOf,
 } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
-import { segmentOf } from '../paths.js';
+import { segmentOf, UNNAMED } from '../paths.js';
 import { readAgentTool, readData } from '../walker/sdk-internals.js';
 import { agentIdOf, BLOCKED, ERROR, type GateState, recordBestEffort, refusalResult, viewOf } from './call.js';
 import { canonicalInput } from './digest.js';
@@ -147,7 +147,7 @@ export function createExecutionCheck(state: GateState): ExecuteToolHandler {
     };
     const callee = readAgentTool(sealed.tool);
     if (callee.kind === 'agent-tool' && sealed.paths.length > 0) {
-      const segment = segmentOf(readData(sealed.tool, 'name'), '(unnamed)');
+      const segment = segmentOf(readData(sealed.tool, 'name'), UNNAMED);
       const store: CalledAt = {
         agent: callee.agent as CalledAt['agent'],
         paths: sealed.paths.map((path) => [...path, segment]),

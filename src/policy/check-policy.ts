@@ -1,27 +1,66 @@
 /**
- * What a policy says about each agent's tools before anything runs: per agent of an orchestrator tree,
- * each known tool and its verdict when it does not depend on the input, so tools that fall to `default`
- * are visible. Pure: it walks the tree and reads tool registries, nothing else.
+ * What a policy says about each agent's tools before anything runs: per agent of an orchestrator tree
+ * (with every place it sits at), each known tool, its verdict when it does not depend on the input, the
+ * rules that cover it, and whether it is one of the SDK's vended tools; plus the problems a team wants to
+ * hear about (rules that match no known tool, tools that fall to `default`, a Swarm that can never hand
+ * off). Pure: it walks the trees and reads tool registries, nothing else.
  */
 import { listTools } from '../walker/sdk-internals.js';
 import { walk } from '../walker/walk.js';
 import type { CompiledPolicy, StaticVerdict } from './compile.js';
+import { closest } from './load.js';
 
-/** The tool a Swarm adds to each of its agents for the handoff, at run time only. */
+/** The tool a Swarm adds to each of its agents for the handoff, and an agent with a structured output schema gets. */
 export const HANDOFF_TOOL = 'strands_structured_output';
+
+/** The SDK's vended tools, by their default names. */
+export const VENDED_TOOLS: Readonly<Record<string, string>> = {
+  bash: 'vended-tools/bash',
+  shell: 'vended-tools/shell',
+  fileEditor: 'vended-tools/file-editor',
+  notebook: 'vended-tools/notebook',
+  http_request: 'vended-tools/http-request',
+  web_fetch: 'vended-tools/web-fetch',
+};
 
 /** One tool of one agent and what the policy says about it. */
 export interface ToolVerdict extends StaticVerdict {
   /** The tool name. */
   readonly tool: string;
+  /** Ids of the rules whose tool globs (and paths) cover it, in policy order. */
+  readonly rules: readonly string[];
+  /** For a tool named like one of the SDK's vended tools: which one. */
+  readonly vended?: string;
+  /** The structured-output tool (added at run time for a Swarm member or a `structuredOutputSchema`). */
+  readonly runtime?: 'swarm-handoff' | 'structured-output';
 }
 
 /** One agent of the tree and its tools. */
 export interface AgentVerdicts {
-  /** Where the agent sits: orchestrator id, node ids, agent-as-tool names. */
+  /** Where the agent sits first: orchestrator id, node ids, agent-as-tool names. */
   readonly path: readonly string[];
-  /** Its tools, in registry order (plus the Swarm handoff tool for a Swarm's agents). */
+  /** Every place it sits at (more than one when the same agent is used in several places). */
+  readonly places: readonly (readonly string[])[];
+  /** Whether it is a member of a Swarm (at any of its places). */
+  readonly swarmMember: boolean;
+  /** Its tools, in registry order (plus the structured-output tool it gets at run time). */
   readonly tools: readonly ToolVerdict[];
+}
+
+/** A problem `check-policy` reports. */
+export interface CheckProblem {
+  /** `error` fails `--strict`; `warning` is shown; `note` explains. */
+  readonly level: 'error' | 'warning' | 'note';
+  /** A stable code. */
+  readonly code: 'rule-matches-no-tool' | 'falls-to-default' | 'handoff-denied' | 'type-rule' | 'no-modules';
+  /** What is wrong and how to fix it (values from data are raw here: renderers escape them). */
+  readonly message: string;
+  /** The rule concerned. */
+  readonly rule?: string;
+  /** The agent concerned. */
+  readonly path?: readonly string[];
+  /** The tool concerned. */
+  readonly tool?: string;
 }
 
 function toolName(tool: unknown): string | undefined {
@@ -29,8 +68,16 @@ function toolName(tool: unknown): string | undefined {
   return typeof name === 'string' ? name : undefined;
 }
 
+/** Whether an agent was built with a `structuredOutputSchema` (read as data, never through a getter). */
+function hasStructuredOutputSchema(agent: object): boolean {
+  const descriptor = Object.getOwnPropertyDescriptor(agent, '_structuredOutputSchema');
+  return (
+    descriptor !== undefined && 'value' in descriptor && descriptor.value !== undefined && descriptor.value !== null
+  );
+}
+
 /**
- * The verdict of every known tool of every local agent in an orchestrator tree.
+ * The verdict of every known tool of every local agent in one or more orchestrator trees.
  *
  * @param policy - a compiled policy
  * @param orchestrator - a Graph or Swarm
@@ -38,12 +85,116 @@ function toolName(tool: unknown): string | undefined {
  */
 export function checkPolicy(policy: CompiledPolicy, orchestrator: unknown): AgentVerdicts[] {
   const inventory = walk(orchestrator);
-  const swarms = new Set(inventory.entries.filter((e) => e.kind === 'swarm').map((e) => e.path.join('\u0000')));
+  const swarms = new Set(inventory.entries.filter((e) => e.kind === 'swarm').map((e) => JSON.stringify(e.path)));
   return inventory.agents.map(({ agent, path }) => {
+    const places = inventory.entries.filter((e) => e.target === agent && e.problem === undefined).map((e) => e.path);
+    if (places.length === 0) places.push(path);
+    const swarmMember = places.some((p) => swarms.has(JSON.stringify(p.slice(0, -1))));
     const names = listTools(agent)
       .map(toolName)
       .filter((n): n is string => n !== undefined);
-    if (swarms.has(path.slice(0, -1).join('\u0000')) && !names.includes(HANDOFF_TOOL)) names.push(HANDOFF_TOOL);
-    return { path, tools: names.map((tool) => ({ tool, ...policy.staticVerdict(tool, path) })) };
+    const runtime = new Map<string, ToolVerdict['runtime']>();
+    if (!names.includes(HANDOFF_TOOL)) {
+      if (swarmMember) runtime.set(HANDOFF_TOOL, 'swarm-handoff');
+      else if (hasStructuredOutputSchema(agent)) runtime.set(HANDOFF_TOOL, 'structured-output');
+      if (runtime.has(HANDOFF_TOOL)) names.push(HANDOFF_TOOL);
+    }
+    const tools = names.map((tool): ToolVerdict => {
+      const rules = policy.rules
+        .filter(
+          (r) =>
+            r.matchesTool(tool) && (r.rule.paths === undefined || places.some((p) => r.matchesPlaces([p.join('/')]))),
+        )
+        .map((r) => r.rule.id);
+      const vended = VENDED_TOOLS[tool];
+      const kind = runtime.get(tool);
+      return {
+        tool,
+        ...policy.staticVerdict(tool, places),
+        rules,
+        ...(vended === undefined ? {} : { vended }),
+        ...(kind === undefined ? {} : { runtime: kind }),
+      };
+    });
+    return { path, places, swarmMember, tools };
   });
+}
+
+/**
+ * The problems worth reporting about a policy and the agents it was checked against.
+ *
+ * @param policy - the compiled policy
+ * @param agents - every agent checked (none when the policy is checked alone)
+ * @param checkedModules - whether any module was loaded (rules are matched against known tools only then)
+ */
+export function policyProblems(
+  policy: CompiledPolicy,
+  agents: readonly AgentVerdicts[],
+  checkedModules: boolean,
+): CheckProblem[] {
+  const problems: CheckProblem[] = [];
+  const known = new Set(agents.flatMap((a) => a.tools.map((t) => t.tool)));
+  if (checkedModules) {
+    for (const compiled of policy.rules) {
+      const { rule } = compiled;
+      // A preset's rules for tools the app does not have are not typos: presets cover every vended tool.
+      if (policy.origins.has(rule.id)) continue;
+      if ([...known].some((tool) => compiled.matchesTool(tool))) continue;
+      const candidates = new Set([...known, ...Object.keys(VENDED_TOOLS), HANDOFF_TOOL]);
+      const hint = rule.tools.map((glob) => closest(glob, candidates)).find((t) => t !== undefined);
+      problems.push({
+        level: 'error',
+        code: 'rule-matches-no-tool',
+        rule: rule.id,
+        message: `rule ${rule.id}: its tools (${rule.tools.join(', ')}) match no tool of the checked agents${
+          hint === undefined ? ' | check the names, or remove the rule' : ` | did you mean "${hint}"?`
+        }`,
+      });
+    }
+    for (const agent of agents) {
+      for (const tool of agent.tools) {
+        if (tool.verdict !== 'depends' && tool.rule === 'default') {
+          problems.push({
+            level: 'error',
+            code: 'falls-to-default',
+            path: agent.path,
+            tool: tool.tool,
+            message: `${tool.tool} of ${agent.path.join(' › ')} falls to the default (${tool.verdict}) | add a rule for it`,
+          });
+        }
+        if (
+          tool.runtime === 'swarm-handoff' &&
+          (tool.verdict === 'deny' || (tool.verdict === 'depends' && tool.otherwise === 'deny'))
+        ) {
+          problems.push({
+            level: 'warning',
+            code: 'handoff-denied',
+            path: agent.path,
+            tool: tool.tool,
+            message: `${agent.path.join(' › ')} is a Swarm member whose handoff tool (${tool.tool}) is denied${
+              tool.verdict === 'depends' ? ' unless a conditional rule allows it' : ''
+            }: it can never hand off | allow ${tool.tool} for it`,
+          });
+        }
+      }
+    }
+  } else {
+    problems.push({
+      level: 'note',
+      code: 'no-modules',
+      message:
+        "no module given: the policy was validated alone (rules are matched against agents' tools only with modules)",
+    });
+  }
+  if (policy.rules.some((r) => r.conditional && r.rule.verdict !== 'allow')) {
+    problems.push({
+      level: 'note',
+      code: 'type-rule',
+      message:
+        'a deny or ask condition holds when its argument is present with the wrong type (a string where a number is ' +
+        'expected, a value wrapped in an array or object, a number that is not finite) or not known exactly (a shell ' +
+        'word that is a glob, a relative path without cwd); an allow condition then does not',
+    });
+  }
+  return problems;
 }

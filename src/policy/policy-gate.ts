@@ -2,6 +2,8 @@
  * `policyGate`: a `Gate` backed by a policy document, with an approval path for `ask` and a decision log.
  * `gateOptions` turns the options shared with `interventionGate` into the gate's `approval` and `record`.
  */
+import { createHash } from 'node:crypto';
+import { canonicalJson } from '../enforce/digest.js';
 import type { ApprovalPath, Gate, GateRecord } from '../enforce/gate.js';
 import { GateAuditError } from '../errors.js';
 import { type ApprovalSecret, type Approver, approverApprovals, tokenApprovals } from './approval.js';
@@ -63,8 +65,19 @@ export function gateOptions(
 }
 
 /**
+ * The identity of a policy: the SHA-256 (hex) of its canonical JSON (sorted keys) after its presets are
+ * resolved, so two policies with different rules never share an id, whatever their gates are named.
+ *
+ * @param policy - a policy with its presets resolved
+ */
+export function policyId(policy: Policy): string {
+  return createHash('sha256').update(canonicalJson(policy)).digest('hex');
+}
+
+/**
  * A gate that decides every tool call by a policy: the most restrictive matching rule wins
- * (deny > ask > allow), `default` applies when none matches, and each decision names its rule.
+ * (deny > ask > allow), `default` applies when none matches, and each decision names its rule. Its `id`
+ * is `policyId` of the policy, presets resolved.
  *
  * `ask` is settled by `approvals` (the SDK interrupt, answered with an `approve()` token), or by `approver`
  * (in-process); with neither it refuses the call, saying no approval path is configured.
@@ -79,6 +92,7 @@ export function policyGate(policy: Policy | PolicyInput, options?: GateOptions):
   const { name = 'policy', approval, record } = gateOptions(options, 'policyGate');
   return {
     name,
+    id: policyId(compiled.policy),
     decide: (request) => compiled.decide(request),
     ...(approval === undefined ? {} : { approval }),
     ...(record === undefined ? {} : { record: (entry: GateRecord) => record(name, entry) }),

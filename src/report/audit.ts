@@ -9,7 +9,7 @@ import { configuredDefaultGate, type Gate, isGate } from '../enforce/gate.js';
 import { gateIdentity } from '../enforce/gate-identity.js';
 import { type AcceptEntry, acceptedEntries, preflight } from '../enforce/install.js';
 import { joinPath } from '../paths.js';
-import { hasHiddenCharacters } from '../text.js';
+import { hasHiddenCharacters, quoted, visiblePath } from '../text.js';
 import { agentGateState, hasNodeGuard, type Problem } from '../walker/classify.js';
 import { agentGateMark, gatePluginGate, isGatePlugin, nodeGuardMark } from '../walker/marks.js';
 import {
@@ -441,7 +441,9 @@ export function plan(orchestrator: unknown, options: AuditOptions = {}): Coverag
 export function notGatedLines(report: CoverageReport): string[] {
   return report.nodes
     .filter((n) => nodeFailsRun(n))
-    .map((n) => `"${n.path.join(' › ')}" is ${n.status}: ${n.reason}${n.fix === undefined ? '' : ` | ${n.fix}`}`);
+    .map(
+      (n) => `${quoted(visiblePath(n.path))} is ${n.status}: ${n.reason}${n.fix === undefined ? '' : ` | ${n.fix}`}`,
+    );
 }
 
 /**
@@ -458,15 +460,15 @@ export function otherGateLines(report: CoverageReport, gateName: string): string
     if (node.status !== 'gated' || node.kind === 'graph' || node.kind === 'swarm') continue;
     if (node.gate === undefined) {
       lines.push(
-        `"${node.path.join(' › ')}" is gated, but by a gate gate-audit cannot name | install gate "${gateName}"`,
+        `${quoted(visiblePath(node.path))} is gated, but by a gate gate-audit cannot name | install gate ${quoted(gateName)}`,
       );
     } else if (node.gate.name !== gateName) {
       lines.push(
-        `"${node.path.join(' › ')}" is gated by "${node.gate.name}", not "${gateName}" | install gate "${gateName}" on it`,
+        `${quoted(visiblePath(node.path))} is gated by ${quoted(node.gate.name)}, not ${quoted(gateName)} | install gate ${quoted(gateName)} on it`,
       );
     } else if (idsOfName.size > 1) {
       lines.push(
-        `"${node.path.join(' › ')}" is gated by a gate named "${gateName}", but ${idsOfName.size} different gates carry that name | give each gate its own name`,
+        `${quoted(visiblePath(node.path))} is gated by a gate named ${quoted(gateName)}, but ${idsOfName.size} different gates carry that name | give each gate its own name`,
       );
     }
   }

@@ -4,7 +4,7 @@
  * It never calls `addHook`, `initialize`, `invoke` or `stream`, and changes nothing.
  */
 import { type Finding, GateAuditError } from '../errors.js';
-import { segmentOf } from '../paths.js';
+import { segmentOf, UNNAMED } from '../paths.js';
 import { type Classified, classifyExecutor, type EntryKind, openNode, type Problem } from './classify.js';
 import type { Declared } from './declare.js';
 import {
@@ -172,11 +172,11 @@ class Walk {
 
   /**
    * The path of a child: its id under the parent as an escaped segment (`segmentOf`), made unique among
-   * its siblings with `#2`, `#3`… in walk order (so it is stable across runs), and `(unnamed)` for a
+   * its siblings with `#2`, `#3`… in walk order (so it is stable across runs), and `#unnamed` for a
    * missing id. The suffix loops until the name is free, and no escaped id contains `#`.
    */
   childPath(parent: readonly string[], id: unknown): string[] {
-    const segment = segmentOf(id, '(unnamed)');
+    const segment = segmentOf(id, UNNAMED);
     const key = JSON.stringify(parent);
     const used = this._children.get(key) ?? new Set<string>();
     this._children.set(key, used);
@@ -259,8 +259,8 @@ class Walk {
       for (const edge of edges) {
         const source = readData(edge, 'source');
         const target = readData(edge, 'target');
-        const from = pathOfNode.get(source) ?? [...path, segmentOf(readData(source, 'id'), '(unnamed)')];
-        const to = pathOfNode.get(target) ?? [...path, segmentOf(readData(target, 'id'), '(unnamed)')];
+        const from = pathOfNode.get(source) ?? [...path, segmentOf(readData(source, 'id'), UNNAMED)];
+        const to = pathOfNode.get(target) ?? [...path, segmentOf(readData(target, 'id'), UNNAMED)];
         this.edges.push({ from, to, conditional: isConditionalEdge(edge) });
       }
     }
@@ -313,7 +313,7 @@ function placesOf(
 export function walk(root: unknown): Inventory {
   const state = new Walk();
   const classified = classifyExecutor(root);
-  const id = segmentOf(readData(root, 'id'), '(root)');
+  const id = segmentOf(readData(root, 'id'), UNNAMED);
   const rootEntry = state.place([id], classified.kind, classified, root, undefined);
   const agentSet = new Set<unknown>(state.agents.map((a) => a.agent));
   const places = new Map<Agent, readonly (readonly string[])[]>();

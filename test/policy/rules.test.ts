@@ -454,8 +454,9 @@ describe('PolicyError: an invalid policy names the file, the rule and the field'
     );
   });
 
-  it('PolicySchema is a strict zod schema that fills in the defaults', () => {
-    expect(PolicySchema.parse({ version: 1 })).toEqual({ version: 1, default: 'deny', rules: [] });
+  it('PolicySchema is a strict zod schema; the default is resolved with the presets (deny when none sets one)', () => {
+    expect(PolicySchema.parse({ version: 1 })).toEqual({ version: 1, rules: [] });
+    expect(parsePolicy({ version: 1 }).policy).toEqual({ version: 1, default: 'deny', rules: [] });
     expect(PolicySchema.safeParse({ version: 1, extra: true }).success).toBe(false);
   });
 });

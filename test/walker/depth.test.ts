@@ -2,7 +2,7 @@
  * A tree nested deeper than the walk goes is refused with one readable error, not a stack overflow.
  */
 import { Agent } from '@strands-agents/sdk';
-import { Graph } from '@strands-agents/sdk/multiagent';
+import { Graph, Node } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import { allowAll, audit, installMultiagent, plan } from '../../src/index.js';
 import { MAX_DEPTH, walk } from '../../src/walker/walk.js';
@@ -41,7 +41,6 @@ describe('a tree nested deeper than MAX_DEPTH', () => {
 describe('sibling ids that collide', () => {
   it('ids a, a and a#2 get three distinct paths and the audit does not crash', async () => {
     const { GOVERNS } = await import('../../src/index.js');
-    const { Node } = await import('@strands-agents/sdk/multiagent');
     const agents = ['a', 'a', 'a#2'].map(
       (id) => new Agent({ id, printer: false, model: new ScriptedModel([say('x')]) }),
     );

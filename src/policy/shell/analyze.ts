@@ -1,0 +1,1124 @@
+/**
+ * What a command line runs: every part (simple command) that would run, with its program, its words, the
+ * environment names it sets and the files it writes, each word either known exactly or unknown.
+ *
+ * The analysis never drops code. Parts are found across lists, pipelines, subshells, groups, loops,
+ * conditionals, function bodies, command and process substitutions (in any word: quotes, assignments,
+ * parameter expansions, here-documents), `coproc`, `time`, and the literal scripts given to a shell, to
+ * `eval` or to a wrapper (`sudo`, `env`, `xargs`, `find -exec`, …), each wrapper being a part too. A part
+ * is opaque when what it runs cannot be known (a program that is not a literal, code fed to a shell, an
+ * arithmetic or name operand that is not a plain number or identifier) or when it changes what later
+ * commands run (`cd`, `alias`, `set`, `export`, …). A line the parser refuses, a NUL byte, or a
+ * substitution that the parts found do not account for makes the whole line one opaque part.
+ */
+import { INTERPRETERS, type InterpreterSpec, SHELLS, WRAPPERS } from './commands.js';
+import { type Dialect, type GoNode, kind, list, node, num, parseShell, ShellSyntaxError, text } from './syntax.js';
+import { countSubstitutionMarks, decodeAnsiC, isPattern, unescapeDouble, unescapeUnquoted } from './words.js';
+import { scanOptions } from './options.js';
+
+/** Why a part cannot be judged on its words: `code` runs code that cannot be seen, `state` changes later calls. */
+export interface Opacity {
+  /** `code`: what runs is unknown; `state`: the words are known but it changes what later commands run. */
+  readonly kind: 'code' | 'state';
+  /** Why, in a few words. */
+  readonly reason: string;
+}
+
+/** One simple command that would run. Words are `undefined` when not known exactly. */
+export interface ShellPart {
+  /** The program word as written (a path or a name); `undefined` when the part has no program. */
+  readonly program: string | undefined;
+  /** The words after the program. */
+  readonly args: readonly (string | undefined)[];
+  /** More operands that are not known follow (`xargs`, `find -exec … {} +`). */
+  readonly moreArgs: boolean;
+  /** Environment names the part sets (prefix assignments, `env NAME=`, assignment-only commands, `read`). */
+  readonly assigns: readonly string[];
+  /** Files the part writes through redirections (`undefined`: a target that is not known). */
+  readonly writes: readonly (string | undefined)[];
+  /** Whether relative paths cannot be resolved against the condition's `cwd` (the line changes directory). */
+  readonly cwdUnknown: boolean;
+  /** Set when the part is opaque. */
+  readonly opaque: Opacity | undefined;
+}
+
+interface MutablePart {
+  program: string | undefined;
+  args: (string | undefined)[];
+  moreArgs: boolean;
+  assigns: string[];
+  writes: (string | undefined)[];
+  cwdUnknown: boolean;
+  opaque: Opacity | undefined;
+}
+
+/** Inherited from enclosing redirections: files written, and opacity. */
+interface Context {
+  readonly writes: readonly (string | undefined)[];
+  readonly opaque: Opacity | undefined;
+}
+
+const MAX_DEPTH = 8;
+const MAX_PARTS = 2000;
+
+/** A gap in the analysis: the whole line becomes opaque. */
+class Gap extends Error {}
+
+/** Collects opacity found while reading words. */
+class Sink {
+  opaque: Opacity | undefined;
+
+  mark(kind: Opacity['kind'], reason: string): void {
+    if (this.opaque === undefined || (this.opaque.kind === 'state' && kind === 'code')) this.opaque = { kind, reason };
+  }
+}
+
+function merge(a: Opacity | undefined, b: Opacity | undefined): Opacity | undefined {
+  if (a === undefined) return b;
+  if (b === undefined) return a;
+  return a.kind === 'code' || b.kind === 'state' ? a : b;
+}
+
+// Redirection operators (mvdan/sh numbering).
+const OP = {
+  out: 54,
+  append: 55,
+  in: 56,
+  readWrite: 57,
+  dupIn: 58,
+  dupOut: 59,
+  clobber: 60,
+  heredoc: 61,
+  heredocTabs: 62,
+  herestring: 63,
+  all: 64,
+  appendAll: 65,
+} as const;
+const WRITE_OPS = new Set<number>([OP.out, OP.append, OP.readWrite, OP.clobber, OP.all, OP.appendAll]);
+// Test operators that evaluate their operands as arithmetic, and those that take a variable name.
+const ARITH_TESTS = new Set([116, 117, 118, 119, 120, 121]);
+const NAME_TESTS = new Set([110, 111]);
+const PARAM_TRANSFORM = 84;
+
+const INTEGER = /^[-+]?(0[xX][0-9a-fA-F]+|[0-9]+|[0-9]+#[0-9a-zA-Z@_]+)$/;
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const ARITH_WORDS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
+
+/** Builtins that change what later commands of a persistent shell run. */
+const STATE_BUILTINS: Readonly<Record<string, string>> = {
+  cd: 'changes the directory later commands run in',
+  pushd: 'changes the directory later commands run in',
+  popd: 'changes the directory later commands run in',
+  hash: 'changes which file a program name runs',
+  enable: 'changes which builtins exist',
+  set: 'changes shell options or positional parameters',
+  shopt: 'changes shell options',
+  unalias: 'changes aliases',
+  umask: 'changes the mode of files created later',
+  ulimit: 'changes resource limits',
+  history: 'changes the history',
+  export: 'changes the environment of later commands',
+  declare: 'changes variables of later commands',
+  typeset: 'changes variables of later commands',
+  local: 'changes variables',
+  readonly: 'changes variables of later commands',
+  unset: 'changes variables or functions of later commands',
+  shift: 'changes positional parameters',
+};
+const CHANGES_DIRECTORY = new Set(['cd', 'pushd', 'popd']);
+
+/**
+ * Variables whose value a shell runs as code (prompts with `xtrace`, the startup file of a child shell,
+ * shell options that turn those on, functions imported from the environment).
+ */
+const CODE_VARIABLES = new Set([
+  'BASH_ENV',
+  'ENV',
+  'PS0',
+  'PS1',
+  'PS2',
+  'PS3',
+  'PS4',
+  'PROMPT_COMMAND',
+  'SHELLOPTS',
+  'BASHOPTS',
+]);
+
+function isCodeVariable(name: string): boolean {
+  return CODE_VARIABLES.has(name) || name.startsWith('BASH_FUNC_');
+}
+
+/** Builtins whose words are code run now or later. */
+const CODE_BUILTINS: Readonly<Record<string, string>> = {
+  source: 'runs a script file in this shell',
+  '.': 'runs a script file in this shell',
+  fc: 'runs commands from the history',
+  let: 'evaluates arithmetic, which may run code',
+  coproc: 'runs a command',
+};
+
+/** The last path segment of a program word. */
+export function basename(program: string): string {
+  const slash = program.lastIndexOf('/');
+  return slash === -1 ? program : program.slice(slash + 1);
+}
+
+class Analysis {
+  readonly parts: MutablePart[] = [];
+  substitutions = { parens: 0, backquotes: 0 };
+
+  constructor(
+    readonly dialect: Dialect,
+    readonly depth: number,
+  ) {}
+
+  push(part: MutablePart): MutablePart {
+    if (this.parts.length >= MAX_PARTS) throw new Gap('too many parts');
+    this.parts.push(part);
+    return part;
+  }
+
+  newPart(context: Context, opaque?: Opacity): MutablePart {
+    return this.push({
+      program: undefined,
+      args: [],
+      moreArgs: false,
+      assigns: [],
+      writes: [...context.writes],
+      cwdUnknown: false,
+      opaque: merge(context.opaque, opaque),
+    });
+  }
+
+  // --- statements -------------------------------------------------------------------------------------
+
+  statements(statements: unknown, context: Context): void {
+    for (const statement of list(statements)) this.statement(statement, context);
+  }
+
+  statement(statement: GoNode, outer: Context): void {
+    const sink = new Sink();
+    const writes = [...outer.writes];
+    for (const redirect of list(statement.Redirs)) this.redirect(redirect, writes, sink);
+    const context: Context = { writes, opaque: merge(outer.opaque, sink.opaque) };
+    const command = node(statement.Cmd);
+    if (command === undefined) {
+      this.newPart(context);
+      return;
+    }
+    this.command(command, context);
+  }
+
+  redirect(redirect: GoNode, writes: (string | undefined)[], sink: Sink): void {
+    const op = num(redirect.Op);
+    const hdoc = node(redirect.Hdoc);
+    if (hdoc !== undefined) this.word(hdoc, sink);
+    if (op === OP.heredoc || op === OP.heredocTabs) return; // the word is the delimiter, never expanded
+    const target = node(redirect.Word);
+    const value = target === undefined ? undefined : this.word(target, sink);
+    if (value === undefined) {
+      sink.mark('code', 'a redirection target that is not a literal (it may be a network connection)');
+      if (op !== OP.in && op !== OP.herestring && op !== OP.dupIn) writes.push(undefined);
+      return;
+    }
+    if (op !== OP.herestring && /^\/dev\/(tcp|udp)\//.test(value)) {
+      sink.mark('code', `a network connection (${value})`);
+    }
+    if (WRITE_OPS.has(op) || (op === OP.dupOut && !/^(\d+|-)$/.test(value))) writes.push(value);
+  }
+
+  command(command: GoNode, context: Context): void {
+    switch (kind(command)) {
+      case 'CallExpr':
+        this.call(command, context);
+        return;
+      case 'BinaryCmd':
+        for (const side of [command.X, command.Y]) {
+          const statement = node(side);
+          if (statement === undefined) throw new Gap('a command list without a side');
+          this.statement(statement, context);
+        }
+        return;
+      case 'Subshell':
+      case 'Block':
+        this.statements(command.Stmts, context);
+        return;
+      case 'IfClause': {
+        let clause: GoNode | undefined = command;
+        while (clause !== undefined) {
+          this.statements(clause.Cond, context);
+          this.statements(clause.Then, context);
+          clause = node(clause.Else);
+        }
+        return;
+      }
+      case 'WhileClause':
+        this.statements(command.Cond, context);
+        this.statements(command.Do, context);
+        return;
+      case 'ForClause': {
+        const loop = node(command.Loop);
+        const sink = new Sink();
+        if (loop !== undefined && kind(loop) === 'WordIter') {
+          for (const item of list(loop.Items)) this.word(item, sink);
+        } else if (loop !== undefined && kind(loop) === 'CStyleLoop') {
+          for (const expr of [loop.Init, loop.Cond, loop.Post]) {
+            const arithmetic = node(expr);
+            if (arithmetic !== undefined) this.arithmetic(arithmetic, sink);
+          }
+        } else if (loop !== undefined) {
+          throw new Gap(`an unknown loop (${kind(loop)})`);
+        }
+        const inner = { writes: context.writes, opaque: merge(context.opaque, sink.opaque) };
+        if (sink.opaque !== undefined) this.newPart(inner);
+        this.statements(command.Do, inner);
+        return;
+      }
+      case 'CaseClause': {
+        const sink = new Sink();
+        const subject = node(command.Word);
+        if (subject !== undefined) this.word(subject, sink);
+        for (const item of list(command.Items)) for (const pattern of list(item.Patterns)) this.word(pattern, sink);
+        const inner = { writes: context.writes, opaque: merge(context.opaque, sink.opaque) };
+        if (sink.opaque !== undefined) this.newPart(inner);
+        for (const item of list(command.Items)) this.statements(item.Stmts, inner);
+        return;
+      }
+      case 'FuncDecl': {
+        const name = text(node(command.Name)?.Value);
+        this.newPart(context, {
+          kind: 'state',
+          reason: `defines function ${name}, which changes what later commands run`,
+        });
+        const body = node(command.Body);
+        if (body !== undefined) this.statement(body, context);
+        return;
+      }
+      case 'ArithmCmd': {
+        const sink = new Sink();
+        const expr = node(command.X);
+        if (expr !== undefined) this.arithmetic(expr, sink);
+        const part = this.newPart(context, sink.opaque);
+        part.program = '((';
+        return;
+      }
+      case 'TestClause': {
+        const sink = new Sink();
+        const args: (string | undefined)[] = [];
+        const expr = node(command.X);
+        if (expr !== undefined) this.test(expr, sink, args);
+        const part = this.newPart(context, sink.opaque);
+        part.program = '[[';
+        part.args = args;
+        return;
+      }
+      case 'DeclClause':
+        this.declaration(command, context);
+        return;
+      case 'LetClause': {
+        const sink = new Sink();
+        for (const expr of list(command.Exprs)) this.arithmetic(expr, sink);
+        const part = this.newPart(context, merge(sink.opaque, { kind: 'code', reason: CODE_BUILTINS.let ?? '' }));
+        part.program = 'let';
+        return;
+      }
+      case 'TimeClause': {
+        const part = this.newPart(context);
+        part.program = 'time';
+        if (command.PosixFormat === true) part.args = ['-p'];
+        const inner = node(command.Stmt);
+        if (inner !== undefined) this.statement(inner, context);
+        return;
+      }
+      case 'CoprocClause': {
+        const sink = new Sink();
+        const name = node(command.Name);
+        if (name !== undefined) this.word(name, sink);
+        const part = this.newPart(context, sink.opaque);
+        part.program = 'coproc';
+        const inner = node(command.Stmt);
+        if (inner !== undefined) this.statement(inner, context);
+        return;
+      }
+      default:
+        throw new Gap(`a command of an unknown kind (${kind(command)})`);
+    }
+  }
+
+  declaration(command: GoNode, context: Context): void {
+    const sink = new Sink();
+    const variant = text(node(command.Variant)?.Value);
+    const args: (string | undefined)[] = [];
+    const assigns: string[] = [];
+    for (const assign of list(command.Args)) {
+      const name = node(assign.Name);
+      if (name === undefined) {
+        // An option (`-a`) or a word that is not an assignment.
+        const value = node(assign.Value);
+        const word = value === undefined ? undefined : this.word(value, sink);
+        args.push(word);
+        if (word === undefined || !/^[-+][a-zA-Z]+$/.test(word)) {
+          sink.mark('code', `a ${variant} operand that is not a plain name may run code`);
+        } else if (/[in]/.test(word.slice(1))) {
+          sink.mark('code', `${variant} ${word} makes later assignments evaluate arithmetic or names`);
+        }
+        continue;
+      }
+      assigns.push(text(name.Value));
+      args.push(text(name.Value));
+      this.assignmentValue(assign, sink);
+    }
+    const part = this.newPart(context, sink.opaque);
+    part.program = variant;
+    part.args = args;
+    part.assigns = assigns;
+    const state = STATE_BUILTINS[variant] ?? 'changes variables of later commands';
+    part.opaque = merge(part.opaque, { kind: 'state', reason: `${variant} ${state}` });
+  }
+
+  assignmentValue(assign: GoNode, sink: Sink): void {
+    const index = node(assign.Index);
+    if (index !== undefined) this.arithmetic(index, sink);
+    const value = node(assign.Value);
+    if (value !== undefined) this.word(value, sink);
+    const array = node(assign.Array);
+    if (array !== undefined) {
+      for (const element of list(array.Elems)) {
+        const elementIndex = node(element.Index);
+        if (elementIndex !== undefined) this.arithmetic(elementIndex, sink);
+        const elementValue = node(element.Value);
+        if (elementValue !== undefined) this.word(elementValue, sink);
+      }
+    }
+  }
+
+  call(command: GoNode, context: Context): void {
+    const sink = new Sink();
+    const assigns: string[] = [];
+    for (const assign of list(command.Assigns)) {
+      const name = node(assign.Name);
+      if (name === undefined) throw new Gap('an assignment without a name');
+      assigns.push(text(name.Value));
+      this.assignmentValue(assign, sink);
+    }
+    const words = list(command.Args).map((w) => this.word(w, sink));
+    const inner: Context = { writes: context.writes, opaque: merge(context.opaque, sink.opaque) };
+    if (words.length === 0) {
+      const part = this.newPart(inner);
+      part.assigns = assigns;
+      return;
+    }
+    this.simple(words, assigns, inner, 0);
+  }
+
+  // --- simple commands, wrappers, shells ---------------------------------------------------------------
+
+  /** One simple command (and what it runs, for wrappers and shells). */
+  simple(words: readonly (string | undefined)[], assigns: readonly string[], context: Context, hops: number): void {
+    if (hops > 16) throw new Gap('too many nested wrappers');
+    const part = this.newPart(context);
+    const [program, ...args] = words;
+    part.args = args;
+    part.assigns = [...assigns];
+    if (program === undefined) {
+      part.opaque = merge(part.opaque, { kind: 'code', reason: 'its program is not a literal' });
+      return;
+    }
+    part.program = program;
+    const name = basename(program);
+    const builtin = !program.includes('/');
+    if (builtin && this.builtin(name, part, context)) return;
+    const wrapper = WRAPPERS[name];
+    if (wrapper !== undefined) {
+      this.wrapper(name, part, context, hops);
+      return;
+    }
+    const shell = SHELLS[name];
+    if (shell !== undefined) {
+      this.shell(name, args, part, context);
+      return;
+    }
+    const interpreter = INTERPRETERS[name];
+    if (interpreter !== undefined) this.interpreter(name, interpreter, args, part);
+  }
+
+  mark(part: MutablePart, kind: Opacity['kind'], reason: string): void {
+    part.opaque = merge(part.opaque, { kind, reason });
+  }
+
+  /** Handles a builtin; returns true when handled. */
+  builtin(name: string, part: MutablePart, context: Context): boolean {
+    const args = part.args;
+    const code = CODE_BUILTINS[name];
+    if (code !== undefined) {
+      this.mark(part, 'code', `${name} ${code}`);
+      return true;
+    }
+    switch (name) {
+      case 'eval': {
+        if (args.some((a) => a === undefined)) {
+          this.mark(part, 'code', 'eval of words that are not literals');
+          return true;
+        }
+        this.script(args.join(' '), this.dialect, context, part, 'eval');
+        return true;
+      }
+      case 'trap':
+        if (args.some((a) => a === undefined || !/^-[lp]$/.test(a)))
+          this.mark(part, 'code', 'trap sets code to run later');
+        return true;
+      case 'alias':
+        if (args.some((a) => a === undefined || a.includes('=')))
+          this.mark(part, 'code', 'alias defines code to run later');
+        return true;
+      case 'bind':
+        this.mark(
+          part,
+          args.some((a) => a === undefined || /^-[a-zA-Z]*x/.test(a)) ? 'code' : 'state',
+          'bind changes key bindings',
+        );
+        return true;
+      case 'complete':
+      case 'compgen':
+        if (args.some((a) => a === undefined || /^-[a-zA-Z]*[CF]/.test(a))) {
+          this.mark(part, 'code', `${name} -C/-F runs code`);
+        } else if (name === 'complete') this.mark(part, 'state', 'complete changes completions');
+        return true;
+      case 'mapfile':
+      case 'readarray':
+        this.readNames(part, { value: 'dnOsuCc', flag: 't' }, '-C', `${name} -C runs code`);
+        return true;
+      case 'read':
+        this.readNames(part, { value: 'adinNptu', flag: 'ers' }, undefined, '');
+        return true;
+      case 'getopts':
+        if (args[1] === undefined || !IDENTIFIER.test(args[1]))
+          this.mark(part, 'code', 'a getopts name that is not a plain name');
+        else part.assigns.push(args[1]);
+        return true;
+      case 'printf':
+        this.printf(part);
+        return true;
+      case 'test':
+      case '[':
+        this.testBuiltin(part);
+        return true;
+      case 'kill':
+      case 'wait':
+        if (args.some((a) => a === undefined || a.includes('['))) {
+          this.mark(part, 'code', `${name} evaluates operands that are not plain as arithmetic`);
+        }
+        return true;
+      case 'exec':
+      case 'command':
+      case 'builtin':
+        // Wrappers that are builtins: handled with the wrappers (exec without a program is state).
+        return false;
+      default:
+        break;
+    }
+    const state = STATE_BUILTINS[name];
+    if (state !== undefined) {
+      if (['export', 'declare', 'typeset', 'local', 'readonly', 'unset'].includes(name)) this.nameOperands(part, name);
+      if (CHANGES_DIRECTORY.has(name)) part.cwdUnknown = true;
+      this.mark(part, 'state', `${name} ${state}`);
+      return true;
+    }
+    return false;
+  }
+
+  /** `export`/`declare`/`unset` written as a plain command: every operand a name (or `name=value`) or an option. */
+  nameOperands(part: MutablePart, name: string): void {
+    for (const arg of part.args) {
+      if (arg === undefined) {
+        this.mark(part, 'code', `a ${name} operand that is not a literal may run code`);
+        return;
+      }
+      if (/^[-+][a-zA-Z]+$/.test(arg)) {
+        if (name !== 'unset' && /[in]/.test(arg.slice(1))) {
+          this.mark(part, 'code', `${name} ${arg} makes later assignments evaluate arithmetic or names`);
+        }
+        continue;
+      }
+      const eq = arg.indexOf('=');
+      const variable = eq === -1 ? arg : arg.slice(0, eq);
+      if (!IDENTIFIER.test(variable)) {
+        this.mark(part, 'code', `a ${name} operand that is not a plain name may run code`);
+        return;
+      }
+      if (name !== 'unset') part.assigns.push(variable);
+    }
+  }
+
+  readNames(part: MutablePart, spec: { value: string; flag: string }, codeFlag: string | undefined, why: string): void {
+    const scanned = scanOptions(part.args, spec);
+    if (scanned.opaque !== undefined) {
+      this.mark(part, 'code', `${part.program ?? ''}: ${scanned.opaque}`);
+      return;
+    }
+    if (codeFlag !== undefined && scanned.seen.has(codeFlag)) {
+      this.mark(part, 'code', why);
+      return;
+    }
+    const arrayName = scanned.seen.get('-a');
+    const names = [...(scanned.seen.has('-a') ? [arrayName] : []), ...part.args.slice(scanned.next)];
+    for (const name of names) {
+      if (name === undefined || !IDENTIFIER.test(name)) {
+        this.mark(part, 'code', 'a variable name that is not a plain name may run code');
+        return;
+      }
+      part.assigns.push(name);
+    }
+  }
+
+  printf(part: MutablePart): void {
+    const args = part.args;
+    let i = 0;
+    if (args[0] === '-v') {
+      const name = args[1];
+      if (name === undefined || !IDENTIFIER.test(name)) {
+        this.mark(part, 'code', 'printf -v with a name that is not a plain name may run code');
+        return;
+      }
+      part.assigns.push(name);
+      i = 2;
+    } else if (args[0] === undefined && args.length > 0) {
+      this.mark(part, 'code', 'printf options that are not literals');
+      return;
+    }
+    if (args[i] === '--') i += 1;
+    const format = args[i];
+    if (format === undefined) {
+      if (i < args.length) this.mark(part, 'code', 'a printf format that is not a literal may evaluate arithmetic');
+      return;
+    }
+    // Numeric conversions evaluate their argument as arithmetic, which may run code.
+    const numeric = /%[-+ #0'I]*(\*|\d+)?(\.(\*|\d+)?)?[hlLqjzt]*[diouxXeEfFgGaAc]|%\(|%[^%]*\*/.test(format);
+    if (!numeric) return;
+    for (const arg of args.slice(i + 1)) {
+      if (arg === undefined || !/^\s*[-+]?[0-9][0-9a-fA-FxX.+-]*\s*$|^['"].?$/.test(arg)) {
+        this.mark(part, 'code', 'a printf numeric conversion of an operand that is not a plain number may run code');
+        return;
+      }
+    }
+  }
+
+  testBuiltin(part: MutablePart): void {
+    const args = part.program === '[' && part.args.at(-1) === ']' ? part.args.slice(0, -1) : part.args;
+    const unknown = args.some((a) => a === undefined);
+    const risky = args.some((a) => a !== undefined && (ARITH_WORDS.has(a) || a === '-v' || a === '-R'));
+    if (unknown && (risky || args.length > 2)) {
+      this.mark(part, 'code', 'a test whose operands are not literals may evaluate arithmetic or names');
+      return;
+    }
+    args.forEach((arg, i) => {
+      if (arg !== undefined && ARITH_WORDS.has(arg)) {
+        for (const operand of [args[i - 1], args[i + 1]]) {
+          if (operand === undefined || !INTEGER.test(operand.trim())) {
+            this.mark(part, 'code', `test ${arg} evaluates an operand that is not a plain number as arithmetic`);
+          }
+        }
+      }
+      if (arg === '-v' || arg === '-R') {
+        const operand = args[i + 1];
+        if (operand === undefined || !IDENTIFIER.test(operand)) {
+          this.mark(part, 'code', `test ${arg} of an operand that is not a plain name may run code`);
+        }
+      }
+    });
+  }
+
+  wrapper(name: string, part: MutablePart, context: Context, hops: number): void {
+    const spec = WRAPPERS[name];
+    if (spec === undefined) return;
+    const args = part.args;
+    if (spec.kind === 'find') {
+      this.find(part, context, hops);
+      return;
+    }
+    if (spec.kind === 'opaque') {
+      this.mark(part, 'code', spec.reason ?? `${name} runs code that cannot be seen`);
+      return;
+    }
+    const scanned = scanOptions(args, spec.options ?? {});
+    if (scanned.opaque !== undefined) {
+      this.mark(part, 'code', `${name}: ${scanned.opaque}`);
+      return;
+    }
+    if (spec.stateOptions?.some((o) => scanned.seen.has(o))) part.cwdUnknown = true;
+    for (const output of spec.writeOptions ?? []) {
+      if (scanned.seen.has(output)) part.writes.push(scanned.seen.get(output));
+    }
+    if (spec.noCommandOptions?.some((o) => scanned.seen.has(o))) return;
+    let start = scanned.next + (spec.leading ?? 0);
+    if (spec.kind === 'script') {
+      // su -c, script -c, flock -c, runuser -c: a shell script given as an option value, or a program.
+      const option = spec.scriptOptions?.find((o) => scanned.seen.has(o));
+      if (option !== undefined) {
+        const script = scanned.seen.get(option);
+        if (script === undefined) this.mark(part, 'code', `${name} ${option} of a script that is not a literal`);
+        else this.script(script, 'bash', context, part, `${name} ${option}`);
+        return;
+      }
+      if (spec.scriptOnly === true) {
+        this.mark(part, 'code', `${name} without -c starts an interactive shell`);
+        return;
+      }
+      // flock FILE -c CMD: the option may follow the lock file.
+      if (spec.leading !== undefined && args[scanned.next + 1] === '-c') {
+        const script = args[scanned.next + 2];
+        if (script === undefined) this.mark(part, 'code', `${name} -c of a script that is not a literal`);
+        else this.script(script, 'bash', context, part, `${name} -c`);
+        return;
+      }
+    }
+    if (name === 'busybox' && args[0] !== undefined && args[0].startsWith('-')) return;
+    if (spec.kind === 'join') {
+      // watch CMD…: the words are joined and run by sh -c, unless -x.
+      const rest = args.slice(start);
+      if (rest.length === 0) return;
+      if (scanned.seen.has('-x') || scanned.seen.has('--exec')) {
+        this.simple(rest, [], this.innerContext(part, context), hops + 1);
+        return;
+      }
+      if (rest.some((w) => w === undefined)) {
+        this.mark(part, 'code', `${name} of words that are not literals`);
+        return;
+      }
+      this.script(rest.join(' '), 'sh', context, part, name);
+      return;
+    }
+    if (start > args.length) start = args.length;
+    const inner = args.slice(start);
+    if (inner.length === 0) {
+      if (name === 'exec') this.mark(part, 'state', 'exec without a program changes the shell itself');
+      if (name === 'xargs') this.simple(['echo'], [], this.innerContext(part, context), hops + 1);
+      return;
+    }
+    if (name === 'xargs') {
+      this.xargs(scanned.seen, inner, part, context, hops);
+      return;
+    }
+    const innerContext = this.innerContext(part, context);
+    const before = this.parts.length;
+    this.simple(inner, scanned.assigns, innerContext, hops + 1);
+    if (part.cwdUnknown) for (const p of this.parts.slice(before)) p.cwdUnknown = true;
+  }
+
+  innerContext(part: MutablePart, context: Context): Context {
+    return { writes: part.writes, opaque: context.opaque };
+  }
+
+  xargs(
+    seen: ReadonlyMap<string, string | undefined>,
+    inner: readonly (string | undefined)[],
+    part: MutablePart,
+    context: Context,
+    hops: number,
+  ): void {
+    const replace = seen.has('-I')
+      ? seen.get('-I')
+      : seen.has('-i') || seen.has('--replace')
+        ? seen.get('-i') || seen.get('--replace') || '{}'
+        : undefined;
+    if ((seen.has('-I') && replace === undefined) || replace === '') {
+      this.mark(part, 'code', 'xargs -I with a replacement that is not a literal');
+      return;
+    }
+    const program = inner[0];
+    if (program !== undefined && SHELLS[basename(program)] !== undefined) {
+      this.mark(part, 'code', 'xargs runs a shell with operands read from its input');
+    }
+    const words =
+      replace === undefined ? inner : inner.map((w) => (w === undefined || w.includes(replace) ? undefined : w));
+    if (words[0] === undefined) {
+      this.mark(part, 'code', 'xargs runs a program read from its input');
+      return;
+    }
+    const before = this.parts.length;
+    this.simple(words, [], this.innerContext(part, context), hops + 1);
+    const first = this.parts[before];
+    if (first !== undefined) first.moreArgs = true;
+  }
+
+  find(part: MutablePart, context: Context, hops: number): void {
+    const args = part.args;
+    if (args.some((a) => a === undefined)) {
+      this.mark(part, 'code', 'find with words that are not literals may run anything');
+      return;
+    }
+    for (let i = 0; i < args.length; i += 1) {
+      const word = args[i] ?? '';
+      if (!['-exec', '-execdir', '-ok', '-okdir'].includes(word)) continue;
+      const end = args.findIndex((a, j) => j > i && (a === ';' || a === '+'));
+      if (end === -1) {
+        this.mark(part, 'code', `find ${word} without its terminator`);
+        return;
+      }
+      const words = args.slice(i + 1, end).map((w) => (w === undefined || w.includes('{}') ? undefined : w));
+      if (words.length === 0) continue;
+      const before = this.parts.length;
+      const program = words[0];
+      if (
+        program !== undefined &&
+        SHELLS[basename(program)] !== undefined &&
+        args.slice(i + 1, end).some((w) => w?.includes('{}'))
+      ) {
+        this.mark(part, 'code', `find ${word} runs a shell with file names in its script`);
+      }
+      this.simple(words, [], this.innerContext(part, context), hops + 1);
+      const first = this.parts[before];
+      if (first !== undefined) first.moreArgs = true;
+      i = end;
+    }
+  }
+
+  shell(name: string, args: readonly (string | undefined)[], part: MutablePart, context: Context): void {
+    const spec = SHELLS[name];
+    if (spec === undefined) return;
+    if (spec.dialect === undefined) {
+      this.mark(part, 'code', `${name} runs a language this analysis cannot read`);
+      return;
+    }
+    let command = false;
+    let i = 0;
+    for (; i < args.length; i += 1) {
+      const word = args[i];
+      if (word === undefined) {
+        this.mark(part, 'code', `${name} options that are not literals`);
+        return;
+      }
+      if (word === '--' || word === '-') {
+        i += 1;
+        break;
+      }
+      if (word.startsWith('--')) {
+        const option = word.slice(2).split('=')[0] ?? '';
+        const known = SHELL_LONG[option];
+        if (known === undefined) {
+          this.mark(part, 'code', `${name} option --${option} is not known`);
+          return;
+        }
+        if (known === 'value' && !word.includes('=')) i += 1;
+        continue;
+      }
+      if (/^[-+]/.test(word) && word.length > 1) {
+        const letters = word.slice(1);
+        let takesValue = 0;
+        for (const letter of letters) {
+          if (letter === 'c' && word.startsWith('-')) command = true;
+          else if (letter === 's' || letter === 'i') {
+            this.mark(part, 'code', `${name} -${letter} reads commands from its input`);
+            return;
+          } else if (letter === 'o' || letter === 'O') takesValue += 1;
+          else if (!/[a-zA-Z]/.test(letter)) {
+            this.mark(part, 'code', `${name} option ${word} is not known`);
+            return;
+          }
+        }
+        i += takesValue;
+        continue;
+      }
+      break;
+    }
+    if (!command) {
+      this.mark(
+        part,
+        'code',
+        i < args.length
+          ? `${name} runs a script file`
+          : `${name} reads commands from its input (a pipe, a here-document or a file)`,
+      );
+      return;
+    }
+    if (i >= args.length) return; // `bash -c` without a script fails
+    const script = args[i];
+    if (script === undefined) {
+      this.mark(part, 'code', `${name} -c of a script that is not a literal`);
+      return;
+    }
+    if (spec.zsh === true && /[*?[(=~^#<>{]/.test(script)) {
+      this.mark(part, 'code', 'a zsh script with glob qualifiers, = or process substitution may run code');
+      return;
+    }
+    this.script(script, spec.dialect, context, part, `${name} -c`);
+  }
+
+  interpreter(name: string, spec: InterpreterSpec, args: readonly (string | undefined)[], part: MutablePart): void {
+    const scanned = scanOptions(args, spec.options);
+    if (scanned.opaque !== undefined) {
+      this.mark(part, 'code', `${name}: ${scanned.opaque}`);
+      return;
+    }
+    if (spec.code.some((o) => scanned.seen.has(o))) return;
+    const operand = args[scanned.next];
+    if (scanned.next >= args.length || operand === '-') {
+      this.mark(part, 'code', `${name} reads code from its input (a pipe, a here-document or a file)`);
+    }
+  }
+
+  /** A literal script given to a shell, `eval` or a wrapper: its parts join this line's. */
+  script(source: string, dialect: Dialect, context: Context, part: MutablePart, what: string): void {
+    if (this.depth + 1 > MAX_DEPTH) {
+      this.mark(part, 'code', `${what}: scripts nested too deeply`);
+      return;
+    }
+    const nested = analyzeSource(source, dialect, this.depth + 1, { writes: part.writes, opaque: context.opaque });
+    for (const p of nested) this.push({ ...p, args: [...p.args], assigns: [...p.assigns], writes: [...p.writes] });
+  }
+
+  // --- words -------------------------------------------------------------------------------------------
+
+  /** The literal value of a word, or `undefined`; visits every substitution inside it. */
+  word(word: GoNode, sink: Sink): string | undefined {
+    let value = '';
+    let known = true;
+    list(word.Parts).forEach((part, index) => {
+      switch (kind(part)) {
+        case 'Lit': {
+          const raw = text(part.Value);
+          if (isPattern(raw, index === 0)) known = false;
+          value += unescapeUnquoted(raw);
+          return;
+        }
+        case 'SglQuoted': {
+          const raw = text(part.Value);
+          if (part.Dollar === true) {
+            const decoded = decodeAnsiC(raw);
+            if (decoded === undefined) known = false;
+            else value += decoded;
+          } else value += raw;
+          return;
+        }
+        case 'DblQuoted': {
+          if (part.Dollar === true) known = false;
+          for (const inner of list(part.Parts)) {
+            if (kind(inner) === 'Lit') value += unescapeDouble(text(inner.Value));
+            else {
+              this.wordPart(inner, sink);
+              known = false;
+            }
+          }
+          return;
+        }
+        default:
+          this.wordPart(part, sink);
+          known = false;
+      }
+    });
+    return known ? value : undefined;
+  }
+
+  wordPart(part: GoNode, sink: Sink): void {
+    switch (kind(part)) {
+      case 'ParamExp':
+        this.parameter(part, sink);
+        return;
+      case 'CmdSubst':
+        if (part.Backquotes === true) this.substitutions.backquotes += 2;
+        else this.substitutions.parens += 1;
+        this.statements(part.Stmts, { writes: [], opaque: undefined });
+        return;
+      case 'ProcSubst':
+        this.substitutions.parens += 1;
+        this.statements(part.Stmts, { writes: [], opaque: undefined });
+        return;
+      case 'ArithmExp': {
+        if (part.Bracket !== true) this.substitutions.parens += 1;
+        const expr = node(part.X);
+        if (expr !== undefined) this.arithmetic(expr, sink);
+        return;
+      }
+      case 'ExtGlob':
+      case 'BraceExp':
+      case 'Lit':
+        return;
+      default:
+        throw new Gap(`a word part of an unknown kind (${kind(part)})`);
+    }
+  }
+
+  parameter(part: GoNode, sink: Sink): void {
+    const index = node(part.Index);
+    const indexAll = index !== undefined && kind(index) === 'Word' && ['@', '*'].includes(this.word(index, sink) ?? '');
+    if (part.Excl === true && num(part.Names) === 0 && (index === undefined || !indexAll)) {
+      sink.mark('code', 'an indirect expansion ${!…} may run code');
+    }
+    if (index !== undefined && !indexAll) this.arithmetic(index, sink);
+    const slice = node(part.Slice);
+    if (slice !== undefined) {
+      for (const bound of [slice.Offset, slice.Length]) {
+        const expr = node(bound);
+        if (expr !== undefined) this.arithmetic(expr, sink);
+      }
+    }
+    const repl = node(part.Repl);
+    if (repl !== undefined) {
+      for (const w of [repl.Orig, repl.With]) {
+        const inner = node(w);
+        if (inner !== undefined) this.word(inner, sink);
+      }
+    }
+    const exp = node(part.Exp);
+    if (exp !== undefined) {
+      const inner = node(exp.Word);
+      const value = inner === undefined ? undefined : this.word(inner, sink);
+      if (num(exp.Op) === PARAM_TRANSFORM && (value === undefined || value.includes('P'))) {
+        sink.mark('code', 'a prompt expansion ${…@P} may run code');
+      }
+    }
+  }
+
+  /** Arithmetic: only plain numbers and operators; a variable or any other word may evaluate code. */
+  arithmetic(expr: GoNode, sink: Sink): void {
+    switch (kind(expr)) {
+      case 'Word': {
+        const value = this.word(expr, sink);
+        if (value === undefined || !INTEGER.test(value)) {
+          sink.mark(
+            'code',
+            `arithmetic on ${value === undefined ? 'a value that is not a literal' : `"${value}"`}, which may run code`,
+          );
+        }
+        return;
+      }
+      case 'BinaryArithm':
+        for (const side of [expr.X, expr.Y]) {
+          const inner = node(side);
+          if (inner !== undefined) this.arithmetic(inner, sink);
+        }
+        return;
+      case 'UnaryArithm':
+      case 'ParenArithm': {
+        const inner = node(expr.X);
+        if (inner !== undefined) this.arithmetic(inner, sink);
+        return;
+      }
+      default:
+        throw new Gap(`an arithmetic expression of an unknown kind (${kind(expr)})`);
+    }
+  }
+
+  test(expr: GoNode, sink: Sink, words: (string | undefined)[]): void {
+    switch (kind(expr)) {
+      case 'Word':
+        words.push(this.word(expr, sink));
+        return;
+      case 'BinaryTest': {
+        const x = node(expr.X);
+        const y = node(expr.Y);
+        if (ARITH_TESTS.has(num(expr.Op))) {
+          for (const side of [x, y]) {
+            if (side !== undefined && kind(side) === 'Word') {
+              const value = this.word(side, sink);
+              words.push(value);
+              if (value === undefined || !INTEGER.test(value.trim())) {
+                sink.mark('code', '[[ … -eq … ]] evaluates an operand that is not a plain number as arithmetic');
+              }
+            } else if (side !== undefined) {
+              this.test(side, sink, words);
+            }
+          }
+          return;
+        }
+        if (x !== undefined) this.test(x, sink, words);
+        if (y !== undefined) this.test(y, sink, words);
+        return;
+      }
+      case 'UnaryTest': {
+        const x = node(expr.X);
+        if (NAME_TESTS.has(num(expr.Op)) && x !== undefined && kind(x) === 'Word') {
+          const value = this.word(x, sink);
+          words.push(value);
+          if (value === undefined || !IDENTIFIER.test(value))
+            sink.mark('code', '[[ -v ]] of an operand that is not a plain name may run code');
+          return;
+        }
+        if (x !== undefined) this.test(x, sink, words);
+        return;
+      }
+      case 'ParenTest': {
+        const x = node(expr.X);
+        if (x !== undefined) this.test(x, sink, words);
+        return;
+      }
+      default:
+        throw new Gap(`a test expression of an unknown kind (${kind(expr)})`);
+    }
+  }
+}
+
+const SHELL_LONG: Readonly<Record<string, 'value' | 'flag'>> = {
+  rcfile: 'value',
+  'init-file': 'value',
+  norc: 'flag',
+  noprofile: 'flag',
+  posix: 'flag',
+  login: 'flag',
+  restricted: 'flag',
+  verbose: 'flag',
+  noediting: 'flag',
+  debugger: 'flag',
+  'dump-strings': 'flag',
+  'dump-po-strings': 'flag',
+  'pretty-print': 'flag',
+  help: 'flag',
+  version: 'flag',
+};
+
+function opaqueLine(reason: string, context?: Context): ShellPart[] {
+  return [
+    {
+      program: undefined,
+      args: [],
+      moreArgs: false,
+      assigns: [],
+      writes: [...(context?.writes ?? [])],
+      cwdUnknown: true,
+      opaque: { kind: 'code', reason },
+    },
+  ];
+}
+
+function analyzeSource(source: string, dialect: Dialect, depth: number, context: Context): ShellPart[] {
+  if (source.includes('\0')) return opaqueLine('the line holds a NUL byte, which bash drops', context);
+  let file: GoNode;
+  try {
+    file = parseShell(source, dialect);
+  } catch (error) {
+    const why = error instanceof ShellSyntaxError ? error.message : 'the line does not parse';
+    return opaqueLine(`the line does not parse as ${dialect === 'sh' ? 'sh' : dialect} (${why})`, context);
+  }
+  const analysis = new Analysis(dialect, depth);
+  try {
+    analysis.statements(file.Stmts, context);
+  } catch (error) {
+    if (error instanceof Gap) return opaqueLine(`the analysis cannot read ${error.message}`, context);
+    return opaqueLine('the analysis failed on this line', context);
+  }
+  const marks = countSubstitutionMarks(source);
+  if (marks.parens !== analysis.substitutions.parens || marks.backquotes !== analysis.substitutions.backquotes) {
+    return opaqueLine('the parts found do not account for every substitution in the line', context);
+  }
+  const parts = analysis.parts.length === 0 ? [analysis.newPart(context)] : analysis.parts;
+  for (const part of parts) {
+    const variable = part.assigns.find(isCodeVariable);
+    if (variable !== undefined) {
+      part.opaque = merge(part.opaque, { kind: 'code', reason: `sets ${variable}, whose value a shell runs as code` });
+    }
+  }
+  // A line that changes directory, or runs code that cannot be seen, leaves relative paths unknown.
+  if (parts.some((p) => p.cwdUnknown || p.opaque?.kind === 'code')) for (const p of parts) p.cwdUnknown = true;
+  return parts;
+}
+
+/**
+ * Every part a command line would run.
+ *
+ * @param command - the line, as given to the shell tool
+ * @param dialect - `sh` for a tool run by `sh`, `bash` for a tool run by bash
+ * @returns at least one part; a line that cannot be read exactly is one opaque part
+ */
+export function analyzeShell(command: string, dialect: Dialect): readonly ShellPart[] {
+  return analyzeSource(command, dialect, 0, { writes: [], opaque: undefined });
+}

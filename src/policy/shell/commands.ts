@@ -1,0 +1,421 @@
+/**
+ * Programs that run other code: wrappers (what they run is a part too), shells (a literal script is looked
+ * through) and interpreters (code fed on their input is opaque). Tables only; `analyze.ts` applies them.
+ */
+import type { OptionSpec } from './options.js';
+import type { Dialect } from './syntax.js';
+
+/** How a wrapper finds what it runs. */
+export interface WrapperSpec {
+  /**
+   * `program`: the command follows the options (and `leading` operands); `script`: a shell script given
+   * with an option (`su -c`); `join`: the words are joined into an `sh` script (`watch`); `find`:
+   * `-exec … ;`; `opaque`: it runs code that cannot be seen.
+   */
+  readonly kind: 'program' | 'script' | 'join' | 'find' | 'opaque';
+  /** Its options. */
+  readonly options?: OptionSpec;
+  /** Operands before the command (`timeout DURATION`, `chroot NEWROOT`). */
+  readonly leading?: number;
+  /** Options whose value is a shell script (`-c`, `--command`). */
+  readonly scriptOptions?: readonly string[];
+  /** For `script` wrappers: without a script option it starts an interactive shell. */
+  readonly scriptOnly?: boolean;
+  /** Options that mean nothing is run (`taskset -p`). */
+  readonly noCommandOptions?: readonly string[];
+  /** Options whose value is a file the wrapper writes (`time -o`). */
+  readonly writeOptions?: readonly string[];
+  /** Options that change the directory the command runs in (`env -C`). */
+  readonly stateOptions?: readonly string[];
+  /** For `opaque`: why. */
+  readonly reason?: string;
+}
+
+const plain: WrapperSpec = { kind: 'program', options: {} };
+
+/** Wrappers by program basename. */
+export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
+  sudo: {
+    kind: 'program',
+    options: {
+      value: 'CDgpRrTtUu',
+      flag: 'AbEHKklnPSVv',
+      opaque: 'hise',
+      env: true,
+      long: {
+        user: 'value',
+        group: 'value',
+        chdir: 'value',
+        prompt: 'value',
+        'close-from': 'value',
+        role: 'value',
+        type: 'value',
+        'other-user': 'value',
+        'command-timeout': 'value',
+        host: 'value',
+        chroot: 'value',
+        askpass: 'flag',
+        background: 'flag',
+        bell: 'flag',
+        'preserve-env': 'optional',
+        'preserve-groups': 'flag',
+        'set-home': 'flag',
+        'non-interactive': 'flag',
+        stdin: 'flag',
+        'reset-timestamp': 'flag',
+        'remove-timestamp': 'flag',
+        list: 'flag',
+        validate: 'flag',
+        shell: 'opaque',
+        login: 'opaque',
+        edit: 'opaque',
+        help: 'opaque',
+        version: 'opaque',
+      },
+    },
+    stateOptions: ['-D', '--chdir', '-R', '--chroot'],
+  },
+  doas: { kind: 'program', options: { value: 'uC', flag: 'nL', opaque: 's' } },
+  env: {
+    kind: 'program',
+    options: {
+      value: 'uC',
+      flag: 'i0v',
+      opaque: 'S',
+      env: true,
+      dash: true,
+      long: {
+        'ignore-environment': 'flag',
+        null: 'flag',
+        debug: 'flag',
+        unset: 'value',
+        chdir: 'value',
+        'split-string': 'opaque',
+        'block-signal': 'optional',
+        'default-signal': 'optional',
+        'ignore-signal': 'optional',
+        'list-signal-handling': 'flag',
+      },
+    },
+    stateOptions: ['-C', '--chdir'],
+  },
+  command: { kind: 'program', options: { flag: 'pvV' } },
+  builtin: plain,
+  exec: { kind: 'program', options: { value: 'a', flag: 'cl' } },
+  nice: { kind: 'program', options: { value: 'n', digits: true, long: { adjustment: 'value' } } },
+  nohup: plain,
+  timeout: {
+    kind: 'program',
+    leading: 1,
+    options: {
+      value: 'ks',
+      flag: 'v',
+      long: {
+        'kill-after': 'value',
+        signal: 'value',
+        foreground: 'flag',
+        'preserve-status': 'flag',
+        verbose: 'flag',
+      },
+    },
+  },
+  time: {
+    kind: 'program',
+    options: {
+      value: 'fo',
+      flag: 'pavq',
+      long: { format: 'value', output: 'value', portability: 'flag', append: 'flag', verbose: 'flag', quiet: 'flag' },
+    },
+    writeOptions: ['-o', '--output'],
+  },
+  stdbuf: { kind: 'program', options: { value: 'ioe', long: { input: 'value', output: 'value', error: 'value' } } },
+  xargs: {
+    kind: 'program',
+    options: {
+      value: 'adEILnPs',
+      attached: 'eil',
+      flag: '0rtpxo',
+      long: {
+        null: 'flag',
+        'no-run-if-empty': 'flag',
+        verbose: 'flag',
+        interactive: 'flag',
+        exit: 'flag',
+        'open-tty': 'flag',
+        'show-limits': 'flag',
+        'arg-file': 'value',
+        delimiter: 'value',
+        'max-args': 'value',
+        'max-procs': 'value',
+        'max-chars': 'value',
+        'process-slot-var': 'value',
+        eof: 'optional',
+        replace: 'optional',
+        'max-lines': 'optional',
+      },
+    },
+  },
+  busybox: plain,
+  find: { kind: 'find' },
+  su: {
+    kind: 'script',
+    scriptOnly: true,
+    scriptOptions: ['-c', '--command', '--session-command'],
+    options: {
+      value: 'cgGsw',
+      flag: 'lmpPf',
+      dash: true,
+      long: {
+        command: 'value',
+        'session-command': 'value',
+        group: 'value',
+        'supp-group': 'value',
+        shell: 'value',
+        'whitelist-environment': 'value',
+        login: 'flag',
+        'preserve-environment': 'flag',
+        pty: 'flag',
+        fast: 'flag',
+      },
+    },
+  },
+  runuser: {
+    kind: 'script',
+    scriptOptions: ['-c', '--command', '--session-command'],
+    options: {
+      value: 'ucgGsw',
+      flag: 'lmpPf',
+      dash: true,
+      long: {
+        user: 'value',
+        command: 'value',
+        'session-command': 'value',
+        group: 'value',
+        'supp-group': 'value',
+        shell: 'value',
+        login: 'flag',
+        'preserve-environment': 'flag',
+        pty: 'flag',
+      },
+    },
+  },
+  script: {
+    kind: 'script',
+    scriptOnly: true,
+    scriptOptions: ['-c', '--command'],
+    options: {
+      value: 'cEIOBTm',
+      attached: 't',
+      flag: 'aefqkh',
+      long: {
+        command: 'value',
+        echo: 'value',
+        'log-in': 'value',
+        'log-out': 'value',
+        'log-io': 'value',
+        'log-timing': 'value',
+        'logging-format': 'value',
+        'output-limit': 'value',
+        append: 'flag',
+        return: 'flag',
+        flush: 'flag',
+        force: 'flag',
+        quiet: 'flag',
+        timing: 'optional',
+      },
+    },
+  },
+  flock: {
+    kind: 'script',
+    leading: 1,
+    scriptOptions: ['-c', '--command'],
+    options: {
+      value: 'wEc',
+      flag: 'sxenuoFv',
+      long: {
+        timeout: 'value',
+        'conflict-exit-code': 'value',
+        command: 'value',
+        shared: 'flag',
+        exclusive: 'flag',
+        nonblock: 'flag',
+        unlock: 'flag',
+        close: 'flag',
+        'no-fork': 'flag',
+        verbose: 'flag',
+      },
+    },
+  },
+  watch: {
+    kind: 'join',
+    options: {
+      value: 'nq',
+      attached: 'd',
+      flag: 'bceghtxprw',
+      long: {
+        interval: 'value',
+        differences: 'optional',
+        exec: 'flag',
+        beep: 'flag',
+        errexit: 'flag',
+        chgexit: 'flag',
+        'no-title': 'flag',
+        color: 'flag',
+        'no-wrap': 'flag',
+        precise: 'flag',
+      },
+    },
+  },
+  setsid: { kind: 'program', options: { flag: 'cfw', long: { ctty: 'flag', fork: 'flag', wait: 'flag' } } },
+  chroot: {
+    kind: 'program',
+    leading: 1,
+    options: { long: { userspec: 'value', groups: 'value', 'skip-chdir': 'flag' } },
+    stateOptions: ['--skip-chdir'],
+  },
+  ionice: { kind: 'program', options: { value: 'cn', flag: 't' }, noCommandOptions: ['-p', '-P', '-u'] },
+  taskset: { kind: 'program', leading: 1, options: { flag: 'acp' }, noCommandOptions: ['-p'] },
+  chrt: { kind: 'program', leading: 1, options: { value: 'T', flag: 'abdefimoRrv' }, noCommandOptions: ['-p', '-m'] },
+  unbuffer: plain,
+  fakeroot: plain,
+  catchsegv: plain,
+  torsocks: plain,
+  proxychains: plain,
+  proxychains4: plain,
+  'dbus-run-session': plain,
+  nsenter: plain,
+  unshare: plain,
+  strace: plain,
+  ltrace: plain,
+  valgrind: plain,
+  numactl: plain,
+  firejail: plain,
+  proot: plain,
+  rlwrap: plain,
+  pkexec: plain,
+  sg: { kind: 'opaque', reason: 'sg runs its command through a shell' },
+  at: { kind: 'opaque', reason: 'at runs commands read from its input or a file later' },
+  batch: { kind: 'opaque', reason: 'batch runs commands read from its input later' },
+  parallel: { kind: 'opaque', reason: 'parallel runs commands built from its input' },
+};
+
+/** A shell: the dialect its scripts are parsed in (none: a language this analysis cannot read). */
+export interface ShellSpec {
+  /** The dialect of its scripts. */
+  readonly dialect?: Dialect;
+  /** zsh: parsed as bash only when the script has none of zsh's code-running expansions. */
+  readonly zsh?: boolean;
+}
+
+/** Shells by program basename. */
+export const SHELLS: Readonly<Record<string, ShellSpec>> = {
+  bash: { dialect: 'bash' },
+  rbash: { dialect: 'bash' },
+  sh: { dialect: 'sh' },
+  dash: { dialect: 'sh' },
+  ash: { dialect: 'sh' },
+  hush: { dialect: 'sh' },
+  posh: { dialect: 'sh' },
+  yash: { dialect: 'sh' },
+  ksh: { dialect: 'mksh' },
+  ksh93: { dialect: 'mksh' },
+  mksh: { dialect: 'mksh' },
+  lksh: { dialect: 'mksh' },
+  oksh: { dialect: 'mksh' },
+  pdksh: { dialect: 'mksh' },
+  zsh: { dialect: 'bash', zsh: true },
+  fish: {},
+  csh: {},
+  tcsh: {},
+  xonsh: {},
+  nu: {},
+  elvish: {},
+};
+
+/** An interpreter: options, and the options that give it its code inline (so it does not read its input). */
+export interface InterpreterSpec {
+  /** Its options. */
+  readonly options: OptionSpec;
+  /** Options that give the code (or a module) inline. */
+  readonly code: readonly string[];
+}
+
+const python: InterpreterSpec = {
+  options: { value: 'cmWXQ', flag: 'bBdEhIOqsSuvVx3PR', opaque: 'i', long: { version: 'flag', help: 'flag' } },
+  code: ['-c', '-m', '--version', '--help', '-h', '-V'],
+};
+const node: InterpreterSpec = {
+  options: {
+    value: 'eprC',
+    flag: 'chv',
+    opaque: 'i',
+    long: {
+      eval: 'value',
+      print: 'value',
+      require: 'value',
+      import: 'value',
+      loader: 'value',
+      'experimental-loader': 'value',
+      'input-type': 'value',
+      conditions: 'value',
+      check: 'flag',
+      test: 'flag',
+      watch: 'flag',
+      version: 'flag',
+      help: 'flag',
+      'enable-source-maps': 'flag',
+      'no-warnings': 'flag',
+      'no-deprecation': 'flag',
+      'experimental-strip-types': 'flag',
+      'experimental-vm-modules': 'flag',
+      interactive: 'opaque',
+    },
+  },
+  code: ['-e', '-p', '--eval', '--print', '-v', '--version', '-h', '--help', '--test'],
+};
+const perl: InterpreterSpec = {
+  options: { value: 'eEIMm', attached: '0CdDFilx', flag: 'acnpsStTuUvwWXh' },
+  code: ['-e', '-E', '-v', '-h'],
+};
+const ruby: InterpreterSpec = {
+  options: { value: 'eIrCE', attached: '0FiKTxW', flag: 'acdlnpsSvwyh', long: { version: 'flag', help: 'flag' } },
+  code: ['-e', '-v', '--version', '-h', '--help'],
+};
+const php: InterpreterSpec = {
+  options: { value: 'rBREFfcdzt', flag: 'hiIlmnqsvwHe', opaque: 'aS' },
+  code: ['-r', '-B', '-R', '-E', '-F', '-f', '-v', '-h', '-i', '-m', '-l'],
+};
+const lua: InterpreterSpec = { options: { value: 'el', flag: 'vEW', opaque: 'i' }, code: ['-e', '-v'] };
+const opaqueOptions: InterpreterSpec = { options: {}, code: [] };
+
+/** Interpreters by program basename. */
+export const INTERPRETERS: Readonly<Record<string, InterpreterSpec>> = {
+  python,
+  python2: python,
+  python3: python,
+  pypy: python,
+  pypy3: python,
+  ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`python3.${i}`, python])),
+  node,
+  nodejs: node,
+  bun: opaqueOptions,
+  deno: opaqueOptions,
+  perl,
+  ruby,
+  irb: opaqueOptions,
+  php,
+  lua,
+  luajit: lua,
+  'lua5.1': lua,
+  'lua5.3': lua,
+  'lua5.4': lua,
+  tclsh: opaqueOptions,
+  wish: opaqueOptions,
+  Rscript: { options: { value: 'e' }, code: ['-e'] },
+  R: opaqueOptions,
+  osascript: { options: { value: 'el' }, code: ['-e'] },
+  pwsh: opaqueOptions,
+  powershell: opaqueOptions,
+  jshell: opaqueOptions,
+  gdb: opaqueOptions,
+};

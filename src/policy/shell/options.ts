@@ -1,0 +1,135 @@
+/**
+ * Reading the options of a program that runs another program (`sudo`, `env`, `timeout`, …) to find where
+ * the program it runs starts. Unknown options and options that are not literal words make the part opaque:
+ * without knowing whether an option takes a value, the command it runs cannot be located.
+ */
+
+/** What a long option does. `optional` takes a value only as `--name=value`. */
+export type LongKind = 'value' | 'flag' | 'optional' | 'opaque';
+
+/** The options of one program. */
+export interface OptionSpec {
+  /** Short letters that take a value (the rest of the word, or the next word). */
+  readonly value?: string;
+  /** Short letters that take no value. */
+  readonly flag?: string;
+  /** Short letters whose value is optional and only attached (`-i{}`, `-l5`). */
+  readonly attached?: string;
+  /** Short letters that make the part opaque (a login shell, an editor, a split string). */
+  readonly opaque?: string;
+  /** Long options, without the leading `--`. */
+  readonly long?: Readonly<Record<string, LongKind>>;
+  /** `-N` words are options (`nice -5`). */
+  readonly digits?: boolean;
+  /** `NAME=VALUE` words before the program are environment assignments (`env`, `sudo`). */
+  readonly env?: boolean;
+  /** A lone `-` is an option (`env -`). */
+  readonly dash?: boolean;
+}
+
+/** Where the options end, what they said, and why the part is opaque when they cannot be read. */
+export interface ScannedOptions {
+  /** Index of the first word after the options. */
+  readonly next: number;
+  /** Options seen, by name (`-u`, `--user`), with their value when they take one. */
+  readonly seen: ReadonlyMap<string, string | undefined>;
+  /** Environment names assigned among the options. */
+  readonly assigns: readonly string[];
+  /** Set when the options cannot be read exactly. */
+  readonly opaque?: string;
+}
+
+/** `NAME=VALUE` as `env` and `sudo` read it: any word with `=` not at its start (names may hold `%`). */
+const ASSIGNMENT = /^([^=-][^=]*)=/;
+
+function longKind(spec: OptionSpec, name: string): LongKind | undefined {
+  const table = spec.long ?? {};
+  const exact = table[name];
+  if (exact !== undefined) return exact;
+  // getopt_long accepts any unambiguous prefix; a prefix shared by options of different kinds is unknown.
+  const kinds = new Set<LongKind>();
+  for (const [option, kind] of Object.entries(table)) if (option.startsWith(name)) kinds.add(kind);
+  return kinds.size === 1 ? [...kinds][0] : undefined;
+}
+
+/**
+ * Reads options from `args` (the words after the program) until the first operand.
+ *
+ * @param args - the words, `undefined` for a word that is not a literal
+ * @param spec - the program's options
+ */
+export function scanOptions(args: readonly (string | undefined)[], spec: OptionSpec): ScannedOptions {
+  const seen = new Map<string, string | undefined>();
+  const assigns: string[] = [];
+  let i = 0;
+  const stop = (opaque: string): ScannedOptions => ({ next: i, seen, assigns, opaque });
+  while (i < args.length) {
+    const word = args[i];
+    if (word === undefined) return stop('an option word that is not a literal');
+    if (word === '--') return { next: i + 1, seen, assigns };
+    const assignment = spec.env === true ? ASSIGNMENT.exec(word) : null;
+    if (assignment !== null) {
+      assigns.push(assignment[1] ?? '');
+      i += 1;
+      continue;
+    }
+    if (word === '-' && spec.dash === true) {
+      seen.set('-', undefined);
+      i += 1;
+      continue;
+    }
+    if (word.startsWith('--') && word.length > 2) {
+      const eq = word.indexOf('=');
+      const name = eq === -1 ? word.slice(2) : word.slice(2, eq);
+      const kind = longKind(spec, name);
+      if (kind === undefined) return stop(`option --${name} is not known`);
+      if (kind === 'opaque') return stop(`option --${name}`);
+      if (kind === 'value' && eq === -1) {
+        const value = args[i + 1];
+        if (value === undefined && i + 1 < args.length) return stop(`the value of --${name} is not a literal`);
+        seen.set(`--${name}`, value);
+        i += 2;
+        continue;
+      }
+      seen.set(`--${name}`, eq === -1 ? undefined : word.slice(eq + 1));
+      i += 1;
+      continue;
+    }
+    if (word.startsWith('-') && word.length > 1) {
+      if (spec.digits === true && /^-\d+$/.test(word)) {
+        i += 1;
+        continue;
+      }
+      let consumedNext = false;
+      for (let j = 1; j < word.length; j += 1) {
+        const letter = word[j] ?? '';
+        if ((spec.opaque ?? '').includes(letter)) return stop(`option -${letter}`);
+        if ((spec.value ?? '').includes(letter)) {
+          const rest = word.slice(j + 1);
+          if (rest !== '') {
+            seen.set(`-${letter}`, rest);
+          } else {
+            const value = args[i + 1];
+            if (value === undefined && i + 1 < args.length) return stop(`the value of -${letter} is not a literal`);
+            seen.set(`-${letter}`, value);
+            consumedNext = true;
+          }
+          break;
+        }
+        if ((spec.attached ?? '').includes(letter)) {
+          seen.set(`-${letter}`, word.slice(j + 1));
+          break;
+        }
+        if ((spec.flag ?? '').includes(letter)) {
+          seen.set(`-${letter}`, undefined);
+          continue;
+        }
+        return stop(`option -${letter} is not known`);
+      }
+      i += consumedNext ? 2 : 1;
+      continue;
+    }
+    break;
+  }
+  return { next: i, seen, assigns };
+}

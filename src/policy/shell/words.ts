@@ -1,0 +1,191 @@
+/**
+ * Literal text of shell words, and the checks that decide when a word is not known exactly: unquoted
+ * globs, braces and `~`, escapes, `$'…'` strings. Also the quote-aware count of substitutions in a line,
+ * which the analysis compares with the substitutions it found so that a parser that drops one is caught.
+ */
+
+/**
+ * Whether unquoted text would be changed by pathname expansion, brace expansion or `~`.
+ *
+ * @param raw - the text as written (escapes included)
+ * @param wordStart - whether the text starts the word (`~` only expands there)
+ */
+export function isPattern(raw: string, wordStart: boolean): boolean {
+  if (wordStart && raw.startsWith('~')) return true;
+  let bracket = -1;
+  let brace = -1;
+  let braceList = false;
+  for (let i = 0; i < raw.length; i += 1) {
+    const c = raw[i];
+    if (c === '\\') {
+      i += 1;
+      continue;
+    }
+    if (c === '*' || c === '?') return true;
+    if (c === '[') bracket = i;
+    else if (c === ']' && bracket !== -1) return true;
+    else if (c === '{') {
+      brace = i;
+      braceList = false;
+    } else if (brace !== -1 && (c === ',' || (c === '.' && raw[i + 1] === '.'))) braceList = true;
+    else if (c === '}' && brace !== -1 && braceList) return true;
+  }
+  return false;
+}
+
+/** Unquoted text without its escapes (`\x` is `x`, backslash-newline is nothing). */
+export function unescapeUnquoted(raw: string): string {
+  if (!raw.includes('\\')) return raw;
+  let out = '';
+  for (let i = 0; i < raw.length; i += 1) {
+    const c = raw[i] ?? '';
+    if (c === '\\' && i + 1 < raw.length) {
+      i += 1;
+      const next = raw[i] ?? '';
+      if (next !== '\n') out += next;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+/** Text inside double quotes without its escapes (only `$`, backquote, `"`, `\` and newline are escaped). */
+export function unescapeDouble(raw: string): string {
+  if (!raw.includes('\\')) return raw;
+  let out = '';
+  for (let i = 0; i < raw.length; i += 1) {
+    const c = raw[i] ?? '';
+    const next = raw[i + 1];
+    if (c === '\\' && next !== undefined && '$`"\\\n'.includes(next)) {
+      i += 1;
+      if (next !== '\n') out += next;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  n: '\n',
+  r: '\r',
+  t: '\t',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
+};
+
+/**
+ * The value of a bash `$'…'` string, or `undefined` when it holds a NUL (bash cuts the word there) or an
+ * escape this decoder does not know exactly.
+ *
+ * @param raw - the text between the quotes
+ */
+export function decodeAnsiC(raw: string): string | undefined {
+  let out = '';
+  for (let i = 0; i < raw.length; i += 1) {
+    const c = raw[i] ?? '';
+    if (c !== '\\') {
+      out += c;
+      continue;
+    }
+    const e = raw[i + 1];
+    if (e === undefined) return undefined;
+    i += 1;
+    const simple = SIMPLE_ESCAPES[e];
+    if (simple !== undefined) {
+      out += simple;
+      continue;
+    }
+    const digits = (pattern: RegExp, max: number, radix: number): number | undefined => {
+      let text = '';
+      while (text.length < max && pattern.test(raw[i + 1] ?? '')) {
+        text += raw[i + 1];
+        i += 1;
+      }
+      return text === '' ? undefined : Number.parseInt(text, radix);
+    };
+    let code: number | undefined;
+    if (/[0-7]/.test(e)) {
+      i -= 1;
+      code = digits(/[0-7]/, 3, 8);
+      if (code !== undefined) code &= 0xff;
+    } else if (e === 'x') code = digits(/[0-9a-fA-F]/, 2, 16);
+    else if (e === 'u') code = digits(/[0-9a-fA-F]/, 4, 16);
+    else if (e === 'U') code = digits(/[0-9a-fA-F]/, 8, 16);
+    else if (e === 'c') {
+      const letter = raw[i + 1];
+      if (letter === undefined) return undefined;
+      i += 1;
+      code = letter.toUpperCase().charCodeAt(0) & 0x1f;
+    } else {
+      out += `\\${e}`;
+      continue;
+    }
+    // Bytes above 0x7f from \x or octal form UTF-8 sequences in bash: not decoded here.
+    if (code === undefined || code === 0 || (code > 0x7f && (e === 'x' || /[0-7]/.test(e))) || code > 0x10ffff) {
+      return undefined;
+    }
+    out += String.fromCodePoint(code);
+  }
+  return out;
+}
+
+/**
+ * How many substitutions a line holds as written: `$(` (which also opens `$((`), `<(`, `>(` and
+ * backquotes, outside single quotes, `$'…'` strings and comments, and not escaped.
+ *
+ * @param source - the line
+ */
+export function countSubstitutionMarks(source: string): { parens: number; backquotes: number } {
+  let parens = 0;
+  let backquotes = 0;
+  let mode: 'plain' | 'single' | 'double' | 'ansi' = 'plain';
+  for (let i = 0; i < source.length; i += 1) {
+    const c = source[i];
+    const next = source[i + 1];
+    if (mode === 'single') {
+      if (c === "'") mode = 'plain';
+      continue;
+    }
+    if (mode === 'ansi') {
+      if (c === '\\') i += 1;
+      else if (c === "'") mode = 'plain';
+      continue;
+    }
+    if (c === '\\') {
+      i += 1;
+      continue;
+    }
+    if (c === '`') {
+      backquotes += 1;
+      continue;
+    }
+    if ((c === '$' || c === '<' || c === '>') && next === '(') {
+      parens += 1;
+      continue;
+    }
+    if (mode === 'double') {
+      if (c === '"') mode = 'plain';
+      continue;
+    }
+    if (c === "'") mode = 'single';
+    else if (c === '"') mode = 'double';
+    else if (c === '$' && next === "'") {
+      mode = 'ansi';
+      i += 1;
+    } else if (c === '#' && (i === 0 || /[\s;&|()]/.test(source[i - 1] ?? ''))) {
+      const end = source.indexOf('\n', i);
+      i = end === -1 ? source.length : end;
+    }
+  }
+  return { parens, backquotes };
+}

@@ -1,0 +1,116 @@
+/**
+ * Accepted nodes: a remote or opaque node acknowledged with a reason is installed around, never gated, and
+ * only the executor found at install is let through.
+ */
+import { A2AAgent } from '@strands-agents/sdk/a2a';
+import { AgentNode, Graph, Node } from '@strands-agents/sdk/multiagent';
+import { describe, expect, it } from 'vitest';
+import { allowAll, audit, installMultiagent, isGated, plan, UngateableError } from '../../src/index.js';
+import {
+  call,
+  isolateEachTest,
+  nodesOf,
+  ran,
+  recordingTool,
+  runOrchestrator,
+  say,
+  scriptedAgent,
+} from '../helpers/sdk.js';
+
+isolateEachTest();
+
+/** An opaque custom node: it runs nothing gate-audit can see, and records that it ran. */
+class Opaque extends Node {
+  constructor(id: string) {
+    super(id, {});
+  }
+  // eslint-disable-next-line require-yield, @typescript-eslint/require-await
+  async *handle(): ReturnType<Node['handle']> {
+    ran.push(`opaque:${this.id}`);
+    return { content: [] };
+  }
+}
+
+function app() {
+  const writer = scriptedAgent('writer', [call('ls'), say('-')], { tools: [recordingTool('ls')] });
+  const opaque = new Opaque('legacy');
+  const graph = new Graph({ id: 'app', nodes: [writer, opaque], edges: [['writer', 'legacy']], maxSteps: 5 });
+  return { writer, opaque, graph };
+}
+
+describe('installMultiagent({ accept })', () => {
+  it('gates the agents around an accepted opaque node, lets that node run, and reports it accepted', async () => {
+    const { writer, graph } = app();
+    expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(UngateableError);
+    installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'app/legacy', reason: 'reviewed: runs no tools' }] });
+    expect(isGated(writer)).toBe(true);
+    const report = audit(graph);
+    const legacy = report.nodes.find((n) => n.id === 'legacy')!;
+    expect(legacy).toMatchObject({ status: 'accepted', problem: 'custom-node' });
+    expect(legacy.reason).toMatch(/^accepted: reviewed: runs no tools \(it is a custom node/);
+    expect(report.summary).toMatchObject({ accepted: 1, coverage: 1 });
+    const { status } = await runOrchestrator(graph);
+    expect(status).toBe('COMPLETED');
+    expect(ran).toEqual(['ls({})@writer', 'opaque:legacy']);
+  });
+
+  it('cancels another object swapped in later at the accepted path', async () => {
+    const { graph } = app();
+    installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'app/legacy', reason: 'reviewed' }] });
+    nodesOf(graph).set('legacy', new Opaque('legacy'));
+    const edge = graph.edges[0] as unknown as { target: unknown };
+    edge.target = graph.nodes.get('legacy');
+    const { cancelled } = await runOrchestrator(graph);
+    expect(ran).toEqual(['ls({})@writer']);
+    expect(cancelled.legacy).toMatch(/is not the object accepted at install/);
+  });
+
+  it('accepts a remote node too, and plan() shows the tree as it would be', () => {
+    const remote = new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' });
+    const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')]), remote], edges: [] });
+    const accept = [{ path: 'g/remote', reason: 'gated on its own server' }];
+    expect(plan(graph, { accept }).nodes.find((n) => n.id === 'remote')?.status).toBe('accepted');
+    installMultiagent(graph, { gate: allowAll(), accept });
+    expect(audit(graph).nodes.find((n) => n.id === 'remote')?.status).toBe('accepted');
+  });
+
+  const invalid: [string, (g: Graph) => { path: string; reason: string }[], RegExp][] = [
+    ['an entry that matches nothing', () => [{ path: 'app/gone', reason: 'x' }], /matches no node of the tree/],
+    [
+      'an entry on a local agent',
+      () => [{ path: 'app/writer', reason: 'x' }],
+      /can be gated, so it needs no acknowledgement/,
+    ],
+    ['an entry without a reason', () => [{ path: 'app/legacy', reason: ' ' }], /needs a path and a reason/],
+    [
+      'an entry on a node whose key is not its id',
+      (g) => {
+        nodesOf(g).set('other', new AgentNode({ agent: scriptedAgent('legacy2', [say('x')]) }));
+        return [{ path: 'app', reason: 'x' }];
+      },
+      /cannot be accepted/,
+    ],
+  ];
+  for (const [what, entries, message] of invalid) {
+    it(`refuses ${what} (INVALID_ACCEPT), changing nothing`, () => {
+      const { writer, graph } = app();
+      expect(() => installMultiagent(graph, { gate: allowAll(), accept: entries(graph) })).toThrow(
+        expect.objectContaining({ code: 'INVALID_ACCEPT', message: expect.stringMatching(message) as string }),
+      );
+      expect(isGated(writer)).toBe(false);
+    });
+  }
+
+  it('lists every invalid entry in one error', () => {
+    const { graph } = app();
+    expect(() =>
+      installMultiagent(graph, {
+        gate: allowAll(),
+        accept: [
+          { path: 'app/gone', reason: 'x' },
+          { path: 'app/writer', reason: 'x' },
+        ],
+      }),
+    ).toThrow(/accept=<2 problems>/);
+  });
+});

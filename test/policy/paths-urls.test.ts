@@ -1,0 +1,247 @@
+/**
+ * `path` and `url` conditions: normalisation and the three-valued answer (a path or URL that cannot be known
+ * holds for deny and never for allow), each case written with the answer a careful reader expects.
+ */
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Decision, type PolicyInput, policyGate, type ToolCallRequest } from '../../src/index.js';
+import { compilePath, normalizePath } from '../../src/policy/paths-urls/path.js';
+import { compileUrl, isPrivateHost, normalizeHost } from '../../src/policy/paths-urls/url.js';
+import { MAYBE, NO, YES } from '../../src/policy/truth.js';
+
+function request(input: unknown): ToolCallRequest {
+  return {
+    toolUseId: 't',
+    toolName: 't',
+    input,
+    agentId: 'a',
+    agentName: 'a',
+    path: ['a'],
+    paths: [['a']],
+    toolKind: 'function',
+  };
+}
+
+/** A policy that denies (or allows) tool `t` when the condition holds, default the other way. */
+function gate(verdict: 'deny' | 'allow', condition: Record<string, unknown>) {
+  const policy: PolicyInput = {
+    version: 1,
+    default: verdict === 'deny' ? 'allow' : 'deny',
+    rules: [{ id: 'r', tools: ['t'], when: [condition as never], verdict }],
+  };
+  return policyGate(policy);
+}
+
+const verdictOf = (g: ReturnType<typeof gate>, input: unknown): string =>
+  (g.decide(request(input)) as Decision).verdict;
+
+describe('path conditions', () => {
+  const under = compilePath({ under: ['/workspace'], caseInsensitive: false });
+  const withCwd = compilePath({ under: ['/workspace'], cwd: '/workspace/app', caseInsensitive: false });
+  const notUnder = compilePath({ notUnder: ['/workspace/.git', '/etc'], caseInsensitive: false });
+  // [path, under /workspace, under /workspace with cwd /workspace/app, notUnder /workspace/.git and /etc]
+  const cases: [string, number, number, number][] = [
+    ['/workspace', YES, YES, YES],
+    ['/workspace/', YES, YES, YES],
+    ['/workspace/a.txt', YES, YES, YES],
+    ['/workspace//a.txt', YES, YES, YES],
+    ['/workspace/./a.txt', YES, YES, YES],
+    ['/workspace/src/../a.txt', YES, YES, YES],
+    ['/workspace/../etc/passwd', NO, NO, NO],
+    ['/workspace/../../../../etc/passwd', NO, NO, NO],
+    ['/workspace/..', NO, NO, YES],
+    ['/workspace2', NO, NO, YES],
+    ['/workspace2/a', NO, NO, YES],
+    ['/work', NO, NO, YES],
+    ['/workspacex/../workspace/a', YES, YES, YES],
+    ['//workspace/a', YES, YES, YES],
+    ['/./workspace/a', YES, YES, YES],
+    ['/../workspace/a', YES, YES, YES],
+    ['/', NO, NO, YES],
+    ['/etc', NO, NO, NO],
+    ['/etc/', NO, NO, NO],
+    ['/etc/passwd', NO, NO, NO],
+    ['/etcetera', NO, NO, YES],
+    ['/workspace/.git', YES, YES, NO],
+    ['/workspace/.git/config', YES, YES, NO],
+    ['/workspace/.github/x', YES, YES, YES],
+    ['/workspace/.git/../src', YES, YES, YES],
+    ['a.txt', MAYBE, YES, MAYBE],
+    ['./a.txt', MAYBE, YES, MAYBE],
+    ['../a.txt', MAYBE, YES, MAYBE],
+    ['../../etc/passwd', MAYBE, NO, MAYBE],
+    ['../../../etc', MAYBE, NO, MAYBE],
+    ['src/../../x', MAYBE, YES, MAYBE],
+    ['~', MAYBE, MAYBE, MAYBE],
+    ['~/x', MAYBE, MAYBE, MAYBE],
+    ['~root/x', MAYBE, MAYBE, MAYBE],
+    ['', MAYBE, MAYBE, MAYBE],
+    ['/workspace/a b', YES, YES, YES],
+    ['/workspace/\n', YES, YES, YES],
+    ['/workspace/ü', YES, YES, YES],
+    ['/Workspace/a', NO, NO, YES],
+    ['/WORKSPACE', NO, NO, YES],
+    ['/workspace/a/../../workspace/b', YES, YES, YES],
+    ['/workspace/a/../../etc', NO, NO, NO],
+    ['/etc/../workspace', YES, YES, YES],
+    ['/tmp/../etc/../workspace/./x', YES, YES, YES],
+    ['/proc/self/root/etc/passwd', NO, NO, YES],
+    ['/workspace/.git.bak', YES, YES, YES],
+    ['/workspace/x/.git', YES, YES, YES],
+    ['.', MAYBE, YES, MAYBE],
+    ['..', MAYBE, YES, MAYBE],
+    ['.git/config', MAYBE, YES, MAYBE],
+  ];
+
+  it('has at least 50 cases', () => expect(cases.length).toBeGreaterThanOrEqual(50));
+
+  it.each(cases)('%j: under %d, with cwd %d, notUnder %d', (path, u, c, n) => {
+    expect(under.test(path)).toBe(u);
+    expect(withCwd.test(path)).toBe(c);
+    expect(notUnder.test(path)).toBe(n);
+  });
+
+  it('treats a relative path as unknown when the line changed directory, even with cwd', () => {
+    expect(withCwd.test('a.txt', true)).toBe(MAYBE);
+    expect(withCwd.test('/workspace/a.txt', true)).toBe(YES);
+  });
+
+  it('normalises', () => {
+    expect(normalizePath('/a/b/../../../c/./d//')).toBe('/c/d');
+    expect(normalizePath('x', '/w')).toBe('/w/x');
+    expect(normalizePath('x')).toBeUndefined();
+  });
+
+  describe('realpath: true', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gate-audit-realpath-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    mkdirSync(join(dir, 'workspace'));
+    mkdirSync(join(dir, 'outside'));
+    symlinkSync(join(dir, 'outside'), join(dir, 'workspace', 'escape'));
+    symlinkSync(join(dir, 'nowhere'), join(dir, 'workspace', 'dangling'));
+
+    it('judges a symlink where it points, and a dangling one as unknown', () => {
+      const real = compilePath({ under: [join(dir, 'workspace')], realpath: true, caseInsensitive: false });
+      const lexical = compilePath({ under: [join(dir, 'workspace')], caseInsensitive: false });
+      expect(lexical.test(join(dir, 'workspace/escape/x'))).toBe(YES);
+      expect(real.test(join(dir, 'workspace/escape/x'))).toBe(NO);
+      expect(real.test(join(dir, 'workspace/new/file'))).toBe(YES);
+      expect(real.test(join(dir, 'workspace/dangling'))).toBe(MAYBE);
+    });
+  });
+
+  it('compares folded on a case-insensitive volume when told to', () => {
+    const folded = compilePath({ under: ['/workspace'], caseInsensitive: true });
+    expect(folded.test('/WorkSpace/a')).toBe(YES);
+  });
+
+  it('in a policy: unknown denies and never allows', () => {
+    const deny = gate('deny', { arg: 'path', path: { under: ['/etc'] } });
+    const allow = gate('allow', { arg: 'path', path: { under: ['/workspace'] } });
+    expect(verdictOf(deny, { path: 'x' })).toBe('deny');
+    expect(verdictOf(allow, { path: 'x' })).toBe('deny');
+    expect(verdictOf(deny, { path: '/workspace/../etc/shadow' })).toBe('deny');
+    expect(verdictOf(allow, { path: '/workspace/../etc/shadow' })).toBe('deny');
+    expect(verdictOf(allow, { path: '/workspace/a' })).toBe('allow');
+  });
+});
+
+describe('url conditions', () => {
+  const hosts = compileUrl({
+    hosts: ['api.example.com', '*.example.org', 'bücher.example', '10.0.0.1', '[::1]'],
+    schemes: ['https'],
+  });
+  const priv = compileUrl({ private: true });
+  if ('invalid' in hosts || 'invalid' in priv) throw new Error('the conditions compile');
+  // [url, hosts+https, private]
+  const cases: [string, number, number][] = [
+    ['https://api.example.com/v1', YES, NO],
+    ['https://api.example.com./v1', YES, NO],
+    ['https://API.EXAMPLE.COM/v1', YES, NO],
+    ['https://api.example.com:8443/v1', YES, NO],
+    ['http://api.example.com/v1', NO, NO],
+    ['https://ok.example@evil.example/', NO, NO],
+    ['https://api.example.com@evil.example/', NO, NO],
+    ['https://evil.example/?api.example.com', NO, NO],
+    ['https://evil.example/#api.example.com', NO, NO],
+    ['https://api.example.com.evil.example/', NO, NO],
+    ['https://evilapi.example.com/', NO, NO],
+    ['https://a.example.org/', YES, NO],
+    ['https://a.b.example.org/', YES, NO],
+    ['https://example.org/', NO, NO],
+    ['https://badexample.org/', NO, NO],
+    ['https://xn--bcher-kva.example/', YES, NO],
+    ['https://bücher.example/', YES, NO],
+    ['https://BÜCHER.example/', YES, NO],
+    ['https://10.0.0.1/', YES, YES],
+    ['https://0x0a.0.0.1/', YES, YES],
+    ['https://167772161/', YES, YES],
+    ['https://012.0.0.1/', YES, YES],
+    ['https://[::1]/', YES, YES],
+    ['https://[0:0:0:0:0:0:0:1]/', YES, YES],
+    ['http://127.0.0.1/', NO, YES],
+    ['http://127.1/', NO, YES],
+    ['http://2130706433/', NO, YES],
+    ['http://0x7f000001/', NO, YES],
+    ['http://0177.0.0.1/', NO, YES],
+    ['http://0.0.0.0/', NO, YES],
+    ['http://0/', NO, YES],
+    ['http://localhost/', NO, YES],
+    ['http://LOCALHOST./', NO, YES],
+    ['http://a.localhost/', NO, YES],
+    ['http://localhost.example.com/', NO, NO],
+    ['http://169.254.169.254/latest/meta-data', NO, YES],
+    ['http://100.64.0.1/', NO, YES],
+    ['http://172.16.0.1/', NO, YES],
+    ['http://172.31.255.255/', NO, YES],
+    ['http://172.32.0.1/', NO, NO],
+    ['http://192.168.1.1/', NO, YES],
+    ['http://8.8.8.8/', NO, NO],
+    ['http://[::]/', NO, YES],
+    ['http://[fc00::1]/', NO, YES],
+    ['http://[fd12:3456::1]/', NO, YES],
+    ['http://[fe80::1]/', NO, YES],
+    ['http://[::ffff:127.0.0.1]/', NO, YES],
+    ['http://[::ffff:7f00:1]/', NO, YES],
+    ['http://[::ffff:8.8.8.8]/', NO, NO],
+    ['http://[64:ff9b::10.0.0.1]/', NO, YES],
+    ['http://[64:ff9b::8.8.8.8]/', NO, NO],
+    ['http://[2002:c0a8:0101::1]/', NO, YES],
+    ['http://[2002:0808:0808::1]/', NO, NO],
+    ['http://[::127.0.0.1]/', NO, YES],
+    ['http://[2606:4700::1111]/', NO, NO],
+    ['not a url', MAYBE, MAYBE],
+    ['https://', MAYBE, MAYBE],
+    ['//api.example.com/', MAYBE, MAYBE],
+    ['file:///etc/passwd', NO, MAYBE],
+  ];
+
+  it('has at least 50 cases', () => expect(cases.length).toBeGreaterThanOrEqual(50));
+
+  it.each(cases)('%j: hosts %d, private %d', (url, h, p) => {
+    expect(hosts.test(url)).toBe(h);
+    expect(priv.test(url)).toBe(p);
+  });
+
+  it('normalises hosts and knows private ones', () => {
+    expect(normalizeHost('Example.COM.')).toBe('example.com');
+    expect(isPrivateHost('127.0.0.1')).toBe(true);
+    expect(isPrivateHost('93.184.216.34')).toBe(false);
+  });
+
+  it('refuses a host pattern that is not a host', () => {
+    expect(compileUrl({ hosts: ['a b'] })).toEqual({ invalid: 'a b' });
+  });
+
+  it('in a policy: an unparseable URL denies and never allows', () => {
+    const deny = gate('deny', { arg: 'url', url: { private: true } });
+    const allow = gate('allow', { arg: 'url', url: { hosts: ['api.example.com'] } });
+    expect(verdictOf(deny, { url: 'http://[::1' })).toBe('deny');
+    expect(verdictOf(allow, { url: 'http://[::1' })).toBe('deny');
+    expect(verdictOf(deny, { url: 'http://0x7f.1/' })).toBe('deny');
+    expect(verdictOf(allow, { url: 'https://ok.example@api.example.com/' })).toBe('allow');
+    expect(verdictOf(allow, { url: 'https://api.example.com@evil.example/' })).toBe('deny');
+  });
+});
