@@ -5,6 +5,10 @@ import { pathToFileURL } from 'node:url';
 import { createJiti } from 'jiti';
 
 const absolute = resolve(process.argv[2]);
-const jiti = createJiti(pathToFileURL(absolute).href, { tsconfigPaths: true, moduleCache: true });
+const jiti = createJiti(pathToFileURL(absolute).href, {
+  tsconfigPaths: true,
+  moduleCache: true,
+  nativeModules: ['@strands-agents/sdk'],
+});
 const namespace = await jiti.import(absolute);
 process.stdout.write(`${JSON.stringify(Object.keys(namespace))}\n`, () => process.exit(0));

@@ -39,6 +39,8 @@ export { hasNodeGuard, isGated } from './walker/classify.js';
 export { assertFullyGated, audit, plan } from './report/audit.js';
 export type { AuditOptions } from './report/audit.js';
 export { CoverageReportSchema } from './report/schema.js';
+export { ConfigSchema } from './config.js';
+export type { GateAuditConfig } from './config.js';
 export type {
   CoverageEdge,
   CoverageNode,

@@ -4,6 +4,7 @@ import * as api from '../src/index.js';
 describe('the public API', () => {
   it('exports exactly the documented values', () => {
     expect(Object.keys(api).sort()).toEqual([
+      'ConfigSchema',
       'CoverageError',
       'CoverageReportSchema',
       'GOVERNS',

@@ -1,50 +1,191 @@
 /**
- * Loading a user's module and finding its orchestrators: exported Graph/Swarm instances, and exported
- * zero-argument functions (sync or async) that return one. Recognition is by shape, not `instanceof`,
- * because the module may load its own copy of the SDK (the walker then reports the mismatch).
+ * Loading a user's module and finding what to audit, without surprises:
+ *
+ * - exported Graph/Swarm instances, and exported Agents no exported orchestrator contains, are audited;
+ * - no exported function is called unless asked: by `--export`, by `factories` (with argument lists), by
+ *   `--call-factories` (every zero-argument export), or because `gatedFactory` wrapped it (the user declared
+ *   it a factory). Every exported function left uncalled is reported as not audited, with the fix;
+ * - an `UngateableError` thrown while the module loads (its own `installMultiagent` refused the tree) or by
+ *   a called factory is a finding, not a load error;
+ * - the whole import is bounded by the timeout, not only factories.
+ *
+ * Recognition is by shape, not `instanceof`, because the module may load its own copy of the SDK (the walker
+ * then reports the mismatch). The SDK is loaded by Node itself, never transpiled by jiti: it ships no
+ * CommonJS build, so a `require` of it from a `.cts`/`.cjs` module used to make jiti transpile it into a
+ * second set of its classes, reported as "a different copy of @strands-agents/sdk". (A gate-audit the module
+ * imports may be jiti's own copy: its marks are `Symbol.for` keys and errors are recognised by shape.)
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { inspect } from 'node:util';
+import { inspect, types } from 'node:util';
 import { createJiti } from 'jiti';
-import { glob, isDynamicPattern } from 'tinyglobby';
-import { GateAuditError } from '../errors.js';
+import { type Finding, GateAuditError, messageOf } from '../errors.js';
+import { walk } from '../walker/walk.js';
+import { selectModules } from './select.js';
 
-/** One orchestrator found in a module. */
+/** One orchestrator (or lone agent) found in a module. */
 export interface FoundOrchestrator {
-  /** The module path as given, relative to the working directory. */
+  /** The module path as shown, relative to the working directory. */
   readonly module: string;
   /** The export name (`default` for a default export). */
   readonly exportName: string;
   /** True when the export is a factory that was called. */
   readonly factory: boolean;
-  /** The Graph or Swarm. */
+  /** The Graph, Swarm or Agent. */
   readonly orchestrator: unknown;
+  /** The module's absolute path. */
+  readonly absolute?: string;
+  /** The export and the arguments it was called with, when `factories` gave argument lists. */
+  readonly label?: string;
+}
+
+/** An exported function that was not called, so whatever it builds was not audited. */
+export interface Unaudited {
+  readonly module: string;
+  readonly exportName: string;
+  /** Why it was not called, and the fix. */
+  readonly reason: string;
+  readonly fix: string;
+}
+
+/** A tree the module's own `installMultiagent` (or a called factory) refused, with every finding. */
+export interface Refusal {
+  readonly module: string;
+  /** The factory that threw, or undefined when the module refused at import. */
+  readonly exportName?: string;
+  readonly findings: readonly Finding[];
+  readonly message: string;
+}
+
+/** What one module gave. */
+export interface ModuleResult {
+  readonly module: string;
+  readonly absolute: string;
+  readonly found: FoundOrchestrator[];
+  /** Every export name of the module. */
+  readonly exports: string[];
+  readonly unaudited: Unaudited[];
+  readonly refusals: Refusal[];
+  /** Why the module was skipped (reached through a folder, glob or `include`, and nothing to audit). */
+  readonly skipped?: string;
+}
+
+/** Which exported functions to call. */
+export interface CallPolicy {
+  /**
+   * The argument lists to call an export with, by module (absolute path) and export name; `undefined`
+   * when the configuration says nothing about it. An empty list declares "not a factory".
+   */
+  readonly argumentsFor?: (absolute: string, exportName: string) => readonly (readonly unknown[])[] | undefined;
+  /** Call every zero-argument exported function (`--call-factories`). */
+  readonly callAll?: boolean;
+  /** How the fix names a module in `factories` (relative to the config file). */
+  readonly factoryKey?: (absolute: string) => string;
 }
 
 /** How to load modules. */
 export interface LoadOptions {
   /** Only this export. */
   readonly exportName?: string;
-  /** How long a factory may take, in milliseconds. */
+  /** How long importing a module, or a factory call, may take, in milliseconds. */
   readonly timeoutMs: number;
   /** The working directory paths are relative to. */
   readonly cwd: string;
   /** Where the module's own stdout output goes while it loads (never the report's stdout). */
   readonly noise: (chunk: string) => void;
+  /** Which functions to call (default: only `gatedFactory` ones and the `exportName`). */
+  readonly calls?: CallPolicy;
+}
+
+/** The mark `gatedFactory` puts on the functions it returns. */
+export const GATED_FACTORY_MARK = Symbol.for('gate-audit.gated-factory.v1');
+
+// Node loads the SDK itself (shared with gate-audit's own import of it), so its classes are the ones
+// gate-audit checks against, whether the user's module imports or requires it.
+const NATIVE_MODULES = ['@strands-agents/sdk'];
+
+const nodeRequire = createRequire(import.meta.url);
+
+/** The constructor names on a value's prototype chain (own data `constructor` properties only). */
+function constructorNames(value: object): string[] {
+  const names: string[] = [];
+  let proto: unknown = Object.getPrototypeOf(value);
+  for (let depth = 0; depth < 32 && typeof proto === 'object' && proto !== null; depth += 1) {
+    const ctor: unknown = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value;
+    if (typeof ctor === 'function') {
+      const name: unknown = Object.getOwnPropertyDescriptor(ctor, 'name')?.value;
+      if (typeof name === 'string') names.push(name);
+    }
+    proto = Object.getPrototypeOf(proto);
+  }
+  return names;
+}
+
+/** What an exported value is, read without running any of its code (no getters, no Proxy traps). */
+export type ExportKind = 'orchestrator' | 'agent' | 'function' | 'class' | 'proxy' | 'other';
+
+/**
+ * Classifies an exported value by shape, so values from any copy of the SDK are recognised.
+ *
+ * @param value - the exported value
+ */
+export function exportKindOf(value: unknown): ExportKind {
+  if ((typeof value === 'object' || typeof value === 'function') && value !== null && types.isProxy(value)) {
+    return 'proxy';
+  }
+  if (typeof value === 'function') {
+    return /^class[\s{]/.test(Function.prototype.toString.call(value)) ? 'class' : 'function';
+  }
+  if (typeof value !== 'object' || value === null) return 'other';
+  const names = constructorNames(value);
+  if (names.includes('Graph') || names.includes('Swarm')) {
+    const nodes = Object.getOwnPropertyDescriptor(value, 'nodes');
+    if (nodes !== undefined && (nodes.get !== undefined || nodes.value instanceof Map)) return 'orchestrator';
+  }
+  if (names.includes('Agent')) return 'agent';
+  return 'other';
 }
 
 /** Whether a value is shaped like a Strands Graph or Swarm (from any copy of the SDK). */
 export function isOrchestratorLike(value: unknown): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
-  return (name === 'Graph' || name === 'Swarm') && (value as { nodes?: unknown }).nodes instanceof Map;
+  return exportKindOf(value) === 'orchestrator';
 }
 
-function isFactoryCandidate(value: unknown): value is () => unknown {
-  if (typeof value !== 'function' || value.length !== 0) return false;
-  return !/^class[\s{]/.test(Function.prototype.toString.call(value));
+/**
+ * How many parameters a function declares, read without calling a getter (an accessor `length` reads as
+ * unknown: such a function is never called as a zero-argument factory).
+ */
+function arityOf(fn: (...args: unknown[]) => unknown): number {
+  const length: unknown = Object.getOwnPropertyDescriptor(fn, 'length')?.value;
+  return typeof length === 'number' ? length : Number.NaN;
+}
+
+/** Whether a function carries `gatedFactory`'s mark. */
+export function isGatedFactory(value: unknown): boolean {
+  if (typeof value !== 'function' || types.isProxy(value)) return false;
+  return Object.getOwnPropertyDescriptor(value, GATED_FACTORY_MARK)?.value !== undefined;
+}
+
+/** Whether an error is an `UngateableError` from any copy of gate-audit: its code and its findings. */
+function ungateableOf(error: unknown): { findings: Finding[]; message: string } | undefined {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth += 1) {
+    const code = (e as { code?: unknown }).code;
+    const findings = (e as { findings?: unknown }).findings;
+    if ((code === 'UNGATEABLE' || code === 'SDK_MISMATCH') && Array.isArray(findings)) {
+      const valid = findings.filter(
+        (f): f is Finding =>
+          typeof f === 'object' &&
+          f !== null &&
+          Array.isArray((f as Finding).path) &&
+          typeof (f as Finding).reason === 'string' &&
+          typeof (f as Finding).fix === 'string',
+      );
+      return { findings: valid.map((f) => ({ ...f, path: f.path.map(String) })), message: messageOf(e) };
+    }
+  }
+  return undefined;
 }
 
 function loadError(module: string, what: string, fix: string, cause?: unknown): GateAuditError {
@@ -53,8 +194,8 @@ function loadError(module: string, what: string, fix: string, cause?: unknown): 
 
 /** Describes a load error in one line: `SyntaxError at graph.ts:3:7: …` for a parse error, else `Name: message`. */
 function describeLoadError(error: unknown, cwd: string): string {
-  if (!(error instanceof Error)) return String(error);
-  const first = (error.message.split('\n')[0] ?? '').trim();
+  if (!(error instanceof Error)) return messageOf(error);
+  const first = (messageOf(error).split('\n')[0] ?? '').trim();
   const parse = /^(ParseError|SyntaxError):\s*/.exec(first) ?? (error.name === 'SyntaxError' ? [''] : null);
   if (parse === null) return `${error.name}: ${first}`;
   const at = /(\S+\.[cm]?[jt]sx?):(\d+):(\d+)/.exec(error.message);
@@ -64,6 +205,24 @@ function describeLoadError(error: unknown, cwd: string): string {
     .trim();
   const where = at === null ? '' : ` at ${relative(cwd, at[1]!.replace(/^file:\/\//, ''))}:${at[2]}:${at[3]}`;
   return `SyntaxError${where}${detail === '' ? '' : `: ${detail}`}`;
+}
+
+/** The fix for an error thrown while a module loads: what the module itself needs, never `--export`. */
+function importFix(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  const message = messageOf(error);
+  if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND' || /Cannot find (module|package)/.test(message)) {
+    const missing = /Cannot find (?:module|package) ['"]([^'"]+)['"]/.exec(message)?.[1];
+    if (missing !== undefined && !missing.startsWith('.') && !isAbsolute(missing)) {
+      const pkg = missing.startsWith('@') ? missing.split('/').slice(0, 2).join('/') : missing.split('/')[0];
+      return `install the missing dependency (npm i ${pkg}) or fix the import`;
+    }
+    return 'fix the import path';
+  }
+  if (code === 'ERR_REQUIRE_ASYNC_MODULE') {
+    return 'a require() reached a module with top-level await: import it instead, or load the module as ESM';
+  }
+  return 'fix the module so it loads (gate-audit imports it as your app does)';
 }
 
 /** Runs `work` with the process's stdout diverted to `noise`, so module output cannot corrupt a report. */
@@ -102,106 +261,293 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => 
   }
 }
 
+/** The files (outside `node_modules`) Node's module cache holds: what jiti loaded so far. */
+export function loadedFiles(): string[] {
+  return Object.keys(nodeRequire.cache).filter((file) => isAbsolute(file) && !file.includes('/node_modules/'));
+}
+
 /**
- * Loads one module and returns its orchestrators.
+ * Forgets every project file jiti loaded, so the next import evaluates them again (`--watch`).
+ *
+ * @param files - the files to forget
+ */
+export function forgetLoaded(files: Iterable<string>): void {
+  for (const file of files) delete nodeRequire.cache[file];
+}
+
+/**
+ * Imports a module the way gate-audit loads users' code: jiti (TypeScript, the `paths` of the nearest
+ * tsconfig), the SDK loaded natively, stdout diverted, the whole import bounded.
+ *
+ * @param absolute - the module's absolute path
+ * @param shown - its name in messages
+ * @param options - timeout, working directory, noise sink
+ */
+export async function importModule(
+  absolute: string,
+  shown: string,
+  options: Pick<LoadOptions, 'timeoutMs' | 'cwd' | 'noise'>,
+): Promise<unknown> {
+  const jiti = createJiti(pathToFileURL(absolute).href, {
+    tsconfigPaths: true,
+    moduleCache: true,
+    nativeModules: NATIVE_MODULES,
+  });
+  return withStdoutDiverted(options.noise, async () => {
+    try {
+      return await withTimeout(jiti.import(absolute), options.timeoutMs, () =>
+        loadError(
+          shown,
+          `importing it did not finish within ${options.timeoutMs} ms (a top-level await that never settles?)`,
+          'make the module load without waiting on something that never comes, or raise --timeout',
+        ),
+      );
+    } catch (error) {
+      if (error instanceof GateAuditError && error.code === 'LOAD_FAILED') throw error;
+      if (ungateableOf(error) !== undefined) throw error;
+      throw loadError(shown, describeLoadError(error, options.cwd), importFix(error), error);
+    }
+  });
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return typeof value;
+  if (types.isProxy(value)) return 'a Proxy';
+  const [name] = constructorNames(value);
+  return name === undefined ? 'an object' : `a ${name}`;
+}
+
+function argsLabel(args: readonly unknown[]): string {
+  return args.map((a) => inspect(a, { depth: 2, breakLength: Number.POSITIVE_INFINITY })).join(', ');
+}
+
+/** Why a function may be called, or undefined when it must not be. */
+interface CallDecision {
+  readonly calls: readonly (readonly unknown[])[];
+  /** Named by --export or factories: it must build something to audit. */
+  readonly requested: boolean;
+  /** Why it is called. */
+  readonly by: 'export' | 'factories' | 'gated' | 'call-factories';
+}
+
+function decideCalls(
+  fn: (...args: unknown[]) => unknown,
+  exportName: string,
+  absolute: string,
+  options: LoadOptions,
+): CallDecision | 'declared-not-factory' | undefined {
+  const configured = options.calls?.argumentsFor?.(absolute, exportName);
+  if (configured !== undefined) {
+    return configured.length === 0 ? 'declared-not-factory' : { calls: configured, requested: true, by: 'factories' };
+  }
+  if (options.exportName === exportName) return { calls: [[]], requested: true, by: 'export' };
+  if (isGatedFactory(fn) && arityOf(fn) === 0) return { calls: [[]], requested: false, by: 'gated' };
+  if (options.calls?.callAll === true && arityOf(fn) === 0)
+    return { calls: [[]], requested: false, by: 'call-factories' };
+  return undefined;
+}
+
+function unauditedFix(fn: (...args: unknown[]) => unknown, key: string, exportName: string): string {
+  const entry = `${key}#${exportName}`;
+  const none = `{ "${entry}": [] } declares it builds none`;
+  if (arityOf(fn) !== 0)
+    return `to audit what it builds, give its arguments: factories: { "${entry}": [[…]] }; ${none}`;
+  return `to audit what it builds: --export ${exportName}, --call-factories, or factories: ["${entry}"] in the config; ${none}`;
+}
+
+/**
+ * Loads one module and returns what it exports to audit, the functions left uncalled, and refusals.
  *
  * @param file - the module path, relative to `options.cwd` or absolute
- * @param options - export filter, factory timeout, working directory, noise sink
+ * @param options - export filter, calls, timeout, working directory, noise sink
+ * @param explicit - whether the module was named explicitly (else it is skipped when it has nothing to audit)
  * @throws GateAuditError `LOAD_FAILED` when the module is missing, fails to load, or a factory throws or hangs;
- *   `NO_ORCHESTRATOR` when it exports none
+ *   `NO_ORCHESTRATOR` when a module named explicitly has nothing to audit
  */
-export async function loadOrchestrators(file: string, options: LoadOptions): Promise<FoundOrchestrator[]> {
+export async function loadModule(file: string, options: LoadOptions, explicit = true): Promise<ModuleResult> {
   const absolute = isAbsolute(file) ? file : resolve(options.cwd, file);
   const shown = relative(options.cwd, absolute) || file;
   if (!existsSync(absolute)) throw loadError(shown, 'no such file', 'check the path');
-  const jiti = createJiti(pathToFileURL(absolute).href, { tsconfigPaths: true, moduleCache: true });
-  const namespace = await withStdoutDiverted(options.noise, async () => {
-    try {
-      return await jiti.import<Record<string, unknown>>(absolute);
-    } catch (error) {
-      throw loadError(shown, describeLoadError(error, options.cwd), 'fix the module or pass --export', error);
-    }
-  });
-  const names = Object.keys(namespace).filter(
-    (name) => options.exportName === undefined || name === options.exportName,
-  );
+  if (statSync(absolute).isDirectory()) {
+    throw loadError(shown, 'is a folder, not a module', 'name the modules in it, or pass the folder to gate-audit');
+  }
+  const result: ModuleResult = { module: shown, absolute, found: [], exports: [], unaudited: [], refusals: [] };
+  let namespace: Record<string, unknown>;
+  try {
+    namespace = (await importModule(absolute, shown, options)) as Record<string, unknown>;
+  } catch (error) {
+    const refused = ungateableOf(error);
+    if (refused === undefined) throw error;
+    result.refusals.push({ module: shown, ...refused });
+    return result;
+  }
+  const allNames = Object.keys(namespace);
+  result.exports.push(...allNames);
+  const names = allNames.filter((name) => options.exportName === undefined || name === options.exportName);
   if (options.exportName !== undefined && names.length === 0) {
+    const what = `has no export "${options.exportName}"`;
+    if (!explicit) return { ...result, skipped: what };
     throw new GateAuditError(
       'NO_ORCHESTRATOR',
-      `cannot audit "${shown}": it has no export "${options.exportName}" | exports are: ${Object.keys(namespace).join(', ') || '(none)'}`,
+      `cannot audit "${shown}": it ${what} | exports are: ${allNames.join(', ') || '(none)'}`,
     );
   }
-  const found: FoundOrchestrator[] = [];
+  const key = options.calls?.factoryKey?.(absolute) ?? shown;
   const seen = new Set<unknown>();
+  const agents: { name: string; label?: string; value: unknown }[] = [];
+  const functions: { name: string; fn: (...args: unknown[]) => unknown }[] = [];
   for (const name of names) {
     const value = namespace[name];
-    if (isOrchestratorLike(value) && !seen.has(value)) {
+    if (seen.has(value)) continue;
+    const kind = exportKindOf(value);
+    if (kind === 'orchestrator') {
       seen.add(value);
-      found.push({ module: shown, exportName: name, factory: false, orchestrator: value });
+      result.found.push({ module: shown, absolute, exportName: name, factory: false, orchestrator: value });
+    } else if (kind === 'agent') {
+      seen.add(value);
+      agents.push({ name, value });
+    } else if (kind === 'function') {
+      seen.add(value);
+      functions.push({ name, fn: value as (...args: unknown[]) => unknown });
+    } else if (kind === 'proxy') {
+      seen.add(value);
+      result.unaudited.push({
+        module: shown,
+        exportName: name,
+        reason: 'is a Proxy: gate-audit does not look through it (its traps are code it would run)',
+        fix: 'export the Graph, Swarm or Agent itself',
+      });
+    } else if (name === options.exportName) {
+      throw new GateAuditError(
+        'NO_ORCHESTRATOR',
+        `cannot audit "${shown}#${name}": it is ${describeValue(value)}, not a Graph, Swarm, Agent or a function building one | name another export`,
+      );
     }
   }
-  // Factories run user code: call them only when the module exports no instance, or when --export names one.
-  const factories = found.length === 0 ? names.filter((name) => isFactoryCandidate(namespace[name])) : [];
-  for (const name of factories) {
-    const value = namespace[name] as () => unknown;
-    const built = await withStdoutDiverted(options.noise, async () => {
-      try {
-        return await withTimeout(Promise.resolve().then(value), options.timeoutMs, () =>
-          loadError(
-            shown,
-            `factory "${name}" did not return within ${options.timeoutMs} ms`,
-            'make it return, or raise --timeout',
-          ),
-        );
-      } catch (error) {
-        if (error instanceof GateAuditError) throw error;
-        throw loadError(
-          shown,
-          `factory "${name}" threw ${describeLoadError(error, options.cwd)}`,
-          'fix the factory or pass --export',
-          error,
-        );
-      }
-    });
-    if (isOrchestratorLike(built) && !seen.has(built)) {
-      seen.add(built);
-      found.push({ module: shown, exportName: name, factory: true, orchestrator: built });
-    }
-  }
-  if (found.length === 0) {
-    throw new GateAuditError(
-      'NO_ORCHESTRATOR',
-      `cannot audit "${shown}": it exports no Graph or Swarm, nor a zero-argument function returning one | ` +
-        'export the orchestrator (or a factory), or pass --export <name>',
-    );
-  }
-  return found;
-}
-
-/** Expands globs (quoted, so the shell leaves them) into module paths, sorted; plain paths pass through. */
-async function expand(patterns: readonly string[], cwd: string): Promise<string[]> {
-  const files: string[] = [];
-  for (const pattern of patterns) {
-    if (!isDynamicPattern(pattern)) {
-      files.push(pattern);
+  for (const { name, fn } of functions) {
+    const decision = decideCalls(fn, name, absolute, options);
+    if (decision === 'declared-not-factory') continue;
+    if (decision === undefined) {
+      const arity = arityOf(fn);
+      const takes = arity > 0 ? `takes ${arity} argument${arity === 1 ? '' : 's'}, ` : '';
+      result.unaudited.push({
+        module: shown,
+        exportName: name,
+        reason: `${isGatedFactory(fn) ? 'is a gatedFactory that ' : ''}${takes}was not called, so what it builds was not audited`,
+        fix: unauditedFix(fn, key, name),
+      });
       continue;
     }
-    const matched = (await glob(pattern, { cwd, ignore: ['**/node_modules/**'] })).sort();
-    if (matched.length === 0)
-      throw new GateAuditError('USAGE', `no module matches "${pattern}" | check the glob and quote it`);
-    files.push(...matched);
+    for (const args of decision.calls) {
+      const label = decision.calls.length > 1 || args.length > 0 ? `${name}(${argsLabel(args)})` : name;
+      const built = await callFactory(fn, args, label, shown, options, decision.by);
+      if (built.refusal !== undefined) {
+        result.refusals.push({ module: shown, exportName: label, ...built.refusal });
+        continue;
+      }
+      const kind = exportKindOf(built.value);
+      if (kind === 'orchestrator' || kind === 'agent') {
+        if (seen.has(built.value)) continue;
+        seen.add(built.value);
+        const entry = { module: shown, absolute, exportName: name, factory: true, orchestrator: built.value };
+        if (kind === 'orchestrator') result.found.push(label === name ? entry : { ...entry, label });
+        else agents.push({ name, label, value: built.value });
+      } else if (decision.requested) {
+        throw new GateAuditError(
+          'NO_ORCHESTRATOR',
+          `cannot audit "${shown}#${label}": it returned ${describeValue(built.value)}, not a Graph, Swarm or Agent | name the function that builds the orchestrator`,
+        );
+      }
+    }
   }
-  return files;
+  // Agents are audited on their own only when no exported orchestrator of the module contains them.
+  if (agents.length > 0) {
+    const contained = new Set<unknown>();
+    for (const found of result.found) for (const entry of walk(found.orchestrator).entries) contained.add(entry.target);
+    for (const { name, label, value } of agents) {
+      if (contained.has(value)) continue;
+      const factory = label !== undefined;
+      const entry = { module: shown, absolute, exportName: name, factory, orchestrator: value };
+      result.found.push(label === undefined || label === name ? entry : { ...entry, label });
+    }
+  }
+  if (result.found.length === 0 && result.refusals.length === 0) {
+    const uncalled = result.unaudited.map((u) => u.exportName);
+    if (!explicit) return { ...result, skipped: 'exports no Graph, Swarm or Agent' };
+    const what =
+      uncalled.length === 0
+        ? 'it exports no Graph, Swarm or Agent'
+        : `it exports no Graph, Swarm or Agent, and its function${uncalled.length === 1 ? '' : 's'} ${uncalled.join(', ')} ${uncalled.length === 1 ? 'was' : 'were'} not called`;
+    const fix =
+      uncalled.length === 0
+        ? 'export the orchestrator, or its factory'
+        : `name its factory: --export ${uncalled[0]}, or factories: ["${key}#${uncalled[0]}"] in the config`;
+    throw new GateAuditError('NO_ORCHESTRATOR', `cannot audit "${shown}": ${what} | ${fix}`);
+  }
+  return result;
+}
+
+async function callFactory(
+  fn: (...args: unknown[]) => unknown,
+  args: readonly unknown[],
+  label: string,
+  shown: string,
+  options: LoadOptions,
+  by: CallDecision['by'],
+): Promise<{ value?: unknown; refusal?: { findings: Finding[]; message: string } }> {
+  return withStdoutDiverted(options.noise, async () => {
+    try {
+      const value = await withTimeout(
+        Promise.resolve().then(() => fn(...args)),
+        options.timeoutMs,
+        () =>
+          loadError(
+            shown,
+            `factory "${label}" did not return within ${options.timeoutMs} ms`,
+            'make it return, or raise --timeout',
+          ),
+      );
+      return { value };
+    } catch (error) {
+      if (error instanceof GateAuditError && error.code === 'LOAD_FAILED') throw error;
+      const refusal = ungateableOf(error);
+      if (refusal !== undefined) return { refusal };
+      throw loadError(
+        shown,
+        `factory "${label}" threw ${describeLoadError(error, options.cwd)}`,
+        by === 'export'
+          ? 'fix the factory'
+          : by === 'factories'
+            ? 'fix the factory, or the arguments factories gives it'
+            : `fix the factory, or pass --export <name> to audit only another export`,
+        error,
+      );
+    }
+  });
 }
 
 /**
- * Loads every module (globs expanded) and returns all their orchestrators, in argument order.
+ * Loads every module (files, folders, globs) and returns their orchestrators, in argument order: what
+ * `check-policy` reads.
  *
  * @param patterns - module paths or globs, relative to `options.cwd`
- * @param options - export filter, factory timeout, working directory, noise sink
+ * @param options - export filter, calls, timeout, working directory, noise sink
  */
 export async function loadModules(patterns: readonly string[], options: LoadOptions): Promise<FoundOrchestrator[]> {
+  const selection = await selectModules(patterns, { cwd: options.cwd, errorOnUnmatched: true });
   const found: FoundOrchestrator[] = [];
-  for (const file of await expand(patterns, options.cwd)) found.push(...(await loadOrchestrators(file, options)));
+  for (const target of selection.modules) {
+    const result = await loadModule(target.absolute, options, target.explicit);
+    const [refusal] = result.refusals;
+    // A tree the module refused at import cannot be checked: say so rather than leave it out.
+    if (refusal !== undefined) {
+      throw new GateAuditError(
+        'UNGATEABLE',
+        `cannot check "${result.module}${refusal.exportName === undefined ? '' : `#${refusal.exportName}`}": ${refusal.message.split('\n')[0] ?? ''} | fix what installMultiagent refuses (gate-audit ${result.module} lists it)`,
+      );
+    }
+    found.push(...result.found);
+  }
   return found;
 }

@@ -1,19 +1,35 @@
 /**
- * The `gate-audit` command: a thin shell. Parse arguments → load modules → audit → render → exit code.
- * `check-policy` and `verify-log` as the first argument dispatch to the policy subcommands.
+ * The `gate-audit` command: a thin shell. Parse arguments and the configuration → load modules once →
+ * audit → every report → exit code. `check-policy`, `verify-log` and `init` as the first argument dispatch
+ * to their subcommands.
  * Exit codes: 0 every node gated, 1 a coverage finding, 2 usage, config or load error.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { REPORTER_FORMATS } from '../config.js';
 import { ensureSdk, sdkStatus } from '../enforce/sdk-check.js';
 import { GateAuditError, messageOf } from '../errors.js';
-import { audit, plan, summarize } from '../report/audit.js';
-import { FORMAT_NAMES, isFormatName, RENDERERS } from '../report/render/index.js';
-import { exitCodeOf, minCoverageProblem } from '../report/exit.js';
-import { mergeGenerators } from '../report/generator.js';
-import { type CoverageReport, SCHEMA_VERSION } from '../report/schema.js';
-import { type FoundOrchestrator, loadModules } from './load.js';
+import { minCoverageProblem } from '../report/exit.js';
+import { isFormatName, RENDERERS, type RenderOptions } from '../report/render/index.js';
+import { notesSummary } from '../report/render/notes.js';
+import { renderSarif, renderSarifError } from '../report/render/sarif.js';
+import { findConfig, InvalidConfigError, type LoadedConfig, loadConfig } from './config.js';
+import { initCommand } from './init.js';
+import {
+  checkReporters,
+  Inputs,
+  OutputRefusedError,
+  parseReporter,
+  type ReporterSpec,
+  refuseOverwrites,
+  resolveOutput,
+  writeReport,
+} from './outputs.js';
 import { checkPolicyCommand, verifyLogCommand } from './policy-commands.js';
+import { type RunOutcome, type RunSettings, runAudit } from './run.js';
+import type { Pattern } from './select.js';
+import { watchRuns } from './watch.js';
 
 /** Where the command writes. */
 export interface CliStreams {
@@ -28,20 +44,31 @@ export interface CliContext {
   readonly cwd?: string;
   /** The environment (for `CI`); no interactive view runs in CI. */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Ends `--watch` (the process's SIGINT does too). */
+  readonly signal?: AbortSignal;
 }
 
-const FORMATS = [...FORMAT_NAMES, 'tui'] as const;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 interface Options {
+  config?: string;
   export?: string;
-  format?: (typeof FORMATS)[number];
+  format?: (typeof REPORTER_FORMATS)[number];
   outputFile?: string;
+  reporter?: { format: (typeof REPORTER_FORMATS)[number]; outputFile?: string }[];
   minCoverage?: number;
-  exitZero: boolean;
-  plan: boolean;
-  timeout: number;
-  debug: boolean;
-  requireTestedSdk: boolean;
+  exitZero?: boolean;
+  plan?: boolean;
+  timeout?: number;
+  debug?: boolean;
+  ignore?: string[];
+  errorOnUnmatchedPattern: boolean;
+  callFactories?: boolean;
+  failOnUnaudited?: boolean;
+  requireGate?: string;
+  quiet?: boolean;
+  watch?: boolean;
+  requireTestedSdk?: boolean;
 }
 
 /** gate-audit's own version, from its package.json. */
@@ -75,43 +102,74 @@ function msArg(value: string): number {
   return n;
 }
 
+const collect =
+  <T>(parse: (value: string) => T) =>
+  (value: string, previous: T[] = []): T[] => [...previous, parse(value)];
+
 function program(streams: CliStreams): Command {
   return new Command('gate-audit')
     .description(
       'Show which nodes of Strands Graph/Swarm orchestrators run under a policy gate; fail CI when any does not.',
     )
     .argument(
-      '<module...>',
-      'TypeScript or JavaScript modules (or globs) exporting a Graph, a Swarm, or a factory of one',
+      '[module...]',
+      "modules, folders or globs (a leading ! excludes) exporting a Graph, Swarm or Agent; default: the config's include",
     )
-    .option('--export <name>', 'audit only this export of each module')
+    .option('--config <file>', 'read this configuration instead of looking for gate-audit.config.* upwards')
+    .option('--export <name>', 'audit only this export of each module (a function named here is called)')
+    .option(
+      '--call-factories',
+      'call every exported zero-argument function and audit what it returns (off: only gatedFactory ones)',
+    )
     .addOption(
-      new Option('--format <format>', 'output format (default: tui on a terminal, text elsewhere)').choices(FORMATS),
+      new Option('--format <format>', 'one report: its format (default: tui on a terminal, text elsewhere)').choices(
+        REPORTER_FORMATS,
+      ),
     )
-    .option('--output-file <path>', 'write the report to a file instead of stdout')
+    .option('--output-file <path>', 'one report: write it to this file instead of stdout')
+    .option(
+      '--reporter <name[=file]>',
+      'a report of this run, to stdout or a file (repeatable: one load, several reports)',
+      collect(parseReporter),
+    )
+    .option('--ignore <glob>', 'leave out files that folders and globs reach (repeatable)', collect(String))
+    .option('--no-error-on-unmatched-pattern', 'pass over a pattern that matches no module instead of exit 2')
     .option(
       '--min-coverage <pct>',
       'a ratchet: fail only when coverage of tool-running nodes is under this percent (0-100), or an orchestrator is not gated',
       percentArg,
     )
-    .option('--exit-zero', 'report without failing on coverage findings', false)
-    .option('--plan', 'audit what installMultiagent would leave, instead of the module as it stands', false)
-    .option('--timeout <ms>', 'how long an exported factory may take', msArg, 30_000)
-    .option('--debug', 'print stack traces of errors', false)
+    .option('--require-gate <name>', 'fail when any gated node runs under a gate with another name')
+    .option('--fail-on-unaudited', 'fail when an exported function was not called (what it builds was not audited)')
+    .option('--no-fail-on-unaudited', "override the config's failOnUnaudited")
+    .option('--exit-zero', 'report without failing on coverage findings')
+    .option('--plan', 'audit what installMultiagent would leave, instead of the module as it stands')
+    .option('--quiet', 'show only nodes that are not gated, and the summary')
+    .option('--watch', 'audit again when a loaded module or anything it imports changes')
+    .option(
+      '--timeout <ms>',
+      `how long importing a module, or a factory call, may take (default ${DEFAULT_TIMEOUT_MS})`,
+      msArg,
+    )
+    .option('--debug', "print stack traces of errors, the module's own first")
     .option(
       '--require-tested-sdk',
       'refuse (exit 2) when @strands-agents/sdk is outside the tested range, instead of warning and self-testing',
-      false,
     )
     .version(versionText(), '-v, --version', 'print the versions of gate-audit and the SDK, and the tested range')
     .addHelpText(
       'after',
       '\nCommands:\n' +
+        '  gate-audit init                               write a starter gate-audit.config and print the CI step\n' +
         "  gate-audit check-policy <policy> <module...>  what a policy says about each agent's tools\n" +
         '  gate-audit verify-log <file>                  check a hash-chained decision log\n' +
-        '\nExit codes: 0 clean · 2 usage, config or load error · 1 a node is ungated, ungateable or blocked, or an\n' +
-        'orchestrator is not gated (attested and accepted never fail); with --min-coverage the node condition is\n' +
-        'replaced by the ratio (gated + attested) / (tool-running nodes - accepted); --exit-zero never fails on coverage',
+        '\nExit codes:\n' +
+        '  0  clean: every node gated, attested or accepted (attested and accepted never fail)\n' +
+        '  1  a node is ungated, ungateable or blocked, or an orchestrator is not gated; with --min-coverage the\n' +
+        '     node condition is replaced by the ratio (gated + attested) / (tool-running nodes - accepted);\n' +
+        '     also a tree the module refused at import, --require-gate and --fail-on-unaudited\n' +
+        '  2  usage, config or load error, or a run that audited nothing\n' +
+        '  --exit-zero never fails on coverage',
     )
     .exitOverride()
     .configureOutput({
@@ -121,64 +179,201 @@ function program(streams: CliStreams): Command {
     });
 }
 
-/** A nesting cycle is bad input, not a coverage finding: such an orchestrator cannot run at all. */
-function refuseCycles(found: FoundOrchestrator, report: CoverageReport): void {
-  const cycles = report.nodes.filter((n) => n.problem === 'cycle');
-  const [first] = cycles;
-  if (first === undefined) return;
-  const more = cycles.length > 1 ? ` (and ${cycles.length - 1} more)` : '';
-  throw new GateAuditError(
-    'INVALID_ARGUMENT',
-    `cannot audit "${found.module}#${found.exportName}": "${first.path.join(' › ')}" ${first.reason}${more} | ` +
-      (first.fix ?? 'remove the nesting cycle'),
+/** The reporters of the run: flags (`--reporter`, `--format`/`--output-file`) win over the config's. */
+function reportersOf(options: Options, loaded: LoadedConfig, cwd: string, terminal: boolean): ReporterSpec[] {
+  const fromFlags: ReporterSpec[] = (options.reporter ?? []).map((r) =>
+    r.outputFile === undefined
+      ? { format: r.format }
+      : { format: r.format, file: resolveOutput(r.outputFile, cwd), shown: r.outputFile },
   );
-}
-
-function reportFor(found: FoundOrchestrator, planMode: boolean): CoverageReport {
-  const report = planMode ? plan(found.orchestrator) : audit(found.orchestrator);
-  refuseCycles(found, report);
-  return {
-    ...report,
-    sources: [{ module: found.module, export: found.exportName, path: [report.root.id], factory: found.factory }],
-  };
-}
-
-/** Combines several orchestrators' reports into one, each under a `module#export` path prefix. */
-function combine(reports: readonly CoverageReport[], planMode: boolean): CoverageReport {
-  if (reports.length === 1 && reports[0] !== undefined) return reports[0];
-  const nodes: CoverageReport['nodes'] = [];
-  const edges: CoverageReport['edges'] = [];
-  const refusals: CoverageReport['refusals'] = [];
-  const sources: CoverageReport['sources'] = [];
-  for (const report of reports) {
-    const source = report.sources[0];
-    const label = source === undefined ? report.root.id : `${source.module}#${source.export}`;
-    const under = (path: readonly string[]): string[] => [label, ...path];
-    nodes.push(
-      ...report.nodes.map((n) => ({ ...n, path: under(n.path), ...(n.sameAs ? { sameAs: under(n.sameAs) } : {}) })),
+  if (options.format !== undefined || options.outputFile !== undefined) {
+    const format = options.format ?? 'text';
+    if (format === 'tui' && options.outputFile !== undefined) {
+      throw new GateAuditError('USAGE', 'the interactive view cannot be written to a file | drop --output-file');
+    }
+    fromFlags.push(
+      options.outputFile === undefined
+        ? { format }
+        : { format, file: resolveOutput(options.outputFile, cwd), shown: options.outputFile },
     );
-    edges.push(...report.edges.map((e) => ({ ...e, from: under(e.from), to: under(e.to) })));
-    refusals.push(...report.refusals.map((r) => ({ ...r, path: under(r.path) })));
-    if (source !== undefined) sources.push({ ...source, path: [label] });
   }
+  if (fromFlags.length > 0) return fromFlags;
+  const fromConfig = (loaded.config.reporters ?? []).map(
+    (r): ReporterSpec =>
+      r.outputFile === undefined
+        ? { format: r.format }
+        : { format: r.format, file: resolveOutput(r.outputFile, loaded.dir), shown: r.outputFile },
+  );
+  if (fromConfig.length > 0) return fromConfig;
+  return [{ format: terminal ? 'tui' : 'text' }];
+}
+
+function settingsOf(
+  options: Options,
+  args: readonly string[],
+  loaded: LoadedConfig,
+  cwd: string,
+  noise: (chunk: string) => void,
+): RunSettings {
+  const { config } = loaded;
+  const fromArgs = args.length > 0;
+  const patterns: Pattern[] = fromArgs
+    ? args.map((pattern) => ({ pattern, base: cwd }))
+    : (config.include ?? []).map((pattern) => ({ pattern, base: loaded.dir }));
+  if (patterns.length === 0) {
+    throw new GateAuditError(
+      'USAGE',
+      loaded.file === undefined
+        ? "missing required argument 'module' | name the modules to audit, or write a config with include (gate-audit init)"
+        : `config=<${loaded.shown ?? ''}>, field=<include> | no modules to audit | list them in include, or name them as arguments`,
+    );
+  }
+  const minCoverage = options.minCoverage ?? config.minCoverage;
+  const requireGate = options.requireGate ?? config.requireGate;
+  const exportName = options.export;
   return {
-    schemaVersion: SCHEMA_VERSION,
-    mode: planMode ? 'plan' : 'audit',
-    root: { id: 'gate-audit', kind: 'bundle' },
-    nodes,
-    edges,
-    summary: summarize(nodes),
-    refusals,
-    sources,
-    generator: mergeGenerators(reports.map((r) => r.generator)),
+    cwd,
+    config: loaded,
+    patterns,
+    explicitFiles: fromArgs,
+    ignore: [
+      ...(config.exclude ?? []).map((pattern) => ({ pattern, base: loaded.dir })),
+      ...(options.ignore ?? []).map((pattern) => ({ pattern, base: cwd })),
+    ],
+    errorOnUnmatched: options.errorOnUnmatchedPattern,
+    ...(exportName === undefined ? {} : { exportName }),
+    callFactories: options.callFactories === true,
+    ...(minCoverage === undefined ? {} : { minCoverage }),
+    exitZero: options.exitZero === true,
+    ...(requireGate === undefined ? {} : { requireGate }),
+    failOnUnaudited: options.failOnUnaudited ?? config.failOnUnaudited ?? false,
+    timeoutMs: options.timeout ?? config.timeout ?? DEFAULT_TIMEOUT_MS,
+    plan: options.plan === true,
+    noise,
   };
 }
 
-function exitCodeFor(report: CoverageReport, options: Options): number {
-  return exitCodeOf(report, {
-    exitZero: options.exitZero,
-    ...(options.minCoverage === undefined ? {} : { minCoverage: options.minCoverage }),
-  });
+/** The reporters a failed run can still learn of from its arguments, for the error SARIF file. */
+function sarifTargetsOf(argv: readonly string[], cwd: string): ReporterSpec[] {
+  const targets: ReporterSpec[] = [];
+  let format: string | undefined;
+  let outputFile: string | undefined;
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] ?? '';
+    const [flag, inline] =
+      arg.startsWith('--') && arg.includes('=')
+        ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+        : [arg, undefined];
+    const value = (): string | undefined => inline ?? argv[++i];
+    if (flag === '--reporter') {
+      const spec = value();
+      if (spec?.startsWith('sarif=') === true && spec.length > 'sarif='.length) {
+        const file = spec.slice('sarif='.length);
+        targets.push({ format: 'sarif', file: resolveOutput(file, cwd), shown: file });
+      }
+    } else if (flag === '--format') format = value();
+    else if (flag === '--output-file') outputFile = value();
+  }
+  if (format === 'sarif' && outputFile !== undefined) {
+    targets.push({ format: 'sarif', file: resolveOutput(outputFile, cwd), shown: outputFile });
+  }
+  return targets;
+}
+
+/** Writes a SARIF file naming the error for every SARIF reporter whose file is not an input. */
+function writeErrorSarif(reporters: readonly ReporterSpec[], inputs: Inputs, message: string): void {
+  for (const reporter of reporters) {
+    if (reporter.format !== 'sarif' || reporter.file === undefined) continue;
+    if (inputs.find(reporter.file) !== undefined) continue;
+    try {
+      writeReport({ ...reporter, file: reporter.file }, renderSarifError(message, version()));
+    } catch {
+      // The error itself is what the run reports; a file that cannot be written adds nothing to it.
+    }
+  }
+}
+
+function render(reporter: ReporterSpec, outcome: RunOutcome, quiet: boolean): string {
+  const options: RenderOptions & { quiet?: boolean } = { version: version(), ...(quiet ? { quiet: true } : {}) };
+  if (reporter.format === 'sarif') return renderSarif(outcome.report, version(), outcome.sarif);
+  const name = isFormatName(reporter.format) ? reporter.format : 'text';
+  return RENDERERS[name](outcome.report, options);
+}
+
+interface Shell {
+  readonly streams: CliStreams;
+  readonly context: CliContext;
+  readonly cwd: string;
+  readonly ci: boolean;
+  readonly tty: boolean;
+}
+
+/** Writes every report of one run; returns the run's exit code. */
+async function writeReports(
+  outcome: RunOutcome,
+  reporters: readonly ReporterSpec[],
+  inputs: Inputs,
+  options: Options,
+  shell: Shell,
+): Promise<number> {
+  const { streams } = shell;
+  refuseOverwrites(reporters, inputs, shell.cwd);
+  for (const line of outcome.messages) streams.stderr.write(`gate-audit: ${line}\n`);
+  const rendered = reporters.map((reporter) => ({
+    reporter,
+    text: reporter.format === 'tui' ? '' : render(reporter, outcome, options.quiet === true),
+  }));
+  const s = outcome.report.summary;
+  for (const { reporter, text } of rendered) {
+    if (reporter.file === undefined) continue;
+    writeReport({ ...reporter, file: reporter.file }, text);
+    streams.stderr.write(
+      `gate-audit: wrote ${reporter.format} report to ${reporter.shown ?? reporter.file} (${s.gated}/${s.total} nodes gated)\n`,
+    );
+  }
+  const toStdout = rendered.find((r) => r.reporter.file === undefined);
+  const counted = notesSummary(outcome.report);
+  if (counted !== '' && toStdout?.reporter.format !== 'text' && toStdout?.reporter.format !== 'markdown') {
+    streams.stderr.write(`gate-audit: ${counted} (the text report lists them, with the fix)\n`);
+  }
+  if (toStdout === undefined) return outcome.exitCode;
+  if (toStdout.reporter.format === 'tui') {
+    if (shell.tty && !shell.ci && options.watch !== true) {
+      // Loaded only here, so --help and the other formats never pay for React and ink.
+      const { renderCoverageTui } = await import('../tui/index.js');
+      return await renderCoverageTui(outcome.report, {
+        exitCode: outcome.exitCode,
+        stdout: streams.stdout as NodeJS.WriteStream,
+        stdin: streams.stdin as NodeJS.ReadStream,
+      });
+    }
+    streams.stderr.write(
+      `gate-audit: ${shell.tty ? 'in CI or watching' : 'not a terminal'}, printing the text report\n`,
+    );
+    streams.stdout.write(render({ format: 'text' }, outcome, options.quiet === true));
+    return outcome.exitCode;
+  }
+  streams.stdout.write(toStdout.text);
+  return outcome.exitCode;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof GateAuditError ? error.message : `unexpected error: ${messageOf(error)}`;
+}
+
+function printError(error: unknown, streams: CliStreams, debug: boolean): void {
+  for (const line of describeError(error).split('\n')) streams.stderr.write(`gate-audit: ${line}\n`);
+  if (!debug) return;
+  // The user's own stack first: the innermost cause is where their module threw.
+  const chain: unknown[] = [];
+  for (let e: unknown = error; e !== undefined && chain.length < 8; e = (e as { cause?: unknown }).cause) {
+    chain.push(e);
+    if (!(e instanceof Error)) break;
+  }
+  for (const e of chain.reverse()) {
+    const stack = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : messageOf(e);
+    streams.stderr.write(`${e === error ? '' : 'caused: '}${stack}\n`);
+  }
 }
 
 /**
@@ -186,73 +381,97 @@ function exitCodeFor(report: CoverageReport, options: Options): number {
  *
  * @param argv - the arguments after the program name
  * @param streams - where to write results (stdout) and messages (stderr)
- * @param context - the working directory
+ * @param context - the working directory, the environment, a signal that ends `--watch`
  * @returns the exit code
  */
 export async function main(argv: readonly string[], streams: CliStreams, context: CliContext = {}): Promise<number> {
   const cwd = context.cwd ?? process.cwd();
-  const command = program(streams);
   let debug = argv.includes('--debug');
+  const inputs = new Inputs();
+  let reporters: ReporterSpec[] = [];
   try {
     if (argv[0] === 'check-policy') return await checkPolicyCommand(argv.slice(1), streams, cwd);
     if (argv[0] === 'verify-log') return verifyLogCommand(argv.slice(1), streams, cwd);
+    if (argv[0] === 'init') return initCommand(argv.slice(1), streams, cwd);
+    const command = program(streams);
     command.parse([...argv], { from: 'user' });
     const options = command.opts<Options>();
-    debug = options.debug;
+    debug = options.debug === true;
     // Before any user module runs: an SDK gate-audit cannot read (or, with the flag, one it was not tested
     // on) is exit 2 here, with the same line `install` would throw.
-    ensureSdk({ requireTested: options.requireTestedSdk });
-    const found = await loadModules(command.args, {
-      ...(options.export === undefined ? {} : { exportName: options.export }),
-      timeoutMs: options.timeout,
-      cwd,
-      noise: (chunk) => void streams.stderr.write(chunk),
-    });
-    const report = combine(
-      found.map((f) => reportFor(f, options.plan)),
-      options.plan,
-    );
-    const exitCode = exitCodeFor(report, options);
-    // A CI job may have a pseudo-terminal but nobody to press keys: never wait for input there.
+    ensureSdk({ requireTested: options.requireTestedSdk === true });
+    for (const arg of command.args) {
+      if (!arg.startsWith('!')) inputs.add(isAbsolute(arg) ? arg : resolve(cwd, arg), 'a module of this run');
+    }
+    if (options.config !== undefined) inputs.add(resolve(cwd, options.config), 'the configuration');
+    const noise = (chunk: string): void => void streams.stderr.write(chunk);
     const ci =
       context.env?.CI !== undefined && context.env.CI !== '' && context.env.CI !== '0' && context.env.CI !== 'false';
     const tty = streams.stdout.isTTY === true && streams.stdin?.isTTY === true;
-    const terminal = tty && options.outputFile === undefined && !ci;
-    if ((options.format === undefined || options.format === 'tui') && terminal) {
-      // Loaded only here, so --help and the other formats never pay for React and ink.
-      const { renderCoverageTui } = await import('../tui/index.js');
-      return await renderCoverageTui(report, {
-        exitCode,
-        stdout: streams.stdout as NodeJS.WriteStream,
-        stdin: streams.stdin as NodeJS.ReadStream,
+    const shell: Shell = { streams, context, cwd, ci, tty };
+    // The configuration, the reporters and the settings of one run (read again by each run of --watch).
+    const prepare = async (into: Inputs, watched?: Set<string>): Promise<RunSettings> => {
+      if (watched !== undefined) {
+        // Watched before it is read, so fixing a configuration that fails to load runs again.
+        try {
+          const file = options.config === undefined ? findConfig(cwd)?.file : resolve(cwd, options.config);
+          if (file !== undefined) watched.add(file);
+        } catch {
+          // Two configurations in one folder: the load below says so.
+        }
+      }
+      const loaded = await loadConfig({
+        cwd,
+        ...(options.config === undefined ? {} : { file: options.config }),
+        timeoutMs: options.timeout ?? DEFAULT_TIMEOUT_MS,
+        noise,
+      });
+      if (loaded.file !== undefined) {
+        into.add(loaded.file, 'the configuration');
+        watched?.add(loaded.file);
+      }
+      reporters = reportersOf(options, loaded, cwd, tty && !ci && options.watch !== true);
+      checkReporters(reporters);
+      return settingsOf(options, command.args, loaded, cwd, noise);
+    };
+    if (options.watch === true) {
+      return await watchRuns({
+        run: async (watched) => {
+          const runInputs = new Inputs();
+          const outcome = await runAudit(await prepare(runInputs, watched), runInputs, watched);
+          return writeReports(outcome, reporters, runInputs, options, shell);
+        },
+        report: (error) => printError(error, streams, debug),
+        streams,
+        ...(context.signal === undefined ? {} : { signal: context.signal }),
       });
     }
-    if (options.format === 'tui') {
-      streams.stderr.write(
-        `gate-audit: ${tty ? 'in CI or writing a file' : 'not a terminal'}, printing the text report\n`,
-      );
-    }
-    const name = options.format !== undefined && isFormatName(options.format) ? options.format : 'text';
-    const output = RENDERERS[name](report, { version: version() });
-    if (options.outputFile !== undefined) {
-      writeFileSync(options.outputFile, output);
-      const s = report.summary;
-      streams.stderr.write(
-        `gate-audit: wrote ${name} report to ${options.outputFile} (${s.gated}/${s.total} nodes gated)\n`,
-      );
-    } else {
-      streams.stdout.write(output);
-    }
-    return exitCode;
+    const settings = await prepare(inputs);
+    return await writeReports(await runAudit(settings, inputs), reporters, inputs, options, shell);
   } catch (error) {
     if (error instanceof CommanderError) {
-      return error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version'
-        ? 0
-        : 2;
+      if (error.exitCode === 0 || error.code === 'commander.helpDisplayed' || error.code === 'commander.version') {
+        return 0;
+      }
+      writeErrorSarif(sarifTargetsOf(argv, cwd), inputs, error.message.replace(/^error: /, ''));
+      return 2;
     }
-    const message = error instanceof GateAuditError ? error.message : `unexpected error: ${messageOf(error)}`;
-    streams.stderr.write(`gate-audit: ${message}\n`);
-    if (debug && error instanceof Error && error.stack !== undefined) streams.stderr.write(`${error.stack}\n`);
+    // A refused output writes nothing, the error file included.
+    if (!(error instanceof OutputRefusedError)) {
+      if (reporters.length === 0) reporters = sarifTargetsOf(argv, cwd);
+      const flagged = argv.some((a) => /^--(reporter|format|output-file)(=|$)/.test(a));
+      if (!flagged && error instanceof InvalidConfigError && error.reporters !== undefined) {
+        const dir = error.dir ?? cwd;
+        reporters = error.reporters.map(
+          (r): ReporterSpec =>
+            r.outputFile === undefined
+              ? { format: r.format }
+              : { format: r.format, file: resolveOutput(r.outputFile, dir), shown: r.outputFile },
+        );
+      }
+      writeErrorSarif(reporters, inputs, describeError(error));
+    }
+    printError(error, streams, debug);
     return 2;
   }
 }

@@ -50,5 +50,8 @@ export function gatedFactory<A extends unknown[], O extends object>(
     return built instanceof Promise ? built.then(gate) : gate(built);
   };
   Object.defineProperty(wrapped, 'name', { value: build.name === '' ? 'gatedFactory' : build.name });
+  // The CLI calls a function with this mark (the user declared it a factory) and reads its arity.
+  Object.defineProperty(wrapped, 'length', { value: build.length });
+  Object.defineProperty(wrapped, Symbol.for('gate-audit.gated-factory.v1'), { value: true });
   return wrapped;
 }

@@ -96,6 +96,24 @@ export const GeneratorSchema = z.strictObject({
   sdkTested: z.boolean(),
 });
 
+/**
+ * Something a run did not audit or held against the report, outside the nodes: an exported function not
+ * called (what it builds was not audited), a module skipped because it has nothing to audit, a gated node
+ * under another gate than the one required.
+ */
+export const CoverageNoteSchema = z.strictObject({
+  kind: z.enum(['unaudited-export', 'skipped-module', 'gate-mismatch']),
+  module: z.string(),
+  export: z.string().optional(),
+  /** The node, for a gate mismatch. */
+  path: z.array(z.string()).optional(),
+  /** What is wrong, in a sentence. */
+  message: z.string(),
+  fix: z.string().optional(),
+  /** Whether it fails the run (`failOnUnaudited`, `requireGate`). */
+  fails: z.boolean().optional(),
+});
+
 /** The whole report. */
 export const CoverageReportSchema = z.strictObject({
   /** 2 since nodes carry their `gate`; later additive fields keep 2. */
@@ -116,6 +134,8 @@ export const CoverageReportSchema = z.strictObject({
   sources: z.array(CoverageSourceSchema),
   /** Written by every report of this version; optional so that earlier schema-2 reports still validate. */
   generator: GeneratorSchema.optional(),
+  /** What the CLI did not audit, or held against the report (absent from a library `audit`). */
+  notes: z.array(CoverageNoteSchema).optional(),
 });
 
 /** The schema version this build writes and reads. */
@@ -138,5 +158,7 @@ export type CoverageSummary = z.infer<typeof CoverageSummarySchema>;
 export type CoverageReport = z.infer<typeof CoverageReportSchema>;
 /** Which gate-audit wrote a report, on which SDK. */
 export type Generator = z.infer<typeof GeneratorSchema>;
+/** Something a run did not audit or held against the report, outside the nodes. */
+export type CoverageNote = z.infer<typeof CoverageNoteSchema>;
 /** Which gate covers a node. */
 export type GateIdentity = z.infer<typeof GateIdentitySchema>;

@@ -81,7 +81,7 @@ describe('the gate-audit command', () => {
 
   it('ends a hanging factory with exit 2 at --timeout, even when it keeps timers alive', () => {
     // Had the live timer kept the process alive, spawnSync would kill it at its own timeout (status null).
-    const { status, stderr } = run(['--timeout', '300', 'test/.generated/bin/hangs.ts']);
+    const { status, stderr } = run(['--timeout', '300', '--export', 'build', 'test/.generated/bin/hangs.ts']);
     expect(status).toBe(2);
     expect(stderr).toMatch(/factory "build" did not return within 300 ms/);
   });

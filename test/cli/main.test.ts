@@ -128,8 +128,14 @@ describe('gate-audit <module>', () => {
     expect((await cli('--export', 'gatedGraph', 'fixtures/graphs/factory-graph.ts')).code).toBe(0);
   });
 
-  it('gate-audit on an async default-export factory awaits it', async () => {
-    const { code, out } = await cli('--format', 'json', 'fixtures/graphs/async-factory-graph.ts');
+  it('gate-audit --export default on an async default-export factory awaits it', async () => {
+    const { code, out } = await cli(
+      '--format',
+      'json',
+      '--export',
+      'default',
+      'fixtures/graphs/async-factory-graph.ts',
+    );
     expect(code).toBe(1);
     const report = CoverageReportSchema.parse(JSON.parse(out));
     expect(report.sources).toEqual([
@@ -142,9 +148,10 @@ describe('gate-audit <module>', () => {
     const { out } = await cli('--format', 'json', 'fixtures/graphs/gated-app.ts', 'fixtures/graphs/support-*.ts');
     const report = CoverageReportSchema.parse(JSON.parse(out));
     expect(report.root).toEqual({ id: 'gate-audit', kind: 'bundle' });
+    // Each root under one escaped segment: `module#export` with `/` and `#` written `%2F` and `%23`.
     expect(report.sources.map((s) => s.path[0])).toEqual([
-      'fixtures/graphs/gated-app.ts#graph',
-      'fixtures/graphs/support-swarm.ts#swarm',
+      'fixtures%2Fgraphs%2Fgated-app.ts%23graph',
+      'fixtures%2Fgraphs%2Fsupport-swarm.ts%23swarm',
     ]);
     expect(report.summary.total).toBe(10);
   });
@@ -190,27 +197,31 @@ describe('gate-audit <module>', () => {
       [
         'a syntax error',
         [at('syntax-error.ts')],
-        /^gate-audit: cannot load ".*syntax-error\.ts": SyntaxError at test\/\.generated\/cli\/syntax-error\.ts:2:\d+.* \| fix the module or pass --export\n$/,
+        /^gate-audit: cannot load ".*syntax-error\.ts": SyntaxError at test\/\.generated\/cli\/syntax-error\.ts:2:\d+.* \| fix the module so it loads/,
       ],
       [
         'a module that throws',
         [at('throws.ts')],
-        /^gate-audit: cannot load ".*throws\.ts": Error: database is down \| fix the module or pass --export\n$/,
+        /^gate-audit: cannot load ".*throws\.ts": Error: database is down \| fix the module so it loads \(gate-audit imports it as your app does\)\n$/,
       ],
       [
         'no orchestrator',
         [at('no-orchestrator.ts')],
-        /^gate-audit: cannot audit ".*no-orchestrator\.ts": it exports no Graph or Swarm/,
+        /^gate-audit: cannot audit ".*no-orchestrator\.ts": it exports no Graph, Swarm or Agent, and its function helper was not called \| name its factory: --export helper/,
       ],
       [
         'an unknown export',
         ['--export', 'nope', 'fixtures/graphs/gated-app.ts'],
         /has no export "nope" \| exports are: graph, policy/,
       ],
-      ['a factory that throws', [at('factory-throws.ts')], /factory "buildGraph" threw Error: missing API key/],
+      [
+        'a factory that throws',
+        ['--export', 'buildGraph', at('factory-throws.ts')],
+        /factory "buildGraph" threw Error: missing API key/,
+      ],
       [
         'a factory that hangs',
-        ['--timeout', '200', at('factory-hangs.ts')],
+        ['--timeout', '200', '--export', 'buildGraph', at('factory-hangs.ts')],
         /factory "buildGraph" did not return within 200 ms \| make it return, or raise --timeout/,
       ],
       ['an unknown option', ['--bogus', 'fixtures/graphs/gated-app.ts'], /^gate-audit: unknown option '--bogus'/],
@@ -251,7 +262,7 @@ describe('gate-audit <module>', () => {
   it('gate-audit --help and --version exit 0', async () => {
     const help = await cli('--help');
     expect(help.code).toBe(0);
-    expect(help.out).toContain('1 a node is ungated, ungateable or blocked, or an');
+    expect(help.out).toContain('1  a node is ungated, ungateable or blocked, or an orchestrator is not gated');
     const version = await cli('--version');
     expect(version.code).toBe(0);
     expect(version.out.trim()).toMatch(/^gate-audit \d+\.\d+\.\d+\n@strands-agents\/sdk /);

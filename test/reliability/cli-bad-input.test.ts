@@ -88,25 +88,25 @@ const cells: Record<string, { args: string[]; status: number; line: RegExp }> = 
   'a module that throws': {
     args: [at('throws.ts')],
     status: 2,
-    line: /^gate-audit: cannot load ".*throws\.ts": Error: database is down \| fix the module or pass --export$/,
+    line: /^gate-audit: cannot load ".*throws\.ts": Error: database is down \| fix the module so it loads \(gate-audit imports it as your app does\)$/,
   },
   'binary garbage as a module': {
     args: [at('binary.ts')],
     status: 2,
-    line: /^gate-audit: cannot load ".*binary\.ts": .* \| fix the module or pass --export$/,
+    line: /^gate-audit: cannot load ".*binary\.ts": .* \| fix the module so it loads \(gate-audit imports it as your app does\)$/,
   },
   'no orchestrator': {
     args: [at('no-orchestrator.ts')],
     status: 2,
-    line: /^gate-audit: cannot audit ".*no-orchestrator\.ts": it exports no Graph or Swarm/,
+    line: /^gate-audit: cannot audit ".*no-orchestrator\.ts": it exports no Graph, Swarm or Agent \| /,
   },
   'a factory that throws': {
-    args: [at('factory-throws.ts')],
+    args: ['--export', 'buildGraph', at('factory-throws.ts')],
     status: 2,
-    line: /factory "buildGraph" threw Error: missing API key \| fix the factory or pass --export$/,
+    line: /factory "buildGraph" threw Error: missing API key \| fix the factory$/,
   },
   'a factory that hangs (with live timers)': {
-    args: ['--timeout', '300', at('factory-hangs.ts')],
+    args: ['--timeout', '300', '--export', 'buildGraph', at('factory-hangs.ts')],
     status: 2,
     line: /factory "buildGraph" did not return within 300 ms \| make it return, or raise --timeout$/,
   },

@@ -16,6 +16,7 @@
 import { visible } from '../../text.js';
 import type { CoverageReport } from '../schema.js';
 import { STATUS_GLYPH } from './glyphs.js';
+import { noteLines, notesSummary } from './notes.js';
 import { gateLegend, summaryParts, tally, verdict } from './summary.js';
 
 /** Options of the Markdown report. */
@@ -86,7 +87,7 @@ export function renderMarkdown(report: CoverageReport, options: MarkdownOptions 
   const lines = [
     `## gate-audit ${report.mode}: ${mdCode(report.root.id)} ${verdict(t)}`,
     '',
-    `**${head[0]?.toUpperCase()}${head.slice(1)}**${rest}`,
+    `**${head[0]?.toUpperCase()}${head.slice(1)}**${rest}${notesSummary(report) === '' ? '' : ` · ${notesSummary(report)}`}`,
     '',
   ];
   const bundle = report.root.kind === 'bundle';
@@ -135,6 +136,11 @@ export function renderMarkdown(report: CoverageReport, options: MarkdownOptions 
   if (report.refusals.length > 0) {
     lines.push('', '### installMultiagent would refuse this tree', '');
     for (const r of report.refusals) lines.push(`- ${mdPath(r.path)} ${mdText(r.reason)} — ${mdText(r.fix)}`);
+  }
+  const notes = noteLines(report);
+  if (notes.length > 0) {
+    lines.push('', '### Not audited', '');
+    for (const note of notes) lines.push(`- ${mdText(note)}`);
   }
   return `${lines.join('\n')}\n`;
 }

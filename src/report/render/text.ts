@@ -7,6 +7,7 @@
 import { quoted, visible, visiblePath } from '../../text.js';
 import type { CoverageNode, CoverageReport } from '../schema.js';
 import { STATUS_GLYPH } from './glyphs.js';
+import { noteLines, notesSummary } from './notes.js';
 import { type GateEntry, gateLegend, sourceOf, summaryLine, tally } from './summary.js';
 
 /** Options of the text report. */
@@ -96,10 +97,13 @@ export function renderText(report: CoverageReport, options: TextOptions = {}): s
       `refusal: ${quoted(visiblePath(refusal.path))} ${visible(refusal.reason)} | ${visible(refusal.fix)}`,
     );
   }
+  const notes = noteLines(report);
+  if (notes.length > 0) lines.push('', ...notes);
   if (gates.entries.length > 0) {
     lines.push('', 'gates:');
     for (const entry of gates.entries) lines.push(`  ${gateLegendLine(entry)}`);
   }
-  lines.push('', summaryLine(tally(report.nodes)));
+  const counted = notesSummary(report);
+  lines.push('', `${summaryLine(tally(report.nodes))}${counted === '' ? '' : ` · ${counted}`}`);
   return `${lines.join('\n')}\n`;
 }

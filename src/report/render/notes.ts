@@ -1,0 +1,45 @@
+/**
+ * The CLI's notes in the text renderers: what a run did not audit (exported functions not called, modules
+ * skipped) and gated nodes under another gate than the one required, counted in the summary line.
+ */
+import { quoted, visible, visiblePath } from '../../text.js';
+import type { CoverageNote, CoverageReport } from '../schema.js';
+
+const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The counts for the summary line (`2 exported functions not audited · 1 module skipped`), or an empty
+ * string when there are no notes.
+ *
+ * @param report - the report
+ */
+export function notesSummary(report: CoverageReport): string {
+  const notes = report.notes ?? [];
+  const count = (kind: CoverageNote['kind']): number => notes.filter((n) => n.kind === kind).length;
+  const parts: string[] = [];
+  const unaudited = count('unaudited-export');
+  if (unaudited > 0) parts.push(plural(unaudited, 'exported function not audited', 'exported functions not audited'));
+  const skipped = count('skipped-module');
+  if (skipped > 0) parts.push(plural(skipped, 'module skipped', 'modules skipped'));
+  const mismatched = count('gate-mismatch');
+  if (mismatched > 0) parts.push(plural(mismatched, 'node under another gate', 'nodes under another gate'));
+  return parts.join(' · ');
+}
+
+/**
+ * One line per note: `not audited: app.ts#buildGraph: was not called, … | fix`, every value from data shown
+ * through `visible` (module and export names come from the user's code).
+ *
+ * @param report - the report
+ */
+export function noteLines(report: CoverageReport): string[] {
+  return (report.notes ?? []).map((note) => {
+    const where =
+      note.path === undefined
+        ? visible(`${note.module}${note.export === undefined ? '' : `#${note.export}`}`)
+        : quoted(visiblePath(note.path));
+    const label =
+      note.kind === 'unaudited-export' ? 'not audited' : note.kind === 'skipped-module' ? 'skipped' : 'wrong gate';
+    return `${label}: ${where}: ${visible(note.message)}${note.fix === undefined ? '' : ` | ${visible(note.fix)}`}`;
+  });
+}
