@@ -91,7 +91,11 @@ function agentWarnings(agent: Agent, sharedHandlers: Map<unknown, string[]>): st
   const warnings: string[] = [];
   const mark = agentGateMark(agent);
   const hooks = toolCallHooks(agent) ?? [];
-  const foreignHooks = hooks.filter((h) => h.callback !== mark?.decisionHook).length;
+  const own = new Set<unknown>([
+    mark?.decisionHook,
+    ...(Array.isArray(mark?.hooks) ? mark.hooks.map((h) => h.callback) : []),
+  ]);
+  const foreignHooks = hooks.filter((h) => !own.has(h.callback)).length;
   if (foreignHooks > 0) {
     warnings.push(
       `${foreignHooks} other BeforeToolCallEvent hook(s) run after the gate and may change the call ` +
@@ -173,7 +177,7 @@ function gatedVerdict(key: unknown, how: string): Verdict {
   const identity = gateIdentity(gate);
   return {
     status: 'gated',
-    reason: `${how}: gate "${identity.name}"${configured ? ' (the configured gate, resolved at each call)' : ''}`,
+    reason: `${how}${configured ? ' (the configured gate, resolved at each call)' : ''}`,
     gate: {
       name: identity.name,
       id: identity.id,

@@ -91,9 +91,10 @@ describe('audit', () => {
       'g/remote:ungateable',
     ]);
     expect(statuses(mixed)).toContain('pricing/publisher:ungated');
-    expect(mixed.nodes.find((n) => n.id === 'collector')?.reason).toBe(
-      'GatePlugin installs the gate at the first run: gate "allow-all"',
-    );
+    expect(mixed.nodes.find((n) => n.id === 'collector')).toMatchObject({
+      reason: 'GatePlugin installs the gate at the first run',
+      gate: { name: 'allow-all', perProcess: true },
+    });
     expect(audit(graph).nodes.find((n) => n.id === 'remote')).toMatchObject({ problem: 'remote', kind: 'remote' });
   });
 

@@ -48,10 +48,10 @@ describe('CoverageApp', () => {
       tool-running ✔ 3 gated  ✘ 1 ungated · orchestrators ✘ 1 ungated
       ────────────────────────────────────────────────────────────────────────────────────────────────────
       >✘ ▾ pricing     graph      ungated     no node guard: nodes added or swapped later run unchecked
-       ✔     collector agent      gated       GatePlugin installs the gate at the first run: gate "allow-…
-       ✔     analyst   agent      gated       GatePlugin installs the gate at the first run: gate "allow-…
+       ✔     collector agent      gated       GatePlugin installs the gate at the first run
+       ✔     analyst   agent      gated       GatePlugin installs the gate at the first run
        ✘     publisher agent      ungated     runs its tools without a gate
-       ✔     auditor   agent      gated       GatePlugin installs the gate at the first run: gate "deny-a…
+       ✔     auditor   agent      gated       GatePlugin installs the gate at the first run
       ─── 1/5 ────────────────────────────────────────────────────────────────────────────────────────────
       ✘ pricing — graph, ungated
       path     pricing
