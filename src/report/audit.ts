@@ -11,7 +11,7 @@ import { type AcceptEntry, acceptedEntries, preflight } from '../enforce/install
 import { joinPath } from '../paths.js';
 import { hasHiddenCharacters, quoted, visiblePath } from '../text.js';
 import { agentGateState, hasNodeGuard, type Problem } from '../walker/classify.js';
-import { agentGateMark, gatePluginGate, isGatePlugin, nodeGuardMark } from '../walker/marks.js';
+import { agentGateMark, gatePluginGate, isGatePlugin, type MarkedHook, nodeGuardMark } from '../walker/marks.js';
 import {
   type Agent,
   hasBackgroundTasks,
@@ -91,9 +91,10 @@ function agentWarnings(agent: Agent, sharedHandlers: Map<unknown, string[]>): st
   const warnings: string[] = [];
   const mark = agentGateMark(agent);
   const hooks = toolCallHooks(agent) ?? [];
+  const marked: unknown = mark?.hooks;
   const own = new Set<unknown>([
     mark?.decisionHook,
-    ...(Array.isArray(mark?.hooks) ? mark.hooks.map((h) => h.callback) : []),
+    ...(Array.isArray(marked) ? (marked as readonly MarkedHook[]).map((h) => h.callback) : []),
   ]);
   const foreignHooks = hooks.filter((h) => !own.has(h.callback)).length;
   if (foreignHooks > 0) {
