@@ -55,7 +55,16 @@ describe('an Agent subclass', () => {
       'a class field named like a member (an own property of the instance)',
       () =>
         new (class extends Agent {
-          executeTools: unknown = Agent.prototype.executeTools;
+          // What a class field compiles to: an own, enumerable, writable property defined on the instance.
+          constructor(c: ConstructorParameters<typeof Agent>[0]) {
+            super(c);
+            Object.defineProperty(this, 'executeTools', {
+              value: Reflect.get(Agent.prototype, 'executeTools'),
+              enumerable: true,
+              writable: true,
+              configurable: true,
+            });
+          }
         })(config('f')),
       'executeTools',
     ],
@@ -83,7 +92,10 @@ describe('an Agent subclass', () => {
     const kb = new KbAgent();
     const graph = new Graph({ id: 'g', nodes: [kb], edges: [] });
     installMultiagent(graph, { gate: allowAll() });
-    Object.defineProperty(kb, 'executeTools', { value: Agent.prototype.executeTools, configurable: true });
+    Object.defineProperty(kb, 'executeTools', {
+      value: Reflect.get(Agent.prototype, 'executeTools'),
+      configurable: true,
+    });
     const { cancelled } = await runOrchestrator(graph);
     expect(ran).toEqual([]);
     expect(cancelled.kb).toMatch(/"executeTools" was replaced on the instance/);
