@@ -161,7 +161,7 @@ function program(streams: CliStreams): Command {
       'after',
       '\nCommands:\n' +
         '  gate-audit init                               write a starter gate-audit.config and print the CI step\n' +
-        "  gate-audit check-policy <policy> <module...>  what a policy says about each agent's tools\n" +
+        "  gate-audit check-policy <policy> [module...]  what a policy says about each agent's tools\n" +
         '  gate-audit verify-log <file>                  check a hash-chained decision log\n' +
         '\nExit codes:\n' +
         '  0  clean: every node gated, attested or accepted (attested and accepted never fail)\n' +
