@@ -14,7 +14,7 @@ import {
   policyGate,
 } from '../../src/index.js';
 import { inputDigest } from '../../src/policy/approval.js';
-import { verifyLog } from '../../src/policy/decision-log.js';
+import { verifyLog } from '../../src/policy/verify-log.js';
 import { call, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 import { Graph } from '@strands-agents/sdk/multiagent';
 
