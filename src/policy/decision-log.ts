@@ -223,19 +223,19 @@ function streamWriter(sink: { write(line: string): unknown }, chain: boolean): W
   };
 }
 
-const LEVELS = { info: '{"level":"info","time":"', warn: '{"level":"warn","time":"', error: '{"level":"error","time":"' };
+const LEVELS = {
+  info: '{"level":"info","time":"',
+  warn: '{"level":"warn","time":"',
+  error: '{"level":"error","time":"',
+};
 
 /**
  * The line of a record without its closing brace: level, time, chain, gate, the record's own fields in
  * their order, then its place, the input's digest (and the input when asked) and the duration.
  */
-function lineOf(
-  record: GateRecord,
-  gateName: string,
-  writer: Writer,
-  includeInput: boolean,
-): string {
-  const level = record.verdict === 'allow' ? 'info' : record.event === 'error' || record.event === 'tampering' ? 'error' : 'warn';
+function lineOf(record: GateRecord, gateName: string, writer: Writer, includeInput: boolean): string {
+  const level =
+    record.verdict === 'allow' ? 'info' : record.event === 'error' || record.event === 'tampering' ? 'error' : 'warn';
   let line = `${LEVELS[level]}${new Date().toISOString()}"`;
   if (writer.chain) line += `,"seq":${writer.seq},"prev":${writer.prev === null ? 'null' : `"${writer.prev}"`}`;
   line += `,"gate":${JSON.stringify(gateName)}`;
@@ -272,8 +272,11 @@ function lineOf(
  *   file cannot be continued; `LOG_LOCKED` when another process, running or gone, holds its lockfile
  */
 export function openDecisionLog(options: DecisionLogOptions | string): DecisionLog {
-  const { destination, chain = true, includeInput = false } =
-    typeof options === 'string' ? { destination: options } : options;
+  const {
+    destination,
+    chain = true,
+    includeInput = false,
+  } = typeof options === 'string' ? { destination: options } : options;
   let writer: Writer;
   if (typeof destination === 'string' || (typeof destination === 'number' && Number.isInteger(destination))) {
     writer = fileWriter(destination, chain);
@@ -324,4 +327,3 @@ export function openDecisionLog(options: DecisionLogOptions | string): DecisionL
     },
   };
 }
-

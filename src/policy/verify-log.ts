@@ -58,15 +58,19 @@ class ChainCheck {
     if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 0 || typeof own !== 'string') {
       return this._fail('the record carries no chain (seq and hash)');
     }
-    if (seq > index) return this._fail(`the record has seq ${seq}, expected ${index}: ${seq - index} record(s) missing`);
-    if (seq < index) return this._fail(`the record has seq ${seq}, expected ${index}: a record was inserted or repeated`);
+    if (seq > index)
+      return this._fail(`the record has seq ${seq}, expected ${index}: ${seq - index} record(s) missing`);
+    if (seq < index)
+      return this._fail(`the record has seq ${seq}, expected ${index}: a record was inserted or repeated`);
     const suffix = `,"hash":${JSON.stringify(own)}}`;
     if (!text.endsWith(suffix) || hash('sha256', `${text.slice(0, -suffix.length)}}`, 'hex') !== own) {
       return this._fail('the record was changed: its hash does not match its content');
     }
     if (prev !== this._previous) {
       return this._fail(
-        index === 0 ? 'the record is the first record but names a previous one' : `the record does not chain to line ${index}`,
+        index === 0
+          ? 'the record is the first record but names a previous one'
+          : `the record does not chain to line ${index}`,
       );
     }
     this._previous = own;
