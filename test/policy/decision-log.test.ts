@@ -200,9 +200,9 @@ describe('the decision log (policyGate { log })', () => {
     it('refuses a record it cannot serialise without writing anything, and keeps the chain', () => {
       const log = openDecisionLog({ destination: file, includeInput: true });
       try {
-        expect(() =>
-          log.append({ event: 'allow', verdict: 'allow', path: [], input: { n: 1n } }, 'g'),
-        ).toThrow(/cannot write this record/);
+        expect(() => log.append({ event: 'allow', verdict: 'allow', path: [], input: { n: 1n } }, 'g')).toThrow(
+          /cannot write this record/,
+        );
         log.append({ event: 'allow', verdict: 'allow', path: [] }, 'g');
       } finally {
         log.close();
