@@ -21,8 +21,8 @@ function* chainedLines(count: number, pad = 0): Generator<{ line: string; hash: 
   let prev: string | null = null;
   const reason = 'x'.repeat(pad);
   for (let seq = 0; seq < count; seq += 1) {
-    const body = `{"level":"warn","seq":${seq},"prev":${prev === null ? 'null' : `"${prev}"`},"gate":"g","event":"deny","verdict":"deny","reason":"${reason}","path":""}`;
-    const hash = createHash('sha256').update(body).digest('hex');
+    const body: string = `{"level":"warn","seq":${seq},"prev":${prev === null ? 'null' : `"${prev}"`},"gate":"g","event":"deny","verdict":"deny","reason":"${reason}","path":""}`;
+    const hash: string = createHash('sha256').update(body).digest('hex');
     yield { line: `${body.slice(0, -1)},"hash":"${hash}"}`, hash };
     prev = hash;
   }
