@@ -159,6 +159,39 @@ describe('the decision log (policyGate { log })', () => {
       expect(existsSync(`${link}.lock`)).toBe(false);
     });
 
+    it('continues the chain of a file given as a readable descriptor; a write-only one is refused', async () => {
+      await runLsThenRm(policyGate(policy, { log: { destination: file } }));
+      // Same file, same process: a descriptor shares the writer the path opened.
+      const readable = openSync(file, 'a+');
+      try {
+        await runLsThenRm(policyGate(policy, { log: { destination: readable } }));
+        expect(records().map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+      } finally {
+        closeSync(readable);
+      }
+      // A copy no writer of this process has open: a descriptor of it must be readable to continue its chain.
+      const other = join(scratch, `fd-${counter++}.jsonl`);
+      writeFileSync(other, readFileSync(file));
+      const alone = openSync(other, 'a');
+      try {
+        expect(() => openDecisionLog({ destination: alone })).toThrow(
+          /cannot read the decision log to continue its chain: .*EBADF.* \| pass its path, or a descriptor opened for reading too \('a\+'\)/,
+        );
+      } finally {
+        closeSync(alone);
+      }
+      const readableAlone = openSync(other, 'a+');
+      try {
+        const log = openDecisionLog({ destination: readableAlone });
+        log.append({ event: 'allow', verdict: 'allow', path: [] }, 'fd');
+        log.close();
+      } finally {
+        closeSync(readableAlone);
+      }
+      expect(records(other).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+      expect(existsSync(`${other}.lock`)).toBe(false);
+    });
+
     it('refuses a second open of the same file with the other chain setting', () => {
       const log = openDecisionLog(file);
       try {
@@ -279,6 +312,8 @@ describe('the decision log (policyGate { log })', () => {
       );
       expect(toolResults(agent)).toHaveLength(1);
       expect((agent as unknown as { model: { calls: number } }).model.calls).toBe(1);
+      // A device takes no lockfile.
+      expect(existsSync('/dev/full.lock')).toBe(false);
     });
 
     it('refuses every later call once the destination failed, even if it recovers', async () => {

@@ -28,6 +28,7 @@ beforeAll(() => {
       '  process.exit(3);',
       '}',
       'process.stdout.write(`ready ${process.pid}\\n`);',
+      "if (process.argv[3] === 'handles-sigterm') process.on('SIGTERM', () => process.stdout.write('sigterm\\n'));",
       "process.stdin.setEncoding('utf8');",
       "process.stdin.on('data', (line) => {",
       "  if (line.startsWith('close')) log.close();",
@@ -134,6 +135,32 @@ describe('the decision log lock across processes', () => {
     // Still ended by the signal, as without the log.
     expect(await terminated.ended).toEqual({ code: null, signal: 'SIGTERM' });
     expect(existsSync(`${terminatedLog}.lock`)).toBe(false);
+  });
+
+  it('keeps the lock on a signal the app handles itself (it may go on writing), and releases it at exit', async () => {
+    const log = freshLog();
+    const child = spawn(process.execPath, [writer, log, 'handles-sigterm'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    children.push(child);
+    let out = '';
+    child.stdout.setEncoding('utf8');
+    const saw = (text: string): Promise<void> =>
+      new Promise((resolve) => {
+        const check = (): void => {
+          if (out.includes(text)) resolve();
+          else child.stdout.once('data', check);
+        };
+        check();
+      });
+    child.stdout.on('data', (chunk: string) => (out += chunk));
+    await saw('ready');
+    child.kill('SIGTERM');
+    await saw('sigterm');
+    expect(child.exitCode).toBeNull();
+    expect(readFileSync(`${log}.lock`, 'utf8')).toBe(`${child.pid}\n`);
+    const ended = new Promise((resolve) => child.on('exit', resolve));
+    child.stdin.write('exit\n');
+    await ended;
+    expect(existsSync(`${log}.lock`)).toBe(false);
   });
 
   it('refuses a stale lock left by a killed process, naming its pid and the file to delete; never takes it over', async () => {
