@@ -69,7 +69,7 @@ export interface Timed {
  * @param work - what to time
  * @param per - how many operations it does
  */
-export async function timed(work: () => Promise<unknown> | unknown, per = 1): Promise<Timed> {
+export async function timed(work: () => unknown, per = 1): Promise<Timed> {
   const cpu = process.cpuUsage();
   const wall = performance.now();
   await work();
@@ -154,13 +154,9 @@ export function row(
 ): Row {
   const wallOf = (s: number | Timed): number => (typeof s === 'number' ? s : s.wall);
   const wall = summary(samples.measured.map(wallOf), samples.baseline.map(wallOf));
-  const withCpu = samples.measured.every((s) => typeof s !== 'number');
-  const cpu = withCpu
-    ? summary(
-        samples.measured.map((s) => (s as Timed).cpu),
-        samples.baseline.map((s) => (s as Timed).cpu),
-      )
-    : undefined;
+  const cpuOf = (s: number | Timed): number => (typeof s === 'number' ? Number.NaN : s.cpu);
+  const withCpu = [...samples.measured, ...samples.baseline].every((s) => typeof s !== 'number');
+  const cpu = withCpu ? summary(samples.measured.map(cpuOf), samples.baseline.map(cpuOf)) : undefined;
   const judged = cpu ?? wall;
   return {
     name,
