@@ -82,7 +82,11 @@ export function takeLock(logPath: string): string {
     writeSync(fd, `${process.pid}\n`);
   } catch (error) {
     closeSync(fd);
-    unlinkSync(lockPath);
+    try {
+      unlinkSync(lockPath);
+    } catch {
+      // Left behind: it names no process, and the next open says so.
+    }
     throw new GateAuditError(
       'INVALID_ARGUMENT',
       `file=<${visible(logPath)}> | cannot write the decision log's lockfile ${visible(lockPath)}: ${messageOf(error)}`,

@@ -4,6 +4,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { hash } from 'node:crypto';
+import { GateAuditError } from '../errors.js';
+import { visible } from '../text.js';
 
 /** What `verifyLog` and `verifyLogFile` found. */
 export type LogVerification =
@@ -111,7 +113,10 @@ export function parseLastHash(text: string): string | undefined {
 function checked(options: VerifyLogOptions): ChainCheck {
   const expect = options.expectLastHash;
   if (expect !== undefined && parseLastHash(expect) === undefined) {
-    throw new TypeError(`expectLastHash is not a SHA-256 in hex (64 digits): ${JSON.stringify(expect).slice(0, 80)}`);
+    throw new GateAuditError(
+      'INVALID_ARGUMENT',
+      `option=<expectLastHash> | ${visible(expect.slice(0, 80))} is not a SHA-256 in hex | pass the 64 hex digits verify-log printed after "last hash"`,
+    );
   }
   return new ChainCheck(expect === undefined ? undefined : parseLastHash(expect));
 }
@@ -125,6 +130,7 @@ function checked(options: VerifyLogOptions): ChainCheck {
  * @param text - the log file's content
  * @param options - the expected last hash
  * @returns OK with the number of records and the last hash, or the first broken or missing record
+ * @throws GateAuditError `INVALID_ARGUMENT` when `expectLastHash` is not 64 hex digits
  */
 export function verifyLog(text: string, options: VerifyLogOptions = {}): LogVerification {
   const check = checked(options);
@@ -146,7 +152,8 @@ export function verifyLog(text: string, options: VerifyLogOptions = {}): LogVeri
  * @param path - the log file
  * @param options - the expected last hash
  * @returns the verdict, as `verifyLog`
- * @throws the file system's error when the file cannot be read (`ENOENT`, `EISDIR`, `EACCES`, …)
+ * @throws the file system's error when the file cannot be read (`ENOENT`, `EISDIR`, `EACCES`, …);
+ *   GateAuditError `INVALID_ARGUMENT` when `expectLastHash` is not 64 hex digits
  */
 export async function verifyLogFile(path: string, options: VerifyLogOptions = {}): Promise<LogVerification> {
   const check = checked(options);

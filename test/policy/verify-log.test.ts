@@ -77,6 +77,14 @@ describe('gate-audit verify-log', () => {
       expect(result.code).toBe(1);
     });
 
+    it('is refused by the library call too when it is not a SHA-256 in hex', async () => {
+      const { file } = writeLog('library.log', 1);
+      await expect(verifyLogFile(file, { expectLastHash: 'abc' })).rejects.toMatchObject({
+        code: 'INVALID_ARGUMENT',
+        message: expect.stringMatching(/option=<expectLastHash> \| abc is not a SHA-256 in hex/),
+      });
+    });
+
     it('is a usage error (exit 2) when it is not a SHA-256 in hex', async () => {
       const { file } = writeLog('usage.log', 1);
       const result = await cli(file, '--expect-last-hash', 'abc');
