@@ -76,19 +76,24 @@ const writers = new Map<string, Writer>();
 
 const CHUNK = 64 * 1024;
 
-/** The last non-empty line of an open file (read backwards in chunks), or undefined for an empty file. */
+/**
+ * The last non-empty line of an open file (read backwards in chunks, decoded once whole, so a character
+ * split across two chunks stays whole), or undefined for an empty file.
+ */
 function lastLine(fd: number): string | undefined {
   let end = fstatSync(fd).size;
-  let tail = '';
+  let tail = Buffer.alloc(0);
   while (end > 0) {
     const start = Math.max(0, end - CHUNK);
-    const buffer = Buffer.alloc(end - start);
-    readSync(fd, buffer, 0, buffer.length, start);
-    tail = buffer.toString('utf8') + tail;
+    const chunk = Buffer.alloc(end - start);
+    readSync(fd, chunk, 0, chunk.length, start);
+    tail = Buffer.concat([chunk, tail]);
     end = start;
-    const trimmed = tail.replace(/\n+$/, '');
-    const cut = trimmed.lastIndexOf('\n');
-    if (cut >= 0 || end === 0) return trimmed.slice(cut + 1) || undefined;
+    let stop = tail.length;
+    while (stop > 0 && tail[stop - 1] === 0x0a) stop -= 1;
+    if (stop === 0) continue;
+    const cut = tail.lastIndexOf(0x0a, stop - 1);
+    if (cut >= 0 || end === 0) return tail.subarray(cut + 1, stop).toString('utf8');
   }
   return undefined;
 }

@@ -192,6 +192,18 @@ describe('the decision log (policyGate { log })', () => {
       expect(existsSync(`${other}.lock`)).toBe(false);
     });
 
+    it('continues a chain whose last record is longer than a read chunk (multi-byte characters across chunks)', () => {
+      const first = openDecisionLog(file);
+      first.append({ event: 'deny', verdict: 'deny', reason: 'é€😀'.repeat(30_000), path: [] }, 'g');
+      first.append({ event: 'deny', verdict: 'deny', reason: '€'.repeat(50_001), path: [] }, 'g');
+      first.close();
+      const second = openDecisionLog(file);
+      second.append({ event: 'allow', verdict: 'allow', path: [] }, 'g');
+      second.close();
+      expect(records().map((r) => r.seq)).toEqual([0, 1, 2]);
+      expect(verifyLog(readFileSync(file, 'utf8'))).toMatchObject({ ok: true, records: 3 });
+    });
+
     it('refuses a second open of the same file with the other chain setting', () => {
       const log = openDecisionLog(file);
       try {
