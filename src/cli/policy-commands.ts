@@ -299,7 +299,8 @@ export async function verifyLogCommand(argv: readonly string[], streams: Streams
     .option('--format <format>', `output format: ${VERIFY_FORMATS.join(', ')}`, verifyFormatArg, 'text')
     .addHelpText(
       'after',
-      '\nExit codes: 0 intact · 1 a record is broken or missing · 2 usage error or unreadable file',
+      '\nExit codes: 0 intact · 1 a record is broken or missing, or the chain does not end at --expect-last-hash · ' +
+        '2 usage error or unreadable file',
     );
   command.parse([...argv], { from: 'user' });
   const [file] = command.args as [string];
