@@ -391,7 +391,7 @@ export async function main(argv: readonly string[], streams: CliStreams, context
   let reporters: ReporterSpec[] = [];
   try {
     if (argv[0] === 'check-policy') return await checkPolicyCommand(argv.slice(1), streams, cwd);
-    if (argv[0] === 'verify-log') return verifyLogCommand(argv.slice(1), streams, cwd);
+    if (argv[0] === 'verify-log') return await verifyLogCommand(argv.slice(1), streams, cwd);
     if (argv[0] === 'init') return initCommand(argv.slice(1), streams, cwd);
     const command = program(streams);
     command.parse([...argv], { from: 'user' });
