@@ -58,6 +58,12 @@ export const STATUS_ORDER: readonly CoverageNode['status'][] = [
 
 const severity = (status: CoverageNode['status']): number => STATUS_ORDER.indexOf(status);
 
+/** The merge key of a source (its module from the project root, and its export) and its merged path segment. */
+function sourceKey(source: CoverageReport['sources'][number]): { module: string; group: string; label: string } {
+  const module = source.projectModule ?? source.module;
+  return { module, group: `${module}\u0000${source.export}`, label: escapeSegment(`${module}#${source.export}`) };
+}
+
 /** Whether a report is several modules combined under `module#export` segments (vs one orchestrator). */
 function isCombined(report: CoverageReport): boolean {
   return report.root.kind === 'bundle' && report.root.id === 'gate-audit';
@@ -80,14 +86,7 @@ class Placer {
     const { report } = _input;
     this._combined = isCombined(report);
     this._sources = report.sources
-      .map((source) => {
-        const module = source.projectModule ?? source.module;
-        return {
-          prefix: source.path,
-          group: `${module}\u0000${source.export}`,
-          label: escapeSegment(`${module}#${source.export}`),
-        };
-      })
+      .map((source) => ({ prefix: source.path, ...sourceKey(source) }))
       .sort((a, b) => b.prefix.length - a.prefix.length);
   }
 
@@ -227,11 +226,10 @@ export function mergeReports(inputs: readonly MergeInput[]): MergeResult {
     const { report } = input;
     const placer = new Placer(input);
     for (const source of report.sources) {
-      const module = source.projectModule ?? source.module;
-      const group = `${module}\u0000${source.export}`;
+      const { module, group, label } = sourceKey(source);
       if (!groups.has(group)) {
         groups.set(group, {
-          label: escapeSegment(`${module}#${source.export}`),
+          label,
           module,
           export: source.export,
           factory: source.factory,
@@ -247,7 +245,7 @@ export function mergeReports(inputs: readonly MergeInput[]): MergeResult {
         ...(node.sameAs === undefined ? {} : { sameAs: placer.merged(node.sameAs) }),
       };
       const nodes = groups.get(placed.group)?.nodes;
-      if (nodes === undefined) continue;
+      if (nodes === undefined) throw new Error(`merge: no group for ${placed.label}`);
       const key = joinPath(placed.inner);
       const before = nodes.get(key);
       if (before === undefined) {
