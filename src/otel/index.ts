@@ -63,7 +63,8 @@ interface Labels {
 const pending = new Map<string, Labels>();
 const liveNodes = new Map<string, Span>();
 const processors = new Set<object>();
-let counter: Counter | undefined;
+/** The counter, with the meter provider it came from (the global provider may be set after the processor). */
+let counter: { provider: object; counter: Counter } | undefined;
 
 function labelAttributes(labels: Labels): Attributes {
   return {
@@ -74,10 +75,16 @@ function labelAttributes(labels: Labels): Attributes {
 }
 
 function count(labels: Labels): void {
-  counter ??= metrics
-    .getMeter(INSTRUMENTATION_SCOPE)
-    .createCounter('gate_audit.decisions', { description: 'Tool calls decided and nodes cancelled by gate-audit' });
-  counter.add(1, labelAttributes(labels));
+  const provider = metrics.getMeterProvider();
+  if (counter?.provider !== provider) {
+    counter = {
+      provider,
+      counter: provider
+        .getMeter(INSTRUMENTATION_SCOPE)
+        .createCounter('gate_audit.decisions', { description: 'Tool calls decided and nodes cancelled by gate-audit' }),
+    };
+  }
+  counter.counter.add(1, labelAttributes(labels));
 }
 
 /** The span context of a span read from SDK-private state, or why it cannot be used. */
@@ -105,21 +112,19 @@ function attributesOf(span: object): Attributes {
 /** Starts and ends one span of gate-audit's own, with status ERROR. */
 function errorSpan(name: string, attributes: Attributes, parent: Span | undefined, why: string, message: string): void {
   const parentContext = parent === undefined ? context.active() : trace.setSpan(context.active(), parent);
-  const span = trace
-    .getTracer(INSTRUMENTATION_SCOPE)
-    .startSpan(
-      name,
-      {
-        kind: SpanKind.INTERNAL,
-        attributes: {
-          ...attributes,
-          ...(parent === undefined
-            ? { 'gate_audit.parent': PARENT_ACTIVE_CONTEXT, 'gate_audit.parent_unread': why }
-            : {}),
-        },
+  const span = trace.getTracer(INSTRUMENTATION_SCOPE).startSpan(
+    name,
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        ...attributes,
+        ...(parent === undefined
+          ? { 'gate_audit.parent': PARENT_ACTIVE_CONTEXT, 'gate_audit.parent_unread': why }
+          : {}),
       },
-      parentContext,
-    );
+    },
+    parentContext,
+  );
   span.setStatus({ code: SpanStatusCode.ERROR, message });
   span.end();
 }
@@ -177,7 +182,8 @@ function onNode(cancel: NodeCancel): void {
   count(labels);
   const attributes: Attributes = { ...labelAttributes(labels), 'error.type': 'gate_denied' };
   const run = spanContextOf(orchestratorSpan(cancel.orchestrator));
-  const node = typeof run === 'string' ? undefined : liveNodes.get(keyOf(run.context.traceId, run.context.spanId, cancel.nodeId));
+  const node =
+    typeof run === 'string' ? undefined : liveNodes.get(keyOf(run.context.traceId, run.context.spanId, cancel.nodeId));
   if (node !== undefined) {
     node.setAttributes(attributes);
     holdError(node, cancel.reason);
