@@ -156,6 +156,32 @@ describe('gateSpanProcessor', () => {
     expect(labels).toEqual(['north:north-rule', 'south:south-rule']);
   });
 
+  it('a call that asks for approval (the run pauses) gets its own span, verdict ask', async () => {
+    const agent = scriptedAgent('zeta', [call('shell', { command: 'deploy' }, 'call_0'), say('done')], {
+      tools: [recordingTool('shell')],
+    });
+    install(agent, {
+      gate: {
+        name: 'asking',
+        decide: () => ({ verdict: 'ask', reason: 'deploys need a person', rule: 'deploys' }),
+        approval: { via: 'interrupt', check: () => ({ granted: false, reason: 'not in this test' }) },
+      },
+    });
+    const result = await agent.invoke('go');
+    expect(result.stopReason).toBe('interrupt');
+    expect(ran).toEqual([]);
+    const [decide] = named('gate_audit.decide shell');
+    expect(decide?.attributes).toMatchObject({
+      'gate_audit.gate': 'asking',
+      'gate_audit.verdict': 'ask',
+      'gate_audit.rule': 'deploys',
+      'error.type': 'gate_denied',
+      'gen_ai.tool.call.id': 'call_0',
+    });
+    expect(decide?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'deploys need a person' });
+    expect(parentOf(decide!)?.name).toBe('execute_agent_loop_cycle');
+  });
+
   it('a gate that fails gets a gate_error span, status ERROR', async () => {
     const agent = scriptedAgent('beta', [call('read_file', { path: 'b' }, 'call_0'), say('done')], {
       tools: [recordingTool('read_file')],
