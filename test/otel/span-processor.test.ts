@@ -253,6 +253,27 @@ describe('gateSpanProcessor', () => {
     expect(named('gate_audit.decide node d')).toEqual([]);
   });
 
+  it('a tracer that throws never changes a decision (the refusal stands, the allowed call runs)', async () => {
+    const agent = scriptedAgent(
+      'eta',
+      [call('shell', { command: 'ls' }), call('read_file', { path: 'r' }), say('ok')],
+      {
+        tools: [recordingTool('read_file'), recordingTool('shell')],
+      },
+    );
+    install(agent, { gate: readOnly('steady') });
+    // The SDK keeps the tracer it got at construction; gate-audit asks for one at each decision.
+    trace.disable();
+    trace.setGlobalTracerProvider({
+      getTracer: () => {
+        throw new Error('broken exporter setup');
+      },
+    });
+    await agent.invoke('go');
+    expect(ran).toEqual(['read_file({"path":"r"})@eta']);
+    expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: read-only agent/);
+  });
+
   it('counts decisions in gate_audit.decisions by gate, verdict and rule', async () => {
     const agent = scriptedAgent(
       'delta',
