@@ -228,14 +228,15 @@ export function gateSpanProcessor(): GateSpanProcessor {
       const key = keyOf(traceId, parentSpanIdOf(span), attributes['gen_ai.agent.id']);
       if (liveNodes.get(key) === span) liveNodes.delete(key);
     },
-    forceFlush: async (): Promise<void> => undefined,
-    shutdown: async (): Promise<void> => {
+    forceFlush: (): Promise<void> => Promise.resolve(),
+    shutdown: (): Promise<void> => {
       processors.delete(processor);
       if (processors.size === 0) {
         setDecisionObserver(undefined);
         pending.clear();
         liveNodes.clear();
       }
+      return Promise.resolve();
     },
   };
   processors.add(processor);
