@@ -288,7 +288,9 @@ describe('gateSpanProcessor', () => {
     const metric = resourceMetrics.scopeMetrics
       .flatMap((s) => s.metrics)
       .find((m) => m.descriptor.name === 'gate_audit.decisions');
-    const points = (metric?.dataPoints ?? []).map((p) => `${JSON.stringify(p.attributes)}=${JSON.stringify(p.value)}`).sort();
+    const points = (metric?.dataPoints ?? [])
+      .map((p) => `${JSON.stringify(p.attributes)}=${JSON.stringify(p.value)}`)
+      .sort();
     expect(points).toEqual([
       '{"gate_audit.gate":"counted","gate_audit.verdict":"allow","gate_audit.rule":"reads"}=2',
       '{"gate_audit.gate":"counted","gate_audit.verdict":"deny","gate_audit.rule":"default-deny"}=1',
