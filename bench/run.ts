@@ -22,6 +22,7 @@ import {
 } from '../dist/index.js';
 import { call, ScriptedModel, say } from '../fixtures/support/scripted-model.js';
 import { alternate, type Row, round, row as makeRow, settle } from './stats.js';
+import { otelOverhead } from './otel-overhead.js';
 import { shellDecision } from './shell-decision.js';
 import { buildTree } from './trees.js';
 
@@ -344,6 +345,7 @@ async function main(): Promise<void> {
     ],
     ['decision log', decisionLog],
     ['shell-decision', async () => void rows.push(await shellDecision(scale(30)))],
+    ['otel-overhead', async () => void rows.push(await otelOverhead(scale(40)))],
   ];
   for (const [name, step] of steps) {
     const t = performance.now();
