@@ -11,12 +11,13 @@ import {
   type ReadableSpan,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
-import { AgentNode, Graph } from '@strands-agents/sdk/multiagent';
+import { AgentNode, Graph, Swarm } from '@strands-agents/sdk/multiagent';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type Gate, install, installMultiagent } from '../../src/index.js';
 import { gateSpanProcessor } from '../../src/otel/index.js';
 import {
   call,
+  handoff,
   isolateEachTest,
   ran,
   recordingTool,
@@ -272,6 +273,30 @@ describe('gateSpanProcessor', () => {
     await agent.invoke('go');
     expect(ran).toEqual(['read_file({"path":"r"})@eta']);
     expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: read-only agent/);
+  });
+
+  it("does the same on a Swarm's node span", async () => {
+    const s1 = scriptedAgent('s1', [handoff('s2', 'go on'), say('-')]);
+    const s2 = scriptedAgent('s2', [call('read_file', { path: 's2' }), say('s2')], {
+      tools: [recordingTool('read_file')],
+    });
+    const swarm = new Swarm({ id: 'sw', nodes: [s1, s2], maxSteps: 4 });
+    // The handoff is a tool call too: this gate allows every call.
+    installMultiagent(swarm, { gate: { name: 'swarm-policy', decide: () => ({ verdict: 'allow', rule: 'all' }) } });
+    nodesOf(swarm).set(
+      's2',
+      new AgentNode({ agent: scriptedAgent('s2', [say('s2')], { tools: [recordingTool('read_file')] }) }),
+    );
+    const { cancelled } = await runOrchestrator(swarm);
+    expect(Object.keys(cancelled)).toEqual(['s2']);
+    const [node] = named('node s2');
+    expect(node?.attributes).toMatchObject({
+      'gate_audit.gate': 'swarm-policy',
+      'gate_audit.verdict': 'deny',
+      'error.type': 'gate_denied',
+    });
+    expect(node?.status.code).toBe(SpanStatusCode.ERROR);
+    expect(named('node s1')[0]?.status.code).toBe(SpanStatusCode.OK);
   });
 
   it('counts decisions in gate_audit.decisions by gate, verdict and rule', async () => {
