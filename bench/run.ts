@@ -36,6 +36,7 @@ import {
   timed,
   timedSync,
 } from './stats.js';
+import { otelOverhead } from './otel-overhead.js';
 import { shellDecision } from './shell-decision.js';
 import { buildTree } from './trees.js';
 
@@ -385,6 +386,7 @@ async function main(): Promise<void> {
     ],
     ['decision log', decisionLog],
     ['shell-decision', async () => void rows.push(await shellDecision(scale(30)))],
+    ['otel-overhead', async () => void rows.push(await otelOverhead(scale(40)))],
   ];
   for (const [name, step] of steps) {
     const t = performance.now();

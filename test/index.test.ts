@@ -52,10 +52,12 @@ describe('the public API', () => {
 });
 
 describe('the subpath exports', () => {
-  it('gate-audit/tui exports renderCoverageTui, gate-audit/vitest the matcher', async () => {
+  it('gate-audit/tui exports renderCoverageTui, gate-audit/vitest the matcher, gate-audit/otel the span processor', async () => {
     const tui = await import('../src/tui/index.js');
     expect(Object.keys(tui)).toEqual(['renderCoverageTui']);
     const matchers = await import('../src/vitest.js');
     expect(Object.keys(matchers)).toEqual(['toBeFullyGated']);
+    const otel = await import('../src/otel/index.js');
+    expect(Object.keys(otel)).toEqual(['gateSpanProcessor']);
   });
 });

@@ -9,7 +9,17 @@ import { randomBytes } from 'node:crypto';
 import type { JSONValue } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
 import { isInterruptError } from '../walker/sdk-internals.js';
-import { type Call, fail, type GateState, Late, type Outcomes, recordOf, settle, writeRecord } from './call.js';
+import {
+  type Call,
+  fail,
+  type GateState,
+  Late,
+  type Outcomes,
+  observe,
+  recordOf,
+  settle,
+  writeRecord,
+} from './call.js';
 import type { ApprovalBinding, AskDecision, ToolCallRequest } from './gate.js';
 
 /** Name of the interrupt an `ask` raises on the tool call (its id is `hook:beforeToolCall:<toolUseId>:<name>`). */
@@ -105,6 +115,7 @@ export async function settleAsk(
         fail(state, call, problem);
         return undefined;
       }
+      observe(state, call, 'ask', rule.rule, decision.reason);
       state.pending.set(call.toolUseId, {
         gate: view.gate,
         gateId: view.id,
