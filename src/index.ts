@@ -17,6 +17,7 @@ export type { Finding, FindingKind, GateAuditErrorCode, GateConflict, PolicyIssu
 export { allowAll, configureGate, denyAll } from './enforce/gate.js';
 export type {
   ApprovalBinding,
+  RaisedApproval,
   ApprovalOutcome,
   ApprovalPath,
   AskDecision,
@@ -57,5 +58,17 @@ export type { Policy, PolicyInput } from './policy/schema.js';
 export { approve } from './policy/approval.js';
 export type { ApprovalSecret, ApprovalSubject, Approver } from './policy/approval.js';
 export type { DecisionLogOptions } from './policy/decision-log.js';
+export { approvePending, denyPending, listPending, memoryApprovalStore } from './policy/approval-store.js';
+export type {
+  AnswerOptions,
+  ApprovalAnswer,
+  ApprovalStore,
+  DurableApprovalOptions,
+  ListedApproval,
+  PendingApprovalEntry,
+  PendingRequest,
+  StoredApproval,
+} from './policy/approval-store.js';
+export type { DecisionSink } from './policy/decision-sink.js';
 export { interventionGate } from './policy/intervention-gate.js';
 export type { InterventionFactory } from './policy/intervention-gate.js';

@@ -6,8 +6,10 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../enforce/digest.js';
 import type { ApprovalPath, Gate, GateRecord } from '../enforce/gate.js';
 import { GateAuditError } from '../errors.js';
-import { type ApprovalSecret, type Approver, approverApprovals, tokenApprovals } from './approval.js';
-import { type DecisionLogOptions, openDecisionLog } from './decision-log.js';
+import { type Approver, approverApprovals, tokenApprovals } from './approval.js';
+import { type DurableApprovalOptions, storedApprovals } from './approval-store.js';
+import type { DecisionLogOptions } from './decision-log.js';
+import { type DecisionSink, sinkOf } from './decision-sink.js';
 import { parsePolicy } from './load.js';
 import type { Policy, PolicyInput } from './schema.js';
 
@@ -15,14 +17,18 @@ import type { Policy, PolicyInput } from './schema.js';
 export interface GateOptions {
   /** Name shown in logs and reports (default `policy` / `intervention`). */
   readonly name?: string;
-  /** Settle `ask` with the SDK interrupt; the resume answer must be a token from `approve(request, { secret })`. */
-  readonly approvals?: ApprovalSecret;
+  /**
+   * Settle `ask` with the SDK interrupt; the resume answer must be a token from `approve(request, { secret })`.
+   * With a `store`, the pending approval is written there before the run pauses, answered from any process
+   * (`approvePending`, `gate-audit approvals`) and consumed once on resume (the answer is then its id).
+   */
+  readonly approvals?: DurableApprovalOptions;
   /** Settle `ask` in-process instead: `true` approves; `false`, a rejection, an error or a timeout denies. */
   readonly approver?: Approver;
   /** How long `approver` may take (default 60000 ms). */
   readonly approverTimeoutMs?: number;
-  /** Write every decision to a decision log (see `DecisionLogOptions`). */
-  readonly log?: DecisionLogOptions;
+  /** Write every decision to a decision log file (see `DecisionLogOptions`) or a `DecisionSink`. */
+  readonly log?: DecisionLogOptions | DecisionSink;
 }
 
 /**
@@ -34,7 +40,11 @@ export interface GateOptions {
 export function gateOptions(
   options: GateOptions | undefined,
   subject: string,
-): { name: string | undefined; approval?: ApprovalPath; record?: (gateName: string, record: GateRecord) => void } {
+): {
+  name: string | undefined;
+  approval?: ApprovalPath;
+  record?: (gateName: string, record: GateRecord) => void | Promise<void>;
+} {
   const { approvals, approver, approverTimeoutMs = 60_000, log } = options ?? {};
   if (approvals !== undefined && approver !== undefined) {
     throw new GateAuditError(
@@ -53,14 +63,17 @@ export function gateOptions(
   }
   const approval =
     approvals !== undefined
-      ? tokenApprovals(approvals)
+      ? approvals.store !== undefined
+        ? storedApprovals({ ...approvals, store: approvals.store })
+        : tokenApprovals(approvals)
       : approver !== undefined
         ? approverApprovals(approver, approverTimeoutMs)
         : undefined;
+  const sink = log === undefined ? undefined : sinkOf(log);
   return {
     name: options?.name,
     ...(approval === undefined ? {} : { approval }),
-    ...(log === undefined ? {} : { record: openDecisionLog(log) }),
+    ...(sink === undefined ? {} : { record: (gateName, record) => sink.append(gateName, record) }),
   };
 }
 
