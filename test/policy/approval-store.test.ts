@@ -1,68 +1,16 @@
-import type { InterruptResponseContentData, JSONValue } from '@strands-agents/sdk';
 import { describe, expect, it } from 'vitest';
 import {
-  type ApprovalStore,
   approve,
   approvePending,
   denyPending,
   GateFailedError,
-  install,
   listPending,
   memoryApprovalStore,
-  type PolicyInput,
-  policyGate,
-  type ToolCallRequest,
 } from '../../src/index.js';
-import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
-
-const secret = 'test-secret-0123456789abcdef0123456789abcdef';
-const policy: PolicyInput = {
-  version: 1,
-  rules: [{ id: 'rm-asks', tools: ['rm'], verdict: 'ask', reason: 'deleting needs a human' }],
-};
+import { answer, pauseInA, restarted, rmAgent, secret } from '../helpers/approvals.js';
+import { isolateEachTest, ran, toolResults } from '../helpers/sdk.js';
 
 isolateEachTest();
-
-interface Paused {
-  id: string;
-  approvalId: string;
-  request: ToolCallRequest & { gateId: string; nonce: string };
-}
-
-function pausedOf(result: { interrupts?: readonly { id: string; reason?: unknown }[] }): Paused {
-  const [first] = result.interrupts ?? [];
-  const reason = first!.reason as { approvalId: string; request: Paused['request'] };
-  return { id: first!.id, approvalId: reason.approvalId, request: reason.request };
-}
-
-function answer(id: string, response: unknown): InterruptResponseContentData[] {
-  return [{ interruptResponse: { interruptId: id, response: response as JSONValue } }];
-}
-
-function rmAgent(store: ApprovalStore, turns = [call('rm', { path: '/tmp/x' }), say('done')], ttlMs?: number) {
-  const agent = scriptedAgent('a', turns, { tools: [recordingTool('rm')] });
-  install(agent, {
-    gate: policyGate(policy, { approvals: { secret, store, ...(ttlMs === undefined ? {} : { ttlMs }) } }),
-  });
-  return agent;
-}
-
-/** Process A pauses; the snapshot is what a restarted process A′ loads. */
-async function pauseInA(store: ApprovalStore, ttlMs?: number) {
-  const a = rmAgent(store, undefined, ttlMs);
-  const paused = pausedOf(await a.invoke('go'));
-  return { a, paused, snapshot: a.takeSnapshot({ preset: 'session' }) };
-}
-
-/** A restarted process: a new agent and a new gate, from the snapshot. */
-function restarted(
-  store: ApprovalStore,
-  snapshot: ReturnType<typeof rmAgent>['takeSnapshot'] extends (...a: never[]) => infer S ? S : never,
-) {
-  const a2 = rmAgent(store, [say('done')]);
-  a2.loadSnapshot(snapshot);
-  return a2;
-}
 
 describe('approvals with a store (memory)', () => {
   it('writes the pending approval before the run pauses, with the request, reason, rule and input digest', async () => {
