@@ -59,5 +59,7 @@ describe('the subpath exports', () => {
     expect(Object.keys(tui)).toEqual(['renderCoverageTui']);
     const matchers = await import('../src/vitest.js');
     expect(Object.keys(matchers)).toEqual(['toBeFullyGated']);
+    const postgres = await import('../src/stores/postgres.js');
+    expect(Object.keys(postgres).sort()).toEqual(['postgresStore', 'verifyStoreLog']);
   });
 });

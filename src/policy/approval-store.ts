@@ -110,7 +110,7 @@ export interface DurableApprovalOptions extends ApprovalSecret {
 const ROW_DOMAIN = 'gate-audit-approval-row/v1';
 const DEFAULT_TTL_MS = 60 * 60 * 1000;
 
-function rowMac(key: Buffer, entry: Omit<PendingApprovalEntry, 'mac'>): string {
+function rowMac(key: Buffer, entry: Omit<PendingApprovalEntry, 'mac'> & { readonly mac?: string }): string {
   const message = canonicalJson([
     ROW_DOMAIN,
     entry.id,
@@ -143,8 +143,7 @@ function equalText(a: string, b: string): boolean {
 function forgery(key: Buffer, entry: PendingApprovalEntry): string | undefined {
   let expected: string;
   try {
-    const { mac: _mac, ...fields } = entry;
-    expected = rowMac(key, fields);
+    expected = rowMac(key, entry);
   } catch {
     return 'the stored approval is malformed';
   }

@@ -89,7 +89,8 @@ function sha256(text: string): string {
 
 function millis(value: unknown): number | undefined {
   if (value === null || value === undefined) return undefined;
-  return value instanceof Date ? value.getTime() : new Date(String(value)).getTime();
+  if (value instanceof Date) return value.getTime();
+  return typeof value === 'string' || typeof value === 'number' ? new Date(value).getTime() : undefined;
 }
 
 function storedOf(row: Record<string, unknown>): StoredApproval {
@@ -146,7 +147,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     });
     // An idle connection the server drops must not crash the process: the next query reports it.
     created.on('error', () => undefined);
-    pool = created as unknown as PgPoolLike;
+    pool = created;
     owned = true;
   } else if (typeof (options as { pool?: PgPoolLike })?.pool?.query === 'function') {
     pool = (options as { pool: PgPoolLike }).pool;
@@ -306,4 +307,131 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
       return rows[0] === undefined ? undefined : storedOf(rows[0]);
     },
   };
+}
+
+/** What `verifyStoreLog` found for one writer. */
+export interface WriterVerification {
+  /** The writer id (`host/pid/start/random`). */
+  readonly writer: string;
+  /** How many records verified. */
+  readonly records: number;
+  /** The hash of its last verified record (`null` when none). */
+  readonly lastHash: string | null;
+  /** The first break, when there is one. */
+  readonly problem?: string;
+}
+
+/** What `verifyStoreLog` found. */
+export interface StoreLogVerification {
+  /** Every writer chain, the writers' chain and every expected hash verified. */
+  readonly ok: boolean;
+  /** Per writer, in registration order (then any writer with records but no registration). */
+  readonly writers: readonly WriterVerification[];
+  /** Problems of the writers' own chain and expected hashes naming no writer. */
+  readonly problems: readonly string[];
+}
+
+function parseBody(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Verifies the decision log in PostgreSQL: the writers' chain (each registration hashes the one before, so
+ * a deleted writer breaks it), then each writer's own chain (`seq` from 0 without a gap, each record's
+ * hash over its stored text, each `prev` the hash before) up to the head the writers table keeps (a cut tail
+ * or deleted records are reported), and any `expectLastHash` per writer. Without a key, someone who can
+ * rewrite every table and recompute every hash is caught only by `expectLastHash` values kept elsewhere.
+ *
+ * @param source - a `postgresStore`, or `{ pool }`
+ * @param options - `expectLastHash`: writer id → hex hash its last record must have
+ */
+export async function verifyStoreLog(
+  source: { readonly pool: PgQueryable },
+  options: { readonly expectLastHash?: Readonly<Record<string, string>> } = {},
+): Promise<StoreLogVerification> {
+  const { pool } = source;
+  const problems: string[] = [];
+  const writers: WriterVerification[] = [];
+  const registered = await pool.query(
+    'select seq, writer_id, body, prev, hash, last_seq, last_hash from gate_audit_writers order by seq',
+  );
+  let previous: string | null = null;
+  const heads = new Map<string, { lastSeq: number; lastHash: string | null }>();
+  for (const [index, row] of registered.rows.entries()) {
+    const writer = String(row.writer_id);
+    const body = String(row.body);
+    const parsed = parseBody(body);
+    if (sha256(body) !== row.hash || parsed?.writer !== writer) {
+      problems.push(`writer registration ${index + 1} (${writer}) was changed: its hash does not match`);
+    } else if ((parsed.prev ?? null) !== previous || (row.prev ?? null) !== previous) {
+      problems.push(
+        `writer registration ${index + 1} (${writer}) does not chain to the one before: a writer was deleted`,
+      );
+    }
+    previous = String(row.hash);
+    heads.set(writer, { lastSeq: Number(row.last_seq), lastHash: (row.last_hash as string | null) ?? null });
+  }
+  const withRecords = await pool.query('select distinct writer_id from gate_audit_decisions');
+  const all = [...heads.keys()];
+  for (const row of withRecords.rows) {
+    const writer = String(row.writer_id);
+    if (!heads.has(writer)) all.push(writer);
+  }
+  for (const writer of all) {
+    const head = heads.get(writer);
+    const { rows } = await pool.query(
+      'select seq, body, hash from gate_audit_decisions where writer_id = $1 order by seq',
+      [writer],
+    );
+    let prev: string | null = null;
+    let records = 0;
+    let problem: string | undefined;
+    for (const row of rows) {
+      const body = String(row.body);
+      const parsed = parseBody(body);
+      const seq = Number(row.seq);
+      if (seq !== records || parsed?.seq !== records) {
+        problem =
+          seq > records
+            ? `record ${records} is missing (the next is ${seq})`
+            : `record ${seq} is inserted or repeated (expected ${records})`;
+        break;
+      }
+      if (sha256(body) !== row.hash || parsed.writer !== writer) {
+        problem = `record ${seq} was changed: its hash does not match its content`;
+        break;
+      }
+      if ((parsed.prev ?? null) !== prev) {
+        problem = `record ${seq} does not chain to record ${seq - 1}`;
+        break;
+      }
+      prev = String(row.hash);
+      records += 1;
+    }
+    if (problem === undefined) {
+      if (head === undefined) problem = 'the writer is not registered in gate_audit_writers';
+      else if (head.lastSeq !== records - 1 || head.lastHash !== prev) {
+        problem =
+          head.lastSeq >= records
+            ? `the writers table says ${head.lastSeq + 1} record(s), ${records} found: records were deleted or the tail was cut`
+            : `the writers table says ${head.lastSeq + 1} record(s) ending in another hash, ${records} found`;
+      }
+    }
+    const expected = options.expectLastHash?.[writer];
+    if (problem === undefined && expected !== undefined && expected !== prev) {
+      problem = `the last hash is ${prev ?? 'none'}, expected ${expected}: the tail was cut or rewritten`;
+    }
+    writers.push({ writer, records, lastHash: prev, ...(problem === undefined ? {} : { problem }) });
+  }
+  for (const writer of Object.keys(options.expectLastHash ?? {})) {
+    if (!all.includes(writer)) problems.push(`writer ${writer} (from --expect-last-hash) has no records`);
+  }
+  return { ok: problems.length === 0 && writers.every((w) => w.problem === undefined), writers, problems };
 }

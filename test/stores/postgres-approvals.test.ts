@@ -45,9 +45,10 @@ describe('approvals in PostgreSQL', () => {
     const a3 = restarted(store, snapshot);
     await expect(a3.invoke(answer(paused.id, paused.approvalId))).rejects.toBeInstanceOf(GateFailedError);
     expect(ran).toHaveLength(1);
-    const { rows } = await admin.query('select consumed_at from gate_audit_approvals where id = $1', [
-      paused.approvalId,
-    ]);
+    const { rows } = await admin.query<{ consumed_at: unknown }>(
+      'select consumed_at from gate_audit_approvals where id = $1',
+      [paused.approvalId],
+    );
     expect(rows[0]?.consumed_at).toBeInstanceOf(Date);
   });
 
