@@ -54,9 +54,8 @@ describe('the decision log in PostgreSQL', () => {
     await runLogged(store, 3);
     const report = await verifyStoreLog(store);
     expect(report).toMatchObject({ ok: true, problems: [] });
-    expect(report.writers).toEqual([
-      { writer: store.writerId, records: 6, lastHash: expect.stringMatching(/^[0-9a-f]{64}$/) },
-    ]);
+    expect(report.writers.map((w) => [w.writer, w.records, w.problem])).toEqual([[store.writerId, 6, undefined]]);
+    expect(report.writers[0]?.lastHash).toMatch(/^[0-9a-f]{64}$/);
     const { rows } = await admin.query<{ body: string }>('select body from gate_audit_decisions order by id');
     const first = JSON.parse(rows[0]!.body) as Record<string, unknown>;
     expect(first).toMatchObject({ seq: 0, prev: null, event: 'allow', toolName: 'ls', gate: 'policy', rule: 'ls-ok' });
