@@ -47,7 +47,12 @@ interface Worker {
 function worker(count: number): Worker {
   const child = spawn(
     process.execPath,
-    [join(root, 'node_modules/jiti/lib/jiti-cli.mjs'), join(root, 'test/reliability/fleet-worker.ts'), cluster.url, String(count)],
+    [
+      join(root, 'node_modules/jiti/lib/jiti-cli.mjs'),
+      join(root, 'test/reliability/fleet-worker.ts'),
+      cluster.url,
+      String(count),
+    ],
     { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let acked = 0;
