@@ -62,7 +62,7 @@ function worker(count: number): Worker {
   const writer = new Promise<string>((resolve) => {
     resolveWriter = resolve;
   });
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     buffer += chunk.toString();
     const lines = buffer.split('\n');
     buffer = lines.pop()!;
@@ -71,7 +71,7 @@ function worker(count: number): Worker {
       if (line.startsWith('ack ')) acked = Number(line.slice(4)) + 1;
     }
   });
-  child.stderr!.on('data', (chunk: Buffer) => {
+  child.stderr.on('data', (chunk: Buffer) => {
     stderr += chunk.toString();
   });
   const exited = new Promise<number | null>((resolve) =>
@@ -157,7 +157,7 @@ describe('approvals raced across processes', () => {
       denyPending(approver2, paused.approvalId, { secret, by: 'bob' }),
     ]);
     expect(answers.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
-    const approved = answers[0]!.status === 'fulfilled';
+    const approved = answers[0].status === 'fulfilled';
     const [resumer1, resumer2] = [restarted(open(), snapshot), restarted(open(), snapshot)];
     const resumed = await Promise.allSettled([
       resumer1.invoke(answer(paused.id, paused.approvalId)),
