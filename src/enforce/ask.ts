@@ -3,7 +3,10 @@
  * SDK interrupt (`interrupt`). An interrupt is issued with a random nonce that stays in this gate's memory,
  * with the identity of the gate that raised it; the answer given on resume is checked against exactly that
  * interrupt, once. An answer for an interrupt this gate did not raise in this process (pre-loaded from a
- * snapshot or a session) is refused before the approval path sees it.
+ * snapshot or a session) is refused before the approval path sees it, unless the path is durable (`raise`
+ * and `resume`): then the pending approval was written to its store before the run paused, and `resume`
+ * must prove from an authenticated store row that this gate raised it. A check that throws or hangs
+ * refuses the call and stops the run.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JSONValue } from '@strands-agents/sdk';

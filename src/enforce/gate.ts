@@ -99,7 +99,9 @@ export interface RaisedApproval {
  * - `interrupt`: the tool call raises the SDK interrupt (the run stops with `stopReason: 'interrupt'`); when
  *   the run is resumed, the answer is given to `check` with the binding this gate issued with that
  *   interrupt, but only if this gate raised that interrupt in this process (an answer pre-loaded from a
- *   snapshot is refused before `check` sees it). Each interrupt is answered at most once.
+ *   snapshot is refused before `check` sees it, unless a durable path's `resume` proves from its store that
+ *   this gate raised it). Each interrupt is answered at most once; a check that throws or hangs refuses the
+ *   call and stops the run.
  * - `callback`: `ask` is awaited in-process and the run does not pause.
  * Throwing, rejecting or any outcome other than exactly `{ granted: true }` refuses the call.
  */
