@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type ApprovalStore,
   approve,
   approvePending,
   denyPending,
+  type Gate,
   GateFailedError,
+  install,
   listPending,
   memoryApprovalStore,
+  policyGate,
 } from '../../src/index.js';
-import { answer, pauseInA, restarted, rmAgent, secret } from '../helpers/approvals.js';
-import { isolateEachTest, ran, toolResults } from '../helpers/sdk.js';
+import { answer, askPolicy, pausedOf, pauseInA, restarted, rmAgent, secret } from '../helpers/approvals.js';
+import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
 isolateEachTest();
 
@@ -115,5 +119,36 @@ describe('approvals with a store (memory)', () => {
     await a.invoke(answer(paused.id, approve(paused.request, { secret })));
     expect(ran).toEqual(['rm({"path":"/tmp/x"})@a']);
     await expect(approvePending(store, paused.approvalId, { secret, by: 'x' })).rejects.toThrow(/already used/);
+  });
+});
+
+describe('durable approval options and failing checks', () => {
+  it('refuses a bad ttlMs and a store without the methods, naming the fix', () => {
+    const store = memoryApprovalStore();
+    expect(() => policyGate(askPolicy, { approvals: { secret, store, ttlMs: 0 } })).toThrow(
+      /option=<approvals.ttlMs> \| must be a positive whole number of ms/,
+    );
+    expect(() => policyGate(askPolicy, { approvals: { secret, store: {} as unknown as ApprovalStore } })).toThrow(
+      /option=<approvals.store> \| the store has no putPending\(\) \| pass postgresStore/,
+    );
+  });
+
+  it('an interrupt check that throws refuses the call and stops the run', async () => {
+    const agent = scriptedAgent('a', [call('rm', { path: '/x' }), say('done')], { tools: [recordingTool('rm')] });
+    const gate: Gate = {
+      name: 'throwing-check',
+      decide: () => ({ verdict: 'ask', reason: 'human' }),
+      approval: {
+        via: 'interrupt',
+        check: () => {
+          throw new Error('the approval service is down');
+        },
+      },
+    };
+    install(agent, { gate });
+    const paused = pausedOf(await agent.invoke('go'));
+    await expect(agent.invoke(answer(paused.id, 'anything'))).rejects.toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)[0]).toMatch(/the approval check failed: the approval service is down; the run stops/);
   });
 });
