@@ -261,13 +261,15 @@ export function storedApprovals(options: DurableApprovalOptions & { readonly sto
       };
       await store.putPending({ ...fields, mac: rowMac(key, fields) });
     },
-    check: (request: ToolCallRequest, answer: unknown, binding: ApprovalBinding): Promise<ApprovalOutcome> => {
+    check: async (request: ToolCallRequest, answer: unknown, binding: ApprovalBinding): Promise<ApprovalOutcome> => {
       if (binding.approvalId === undefined) throw new Error('no stored approval is waiting for this interrupt');
       if (!isApprovalToken(answer) && approvalIdOf(answer) !== binding.approvalId) {
-        return Promise.resolve({
+        // The interrupt is answered: its stored approval is spent too, so it cannot be used later.
+        await store.consumePending(binding.approvalId);
+        return {
           granted: false,
           reason: `the answer is neither the approval id ${binding.approvalId} nor an approval token`,
-        });
+        };
       }
       return redeem(key, store, binding.approvalId, request, binding.gateId, binding.nonce, answer);
     },

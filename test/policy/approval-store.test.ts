@@ -122,6 +122,17 @@ describe('approvals with a store (memory)', () => {
   });
 });
 
+describe('durable approval answers', () => {
+  it('refuses a resume answer that is neither the approval id nor a token, and spends the stored approval', async () => {
+    const store = memoryApprovalStore();
+    const { a, paused } = await pauseInA(store);
+    await a.invoke(answer(paused.id, 'yes'));
+    expect(ran).toEqual([]);
+    expect(toolResults(a)[0]).toMatch(/approval refused \(the answer is neither the approval id/);
+    await expect(approvePending(store, paused.approvalId, { secret, by: 'late' })).rejects.toThrow(/already used/);
+  });
+});
+
 describe('durable approval options and failing checks', () => {
   it('refuses a bad ttlMs and a store without the methods, naming the fix', () => {
     const store = memoryApprovalStore();
