@@ -19,10 +19,12 @@ describe('the public API', () => {
       'UngateableError',
       'allowAll',
       'approve',
+      'approvePending',
       'assertFullyGated',
       'audit',
       'configureGate',
       'denyAll',
+      'denyPending',
       'gatedAgent',
       'gatedFactory',
       'hasNodeGuard',
@@ -30,7 +32,9 @@ describe('the public API', () => {
       'installMultiagent',
       'interventionGate',
       'isGated',
+      'listPending',
       'loadPolicy',
+      'memoryApprovalStore',
       'openDecisionLog',
       'plan',
       'policyGate',
@@ -59,5 +63,7 @@ describe('the subpath exports', () => {
     expect(Object.keys(matchers)).toEqual(['toBeFullyGated']);
     const otel = await import('../src/otel/index.js');
     expect(Object.keys(otel)).toEqual(['gateSpanProcessor']);
+    const postgres = await import('../src/stores/postgres.js');
+    expect(Object.keys(postgres).sort()).toEqual(['postgresStore', 'verifyStoreLog']);
   });
 });

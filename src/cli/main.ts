@@ -1,6 +1,6 @@
 /**
  * The `gate-audit` command: a thin shell. Parse arguments and the configuration → load modules once →
- * audit → every report → exit code. `check-policy`, `verify-log` and `init` as the first argument dispatch
+ * audit → every report → exit code. `check-policy`, `verify-log`, `approvals` and `init` as the first argument dispatch
  * to their subcommands.
  * Exit codes: 0 every node gated, 1 a coverage finding, 2 usage, config or load error.
  */
@@ -28,6 +28,7 @@ import {
   writeReport,
 } from './outputs.js';
 import { checkPolicyCommand, verifyLogCommand } from './policy-commands.js';
+import { approvalsCommand, verifyStoreLogCommand } from './store-commands.js';
 import { type RunOutcome, type RunSettings, runAudit } from './run.js';
 import type { Pattern } from './select.js';
 import { watchRuns } from './watch.js';
@@ -181,6 +182,8 @@ function program(streams: CliStreams): Command {
         "  gate-audit check-policy <policy> [module...]  what a policy says about each agent's tools\n" +
         '  gate-audit merge <report.json...>             join the JSON reports of several jobs or shards into one\n' +
         '  gate-audit verify-log <file>                  check a hash-chained decision log\n' +
+        "  gate-audit verify-log --store <url>           check every writer's chain of a fleet's log in PostgreSQL\n" +
+        '  gate-audit approvals list|approve|deny --store <url>  answer pending approvals from any process\n' +
         '\nExit codes:\n' +
         '  0  clean: every node gated, attested or accepted (attested and accepted never fail)\n' +
         '  1  a node is ungated, ungateable or blocked, or an orchestrator is not gated; with --min-coverage the\n' +
@@ -410,7 +413,13 @@ export async function main(argv: readonly string[], streams: CliStreams, context
   let reporters: ReporterSpec[] = [];
   try {
     if (argv[0] === 'check-policy') return await checkPolicyCommand(argv.slice(1), streams, cwd);
+    if (argv[0] === 'verify-log' && argv.some((a) => a === '--store' || a.startsWith('--store='))) {
+      return await verifyStoreLogCommand(argv.slice(1), streams);
+    }
     if (argv[0] === 'verify-log') return await verifyLogCommand(argv.slice(1), streams, cwd);
+    if (argv[0] === 'approvals') {
+      return await approvalsCommand(argv.slice(1), streams, cwd, context.env ?? process.env);
+    }
     if (argv[0] === 'init') return initCommand(argv.slice(1), streams, cwd);
     if (argv[0] === 'merge') return mergeCommand(argv.slice(1), streams, cwd);
     const command = program(streams);

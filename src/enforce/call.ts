@@ -68,6 +68,8 @@ export interface PendingApproval {
   readonly nonce: string;
   readonly name: string;
   readonly canonical: string;
+  /** The id of the pending approval in a durable store, when the path has one. */
+  readonly approvalId?: string;
 }
 
 /** One tool call, read once from the live event before anything awaits. */
