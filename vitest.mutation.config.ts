@@ -7,7 +7,7 @@
  * `GATE_AUDIT_MUTATION_TESTS` picks the set: a comma-separated list of `enforce`, `walker`, `policy` (default:
  * all three), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/seal.ts`.
  */
-import { defineConfig, mergeConfig } from 'vitest/config';
+import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 /** The tests that exercise each mutated directory. */
@@ -33,4 +33,6 @@ for (const name of chosen) {
   }
 }
 
-export default mergeConfig(base, defineConfig({ test: { include: chosen.flatMap((name) => sets[name] ?? []) } }));
+// Spread, not mergeConfig: mergeConfig would append to the main config's include (every test) instead of
+// replacing it.
+export default defineConfig({ ...base, test: { ...base.test, include: chosen.flatMap((name) => sets[name] ?? []) } });
