@@ -24,7 +24,7 @@ export default {
   reporters: ['clear-text', 'progress', 'json', 'html'],
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   htmlReporter: { fileName: 'reports/mutation/mutation.html' },
-  timeoutMS: 20_000,
+  timeoutMS: 10_000,
   cleanTempDir: 'always',
   tempDirName: '.stryker-tmp',
 };
