@@ -29,7 +29,9 @@ const chosen = (process.env.GATE_AUDIT_MUTATION_TESTS ?? 'enforce,walker,policy'
   .filter((s) => s !== '');
 for (const name of chosen) {
   if (!(name in sets)) {
-    throw new Error(`GATE_AUDIT_MUTATION_TESTS: unknown set '${name}'; use a comma-separated list of ${Object.keys(sets).join(', ')}`);
+    throw new Error(
+      `GATE_AUDIT_MUTATION_TESTS: unknown set '${name}'; use a comma-separated list of ${Object.keys(sets).join(', ')}`,
+    );
   }
 }
 
