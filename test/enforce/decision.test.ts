@@ -103,7 +103,9 @@ function recordingGate(
 
 /** A record without the fields that vary between runs. */
 function stable(record: GateRecord | undefined): Record<string, unknown> {
-  const { durationMs: _d, gateId: _g, ...rest } = record ?? ({} as GateRecord);
+  const rest: Record<string, unknown> = { ...record };
+  delete rest.durationMs;
+  delete rest.gateId;
   return rest;
 }
 
