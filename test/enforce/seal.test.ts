@@ -127,6 +127,7 @@ describe('the execution check refuses a call that differs from its seal, naming 
 
 /** A middleware that answers every call itself with `result` and never calls `next`. */
 function answerWithout(agent: Scripted, result: (toolUseId: string) => ToolResultBlock): void {
+  // eslint-disable-next-line @typescript-eslint/require-await -- answers at once, like a cache would
   agent.addMiddleware(ExecuteToolStage, async function* (ctx) {
     yield* [];
     return { result: result(ctx.toolUse.toolUseId) };
