@@ -12,6 +12,20 @@
  *   taken (a call whose input cannot be copied fails before), so `snapshot` is always set.
  * - line 250 `stopped === undefined ? drift(call) : undefined` (→ `drift(call)`): when the run was stopped the
  *   next line refuses before `changed` is read; computing it anyway changes nothing.
+ * - line 62 `rule === undefined ? {} : { rule }` (→ `{ rule }`): `conclude` drops an undefined rule again
+ *   (line 210), so no record or refusal changes.
+ * - line 75 `paths[0] !== undefined` (→ `true`): it is only read when `paths.length === 1`.
+ * - line 88 (the catch emptied) and line 91 `now === undefined` (→ `false`): `now` starts undefined, and
+ *   `undefined !== call.snapshot.canonical` (a string) is true, so an input that can no longer be copied is
+ *   still "the input changed".
+ *
+ * Mutants that survive because the outcome is the same refusal with another message (not equivalent):
+ * - line 99 `if (view === undefined) return` (→ never): without a usable gate, `writeRecord` throws and the
+ *   decision hook's catch-all refuses and stops the run ("gate-audit failed while deciding").
+ *
+ * Mutants not yet killed (open work): lines 107-113 (a delegate agent-as-tool re-yielding its inner call to
+ * the outer agent while the run is stopped or the inner agent is ungateable: messages), line 157 (an opaque
+ * agent-as-tool: its reason).
  *
  * Mutants that survive because no real SDK object can reach the line (defence in depth, not equivalent):
  * - lines 82-84 (the tool name, the tool use id or the selected tool changed while the gate decided): the
