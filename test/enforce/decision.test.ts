@@ -165,14 +165,22 @@ describe('what each decision records', () => {
   });
 
   it('a granted approval records approval-granted with the ask reason', async () => {
+    const asked: unknown[] = [];
     const agent = scriptedAgent('a', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
     const gate: Gate & { records: GateRecord[] } = {
       ...recordingGate(() => ({ verdict: 'ask', reason: 'risky', rule: 'r2' })),
-      approval: { via: 'callback', ask: () => ({ granted: true }) },
+      approval: {
+        via: 'callback',
+        ask: (_request, decision) => {
+          asked.push(decision);
+          return { granted: true };
+        },
+      },
     };
     install(agent, { gate });
     await agent.invoke('go');
     expect(ran).toEqual(['rm({})@a']);
+    expect(asked).toEqual([{ verdict: 'ask', reason: 'risky', rule: 'r2' }]);
     expect(stable(gate.records[0])).toMatchObject({
       event: 'approval-granted',
       verdict: 'allow',
