@@ -18,6 +18,8 @@ const sets: Record<string, string[]> = {
     'test/reliability/tamper.test.ts',
     'test/reliability/fail-closed.test.ts',
     'test/reliability/concurrency.test.ts',
+    // The approval round trips (interrupt, resume, nonce, pre-loaded answers) of src/enforce/ask.ts.
+    'test/policy/approval.test.ts',
   ],
   walker: ['test/walker/**/*.test.ts', 'test/reliability/walker-properties.test.ts'],
   policy: ['test/policy/**/*.test.ts'],

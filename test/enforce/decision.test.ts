@@ -361,3 +361,24 @@ it('an allowed call on an agent whose execution check was removed is refused as 
     ['tampering', "the gate's execution check was removed from this agent"],
   ]);
 });
+
+describe('one invocationState passed to several runs', () => {
+  it('a run that reuses the state object of a stopped run starts clean', async () => {
+    const agent = scriptedAgent('a', [call('ls'), call('ls'), say('two')], { tools: [recordingTool('ls')] });
+    let crash = true;
+    install(agent, {
+      gate: {
+        name: 'flaky',
+        decide: () => {
+          if (crash) throw new Error('x');
+          return { verdict: 'allow' };
+        },
+      },
+    });
+    const invocationState = {};
+    await expect(agent.invoke('first', { invocationState })).rejects.toBeInstanceOf(GateFailedError);
+    crash = false;
+    await agent.invoke('second', { invocationState });
+    expect(ran).toEqual(['ls({})@a']);
+  });
+});
