@@ -3,10 +3,13 @@
  * exactly `granted: true` refuses with its own reason, every approval configuration that is not a usable path
  * refuses as "no approval path", and each ending is recorded as what it is. Written against the mutants that
  * survived `npm run mutation` (README, "Mutation testing"). The interrupt round trip (nonce, resume, answers
- * pre-loaded from a snapshot) is pinned in `test/policy/approval.test.ts`.
+ * pre-loaded from a snapshot) is pinned in `test/policy/approval.test.ts`. The last block pins the handle and the
+ * install-time locks of `src/enforce/agent-gate.ts` the same way.
  */
 import { describe, expect, it } from 'vitest';
-import { type Gate, type GateRecord, install } from '../../src/index.js';
+import { allowAll, type Gate, type GateRecord, install, isGated } from '../../src/index.js';
+import { agentGateMark } from '../../src/walker/marks.js';
+import { liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
 isolateEachTest();
@@ -80,4 +83,45 @@ describe('an approval path that cannot be used', () => {
       expect(records.map((r) => [r.event, r.reason])).toEqual([['deny', reason]]);
     });
   }
+});
+
+describe('the handle of an agent gate (agent-gate.ts)', () => {
+  it('an old handle neither reports nor removes a newer gate on the same agent', () => {
+    const agent = scriptedAgent('a', [say('x')]);
+    const first = install(agent, { gate: allowAll() });
+    first.uninstall();
+    expect(isGated(agent)).toBe(false);
+    const second = install(agent, { gate: allowAll() });
+    expect(first.isActive()).toBe(false);
+    expect(second.isActive()).toBe(true);
+    first.uninstall();
+    expect(isGated(agent)).toBe(true);
+    expect(second.isActive()).toBe(true);
+  });
+
+  it('reports the gate inactive once its execution check is removed, although its mark stays', () => {
+    const agent = scriptedAgent('a', [say('x')]);
+    const handle = install(agent, { gate: allowAll() });
+    const middleware = liveMiddlewareArray(agent) ?? [];
+    const index = middleware.findIndex(
+      (m) => (m as { handler?: unknown }).handler === agentGateMark(agent)?.executionCheck,
+    );
+    middleware.splice(index, 1);
+    expect(agentGateMark(agent)).toBeDefined();
+    expect(handle.isActive()).toBe(false);
+  });
+
+  it('a spread copy of a gated agent carries no gate mark (the mark is not enumerable)', () => {
+    const agent = scriptedAgent('a', [say('x')]);
+    install(agent, { gate: allowAll() });
+    expect(agentGateMark({ ...agent })).toBeUndefined();
+  });
+
+  it('locks the fields the SDK reads to run tools: none can become a getter after install', () => {
+    const agent = scriptedAgent('a', [say('x')]);
+    install(agent, { gate: allowAll() });
+    for (const field of ['_toolExecutor', '_toolRegistry', '_hooksRegistry', '_middlewareRegistry']) {
+      expect(() => Object.defineProperty(agent, field, { get: () => undefined }), field).toThrow(TypeError);
+    }
+  });
 });
