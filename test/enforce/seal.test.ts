@@ -16,12 +16,29 @@
  * - `fail` sealing the call as allowed (`seal(state, call, false, text)` → `true`): `fail` stops the run first,
  *   and the execution check refuses any call of a stopped run before it reads `allowed`.
  * - `finally { clearTimeout(timer) }` (→ `{}`): the timer only resolves a race that is already settled.
+ * - `agentIdOf` (lines 90-91, each branch): an SDK `Agent`'s `id` is always an own data property holding a
+ *   string, so reading the descriptor, the value or `String(id)` all give the same string.
+ * - `viewOf`, `gate === undefined` (→ `false`): `viewGate(undefined)` answers an error too, so it is undefined.
+ *
+ * More equivalent survivors of seal.ts:
+ * - `input === undefined` (→ `false`) in `mismatch`: `input` starts undefined and the sealed canonical form of
+ *   an allowed call is a string, so `undefined !== sealed.canonical` refuses anyway.
+ *
+ * Open (not killed yet, not equivalent): the stderr lines' texts and fields (`log(...)` in call.ts and seal.ts);
+ * a gate answering a function with a `then`, or a `then` that throws (call.ts `settle`); `recordBestEffort`
+ * with a record that throws or rejects; the events of another agent re-yielded by a delegate agent-as-tool
+ * (`event.agent !== state.agent`, seal.ts `noteCancel`/`keepWithheld`); a truthy non-string cancel;
+ * the stopped-run and retry checks of `mismatch` (the decision refuses first); an agent-as-tool generator closed
+ * early (`calledAtEachStep`'s `done`); a result block that is not an object; a delegate tool's refusal text; a
+ * result with no seal that gate-audit did not make; the reason of the tampering record when a hook puts back a
+ * withheld result.
  */
 import {
   type Agent,
   BeforeToolCallEvent,
   ExecuteToolStage,
   HookOrder,
+  JsonBlock,
   TextBlock,
   ToolResultBlock,
 } from '@strands-agents/sdk';
@@ -90,6 +107,18 @@ describe('the execution check refuses a call that differs from its seal, naming 
       'the input changed after the decision',
     ],
     [
+      'a later hook cleared the cancel of a refused call',
+      (a) =>
+        a.addHook(
+          BeforeToolCallEvent,
+          (e) => {
+            e.cancel = false;
+          },
+          { order: Infinity },
+        ),
+      'the gate refused this call, but a later hook cleared the cancel',
+    ],
+    [
       'the decision hook was removed',
       (a) => {
         const hooks = liveCallbackArray(agentHookRegistry(a), BeforeToolCallEvent) ?? [];
@@ -102,20 +131,24 @@ describe('the execution check refuses a call that differs from its seal, naming 
   ];
   for (const [what, tamper, why] of cases) {
     it(`${what}: "${why}", one tampering record, the run stops`, async () => {
-      const agent = agentWithTools();
+      const refused = what.includes('refused call');
+      const agent = agentWithTools(refused ? call('rm', { path: '/' }, 'u1') : undefined);
+      const name = refused ? 'rm' : 'ls';
       const gate = lsGate();
       install(agent, { gate });
       tamper(agent);
-      expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+      const error = await settleRun(agent);
+      expect(error).toBeInstanceOf(GateFailedError);
+      expect((error as Error).message).toContain(`tool call "${name}" was refused at execution (${why})`);
       expect(ran).toEqual([]);
-      expect(toolResults(agent)).toEqual([`error:[gate] BLOCKED: ${why} | tool=<ls>`]);
+      expect(toolResults(agent)).toEqual([`error:[gate] BLOCKED: ${why} | tool=<${name}>`]);
       const tampering = gate.records.filter((r) => r.event === 'tampering');
       expect(tampering).toEqual([
         {
           event: 'tampering',
           verdict: 'deny',
           reason: `call refused at execution: ${why}`,
-          toolName: 'ls',
+          toolName: name,
           toolUseId: 'u1',
           agentId: 'a',
           path: [],
@@ -194,6 +227,20 @@ describe('a refused call answered by a middleware without next', () => {
     expect(toolResults(agent)).toEqual([cancel]);
     expect(gate.records.map((r) => r.event)).toEqual(['deny']);
   });
+});
+
+it('an allowed call answered without next with one non-text error block: withheld', async () => {
+  const agent = agentWithTools();
+  const gate = lsGate();
+  install(agent, { gate });
+  answerWithout(
+    agent,
+    (id) => new ToolResultBlock({ toolUseId: id, status: 'error', content: [new JsonBlock({ json: { secret: 1 } })] }),
+  );
+  expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+  expect(toolResults(agent)).toEqual([
+    'error:[gate] ERROR: tool call "ls" skipped the gate check; its result is withheld and the run stops',
+  ]);
 });
 
 it('an allowed call answered without next: withheld, the stop names the call', async () => {
