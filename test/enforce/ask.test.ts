@@ -5,6 +5,17 @@
  * survived `npm run mutation` (README, "Mutation testing"). The interrupt round trip (nonce, resume, answers
  * pre-loaded from a snapshot) is pinned in `test/policy/approval.test.ts`. The last block pins the handle and the
  * install-time locks of `src/enforce/agent-gate.ts` the same way.
+ *
+ * Equivalent survivors: ask.ts lines 56-58 `approval === undefined` (→ `false`): `readMember` of undefined
+ * catches the TypeError and answers undefined, so the call is refused as "no approval path" all the same;
+ * agent-gate.ts `cleanups.splice(0).reverse()` (→ without `reverse`): each cleanup removes one independent
+ * registration, so the order does not matter.
+ *
+ * Open (not killed yet, not equivalent): ask.ts the interrupt name, the deep copy of `paths` in the interrupt
+ * reason, rethrowing a non-interrupt error from `event.interrupt`, an `ask` record that fails, an answer
+ * resumed under another gate or for a different call, the `thrown` branch of the interrupt check; agent-gate.ts
+ * the decision hook's catch-all (`failUnexpected`, reached only by a bug in gate-audit), `uninstall` when the
+ * mark is already gone, and the `-Infinity` orders of the invocation, decision, model and audit hooks.
  */
 import { describe, expect, it } from 'vitest';
 import { allowAll, type Gate, type GateRecord, install, isGated } from '../../src/index.js';

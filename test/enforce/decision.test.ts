@@ -23,6 +23,12 @@
  * - line 99 `if (view === undefined) return` (→ never): without a usable gate, `writeRecord` throws and the
  *   decision hook's catch-all refuses and stops the run ("gate-audit failed while deciding").
  *
+ * run-state.ts (covered here by the reused-invocationState and install-twice tests): `keyOf` and every
+ * `key === undefined` (→ `true`/`false`) are equivalent with SDK objects, which always pass an object
+ * `invocationState`. Open: the depth counting once a run is stopped (`run.depth <= 0` → `true`,
+ * `depth -= 1`, `stopRun` on an unknown run), `runs.get(key)?.failure` before any enter, `currentCall` for
+ * another agent, and the 64-place overflow.
+ *
  * Mutants not yet killed (open work): lines 107-113 (a delegate agent-as-tool re-yielding its inner call to
  * the outer agent while the run is stopped or the inner agent is ungateable: messages), line 157 (an opaque
  * agent-as-tool: its reason).
@@ -381,4 +387,22 @@ describe('one invocationState passed to several runs', () => {
     await agent.invoke('second', { invocationState });
     expect(ran).toEqual(['ls({})@a']);
   });
+});
+
+it('installing the same tree twice does not make one place look like two (run-state addPlaces)', async () => {
+  const worker = scriptedAgent('w', [call('ls'), say('done')], { tools: [recordingTool('ls')] });
+  const graph = new Graph({ id: 'g', nodes: [worker], edges: [] });
+  const seen: (readonly string[])[] = [];
+  const gate: Gate = {
+    name: 'g',
+    decide: (r) => {
+      seen.push(r.path);
+      return { verdict: 'allow' };
+    },
+  };
+  installMultiagent(graph, { gate });
+  installMultiagent(graph, { gate });
+  await runOrchestrator(graph);
+  expect(ran).toEqual(['ls({})@w']);
+  expect(seen).toEqual([['g', 'w']]);
 });
