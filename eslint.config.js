@@ -7,6 +7,8 @@ export default tseslint.config(
     ignores: [
       'dist/**',
       'coverage/**',
+      'reports/**',
+      '.stryker-tmp/**',
       'node_modules/**',
       'bin/**',
       'scripts/**',

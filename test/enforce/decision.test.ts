@@ -1,0 +1,408 @@
+/**
+ * The decision (`src/enforce/decision.ts`) line by line: the exact refusal each garbage answer gets, what each
+ * decision records, and the re-checks made after every `await` (the run stopped, the call changed). These
+ * tests were written against the mutants that survived `npm run mutation` (README, "Mutation testing"); each
+ * fails when the line it names is changed.
+ *
+ * Mutants of decision.ts that survive on purpose, and why they are equivalent:
+ * - line 74 `called.paths.length > 0` (→ `true`, `>= 0`): the caller's execution check only sets a store when
+ *   the sealed call has at least one place (seal.ts, `sealed.paths.length > 0`), so `called.paths` is never
+ *   empty here.
+ * - line 91 `call.snapshot?.canonical` (→ `call.snapshot.canonical`): `drift` runs only after the snapshot was
+ *   taken (a call whose input cannot be copied fails before), so `snapshot` is always set.
+ * - line 250 `stopped === undefined ? drift(call) : undefined` (→ `drift(call)`): when the run was stopped the
+ *   next line refuses before `changed` is read; computing it anyway changes nothing.
+ * - line 62 `rule === undefined ? {} : { rule }` (→ `{ rule }`): `conclude` drops an undefined rule again
+ *   (line 210), so no record or refusal changes.
+ * - line 75 `paths[0] !== undefined` (→ `true`): it is only read when `paths.length === 1`.
+ * - line 88 (the catch emptied) and line 91 `now === undefined` (→ `false`): `now` starts undefined, and
+ *   `undefined !== call.snapshot.canonical` (a string) is true, so an input that can no longer be copied is
+ *   still "the input changed".
+ *
+ * Mutants that survive because the outcome is the same refusal with another message (not equivalent):
+ * - line 99 `if (view === undefined) return` (→ never): without a usable gate, `writeRecord` throws and the
+ *   decision hook's catch-all refuses and stops the run ("gate-audit failed while deciding").
+ *
+ * run-state.ts (covered here by the reused-invocationState and install-twice tests): `keyOf` and every
+ * `key === undefined` (→ `true`/`false`) are equivalent with SDK objects, which always pass an object
+ * `invocationState`. Open: the depth counting once a run is stopped (`run.depth <= 0` → `true`,
+ * `depth -= 1`, `stopRun` on an unknown run), `runs.get(key)?.failure` before any enter, `currentCall` for
+ * another agent, and the 64-place overflow.
+ *
+ * Mutants not yet killed (open work): lines 107-113 (a delegate agent-as-tool re-yielding its inner call to
+ * the outer agent while the run is stopped or the inner agent is ungateable: messages), line 157 (an opaque
+ * agent-as-tool: its reason).
+ *
+ * Mutants that survive because no real SDK object can reach the line (defence in depth, not equivalent):
+ * - lines 82-84 (the tool name, the tool use id or the selected tool changed while the gate decided): the
+ *   decision hook runs first and is awaited before any other `BeforeToolCallEvent` hook, and the event's
+ *   `toolUse` is the SDK's own copy of the block, so only its shared `input` can be changed meanwhile (tested
+ *   below). A change made after the decision is refused by the execution check (tamper matrix).
+ */
+import { type Agent, BeforeToolsEvent } from '@strands-agents/sdk';
+import { Graph } from '@strands-agents/sdk/multiagent';
+import { describe, expect, it } from 'vitest';
+import { type Gate, GateFailedError, type GateRecord, install, installMultiagent } from '../../src/index.js';
+import { agentGateMark } from '../../src/walker/marks.js';
+import { liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
+import {
+  call,
+  isolateEachTest,
+  ran,
+  recordingTool,
+  runOrchestrator,
+  say,
+  scriptedAgent,
+  toolResults,
+} from '../helpers/sdk.js';
+
+isolateEachTest();
+
+async function settleRun(agent: Agent): Promise<unknown> {
+  return agent.invoke('go').then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Holds the tool use blocks of the assistant message, as code observing `BeforeToolsEvent` can. */
+function holdBlocks(agent: Agent): { name: string; toolUseId: string; input: Record<string, unknown> }[] {
+  const held: { name: string; toolUseId: string; input: Record<string, unknown> }[] = [];
+  agent.addHook(BeforeToolsEvent, (event) => {
+    for (const block of event.message.content) if (block.type === 'toolUseBlock') held.push(block as never);
+  });
+  return held;
+}
+
+describe('a gate answer that is not a decision', () => {
+  const getterThrows = Object.defineProperty({}, 'verdict', {
+    get() {
+      throw new Error('boom');
+    },
+  });
+  const cases: [string, unknown, string][] = [
+    ['null', null, 'decision is null, not an object'],
+    ['a long string (quoted, cut at 40 characters)', 'x'.repeat(50), `decision is "${'x'.repeat(40)}", not an object`],
+    ['a number', 7, 'decision is number, not an object'],
+    ['an object whose getter throws', getterThrows, 'reading the decision threw: boom'],
+    ['a deny without a reason', { verdict: 'deny' }, 'a deny decision has no reason'],
+    ['an ask whose reason is blank', { verdict: 'ask', reason: '   ' }, 'a ask decision has no reason'],
+    ['a deny whose reason is not a string', { verdict: 'deny', reason: 5 }, 'a deny decision has no reason'],
+    ['an allow whose rule is not a string', { verdict: 'allow', rule: 5 }, 'decision rule is number'],
+    ['an unknown verdict', { verdict: 'maybe' }, 'decision verdict is "maybe"'],
+  ];
+  for (const [what, answer, error] of cases) {
+    it(`${what}: refused with exactly "${error}", nothing runs, the run stops`, async () => {
+      const agent = scriptedAgent('a', [call('ls'), say('done')], { tools: [recordingTool('ls')] });
+      install(agent, { gate: { name: 'g', decide: () => answer as never } });
+      expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)).toEqual([`error:[gate] ERROR: gate "g" answered garbage: ${error}; the run stops`]);
+    });
+  }
+});
+
+/** A gate deciding with `decide`, keeping its records. */
+function recordingGate(
+  decide: Gate['decide'],
+  record: (r: GateRecord) => void | Promise<void> = () => undefined,
+): Gate & { records: GateRecord[] } {
+  const records: GateRecord[] = [];
+  return {
+    name: 'g',
+    records,
+    decide,
+    record: (r) => {
+      records.push(r);
+      return record(r);
+    },
+  };
+}
+
+/** A record without the fields that vary between runs. */
+function stable(record: GateRecord | undefined): Record<string, unknown> {
+  const rest: Record<string, unknown> = { ...record };
+  delete rest.durationMs;
+  delete rest.gateId;
+  return rest;
+}
+
+describe('what each decision records', () => {
+  it('an allow with a rule: event and verdict allow, the rule, no reason', async () => {
+    const agent = scriptedAgent('a', [call('ls', { path: '/t' }, 'u1'), say('done')], { tools: [recordingTool('ls')] });
+    const gate = recordingGate(() => ({ verdict: 'allow', rule: 'ls-ok' }));
+    install(agent, { gate });
+    await agent.invoke('go');
+    expect(ran).toEqual(['ls({"path":"/t"})@a']);
+    expect(gate.records.map(stable)).toStrictEqual([
+      {
+        event: 'allow',
+        rule: 'ls-ok',
+        verdict: 'allow',
+        toolName: 'ls',
+        toolUseId: 'u1',
+        agentId: 'a',
+        path: [],
+        paths: [],
+        input: { path: '/t' },
+      },
+    ]);
+  });
+
+  it('an allow without a rule records no rule key at all', async () => {
+    const agent = scriptedAgent('a', [call('ls'), say('done')], { tools: [recordingTool('ls')] });
+    const gate = recordingGate(() => ({ verdict: 'allow' }));
+    install(agent, { gate });
+    await agent.invoke('go');
+    expect(Object.keys(gate.records[0] ?? {})).not.toContain('rule');
+    expect(Object.keys(gate.records[0] ?? {})).not.toContain('reason');
+  });
+
+  it('a deny records event deny, its reason and rule, and refuses with both', async () => {
+    const agent = scriptedAgent('a', [call('rm', {}, 'u1'), say('done')], { tools: [recordingTool('rm')] });
+    const gate = recordingGate(() => ({ verdict: 'deny', reason: 'no rm', rule: 'r1' }));
+    install(agent, { gate });
+    await agent.invoke('go');
+    expect(ran).toEqual([]);
+    expect(stable(gate.records[0])).toMatchObject({ event: 'deny', verdict: 'deny', reason: 'no rm', rule: 'r1' });
+    expect(toolResults(agent)).toEqual(['error:[gate] BLOCKED: no rm | tool=<rm>, agent=<a>, rule=<r1>']);
+  });
+
+  it('a granted approval records approval-granted with the ask reason', async () => {
+    const asked: unknown[] = [];
+    const agent = scriptedAgent('a', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    const gate: Gate & { records: GateRecord[] } = {
+      ...recordingGate(() => ({ verdict: 'ask', reason: 'risky', rule: 'r2' })),
+      approval: {
+        via: 'callback',
+        ask: (_request, decision) => {
+          asked.push(decision);
+          return { granted: true };
+        },
+      },
+    };
+    install(agent, { gate });
+    await agent.invoke('go');
+    expect(ran).toEqual(['rm({})@a']);
+    expect(asked).toEqual([{ verdict: 'ask', reason: 'risky', rule: 'r2' }]);
+    expect(stable(gate.records[0])).toMatchObject({
+      event: 'approval-granted',
+      verdict: 'allow',
+      reason: 'risky',
+      rule: 'r2',
+    });
+  });
+
+  it('a deny whose record fails stops the run', async () => {
+    const agent = scriptedAgent('a', [call('rm'), call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    const gate = recordingGate(
+      () => ({ verdict: 'deny', reason: 'no' }),
+      () => {
+        throw new Error('disk full');
+      },
+    );
+    install(agent, { gate });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(agent.model.calls).toBe(1);
+  });
+
+  it('gives the gate the agent and the run state as its context', async () => {
+    const agent = scriptedAgent('a', [call('ls'), say('done')], { tools: [recordingTool('ls')] });
+    const seen: unknown[] = [];
+    install(agent, {
+      gate: {
+        name: 'g',
+        decide: (_r, context) => {
+          seen.push(context?.agent, typeof context?.invocationState);
+          return { verdict: 'allow' };
+        },
+      },
+    });
+    await agent.invoke('go');
+    expect(seen).toEqual([agent, 'object']);
+  });
+});
+
+describe('a run stopped by a gate failure', () => {
+  it('refuses later calls without asking the gate again', async () => {
+    const agent = scriptedAgent(
+      'a',
+      [
+        {
+          tools: [
+            { name: 'ls', input: {} },
+            { name: 'ls', input: {} },
+          ],
+        },
+        say('x'),
+      ],
+      {
+        tools: [recordingTool('ls')],
+      },
+    );
+    let asked = 0;
+    install(agent, {
+      gate: {
+        name: 'g',
+        decide: () => {
+          asked += 1;
+          if (asked === 1) throw new Error('boom');
+          return { verdict: 'allow' };
+        },
+      },
+    });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(asked).toBe(1);
+    expect(toolResults(agent)[1]).toBe(
+      'error:[gate] ERROR: the gate failed earlier in this run (gate "g" threw: boom); the run was stopped',
+    );
+  });
+
+  /** A graph whose two entry nodes run at once and share the run: `slow` calls ls, `crash` calls rm. */
+  function siblings(): Graph {
+    const slow = scriptedAgent('slow', [call('ls', {}, 'slow-ls'), say('done')], { tools: [recordingTool('ls')] });
+    const crash = scriptedAgent('crash', [call('rm', {}, 'crash-rm'), say('done')], { tools: [recordingTool('rm')] });
+    return new Graph({ id: 'g', nodes: [slow, crash], edges: [] });
+  }
+
+  it('while the gate decided: the allowed call is refused and recorded as a deny, never as an allow', async () => {
+    const graph = siblings();
+    const gate = recordingGate(async (r) => {
+      if (r.toolName === 'rm') throw new Error('boom');
+      await sleep(30);
+      return { verdict: 'allow' };
+    });
+    installMultiagent(graph, { gate });
+    await runOrchestrator(graph).catch(() => undefined);
+    expect(ran).toEqual([]);
+    expect(gate.records.filter((r) => r.toolUseId === 'slow-ls').map((r) => [r.event, r.reason])).toEqual([
+      ['deny', 'the gate failed earlier in this run (gate "g" threw: boom)'],
+    ]);
+  });
+
+  it('while the allow was recorded: refused with the stop, not run', async () => {
+    const graph = siblings();
+    const gate = recordingGate(
+      async (r) => {
+        if (r.toolName === 'rm') {
+          await sleep(5);
+          throw new Error('boom');
+        }
+        return { verdict: 'allow' };
+      },
+      (r) => (r.event === 'allow' ? sleep(40) : undefined),
+    );
+    installMultiagent(graph, { gate });
+    await runOrchestrator(graph).catch(() => undefined);
+    expect(ran).toEqual([]);
+    expect(gate.records.filter((r) => r.toolUseId === 'slow-ls').map((r) => [r.event, r.reason])).toEqual([
+      ['allow', undefined],
+      ['deny', 'the gate failed earlier in this run (gate "g" threw: boom)'],
+    ]);
+  });
+});
+
+describe('a call changed while it was decided', () => {
+  const changes: [
+    string,
+    (block: { name: string; toolUseId: string; input: Record<string, unknown> }) => void,
+    string,
+  ][] = [['its input', (b) => void (b.input.path = '/etc'), 'the input changed']];
+  for (const [what, change, why] of changes) {
+    it(`${what}, while the gate decided: refused as tampering ("${why}")`, async () => {
+      const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], {
+        tools: [recordingTool('ls'), recordingTool('rm')],
+      });
+      const held = holdBlocks(agent);
+      const gate = recordingGate(async () => {
+        await sleep(1);
+        change(held[0]!);
+        return { verdict: 'allow' };
+      });
+      install(agent, { gate });
+      expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+      expect(ran).toEqual([]);
+      expect(gate.records.map((r) => [r.event, r.reason])).toEqual([
+        ['tampering', `tool call "ls" changed while the gate decided: ${why}`],
+      ]);
+    });
+  }
+
+  it('its input, while the allow was recorded: refused as tampering', async () => {
+    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
+    const held = holdBlocks(agent);
+    const gate = recordingGate(
+      () => ({ verdict: 'allow' }),
+      async (r) => {
+        if (r.event !== 'allow') return;
+        await sleep(1);
+        held[0]!.input.path = '/etc';
+      },
+    );
+    install(agent, { gate });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(gate.records.map((r) => [r.event, r.reason])).toEqual([
+      ['allow', undefined],
+      ['tampering', 'tool call "ls" changed while its decision was recorded: the input changed'],
+    ]);
+  });
+});
+
+it('an allowed call on an agent whose execution check was removed is refused as tampering, with the reason', async () => {
+  const agent = scriptedAgent('a', [call('ls'), say('done')], { tools: [recordingTool('ls')] });
+  const gate = recordingGate(() => ({ verdict: 'allow' }));
+  install(agent, { gate });
+  const middleware = liveMiddlewareArray(agent) ?? [];
+  const index = middleware.findIndex(
+    (m) => (m as { handler?: unknown }).handler === agentGateMark(agent)?.executionCheck,
+  );
+  expect(index).toBeGreaterThanOrEqual(0);
+  middleware.splice(index, 1);
+  expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+  expect(ran).toEqual([]);
+  expect(gate.records.map((r) => [r.event, r.reason])).toEqual([
+    ['tampering', "the gate's execution check was removed from this agent"],
+  ]);
+});
+
+describe('one invocationState passed to several runs', () => {
+  it('a run that reuses the state object of a stopped run starts clean', async () => {
+    const agent = scriptedAgent('a', [call('ls'), call('ls'), say('two')], { tools: [recordingTool('ls')] });
+    let crash = true;
+    install(agent, {
+      gate: {
+        name: 'flaky',
+        decide: () => {
+          if (crash) throw new Error('x');
+          return { verdict: 'allow' };
+        },
+      },
+    });
+    const invocationState = {};
+    await expect(agent.invoke('first', { invocationState })).rejects.toBeInstanceOf(GateFailedError);
+    crash = false;
+    await agent.invoke('second', { invocationState });
+    expect(ran).toEqual(['ls({})@a']);
+  });
+});
+
+it('installing the same tree twice does not make one place look like two (run-state addPlaces)', async () => {
+  const worker = scriptedAgent('w', [call('ls'), say('done')], { tools: [recordingTool('ls')] });
+  const graph = new Graph({ id: 'g', nodes: [worker], edges: [] });
+  const seen: (readonly string[])[] = [];
+  const gate: Gate = {
+    name: 'g',
+    decide: (r) => {
+      seen.push(r.path);
+      return { verdict: 'allow' };
+    },
+  };
+  installMultiagent(graph, { gate });
+  installMultiagent(graph, { gate });
+  await runOrchestrator(graph);
+  expect(ran).toEqual(['ls({})@w']);
+  expect(seen).toEqual([['g', 'w']]);
+});

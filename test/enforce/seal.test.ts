@@ -1,0 +1,291 @@
+/**
+ * The execution check and the after-call audit (`src/enforce/seal.ts`) and the records every step makes
+ * (`src/enforce/call.ts`), line by line: the exact refusal and tampering record for each way a call can differ
+ * from its seal, a middleware that answers a refused call with something that only resembles the refusal, and
+ * records that fail or never settle. Written against the mutants that survived `npm run mutation` (README,
+ * "Mutation testing"); each fails when the line it names is changed.
+ *
+ * Mutants of seal.ts that survive on purpose, and why they are equivalent:
+ * - `problem !== undefined || sealed === undefined` (→ `problem !== undefined`): `mismatch` returns a problem
+ *   whenever the seal is missing, so `sealed` is set whenever `problem` is undefined.
+ * - `sealed.paths.length > 0` (→ `true`, `>= 0`): with no known place the callee's store carries no place,
+ *   and the callee's decision then falls back to every place it knows (decision.ts `placeOf`), which is what
+ *   it does without a store.
+ *
+ * Mutants of call.ts that survive on purpose, and why they are equivalent:
+ * - `fail` sealing the call as allowed (`seal(state, call, false, text)` → `true`): `fail` stops the run first,
+ *   and the execution check refuses any call of a stopped run before it reads `allowed`.
+ * - `finally { clearTimeout(timer) }` (→ `{}`): the timer only resolves a race that is already settled.
+ * - `agentIdOf` (lines 90-91, each branch): an SDK `Agent`'s `id` is always an own data property holding a
+ *   string, so reading the descriptor, the value or `String(id)` all give the same string.
+ * - `viewOf`, `gate === undefined` (→ `false`): `viewGate(undefined)` answers an error too, so it is undefined.
+ *
+ * More equivalent survivors of seal.ts:
+ * - `input === undefined` (→ `false`) in `mismatch`: `input` starts undefined and the sealed canonical form of
+ *   an allowed call is a string, so `undefined !== sealed.canonical` refuses anyway.
+ *
+ * Open (not killed yet, not equivalent): the stderr lines' texts and fields (`log(...)` in call.ts and seal.ts);
+ * a gate answering a function with a `then`, or a `then` that throws (call.ts `settle`); `recordBestEffort`
+ * with a record that throws or rejects; the events of another agent re-yielded by a delegate agent-as-tool
+ * (`event.agent !== state.agent`, seal.ts `noteCancel`/`keepWithheld`); a truthy non-string cancel;
+ * the stopped-run and retry checks of `mismatch` (the decision refuses first); an agent-as-tool generator closed
+ * early (`calledAtEachStep`'s `done`); a result block that is not an object; a delegate tool's refusal text; a
+ * result with no seal that gate-audit did not make; the reason of the tampering record when a hook puts back a
+ * withheld result.
+ */
+import {
+  type Agent,
+  BeforeToolCallEvent,
+  ExecuteToolStage,
+  HookOrder,
+  JsonBlock,
+  TextBlock,
+  ToolResultBlock,
+} from '@strands-agents/sdk';
+import { describe, expect, it } from 'vitest';
+import { type Gate, GateFailedError, type GateRecord, install } from '../../src/index.js';
+import { agentGateMark } from '../../src/walker/marks.js';
+import { agentHookRegistry, liveCallbackArray } from '../../src/walker/sdk-internals.js';
+import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+
+isolateEachTest();
+
+type Scripted = ReturnType<typeof scriptedAgent>;
+
+async function settleRun(agent: Agent): Promise<unknown> {
+  return agent.invoke('go').then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+/** Allows ls outside /etc, denies everything else; keeps every record. */
+function lsGate(record?: (r: GateRecord) => void | Promise<void>): Gate & { records: GateRecord[] } {
+  const records: GateRecord[] = [];
+  return {
+    name: 'ls-only',
+    records,
+    decide: (r) =>
+      r.toolName === 'ls' && (r.input as { path?: string }).path !== '/etc'
+        ? { verdict: 'allow' }
+        : { verdict: 'deny', reason: 'only ls' },
+    record: (r) => {
+      records.push(r);
+      return record?.(r);
+    },
+  };
+}
+
+function agentWithTools(first = call('ls', { path: '/tmp' }, 'u1')): Scripted {
+  return scriptedAgent('a', [first, say('done')], { tools: [recordingTool('ls'), recordingTool('rm')] });
+}
+
+describe('the execution check refuses a call that differs from its seal, naming why', () => {
+  const cases: [string, (a: Scripted) => void, string][] = [
+    [
+      'a later hook selected another tool',
+      (a) =>
+        a.addHook(
+          BeforeToolCallEvent,
+          (e) => {
+            e.selectedTool = a.toolRegistry.get('rm');
+          },
+          { order: Infinity },
+        ),
+      'a different tool object was selected after the decision',
+    ],
+    [
+      'a later hook changed the input',
+      (a) =>
+        a.addHook(
+          BeforeToolCallEvent,
+          (e) => {
+            (e.toolUse.input as { path: string }).path = '/etc';
+          },
+          { order: HookOrder.SDK_LAST },
+        ),
+      'the input changed after the decision',
+    ],
+    [
+      'a later hook cleared the cancel of a refused call',
+      (a) =>
+        a.addHook(
+          BeforeToolCallEvent,
+          (e) => {
+            e.cancel = false;
+          },
+          { order: Infinity },
+        ),
+      'the gate refused this call, but a later hook cleared the cancel',
+    ],
+    [
+      'the decision hook was removed',
+      (a) => {
+        const hooks = liveCallbackArray(agentHookRegistry(a), BeforeToolCallEvent) ?? [];
+        const index = hooks.findIndex((h) => (h as { callback?: unknown }).callback === agentGateMark(a)?.decisionHook);
+        expect(index).toBeGreaterThanOrEqual(0);
+        hooks.splice(index, 1);
+      },
+      'no gate decision exists for this tool use',
+    ],
+  ];
+  for (const [what, tamper, why] of cases) {
+    it(`${what}: "${why}", one tampering record, the run stops`, async () => {
+      const refused = what.includes('refused call');
+      const agent = agentWithTools(refused ? call('rm', { path: '/' }, 'u1') : undefined);
+      const name = refused ? 'rm' : 'ls';
+      const gate = lsGate();
+      install(agent, { gate });
+      tamper(agent);
+      const error = await settleRun(agent);
+      expect(error).toBeInstanceOf(GateFailedError);
+      expect((error as Error).message).toContain(`tool call "${name}" was refused at execution (${why})`);
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)).toEqual([`error:[gate] BLOCKED: ${why} | tool=<${name}>`]);
+      const tampering = gate.records.filter((r) => r.event === 'tampering');
+      expect(tampering).toEqual([
+        {
+          event: 'tampering',
+          verdict: 'deny',
+          reason: `call refused at execution: ${why}`,
+          toolName: name,
+          toolUseId: 'u1',
+          agentId: 'a',
+          path: [],
+        },
+      ]);
+    });
+  }
+});
+
+/** A middleware that answers every call itself with `result` and never calls `next`. */
+function answerWithout(agent: Scripted, result: (toolUseId: string) => ToolResultBlock): void {
+  // eslint-disable-next-line @typescript-eslint/require-await -- answers at once, like a cache would
+  agent.addMiddleware(ExecuteToolStage, async function* (ctx) {
+    yield* [];
+    return { result: result(ctx.toolUse.toolUseId) };
+  });
+}
+
+describe('a refused call answered by a middleware without next', () => {
+  const cancel = 'error:[gate] BLOCKED: only ls | tool=<rm>, agent=<a>';
+  const text = cancel.slice('error:'.length);
+  const answers: [string, (id: string) => ToolResultBlock][] = [
+    [
+      'the refusal text with status success',
+      (id) => new ToolResultBlock({ toolUseId: id, status: 'success', content: [new TextBlock(text)] }),
+    ],
+    [
+      'the refusal text followed by the body output',
+      (id) =>
+        new ToolResultBlock({
+          toolUseId: id,
+          status: 'error',
+          content: [new TextBlock(text), new TextBlock('secret')],
+        }),
+    ],
+    [
+      'another error text',
+      (id) => new ToolResultBlock({ toolUseId: id, status: 'error', content: [new TextBlock('secret')] }),
+    ],
+  ];
+  for (const [what, answer] of answers) {
+    it(`${what}: withheld, recorded once as tampering, the run stops`, async () => {
+      const agent = agentWithTools(call('rm', { path: '/' }, 'u1'));
+      const gate = lsGate();
+      install(agent, { gate });
+      // The SDK answers a cancelled call itself: the middleware only gets it once a hook clears the cancel, here
+      // one after the gate noted it (so the audit compares the answer with the refusal text).
+      agent.addHook(
+        BeforeToolCallEvent,
+        (e) => {
+          e.cancel = false;
+        },
+        { order: Infinity },
+      );
+      answerWithout(agent, answer);
+      expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+      const withheld =
+        'error:[gate] ERROR: tool call "rm" ran although the gate refused it; its result is withheld and the run stops';
+      expect(toolResults(agent)).toEqual([withheld]);
+      expect(gate.records.filter((r) => r.event === 'tampering').map((r) => r.reason)).toEqual([
+        withheld.slice('error:'.length),
+      ]);
+      expect(agent.model.calls).toBe(1);
+    });
+  }
+
+  it('exactly the refusal: let through, the run goes on (the SDK itself answers refused calls so)', async () => {
+    const agent = agentWithTools(call('rm', { path: '/' }, 'u1'));
+    const gate = lsGate();
+    install(agent, { gate });
+    answerWithout(
+      agent,
+      (id) => new ToolResultBlock({ toolUseId: id, status: 'error', content: [new TextBlock(text)] }),
+    );
+    expect(await settleRun(agent)).toBeUndefined();
+    expect(toolResults(agent)).toEqual([cancel]);
+    expect(gate.records.map((r) => r.event)).toEqual(['deny']);
+  });
+});
+
+it('an allowed call answered without next with one non-text error block: withheld', async () => {
+  const agent = agentWithTools();
+  const gate = lsGate();
+  install(agent, { gate });
+  answerWithout(
+    agent,
+    (id) => new ToolResultBlock({ toolUseId: id, status: 'error', content: [new JsonBlock({ json: { secret: 1 } })] }),
+  );
+  expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+  expect(toolResults(agent)).toEqual([
+    'error:[gate] ERROR: tool call "ls" skipped the gate check; its result is withheld and the run stops',
+  ]);
+});
+
+it('an allowed call answered without next: withheld, the stop names the call', async () => {
+  const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), call('ls'), say('done')], {
+    tools: [recordingTool('ls')],
+  });
+  const gate = lsGate();
+  install(agent, { gate });
+  answerWithout(
+    agent,
+    (id) => new ToolResultBlock({ toolUseId: id, status: 'success', content: [new TextBlock('x')] }),
+  );
+  const error = await settleRun(agent);
+  expect(error).toBeInstanceOf(GateFailedError);
+  expect(String((error as Error).message)).toContain('tool call "ls" bypassed the gate earlier in this run');
+});
+
+describe('records', () => {
+  it('a gate that throws is recorded as an error with verdict deny, its duration and gate identity', async () => {
+    const agent = agentWithTools();
+    const records: GateRecord[] = [];
+    install(agent, {
+      gate: {
+        name: 'g',
+        decide: () => {
+          throw new Error('boom');
+        },
+        record: (r) => void records.push(r),
+      },
+    });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(records.map((r) => [r.event, r.verdict, r.reason])).toEqual([['error', 'deny', 'gate "g" threw: boom']]);
+    expect(records[0]?.durationMs).toBeGreaterThanOrEqual(0);
+    expect(records[0]?.durationMs).toBeLessThan(60_000);
+    expect(typeof records[0]?.gateId).toBe('string');
+  });
+
+  it('a record that never settles within timeoutMs refuses the call and stops the run', async () => {
+    const agent = agentWithTools();
+    const gate = lsGate(() => new Promise<void>(() => undefined));
+    install(agent, { gate, timeoutMs: 30 });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)).toEqual([
+      'error:[gate] ERROR: gate "ls-only" did not record the decision within 30 ms; the run stops',
+    ]);
+  });
+});

@@ -1,0 +1,48 @@
+/**
+ * The vitest config Stryker runs (`npm run mutation`): the main config, narrowed to the tests that exercise the
+ * mutated directories. Stryker runs only the tests that cover each mutant (`coverageAnalysis: 'perTest'`), but
+ * its first (dry) run runs every included test, so leaving out the renderers', TUI's and CLI's tests keeps that
+ * run short on a small machine.
+ *
+ * `GATE_AUDIT_MUTATION_TESTS` picks the set: a comma-separated list of `enforce`, `walker`, `policy` (default:
+ * all three), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/seal.ts`.
+ */
+import { defineConfig } from 'vitest/config';
+import base from './vitest.config.js';
+
+/** The tests that exercise each mutated directory. */
+const sets: Record<string, string[]> = {
+  // The tamper, fail-closed and concurrency rows attack src/enforce with real SDK objects.
+  enforce: [
+    'test/enforce/**/*.test.ts',
+    'test/reliability/tamper.test.ts',
+    'test/reliability/fail-closed.test.ts',
+    'test/reliability/concurrency.test.ts',
+    // The approval round trips (interrupt, resume, nonce, pre-loaded answers) of src/enforce/ask.ts.
+    'test/policy/approval.test.ts',
+  ],
+  walker: ['test/walker/**/*.test.ts', 'test/reliability/walker-properties.test.ts'],
+  policy: ['test/policy/**/*.test.ts'],
+};
+
+const chosen = (process.env.GATE_AUDIT_MUTATION_TESTS ?? 'enforce,walker,policy')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s) => s !== '');
+for (const name of chosen) {
+  if (!(name in sets)) {
+    throw new Error(
+      `GATE_AUDIT_MUTATION_TESTS: unknown set '${name}'; use a comma-separated list of ${Object.keys(sets).join(', ')}`,
+    );
+  }
+}
+
+// Spread, not mergeConfig: mergeConfig would append to the main config's include (every test) instead of
+// replacing it.
+// `isolate: false`: test files share one module cache instead of importing the SDK and src/ again for each file
+// of each mutant's run, which halves the CPU time of a run here. The suites pass that way (each test sets up its
+// own agents and resets the process-wide gate).
+export default defineConfig({
+  ...base,
+  test: { ...base.test, isolate: false, include: chosen.flatMap((name) => sets[name] ?? []) },
+});
