@@ -98,7 +98,10 @@ export function cleanSvg(svg: string): string {
     if (m === null) throw new PictureError(`unexpected markup at character ${at}`);
     const [whole, closing, name, attributes, selfClosing, text] = m;
     if (text !== undefined) {
-      if (dropped === 0 && open.length > 0) out.push(escapeHtml(visible(decode(text))));
+      if (dropped > 0 || open.length === 0) continue;
+      // Line breaks between elements stay line breaks; text in a label is shown with `visible`.
+      const inLabel = open.at(-1) === 'text' || open.at(-1) === 'title';
+      out.push(!inLabel && /^\s*$/.test(text) ? '\n' : escapeHtml(visible(decode(text))));
       continue;
     }
     if (name === undefined) continue; // comment, processing instruction, doctype
