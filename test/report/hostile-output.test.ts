@@ -372,7 +372,9 @@ describe('every format under hostile data (property)', () => {
         expect(markup.replace(/<[^>]*>/g, '')).not.toMatch(/[<>]/);
         // Every node drawn in the picture, as a box or a cluster named by its position in the report. (An
         // orchestrator under an agent-as-tool, which only a hand-made report has, is also drawn as a box.)
-        const titles = [...markup.matchAll(/<g id="\w+" class="(node|cluster)">\s*<title>(?:cluster_)?n(\d+)<\/title>/g)];
+        const titles = [
+          ...markup.matchAll(/<g id="\w+" class="(node|cluster)">\s*<title>(?:cluster_)?n(\d+)<\/title>/g),
+        ];
         expect(sorted([...new Set(titles.map((t) => t[2]!))])).toEqual(sorted(report.nodes.map((_, i) => String(i))));
       }),
       { numRuns: Math.min(RUNS.numRuns, 60) },

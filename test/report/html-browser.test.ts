@@ -40,17 +40,16 @@ interface RowState {
   selected: boolean;
 }
 
+// Page-side code is written as text: it runs in the browser, where the DOM is (this project's types have none).
 async function rowsOf(page: Page): Promise<RowState[]> {
-  return await page.locator('[data-path]').evaluateAll((elements) =>
-    elements.map((e) => ({
-      path: e.getAttribute('data-path') ?? '',
-      status: e.getAttribute('data-status') ?? '',
-      context: e.hasAttribute('data-context'),
-      shown: e.checkVisibility(),
-      name: e.querySelector('.name')?.textContent ?? '',
-      selected: e.getAttribute('aria-selected') === 'true',
-    })),
-  );
+  return await page.locator('[data-path]').evaluateAll<RowState[], HTMLElement>(`elements => elements.map((e) => ({
+    path: e.getAttribute('data-path') ?? '',
+    status: e.getAttribute('data-status') ?? '',
+    context: e.hasAttribute('data-context'),
+    shown: e.checkVisibility(),
+    name: e.querySelector('.name')?.textContent ?? '',
+    selected: e.getAttribute('aria-selected') === 'true',
+  }))`);
 }
 
 const sorted = (items: readonly string[]): string[] => [...items].sort();
@@ -60,7 +59,9 @@ const keyOf = (node: CoverageNode): string => `${JSON.stringify(node.path)} ${no
 async function detailOf(page: Page): Promise<Record<string, string>> {
   const pairs = await page
     .locator('#detail [data-field]')
-    .evaluateAll((elements) => elements.map((e) => [e.getAttribute('data-field') ?? '', e.textContent ?? '']));
+    .evaluateAll<[string, string][], HTMLElement>(
+      `elements => elements.map((e) => [e.getAttribute('data-field') ?? '', e.textContent ?? ''])`,
+    );
   return Object.fromEntries(pairs);
 }
 
@@ -144,9 +145,9 @@ describe('the HTML report of a fixture, in Chromium', () => {
     expect((await detailOf(page)).path).toBe(visiblePath(report.nodes[index]!.path));
     // The picture's colours are the dot format's: the ungated agent is drawn red.
     const publisher = report.nodes.findIndex((n) => n.id === 'publisher');
-    expect(
-      await page.locator(`#picture svg g.node[data-index="${publisher}"] path`).first().getAttribute('fill'),
-    ).toBe('#ffd9d9');
+    expect(await page.locator(`#picture svg g.node[data-index="${publisher}"] path`).first().getAttribute('fill')).toBe(
+      '#ffd9d9',
+    );
   });
 
   it('is usable from the keyboard: arrows move, / filters by path, Esc clears it', async () => {
@@ -155,9 +156,7 @@ describe('the HTML report of a fixture, in Chromium', () => {
     await page.keyboard.press('ArrowDown');
     let selected = (await rowsOf(page)).filter((r) => r.selected);
     expect(selected.map((r) => r.path)).toEqual(['["pricing","collector"]']);
-    expect(await page.evaluate(() => document.activeElement?.getAttribute('data-path'))).toBe(
-      '["pricing","collector"]',
-    );
+    expect(await page.evaluate(`document.activeElement?.getAttribute('data-path')`)).toBe('["pricing","collector"]');
     await page.keyboard.press('ArrowDown');
     selected = (await rowsOf(page)).filter((r) => r.selected);
     expect(selected.map((r) => r.path)).toEqual(['["pricing","analyst"]']);
@@ -201,15 +200,10 @@ describe('the HTML report of several modules', () => {
     const report = CoverageReportSchema.parse(JSON.parse(readFileSync(json, 'utf8')));
     expect(report.root.kind).toBe('bundle');
     const { page, problems } = await openFile(browser, html);
-    const items = await page
-      .locator('#tree > *')
-      .evaluateAll((elements) =>
-        elements.map((e) =>
-          e.hasAttribute('data-module')
-            ? `module ${e.textContent ?? ''}`
-            : `${e.getAttribute('aria-level') ?? ''} ${e.getAttribute('data-path') ?? ''}`,
-        ),
-      );
+    const items = await page.locator('#tree > *').evaluateAll<string[], HTMLElement>(`elements => elements.map((e) =>
+      e.hasAttribute('data-module')
+        ? 'module ' + (e.textContent ?? '')
+        : (e.getAttribute('aria-level') ?? '') + ' ' + (e.getAttribute('data-path') ?? ''))`);
     const modules = items.filter((i) => i.startsWith('module '));
     expect(modules).toEqual(report.sources.map((s) => `module ${s.module}#${s.export}`));
     // Each root (level 1) comes after the heading of its own module.
@@ -254,7 +248,7 @@ describe('the HTML report of hostile data', () => {
     '<img src=x onerror="window.__pwned = 4">',
     '<svg onload="window.__pwned = 5"></svg>',
     '"><img src=x onerror=window.__pwned=6>',
-    "'><a href=\"javascript:window.__pwned=7\">click</a>",
+    '\'><a href="javascript:window.__pwned=7">click</a>',
     'javascript:window.__pwned=8',
     '[x](javascript:window.__pwned=9)',
     '&lt;script&gt;window.__pwned=10&lt;/script&gt;',
@@ -295,7 +289,9 @@ describe('the HTML report of hostile data', () => {
     expect(sorted(rows.map((r) => r.name))).toEqual(sorted(report.nodes.map((n) => visible(n.id))));
     // The picture has one box per node too, and the markup only the page's own elements.
     expect(await opened.page.locator('#picture svg g.node, #picture svg g.cluster').count()).toBe(report.nodes.length);
-    const tags = await opened.page.evaluate(() => [...new Set([...document.querySelectorAll('*')].map((e) => e.localName))]);
+    const tags = await opened.page.evaluate<string[]>(
+      `[...new Set([...document.querySelectorAll('*')].map((e) => e.localName))]`,
+    );
     expect(tags.filter((t) => ['img', 'a', 'iframe', 'object', 'embed', 'foreignObject', 'image'].includes(t))).toEqual(
       [],
     );
@@ -313,7 +309,7 @@ describe('the HTML report of hostile data', () => {
     await page.locator('[data-filter="not-gated"]').click();
     const shapes = page.locator('#picture svg g.node');
     for (let i = 0; i < Math.min(10, await shapes.count()); i++) await shapes.nth(i).click({ force: true });
-    expect(await page.evaluate(() => (window as unknown as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
     expect(opened.problems).toEqual([]);
     expect([...new Set(opened.requests)]).toEqual([opened.url]);
   });
@@ -330,9 +326,9 @@ describe('the HTML report of hostile data', () => {
     expect(detail.fix).toBe(visible(bidi.fix!));
     // An entity in an id is text: it neither reorders (in the tree) nor decodes (in the picture).
     const entity = report.nodes.findIndex((n) => n.id.startsWith('&#x202e;evil'));
-    expect(
-      await page.locator(`#picture svg g[data-index="${entity}"] text`).first().textContent(),
-    ).toContain('&#x202e;evil');
+    expect(await page.locator(`#picture svg g[data-index="${entity}"] text`).first().textContent()).toContain(
+      '&#x202e;evil',
+    );
   });
 });
 

@@ -156,7 +156,9 @@ export async function layoutSvg(dot: string): Promise<string> {
   try {
     svg = viz.renderString(dot.replaceAll('&', '&amp;'), { format: 'svg' });
   } catch (cause) {
-    throw new PictureError(`graphviz could not lay out the graph: ${cause instanceof Error ? cause.message : String(cause)}`);
+    throw new PictureError(
+      `graphviz could not lay out the graph: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
   }
   return cleanSvg(svg);
 }
