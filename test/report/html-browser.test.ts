@@ -40,16 +40,32 @@ interface RowState {
   selected: boolean;
 }
 
-// Page-side code is written as text: it runs in the browser, where the DOM is (this project's types have none).
+/** What page-side code uses of a DOM element (this project's types have no DOM). */
+interface PageElement {
+  readonly localName: string;
+  readonly textContent: string | null;
+  getAttribute(name: string): string | null;
+  hasAttribute(name: string): boolean;
+  checkVisibility(): boolean;
+  querySelector(selector: string): PageElement | null;
+}
+/** What page-side code uses of the page's globals. */
+interface PageGlobals {
+  readonly document: { activeElement: PageElement | null; querySelectorAll(selector: string): Iterable<PageElement> };
+  readonly __pwned?: unknown;
+}
+
 async function rowsOf(page: Page): Promise<RowState[]> {
-  return await page.locator('[data-path]').evaluateAll<RowState[], HTMLElement>(`elements => elements.map((e) => ({
-    path: e.getAttribute('data-path') ?? '',
-    status: e.getAttribute('data-status') ?? '',
-    context: e.hasAttribute('data-context'),
-    shown: e.checkVisibility(),
-    name: e.querySelector('.name')?.textContent ?? '',
-    selected: e.getAttribute('aria-selected') === 'true',
-  }))`);
+  return await page.locator('[data-path]').evaluateAll((elements) =>
+    (elements as unknown as PageElement[]).map((e) => ({
+      path: e.getAttribute('data-path') ?? '',
+      status: e.getAttribute('data-status') ?? '',
+      context: e.hasAttribute('data-context'),
+      shown: e.checkVisibility(),
+      name: e.querySelector('.name')?.textContent ?? '',
+      selected: e.getAttribute('aria-selected') === 'true',
+    })),
+  );
 }
 
 const sorted = (items: readonly string[]): string[] => [...items].sort();
@@ -59,8 +75,11 @@ const keyOf = (node: CoverageNode): string => `${JSON.stringify(node.path)} ${no
 async function detailOf(page: Page): Promise<Record<string, string>> {
   const pairs = await page
     .locator('#detail [data-field]')
-    .evaluateAll<[string, string][], HTMLElement>(
-      `elements => elements.map((e) => [e.getAttribute('data-field') ?? '', e.textContent ?? ''])`,
+    .evaluateAll((elements) =>
+      (elements as unknown as PageElement[]).map((e): [string, string] => [
+        e.getAttribute('data-field') ?? '',
+        e.textContent ?? '',
+      ]),
     );
   return Object.fromEntries(pairs);
 }
@@ -156,7 +175,11 @@ describe('the HTML report of a fixture, in Chromium', () => {
     await page.keyboard.press('ArrowDown');
     let selected = (await rowsOf(page)).filter((r) => r.selected);
     expect(selected.map((r) => r.path)).toEqual(['["pricing","collector"]']);
-    expect(await page.evaluate(`document.activeElement?.getAttribute('data-path')`)).toBe('["pricing","collector"]');
+    expect(
+      await page.evaluate(() =>
+        (globalThis as unknown as PageGlobals).document.activeElement?.getAttribute('data-path'),
+      ),
+    ).toBe('["pricing","collector"]');
     await page.keyboard.press('ArrowDown');
     selected = (await rowsOf(page)).filter((r) => r.selected);
     expect(selected.map((r) => r.path)).toEqual(['["pricing","analyst"]']);
@@ -200,10 +223,15 @@ describe('the HTML report of several modules', () => {
     const report = CoverageReportSchema.parse(JSON.parse(readFileSync(json, 'utf8')));
     expect(report.root.kind).toBe('bundle');
     const { page, problems } = await openFile(browser, html);
-    const items = await page.locator('#tree > *').evaluateAll<string[], HTMLElement>(`elements => elements.map((e) =>
-      e.hasAttribute('data-module')
-        ? 'module ' + (e.textContent ?? '')
-        : (e.getAttribute('aria-level') ?? '') + ' ' + (e.getAttribute('data-path') ?? ''))`);
+    const items = await page
+      .locator('#tree > *')
+      .evaluateAll((elements) =>
+        (elements as unknown as PageElement[]).map((e) =>
+          e.hasAttribute('data-module')
+            ? `module ${e.textContent ?? ''}`
+            : `${e.getAttribute('aria-level') ?? ''} ${e.getAttribute('data-path') ?? ''}`,
+        ),
+      );
     const modules = items.filter((i) => i.startsWith('module '));
     expect(modules).toEqual(report.sources.map((s) => `module ${s.module}#${s.export}`));
     // Each root (level 1) comes after the heading of its own module.
@@ -289,9 +317,9 @@ describe('the HTML report of hostile data', () => {
     expect(sorted(rows.map((r) => r.name))).toEqual(sorted(report.nodes.map((n) => visible(n.id))));
     // The picture has one box per node too, and the markup only the page's own elements.
     expect(await opened.page.locator('#picture svg g.node, #picture svg g.cluster').count()).toBe(report.nodes.length);
-    const tags = await opened.page.evaluate<string[]>(
-      `[...new Set([...document.querySelectorAll('*')].map((e) => e.localName))]`,
-    );
+    const tags = await opened.page.evaluate(() => [
+      ...new Set([...(globalThis as unknown as PageGlobals).document.querySelectorAll('*')].map((e) => e.localName)),
+    ]);
     expect(tags.filter((t) => ['img', 'a', 'iframe', 'object', 'embed', 'foreignObject', 'image'].includes(t))).toEqual(
       [],
     );
@@ -309,7 +337,7 @@ describe('the HTML report of hostile data', () => {
     await page.locator('[data-filter="not-gated"]').click();
     const shapes = page.locator('#picture svg g.node');
     for (let i = 0; i < Math.min(10, await shapes.count()); i++) await shapes.nth(i).click({ force: true });
-    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).__pwned)).toBeUndefined();
     expect(opened.problems).toEqual([]);
     expect([...new Set(opened.requests)]).toEqual([opened.url]);
   });
