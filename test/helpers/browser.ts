@@ -2,6 +2,7 @@
  * A real browser for the HTML report's tests: Debian's Chromium (`.ci/run` installs it) driven by
  * playwright-core. One browser per test file; each page records every request it makes and every error.
  */
+import { existsSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { type Browser, chromium, type Page } from 'playwright-core';
 
@@ -10,6 +11,9 @@ export const CHROMIUM = '/usr/bin/chromium';
 
 /** Launches headless Chromium with nothing that reaches the network on its own. */
 export async function launchBrowser(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`browser=<${CHROMIUM}> | Chromium is not installed | apt-get install -y chromium (.ci/run does)`);
+  }
   return await chromium.launch({
     executablePath: CHROMIUM,
     args: [
