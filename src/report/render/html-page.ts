@@ -27,7 +27,7 @@ h1{font-size:18px;margin:0 0 6px}
 h2{font-size:15px;margin:0 0 8px}
 .meta{color:#555;margin:0 0 8px}
 .coverage{display:flex;align-items:center;gap:10px;flex-wrap:wrap}
-progress{width:220px;height:14px}
+progress{width:220px;height:14px;accent-color:#2e7d32}
 .verdict{font-weight:600}
 .counts{list-style:none;display:flex;gap:14px;flex-wrap:wrap;padding:0;margin:8px 0 0}
 .counts li{white-space:nowrap}
@@ -39,7 +39,7 @@ main{display:grid;grid-template-columns:minmax(320px,3fr) minmax(280px,2fr);gap:
 .shown{color:#555}
 #tree{background:#fff;border:1px solid #ddd;border-radius:6px;max-height:70vh;overflow:auto;padding:4px 0}
 #tree:focus-within{border-color:#1565c0}
-.row{display:flex;gap:6px;align-items:baseline;padding:2px 8px;white-space:nowrap;cursor:pointer;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
+.row{content-visibility:auto;contain-intrinsic-size:auto 20px;display:flex;gap:6px;align-items:baseline;padding:2px 8px;white-space:nowrap;cursor:pointer;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
 .row[hidden],.module[hidden]{display:none}
 .row:hover{background:#f0f0f0}
 .row[aria-selected="true"]{background:#e3ecfa;outline:1px solid #1565c0}
@@ -234,8 +234,11 @@ export const PAGE_SCRIPT = String.raw`
       if (filtering && keep[j] === 2) row.setAttribute('data-context', '');
       else if (row.hasAttribute('data-context')) row.removeAttribute('data-context');
       if (children[j].length > 0) {
-        row.setAttribute('aria-expanded', String(filtering || !collapsed.has(j)));
-        row.children[1].textContent = filtering || !collapsed.has(j) ? '\u25be' : '\u25b8';
+        var open = String(filtering || !collapsed.has(j));
+        if (row.getAttribute('aria-expanded') !== open) {
+          row.setAttribute('aria-expanded', open);
+          row.children[1].textContent = open === 'true' ? '\u25be' : '\u25b8';
+        }
       }
       if (show) shown++;
     }
