@@ -246,6 +246,13 @@ describe('the HTML report of several modules', () => {
       for (const root of roots) expect(root.slice(0, source.path.length)).toEqual(source.path);
     }
     expect(items.filter((i) => !i.startsWith('module '))).toHaveLength(report.nodes.length);
+    // The detail of a root names its module.
+    const root = report.nodes.find((n) => n.path.length === 2)!;
+    await page.locator(`[data-path='${JSON.stringify(root.path)}']`).click();
+    const source = report.sources.find((s) => s.path[0] === root.path[0])!;
+    expect((await detailOf(page)).module).toBe(
+      `${source.module}#${source.export}${source.factory ? ' (factory: a new orchestrator per call)' : ''}`,
+    );
     expect(problems).toEqual([]);
     await page.context().close();
   });
