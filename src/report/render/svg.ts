@@ -70,8 +70,11 @@ const TOKEN =
   /<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!DOCTYPE[^>]*>|<(\/?)([A-Za-z][\w:-]*)((?:\s+[\w:-]+\s*=\s*"[^"]*")*)\s*(\/?)>|([^<]+)/gy;
 const ATTRIBUTE = /([\w:-]+)\s*=\s*"([^"]*)"/g;
 
-/** Graphviz's output could not be read as the SVG it writes. */
+/** Graphviz could not be loaded or run, or its output could not be read as the SVG it writes. */
 export class PictureError extends Error {
+  /** Stable machine-readable code. */
+  readonly code = 'PICTURE_FAILED' as const;
+
   /** @param message - what was wrong */
   constructor(message: string) {
     super(message);
@@ -151,13 +154,14 @@ let vizInstance: Promise<{ renderString: (dot: string, options: { format: string
  */
 export async function layoutSvg(dot: string): Promise<string> {
   vizInstance ??= import('@viz-js/viz').then(({ instance }) => instance());
-  const viz = await vizInstance;
   let svg: string;
   try {
+    const viz = await vizInstance;
     svg = viz.renderString(dot.replaceAll('&', '&amp;'), { format: 'svg' });
   } catch (cause) {
+    vizInstance = undefined;
     throw new PictureError(
-      `graphviz could not lay out the graph: ${cause instanceof Error ? cause.message : String(cause)}`,
+      `graphviz could not lay out the graph: ${visible(cause instanceof Error ? cause.message : String(cause))}`,
     );
   }
   return cleanSvg(svg);
