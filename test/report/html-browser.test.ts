@@ -197,6 +197,17 @@ describe('the HTML report of a fixture, in Chromium', () => {
     expect(await page.locator('[data-filter="not-gated"]').getAttribute('aria-pressed')).toBe('true');
     expectNotGatedFilter(await rowsOf(page));
     await page.keyboard.press('n');
+    // ← folds the selected orchestrator, → unfolds it; End and Home go to the last and first visible rows.
+    await page.locator('[data-path=\'["pricing"]\']').click();
+    await page.keyboard.press('ArrowLeft');
+    expect((await rowsOf(page)).filter((r) => r.shown).map((r) => r.path)).toEqual(['["pricing"]']);
+    expect(await page.locator('[data-path=\'["pricing"]\']').getAttribute('aria-expanded')).toBe('false');
+    await page.keyboard.press('ArrowRight');
+    expect((await rowsOf(page)).every((r) => r.shown)).toBe(true);
+    await page.keyboard.press('End');
+    expect((await rowsOf(page)).filter((r) => r.selected).map((r) => r.path)).toEqual(['["pricing","auditor"]']);
+    await page.keyboard.press('Home');
+    expect((await rowsOf(page)).filter((r) => r.selected).map((r) => r.path)).toEqual(['["pricing"]']);
   });
 
   it('asked for nothing but its own file, and nothing went wrong in it (no CSP violation)', async () => {
