@@ -27,7 +27,8 @@ export type GateAuditErrorCode =
   | 'TOO_DEEP'
   | 'SDK_SHAPE'
   | 'SDK_UNTESTED'
-  | 'SDK_BEHAVIOUR';
+  | 'SDK_BEHAVIOUR'
+  | 'LOG_LOCKED';
 
 /** Why a node, agent or orchestrator cannot be gated in this process. */
 export type FindingKind =

@@ -31,8 +31,10 @@ describe('the public API', () => {
       'interventionGate',
       'isGated',
       'loadPolicy',
+      'openDecisionLog',
       'plan',
       'policyGate',
+      'verifyLogFile',
     ]);
   });
 

@@ -161,7 +161,7 @@ function program(streams: CliStreams): Command {
       'after',
       '\nCommands:\n' +
         '  gate-audit init                               write a starter gate-audit.config and print the CI step\n' +
-        "  gate-audit check-policy <policy> <module...>  what a policy says about each agent's tools\n" +
+        "  gate-audit check-policy <policy> [module...]  what a policy says about each agent's tools\n" +
         '  gate-audit verify-log <file>                  check a hash-chained decision log\n' +
         '\nExit codes:\n' +
         '  0  clean: every node gated, attested or accepted (attested and accepted never fail)\n' +
@@ -394,7 +394,7 @@ export async function main(argv: readonly string[], streams: CliStreams, context
   let reporters: ReporterSpec[] = [];
   try {
     if (argv[0] === 'check-policy') return await checkPolicyCommand(argv.slice(1), streams, cwd);
-    if (argv[0] === 'verify-log') return verifyLogCommand(argv.slice(1), streams, cwd);
+    if (argv[0] === 'verify-log') return await verifyLogCommand(argv.slice(1), streams, cwd);
     if (argv[0] === 'init') return initCommand(argv.slice(1), streams, cwd);
     const command = program(streams);
     command.parse([...argv], { from: 'user' });

@@ -2,17 +2,16 @@
  * The policy subcommands: `gate-audit check-policy <policy> [module...]` validates a policy and shows what
  * it says about every agent's tools before anything runs; `gate-audit verify-log <file>` checks a chained decision log.
  */
-import { readFileSync } from 'node:fs';
 import { resolve, sep } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { PolicyError } from '../errors.js';
 import { joinPath } from '../paths.js';
 import { type AgentVerdicts, type CheckProblem, checkPolicy, policyProblems } from '../policy/check-policy.js';
 import type { CompiledPolicy, StaticVerdict } from '../policy/compile.js';
-import { verifyLog } from '../policy/decision-log.js';
+import { type LogVerification, parseLastHash, verifyLogFile } from '../policy/verify-log.js';
 import { loadCompiledPolicy } from '../policy/load.js';
 import { policyId } from '../policy/policy-gate.js';
-import { visible } from '../text.js';
+import { quoted, visible } from '../text.js';
 import { loadModules } from './load.js';
 
 /** Where a subcommand writes. */
@@ -241,39 +240,83 @@ export async function checkPolicyCommand(argv: readonly string[], streams: Strea
   return problems.some((p) => p.level === 'error') ? 1 : 0;
 }
 
+const VERIFY_FORMATS = ['text', 'json'] as const;
+type VerifyFormat = (typeof VERIFY_FORMATS)[number];
+
+function verifyFormatArg(value: string): VerifyFormat {
+  if (!(VERIFY_FORMATS as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`expected one of ${VERIFY_FORMATS.join(', ')}`);
+  }
+  return value as VerifyFormat;
+}
+
+function lastHashArg(value: string): string {
+  const parsed = parseLastHash(value);
+  if (parsed === undefined) {
+    throw new InvalidArgumentError('expected a SHA-256 in hex (64 digits), as verify-log prints after "last hash"');
+  }
+  return parsed;
+}
+
+/** Why a file cannot be read, and what to do about it. */
+function unreadable(error: unknown): string {
+  const code = error instanceof Error && 'code' in error ? String(error.code) : undefined;
+  if (code === 'ENOENT') return '(ENOENT) | check the path';
+  if (code === 'EISDIR') return '(EISDIR) | it is a directory: name the log file in it';
+  if (code === 'EACCES' || code === 'EPERM') return `(${code}) | this user may not read it`;
+  return `(${code ?? String(error)}) | check the file`;
+}
+
+function verifyText(file: string, result: LogVerification, expect: string | undefined): string {
+  const name = visible(file);
+  if (result.ok) {
+    return (
+      `gate-audit verify-log: ${name} OK, ${result.records} records, chain intact, last hash ${result.lastHash ?? '(none)'}` +
+      `${expect === undefined ? '' : ' (as expected)'}\n`
+    );
+  }
+  return (
+    `gate-audit verify-log: ${name} BROKEN at line ${result.line}: ${result.problem} ` +
+    `(${result.records} record${result.records === 1 ? '' : 's'} before it intact)\n`
+  );
+}
+
 /**
- * `gate-audit verify-log <file>`.
+ * `gate-audit verify-log <file>`: reads the log as a stream, so a log of any size is checked in bounded memory.
  *
- * @returns the exit code: 0 the chain is intact, 1 a record is broken or missing, 2 the file cannot be read
+ * @returns the exit code: 0 the chain is intact (and ends at `--expect-last-hash`), 1 a record is broken or
+ *   missing, 2 a usage error or the file cannot be read
  */
-export function verifyLogCommand(argv: readonly string[], streams: Streams, cwd: string): number {
+export async function verifyLogCommand(argv: readonly string[], streams: Streams, cwd: string): Promise<number> {
   const command = subcommand('verify-log', streams)
     .description('Check a hash-chained decision log: report the first broken or missing record.')
     .argument('<file>', 'the decision log (JSON lines)')
+    .option(
+      '--expect-last-hash <hex>',
+      'the hash the last record must have (kept elsewhere): catches a cut tail or a rewritten log',
+      lastHashArg,
+    )
+    .option('--format <format>', `output format: ${VERIFY_FORMATS.join(', ')}`, verifyFormatArg, 'text')
     .addHelpText(
       'after',
-      '\nExit codes: 0 intact · 1 a record is broken or missing · 2 usage error or unreadable file',
+      '\nExit codes: 0 intact · 1 a record is broken or missing, or the chain does not end at --expect-last-hash · ' +
+        '2 usage error or unreadable file',
     );
   command.parse([...argv], { from: 'user' });
   const [file] = command.args as [string];
-  let text: string;
+  const options = command.opts<{ expectLastHash?: string; format: VerifyFormat }>();
+  const { expectLastHash } = options;
+  let result: LogVerification;
   try {
-    text = readFileSync(resolve(cwd, file), 'utf8');
+    result = await verifyLogFile(resolve(cwd, file), expectLastHash === undefined ? {} : { expectLastHash });
   } catch (error) {
-    const why = error instanceof Error && 'code' in error ? String(error.code) : String(error);
-    streams.stderr.write(`gate-audit verify-log: cannot read "${file}" (${why}) | check the path\n`);
+    streams.stderr.write(`gate-audit verify-log: cannot read ${quoted(file)} ${unreadable(error)}\n`);
     return 2;
   }
-  const result = verifyLog(text);
-  if (result.ok) {
-    streams.stdout.write(
-      `gate-audit verify-log: ${file} OK, ${result.records} records, chain intact, last hash ${result.lastHash ?? '(none)'}\n`,
-    );
-    return 0;
-  }
   streams.stdout.write(
-    `gate-audit verify-log: ${file} BROKEN at line ${result.line}: the record ${result.problem} ` +
-      `(${result.records} record${result.records === 1 ? '' : 's'} before it intact)\n`,
+    options.format === 'json'
+      ? `${JSON.stringify({ file, ...result, ...(expectLastHash === undefined ? {} : { expectedLastHash: expectLastHash }) }, null, 2)}\n`
+      : verifyText(file, result, expectLastHash),
   );
-  return 1;
+  return result.ok ? 0 : 1;
 }

@@ -8,7 +8,7 @@
  *   plain "yes" proves nothing: anyone who can resume the agent, or write its session, can send one.
  * - Or an in-process `approver(request)` with a timeout: only a `true` answer in time approves.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { canonicalJson, withoutMarker } from '../enforce/digest.js';
 import { joinPath } from '../paths.js';
 import type { ApprovalOutcome, ApprovalPath, AskDecision, ToolCallRequest } from '../enforce/gate.js';
@@ -42,9 +42,7 @@ const TOKEN_DOMAIN = 'gate-audit-approval/v2';
 
 /** SHA-256 (hex) of the canonical form of an input, without the SDK's background marker. */
 export function inputDigest(input: unknown): string {
-  return createHash('sha256')
-    .update(canonicalJson(withoutMarker(input)))
-    .digest('hex');
+  return hash('sha256', canonicalJson(withoutMarker(input)), 'hex');
 }
 
 function keyOf(options: ApprovalSecret | undefined, subject: string): Buffer {

@@ -1,26 +1,36 @@
 /**
- * The decision log: one JSON line per decision, written by pino to a synchronous destination, optionally
- * hash-chained so that `verifyLog` finds the first changed, removed or inserted record.
+ * The decision log: one JSON line per decision, written synchronously before the call it records runs,
+ * optionally hash-chained so that `gate-audit verify-log` finds the first changed, removed or inserted record.
  *
  * Chaining: each record carries `seq` (0, 1, 2, …), `prev` (the previous record's `hash`, `null` for the
  * first) and, last, `hash`: the SHA-256 of the line without its `hash`. A log reopened later continues the
- * chain from its last line. One process writes a file at a time. Without a key, someone who rewrites the
- * file and recomputes every hash is not caught: keep the last hash elsewhere to anchor it.
+ * chain from its last line. Without a key, someone who rewrites the file and recomputes every hash is not
+ * caught: keep the last hash elsewhere and check it with `verify-log --expect-last-hash`.
+ *
+ * One writer per file: within a process, every open of one file (by path, another path, a hard link or a
+ * descriptor; found by the device and inode of the opened file) shares one writer and so one chain; across
+ * processes, a lockfile `<log>.lock` holding the writer's pid refuses a second writer (see `log-lock.ts`).
  *
  * Fail closed: a write that fails throws, so the enforcement point refuses the call (and stops the run);
  * after a failure the log stays failed and every later call is refused too. Nothing is dropped silently.
+ * Records are written with `write(2)` (no `fsync`): a record survives the process, not a power loss.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import pino, { type Logger } from 'pino';
+import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { hash } from 'node:crypto';
 import type { GateRecord } from '../enforce/gate.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { joinPath } from '../paths.js';
+import { visible } from '../text.js';
 import { inputDigest } from './approval.js';
+import { releaseLock, takeLock } from './log-lock.js';
 
 /** Where the decision log goes and what it holds. */
 export interface DecisionLogOptions {
-  /** A file path (appended to), an open file descriptor, or a stream-like `{ write(line) }` that throws on failure. */
+  /**
+   * A file path (appended to, locked with `<path>.lock`), an open file descriptor (appended to, not locked;
+   * to continue the chain of a non-empty file it must be readable, e.g. opened with `'a+'`), or a
+   * stream-like `{ write(line) }` that throws on failure.
+   */
   readonly destination: string | number | { write(line: string): unknown };
   /** Hash-chain the records (`seq`, `prev`) so `gate-audit verify-log` can check them. Default `true`. */
   readonly chain?: boolean;
@@ -28,42 +38,79 @@ export interface DecisionLogOptions {
   readonly includeInput?: boolean;
 }
 
-/** Writes gate records; throws when a record cannot be written. */
-export type RecordWriter = (gateName: string, record: GateRecord) => void;
+/**
+ * A decision log open for writing (from `openDecisionLog`). Pass it as a gate's `log` option to share it
+ * between gates; every open of one file in a process shares one chain.
+ */
+export interface DecisionLog {
+  /**
+   * Writes one record, chained, before returning.
+   *
+   * @param record - what the enforcement point saw
+   * @param gateName - the `gate` field of the line
+   * @throws Error when the record cannot be written; the log then stays failed and every later append throws
+   */
+  append(record: GateRecord, gateName: string): void;
+  /**
+   * Closes this handle; later appends through it throw. When no other handle of this process writes the
+   * file, the file is closed and its lockfile deleted. Calling it again does nothing.
+   */
+  close(): void;
+}
+
+/** One file (or stream) this process writes records to, shared by every handle open on it. */
+interface Writer {
+  readonly chain: boolean;
+  seq: number;
+  prev: string | null;
+  failure: string | undefined;
+  /** Handles open on it. */
+  handles: number;
+  write(line: string): void;
+  /** Closes the file and releases its lock (after the last handle closed). */
+  release(): void;
+}
+
+/** Writers of files, by `<device>:<inode>` of the opened file. */
+const writers = new Map<string, Writer>();
 
 const CHUNK = 64 * 1024;
 
-/** The last non-empty line of a file (read backwards in chunks), or undefined for an empty file. */
-function lastLine(path: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (error) {
-    if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
-    throw error;
+/**
+ * The last non-empty line of an open file (read backwards in chunks, decoded once whole, so a character
+ * split across two chunks stays whole), or undefined for an empty file.
+ */
+function lastLine(fd: number): string | undefined {
+  let end = fstatSync(fd).size;
+  let tail = Buffer.alloc(0);
+  while (end > 0) {
+    const start = Math.max(0, end - CHUNK);
+    const chunk = Buffer.alloc(end - start);
+    readSync(fd, chunk, 0, chunk.length, start);
+    tail = Buffer.concat([chunk, tail]);
+    end = start;
+    let stop = tail.length;
+    while (stop > 0 && tail[stop - 1] === 0x0a) stop -= 1;
+    if (stop === 0) continue;
+    const cut = tail.lastIndexOf(0x0a, stop - 1);
+    if (cut >= 0 || end === 0) return tail.subarray(cut + 1, stop).toString('utf8');
   }
-  try {
-    let end = fstatSync(fd).size;
-    let tail = '';
-    while (end > 0) {
-      const start = Math.max(0, end - CHUNK);
-      const buffer = Buffer.alloc(end - start);
-      readSync(fd, buffer, 0, buffer.length, start);
-      tail = buffer.toString('utf8') + tail;
-      end = start;
-      const trimmed = tail.replace(/\n+$/, '');
-      const cut = trimmed.lastIndexOf('\n');
-      if (cut >= 0 || end === 0) return trimmed.slice(cut + 1) || undefined;
-    }
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return undefined;
 }
 
 /** Where the chain continues in an existing log file. */
-function chainStart(path: string): { seq: number; prev: string | null } {
-  const line = lastLine(path);
+function chainStart(fd: number, subject: string): { seq: number; prev: string | null } {
+  let line: string | undefined;
+  try {
+    line = lastLine(fd);
+  } catch (error) {
+    throw new GateAuditError(
+      'INVALID_ARGUMENT',
+      `destination=<${subject}> | cannot read the decision log to continue its chain: ${messageOf(error)} | ` +
+        "pass its path, or a descriptor opened for reading too ('a+')",
+      { cause: error },
+    );
+  }
   if (line === undefined) return { seq: 0, prev: null };
   let record: { seq?: unknown; hash?: unknown } = {};
   try {
@@ -71,154 +118,217 @@ function chainStart(path: string): { seq: number; prev: string | null } {
   } catch {
     // Reported below.
   }
-  const { seq, hash } = record;
-  if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 0 || typeof hash !== 'string') {
+  const { seq, hash: last } = record;
+  if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 0 || typeof last !== 'string') {
     throw new GateAuditError(
       'INVALID_ARGUMENT',
-      `file=<${path}> | the decision log's last record is not a chained record, so the chain cannot continue | ` +
+      `file=<${subject}> | the decision log's last record is not a chained record, so the chain cannot continue | ` +
         'check it with gate-audit verify-log, then move it away or pass { chain: false }',
     );
   }
-  return { seq: seq + 1, prev: hash };
+  return { seq: seq + 1, prev: last };
 }
 
 function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
+}
+
+/** Writes all of `line` to `fd`, however many `write(2)` calls it takes. */
+function writeAll(fd: number, line: string): void {
+  const written = writeSync(fd, line);
+  if (written === line.length && written === Buffer.byteLength(line)) return;
+  const bytes = Buffer.from(line);
+  for (let at = written; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+}
+
+function openError(subject: string, error: unknown): GateAuditError {
+  return new GateAuditError(
+    'INVALID_ARGUMENT',
+    `destination=<${subject}> | cannot open the decision log: ${messageOf(error)}`,
+    { cause: error },
+  );
+}
+
+/** The writer of a file this process already writes, or a new one (locked, its chain read from its end). */
+function fileWriter(destination: string | number, chain: boolean): Writer {
+  const subject = visible(String(destination));
+  const owned = typeof destination === 'string';
+  let fd: number;
+  try {
+    fd = owned ? openSync(destination, 'a+') : destination;
+  } catch (error) {
+    throw openError(subject, error);
+  }
+  let kept = false;
+  try {
+    let key: string;
+    let regular: boolean;
+    try {
+      const stats = fstatSync(fd);
+      key = `${stats.dev}:${stats.ino}`;
+      regular = stats.isFile();
+    } catch (error) {
+      throw openError(subject, error);
+    }
+    const shared = writers.get(key);
+    if (shared !== undefined) {
+      if (shared.chain !== chain) {
+        throw new GateAuditError(
+          'INVALID_ARGUMENT',
+          `destination=<${subject}> | this process already writes this decision log ${shared.chain ? 'with' : 'without'} a chain | ` +
+            'open it with the same chain option, or give this log another file',
+        );
+      }
+      shared.handles += 1;
+      return shared;
+    }
+    // Devices and pipes (/dev/stdout, a FIFO) are neither locked nor read back: their chain starts at 0.
+    const lockPath = regular && owned ? takeLock(destination) : undefined;
+    let start: { seq: number; prev: string | null } = { seq: 0, prev: null };
+    if (regular && chain) {
+      try {
+        start = chainStart(fd, subject);
+      } catch (error) {
+        if (lockPath !== undefined) releaseLock(lockPath);
+        throw error;
+      }
+    }
+    const writer: Writer = {
+      chain,
+      seq: start.seq,
+      prev: start.prev,
+      failure: undefined,
+      handles: 1,
+      write: (line) => writeAll(fd, line),
+      release: () => {
+        writers.delete(key);
+        if (owned) closeSync(fd);
+        if (lockPath !== undefined) releaseLock(lockPath);
+      },
+    };
+    writers.set(key, writer);
+    kept = true;
+    return writer;
+  } finally {
+    // A descriptor this call opened and no writer keeps (shared, or refused) is closed again.
+    if (owned && !kept) closeSync(fd);
+  }
+}
+
+/** A writer of a stream-like destination: never shared, nothing to release. */
+function streamWriter(sink: { write(line: string): unknown }, chain: boolean): Writer {
+  return {
+    chain,
+    seq: 0,
+    prev: null,
+    failure: undefined,
+    handles: 1,
+    write: (line) => void sink.write(line),
+    release: () => undefined,
+  };
+}
+
+const LEVELS = {
+  info: '{"level":"info","time":"',
+  warn: '{"level":"warn","time":"',
+  error: '{"level":"error","time":"',
+};
+
+/**
+ * The line of a record without its closing brace: level, time, chain, gate, the record's own fields in
+ * their order, then its place, the input's digest (and the input when asked) and the duration.
+ */
+function lineOf(record: GateRecord, gateName: string, writer: Writer, includeInput: boolean): string {
+  const level =
+    record.verdict === 'allow' ? 'info' : record.event === 'error' || record.event === 'tampering' ? 'error' : 'warn';
+  let line = `${LEVELS[level]}${new Date().toISOString()}"`;
+  if (writer.chain) line += `,"seq":${writer.seq},"prev":${writer.prev === null ? 'null' : `"${writer.prev}"`}`;
+  line += `,"gate":${JSON.stringify(gateName)}`;
+  for (const key of Object.keys(record)) {
+    if (key === 'input' || key === 'path' || key === 'paths' || key === 'durationMs') continue;
+    const value: unknown = record[key as keyof GateRecord];
+    if (value === undefined || typeof value === 'function') continue;
+    line += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
+  }
+  line += `,"path":${JSON.stringify(joinPath(record.path))}`;
+  if (record.paths !== undefined) line += `,"paths":${JSON.stringify(record.paths.map(joinPath))}`;
+  const { input, durationMs } = record;
+  if (input !== undefined) {
+    let digest: string | undefined;
+    try {
+      digest = inputDigest(input);
+    } catch {
+      digest = undefined;
+    }
+    if (digest !== undefined) line += `,"inputSha256":"${digest}"`;
+    if (includeInput) line += `,"input":${JSON.stringify(input)}`;
+  }
+  if (durationMs !== undefined) line += `,"durationMs":${JSON.stringify(Math.round(durationMs * 1000) / 1000)}`;
+  return line;
 }
 
 /**
- * Opens a decision log.
+ * Opens a decision log. A second open of a file this process already writes (by any path, a hard link or a
+ * descriptor) shares the first one's writer and chain; another process's lock on it is refused.
  *
- * @param options - destination, chaining, whether to include raw inputs
- * @returns a writer for gate records
- * @throws GateAuditError when the destination cannot be opened, or an existing chained file cannot be continued
+ * @param options - destination, chaining, whether to include raw inputs; a string is a file path
+ * @returns the open log; `close()` it when done (the lock is released at process exit otherwise)
+ * @throws GateAuditError `INVALID_ARGUMENT` when the destination cannot be opened or an existing chained
+ *   file cannot be continued; `LOG_LOCKED` when another process, running or gone, holds its lockfile
  */
-export function openDecisionLog(options: DecisionLogOptions): RecordWriter {
-  const chain = options.chain ?? true;
-  let failure: string | undefined;
-  let sink: { write(line: string): unknown };
-  let state = { seq: 0, prev: null as string | null };
-  const { destination } = options;
-  if (typeof destination === 'string' || typeof destination === 'number') {
-    if (typeof destination === 'string' && chain) state = chainStart(destination);
-    let boom: ReturnType<typeof pino.destination>;
-    try {
-      boom = pino.destination({ dest: destination, sync: true, append: true });
-    } catch (error) {
-      throw new GateAuditError(
-        'INVALID_ARGUMENT',
-        `destination=<${destination}> | cannot open the decision log: ${messageOf(error)}`,
-        { cause: error },
-      );
-    }
-    // A synchronous SonicBoom reports a failed write as an 'error' event, not a throw.
-    boom.on('error', (error: Error) => {
-      failure ??= error.message;
-    });
-    sink = boom;
+export function openDecisionLog(options: DecisionLogOptions | string): DecisionLog {
+  const {
+    destination,
+    chain = true,
+    includeInput = false,
+  } = typeof options === 'string' ? { destination: options } : options;
+  let writer: Writer;
+  if (typeof destination === 'string' || (typeof destination === 'number' && Number.isInteger(destination))) {
+    writer = fileWriter(destination, chain);
   } else if (typeof destination === 'object' && destination !== null && typeof destination.write === 'function') {
-    sink = destination;
+    writer = streamWriter(destination, chain);
   } else {
     throw new GateAuditError(
       'INVALID_ARGUMENT',
       'option=<log.destination> | expected a file path, a descriptor or { write(line) }',
     );
   }
-  const written: { hash?: string } = {};
-  const lastHash = (): string | undefined => written.hash;
-  const logger: Logger = pino(
-    {
-      base: null,
-      timestamp: pino.stdTimeFunctions.isoTime,
-      formatters: { level: (label) => ({ level: label }) },
-    },
-    {
-      write: (line: string): void => {
-        const body = line.replace(/\n$/, '');
-        const hash = sha256(body);
-        // The record's own hash closes the line: `{…,"hash":"<sha256 of the line without it>"}`.
-        sink.write(chain ? `${body.slice(0, -1)},"hash":"${hash}"}\n` : line);
-        if (failure !== undefined) throw new Error(failure);
-        written.hash = hash;
-      },
-    },
-  );
-  return (gateName, record) => {
-    if (failure !== undefined) throw new Error(`the decision log failed earlier: ${failure}`);
-    const { input, path, paths, durationMs, ...fields } = record;
-    let digest: string | undefined;
-    if (input !== undefined) {
+  let open = true;
+  return {
+    append(record: GateRecord, gateName: string): void {
+      if (!open) throw new Error('the decision log is closed');
+      if (writer.failure !== undefined) throw new Error(`the decision log failed earlier: ${writer.failure}`);
+      let line: string;
+      let next: string | undefined;
       try {
-        digest = inputDigest(input);
-      } catch {
-        digest = undefined;
+        const body = `${lineOf(record, gateName, writer, includeInput)}}`;
+        if (writer.chain) {
+          next = sha256(body);
+          // The record's own hash closes the line: `{…,"hash":"<sha256 of the line without it>"}`.
+          line = `${body.slice(0, -1)},"hash":"${next}"}\n`;
+        } else {
+          line = `${body}\n`;
+        }
+      } catch (error) {
+        // Nothing was written: the log stays usable, this call is refused.
+        throw new Error(`the decision log cannot write this record: ${messageOf(error)}`, { cause: error });
       }
-    }
-    const entry = {
-      ...(chain ? { seq: state.seq, prev: state.prev } : {}),
-      gate: gateName,
-      ...fields,
-      path: joinPath(path),
-      ...(paths === undefined ? {} : { paths: paths.map(joinPath) }),
-      ...(digest === undefined ? {} : { inputSha256: digest }),
-      ...(options.includeInput === true && input !== undefined ? { input } : {}),
-      ...(durationMs === undefined ? {} : { durationMs: Math.round(durationMs * 1000) / 1000 }),
-    };
-    const level =
-      record.verdict === 'allow' ? 'info' : record.event === 'error' || record.event === 'tampering' ? 'error' : 'warn';
-    delete written.hash;
-    try {
-      logger[level](entry);
-    } catch (error) {
-      failure ??= messageOf(error);
-      throw new Error(`the decision log failed: ${failure}`, { cause: error });
-    }
-    const hash = lastHash();
-    if (hash === undefined) throw new Error('the decision log wrote nothing');
-    if (chain) state = { seq: state.seq + 1, prev: hash };
+      try {
+        writer.write(line);
+      } catch (error) {
+        writer.failure ??= messageOf(error);
+        throw new Error(`the decision log failed: ${writer.failure}`, { cause: error });
+      }
+      if (next !== undefined) {
+        writer.seq += 1;
+        writer.prev = next;
+      }
+    },
+    close(): void {
+      if (!open) return;
+      open = false;
+      writer.handles -= 1;
+      if (writer.handles === 0) writer.release();
+    },
   };
-}
-
-/** What `verifyLog` found. */
-export type LogVerification =
-  | { ok: true; records: number; lastHash: string | null }
-  | { ok: false; records: number; line: number; problem: string };
-
-/**
- * Checks a chained decision log: every line is a JSON record whose `hash` is the SHA-256 of the line
- * without it, `seq` counts up from 0 without a gap, and each `prev` is the `hash` of the record before.
- * This finds a record changed, removed or inserted by anyone who did not also recompute every later hash;
- * compare `lastHash` with a copy kept elsewhere to catch a rewrite or a cut tail.
- *
- * @param text - the log file's content
- * @returns OK with the number of records and the last hash, or the first broken or missing record
- */
-export function verifyLog(text: string): LogVerification {
-  const lines = text.split('\n');
-  if (lines.at(-1) === '') lines.pop();
-  let previous: string | null = null;
-  for (const [index, line] of lines.entries()) {
-    const fail = (problem: string): LogVerification => ({ ok: false, records: index, line: index + 1, problem });
-    let record: { seq?: unknown; prev?: unknown; hash?: unknown };
-    try {
-      record = JSON.parse(line) as { seq?: unknown; prev?: unknown; hash?: unknown };
-    } catch {
-      return fail('is not a JSON record');
-    }
-    const { seq, prev, hash } = record;
-    if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 0 || typeof hash !== 'string') {
-      return fail('carries no chain (seq and hash)');
-    }
-    if (seq > index) return fail(`has seq ${seq}, expected ${index}: ${seq - index} record(s) missing`);
-    if (seq < index) return fail(`has seq ${seq}, expected ${index}: a record was inserted or repeated`);
-    const suffix = `,"hash":${JSON.stringify(hash)}}`;
-    if (!line.endsWith(suffix) || sha256(`${line.slice(0, -suffix.length)}}`) !== hash) {
-      return fail('was changed: its hash does not match its content');
-    }
-    if (prev !== previous) {
-      return fail(index === 0 ? 'is the first record but names a previous one' : `does not chain to line ${index}`);
-    }
-    previous = hash;
-  }
-  return { ok: true, records: lines.length, lastHash: previous };
 }

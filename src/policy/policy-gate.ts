@@ -7,7 +7,7 @@ import { canonicalJson } from '../enforce/digest.js';
 import type { ApprovalPath, Gate, GateRecord } from '../enforce/gate.js';
 import { GateAuditError } from '../errors.js';
 import { type ApprovalSecret, type Approver, approverApprovals, tokenApprovals } from './approval.js';
-import { type DecisionLogOptions, openDecisionLog } from './decision-log.js';
+import { type DecisionLog, type DecisionLogOptions, openDecisionLog } from './decision-log.js';
 import { parsePolicy } from './load.js';
 import type { Policy, PolicyInput } from './schema.js';
 
@@ -21,8 +21,11 @@ export interface GateOptions {
   readonly approver?: Approver;
   /** How long `approver` may take (default 60000 ms). */
   readonly approverTimeoutMs?: number;
-  /** Write every decision to a decision log (see `DecisionLogOptions`). */
-  readonly log?: DecisionLogOptions;
+  /**
+   * Write every decision to a decision log: where and how (see `DecisionLogOptions`, opened here and kept
+   * open until the process exits), or a log from `openDecisionLog`, which you close when done.
+   */
+  readonly log?: DecisionLogOptions | DecisionLog;
 }
 
 /**
@@ -60,8 +63,13 @@ export function gateOptions(
   return {
     name: options?.name,
     ...(approval === undefined ? {} : { approval }),
-    ...(log === undefined ? {} : { record: openDecisionLog(log) }),
+    ...(log === undefined ? {} : { record: recordTo(log) }),
   };
+}
+
+function recordTo(log: DecisionLogOptions | DecisionLog): (gateName: string, record: GateRecord) => void {
+  const open = 'append' in log && typeof log.append === 'function' ? log : openDecisionLog(log as DecisionLogOptions);
+  return (gateName, record) => open.append(record, gateName);
 }
 
 /**

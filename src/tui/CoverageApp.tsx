@@ -58,7 +58,8 @@ export function CoverageApp({ report, color, width, height, quiet }: CoverageApp
   const selected = found === -1 ? 0 : found;
   const current = rows[selected];
   const detailLines = 1 + detailHeight(current?.node, current?.module);
-  const treeHeight = Math.max(3, lines - 3 - detailLines - 4);
+  const headerLines = (report.notes?.length ?? 0) > 0 ? 4 : 3;
+  const treeHeight = Math.max(3, lines - headerLines - detailLines - 4);
   start.current = windowStart(selected, treeHeight, rows.length, start.current);
 
   useInput((input, key) => {

@@ -1,6 +1,7 @@
 import { Box, Text } from 'ink';
 import type { ReactElement } from 'react';
 import { percent } from '../report/render/glyphs.js';
+import { noteLines, notesSummary } from '../report/render/notes.js';
 import { coverageOf, STATUS_ORDER, tally } from '../report/render/summary.js';
 import type { CoverageReport, NodeStatus } from '../report/schema.js';
 import { visible } from '../text.js';
@@ -40,7 +41,7 @@ function Counts({
 /**
  * The summary: what was audited, a coverage bar of the tool-running nodes with how many nodes are left to
  * fix, and the counts per status, tool-running nodes and orchestrators apart (counted from the nodes, so
- * the header agrees with the rows).
+ * the header agrees with the rows), and a line counting the run's notes when it has any.
  */
 export function Header({ report, width, color }: HeaderProps): ReactElement {
   const t = tally(report.nodes);
@@ -57,6 +58,10 @@ export function Header({ report, width, color }: HeaderProps): ReactElement {
       ? ' coverage n/a (no tool-running node to count)'
       : ` ${percent(ratio)} coverage of ${t.counted} tool-running ${t.counted === 1 ? 'node' : 'nodes'}`;
   const orchestrators = STATUS_ORDER.reduce((n, s) => n + t.orchestrators[s], 0);
+  // What the run did not audit, or holds against it: counted, with the first note, so the view never looks
+  // complete when it is not (every note is in the text, Markdown, SARIF and JUnit reports).
+  const notes = notesSummary(report);
+  const lines = report.notes?.length ?? 0;
   return (
     <Box flexDirection="column">
       <Text bold={color}>{title}</Text>
@@ -75,6 +80,11 @@ export function Header({ report, width, color }: HeaderProps): ReactElement {
           </>
         )}
       </Text>
+      {notes === '' ? null : (
+        <Text wrap="truncate-end" color={color ? 'yellow' : undefined}>
+          {truncate(`notes: ${notes}: ${noteLines(report)[0] ?? ''}${lines > 1 ? ` (+${lines - 1} more)` : ''}`, width)}
+        </Text>
+      )}
     </Box>
   );
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, linkSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
@@ -10,11 +10,12 @@ import {
   GateFailedError,
   install,
   installMultiagent,
+  openDecisionLog,
   type PolicyInput,
   policyGate,
 } from '../../src/index.js';
 import { inputDigest } from '../../src/policy/approval.js';
-import { verifyLog } from '../../src/policy/decision-log.js';
+import { verifyLog } from '../../src/policy/verify-log.js';
 import { call, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 import { Graph } from '@strands-agents/sdk/multiagent';
 
@@ -111,6 +112,150 @@ describe('the decision log (policyGate { log })', () => {
     expect(result.out).toMatch(/OK, 4 records, chain intact, last hash [0-9a-f]{64}\n$/);
   });
 
+  describe('one writer per file in a process', () => {
+    /** Two agents, one per gate, calling in turns: ls on the first gate, ls on the second, rm on each. */
+    async function interleave(first: Gate, second: Gate): Promise<void> {
+      const a = scriptedAgent('a', [call('ls', { path: '/a' }), call('rm', { path: '/a' }), say('done')], {
+        tools: [recordingTool('ls'), recordingTool('rm')],
+      });
+      const b = scriptedAgent('b', [call('ls', { path: '/b' }), call('rm', { path: '/b' }), say('done')], {
+        tools: [recordingTool('ls'), recordingTool('rm')],
+      });
+      install(a, { gate: first });
+      install(b, { gate: second });
+      await Promise.all([a.invoke('go'), b.invoke('go')]);
+    }
+
+    it('shares one chain between two gates logging to the same path', async () => {
+      await interleave(
+        policyGate(policy, { name: 'first', log: { destination: file } }),
+        policyGate(policy, { name: 'second', log: { destination: file } }),
+      );
+      const written = records();
+      expect(written.map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+      expect(new Set(written.map((r) => r.gate))).toEqual(new Set(['first', 'second']));
+      expect(verifyLog(readFileSync(file, 'utf8'))).toMatchObject({ ok: true, records: 4 });
+    });
+
+    it('shares it through a hard link and a descriptor too (the file, not its name, is the key)', async () => {
+      const link = `${file}.link`;
+      writeFileSync(file, '');
+      linkSync(file, link);
+      const fd = openSync(file, 'a+');
+      try {
+        await interleave(
+          policyGate(policy, { name: 'by-path', log: { destination: file } }),
+          policyGate(policy, { name: 'by-link', log: { destination: link } }),
+        );
+        await runLsThenRm(policyGate(policy, { name: 'by-fd', log: { destination: fd } }));
+      } finally {
+        closeSync(fd);
+      }
+      expect(records().map((r) => r.seq)).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(records().map((r) => r.gate)).toContain('by-link');
+      expect(verifyLog(readFileSync(file, 'utf8'))).toMatchObject({ ok: true, records: 6 });
+      // Only the first open took a lock, under the name it was opened with.
+      expect(existsSync(`${file}.lock`)).toBe(true);
+      expect(existsSync(`${link}.lock`)).toBe(false);
+    });
+
+    it('continues the chain of a file given as a readable descriptor; a write-only one is refused', async () => {
+      await runLsThenRm(policyGate(policy, { log: { destination: file } }));
+      // Same file, same process: a descriptor shares the writer the path opened.
+      const readable = openSync(file, 'a+');
+      try {
+        await runLsThenRm(policyGate(policy, { log: { destination: readable } }));
+        expect(records().map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+      } finally {
+        closeSync(readable);
+      }
+      // A copy no writer of this process has open: a descriptor of it must be readable to continue its chain.
+      const other = join(scratch, `fd-${counter++}.jsonl`);
+      writeFileSync(other, readFileSync(file));
+      const alone = openSync(other, 'a');
+      try {
+        expect(() => openDecisionLog({ destination: alone })).toThrow(
+          /cannot read the decision log to continue its chain: .*EBADF.* \| pass its path, or a descriptor opened for reading too \('a\+'\)/,
+        );
+      } finally {
+        closeSync(alone);
+      }
+      const readableAlone = openSync(other, 'a+');
+      try {
+        const log = openDecisionLog({ destination: readableAlone });
+        log.append({ event: 'allow', verdict: 'allow', path: [] }, 'fd');
+        log.close();
+      } finally {
+        closeSync(readableAlone);
+      }
+      expect(records(other).map((r) => r.seq)).toEqual([0, 1, 2, 3, 4]);
+      expect(existsSync(`${other}.lock`)).toBe(false);
+    });
+
+    it('continues a chain whose last record is longer than a read chunk (multi-byte characters across chunks)', () => {
+      const first = openDecisionLog(file);
+      first.append({ event: 'deny', verdict: 'deny', reason: 'é€😀'.repeat(30_000), path: [] }, 'g');
+      first.append({ event: 'deny', verdict: 'deny', reason: '€'.repeat(50_001), path: [] }, 'g');
+      first.close();
+      const second = openDecisionLog(file);
+      second.append({ event: 'allow', verdict: 'allow', path: [] }, 'g');
+      second.close();
+      expect(records().map((r) => r.seq)).toEqual([0, 1, 2]);
+      expect(verifyLog(readFileSync(file, 'utf8'))).toMatchObject({ ok: true, records: 3 });
+    });
+
+    it('refuses a second open of the same file with the other chain setting', () => {
+      const log = openDecisionLog(file);
+      try {
+        expect(() => openDecisionLog({ destination: file, chain: false })).toThrow(
+          /already writes this decision log with a chain \| open it with the same chain option/,
+        );
+      } finally {
+        log.close();
+      }
+    });
+
+    it('holds <log>.lock with its pid until the last handle closes', () => {
+      const first = openDecisionLog(file);
+      const second = openDecisionLog({ destination: file });
+      expect(readFileSync(`${file}.lock`, 'utf8')).toBe(`${process.pid}\n`);
+      first.close();
+      first.close();
+      expect(existsSync(`${file}.lock`)).toBe(true);
+      second.append({ event: 'allow', verdict: 'allow', toolName: 'ls', path: [] }, 'g');
+      second.close();
+      expect(existsSync(`${file}.lock`)).toBe(false);
+      // Reopened: the chain goes on from the file's last record.
+      const third = openDecisionLog(file);
+      third.append({ event: 'deny', verdict: 'deny', reason: 'no', toolName: 'rm', path: [] }, 'g');
+      third.close();
+      expect(records().map((r) => r.seq)).toEqual([0, 1]);
+      expect(verifyLog(readFileSync(file, 'utf8'))).toMatchObject({ ok: true, records: 2 });
+    });
+
+    it('refuses the call and stops the run once the log a gate writes to is closed', async () => {
+      const log = openDecisionLog(file);
+      const gate = policyGate(policy, { log });
+      log.close();
+      const agent = await runLsThenRm(gate);
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/could not record the decision: the decision log is closed/);
+    });
+
+    it('refuses a record it cannot serialise without writing anything, and keeps the chain', () => {
+      const log = openDecisionLog({ destination: file, includeInput: true });
+      try {
+        expect(() => log.append({ event: 'allow', verdict: 'allow', path: [], input: { n: 1n } }, 'g')).toThrow(
+          /cannot write this record/,
+        );
+        log.append({ event: 'allow', verdict: 'allow', path: [] }, 'g');
+      } finally {
+        log.close();
+      }
+      expect(records().map((r) => r.seq)).toEqual([0]);
+    });
+  });
+
   describe('gate-audit verify-log on a tampered file', () => {
     async function logOfFour(): Promise<string[]> {
       await runLsThenRm(policyGate(policy, { log: { destination: file } }));
@@ -179,6 +324,8 @@ describe('the decision log (policyGate { log })', () => {
       );
       expect(toolResults(agent)).toHaveLength(1);
       expect((agent as unknown as { model: { calls: number } }).model.calls).toBe(1);
+      // A device takes no lockfile.
+      expect(existsSync('/dev/full.lock')).toBe(false);
     });
 
     it('refuses every later call once the destination failed, even if it recovers', async () => {

@@ -264,6 +264,38 @@ describe('gates and accepted nodes', () => {
   });
 });
 
+describe('notes in JUnit', () => {
+  it('each note is a case of the notes suite: a failure where it fails the run, skipped otherwise', () => {
+    const report: CoverageReport = {
+      ...mixed,
+      notes: [
+        {
+          kind: 'unaudited-export',
+          module: 'app.ts',
+          export: 'build',
+          message: 'was not called',
+          fix: '--export build',
+        },
+        {
+          kind: 'gate-mismatch',
+          module: 'app.ts',
+          path: ['pricing', 'analyst'],
+          message: 'under allow-all',
+          fails: true,
+        },
+      ],
+    };
+    const xml = RENDERERS.junit(report, {});
+    const failuresWithout = (RENDERERS.junit(mixed, {}).match(/<failure /g) ?? []).length;
+    expect((xml.match(/<failure /g) ?? []).length).toBe(failuresWithout + 1);
+    expect(xml).toContain(`tests="${mixed.nodes.length + 2}"`);
+    expect(xml).toMatch(
+      /<testsuite name="gate-audit notes" tests="2" failures="1" errors="0" skipped="1">\n.*name="unaudited-export".*\n\s*<skipped message="not audited: app.ts#build: was not called \| --export build"\/>/,
+    );
+    expect(xml).toContain('<failure type="gate-mismatch" message="wrong gate: ');
+  });
+});
+
 describe('--quiet', () => {
   it('text: only the nodes that are not gated, each with its whole path, then the summary of all', () => {
     const text = RENDERERS.text(mixed, { quiet: true });

@@ -40,6 +40,25 @@ const selectedLine = (frame: string): string | undefined => frame.split('\n').fi
 const mixed = (): CoverageReport => audit(buildMixedGraph());
 
 describe('CoverageApp', () => {
+  it("counts the run's notes in the header with the first one, within the height it was given", () => {
+    const report: CoverageReport = {
+      ...mixed(),
+      notes: [
+        { kind: 'unaudited-export', module: 'app.ts', export: 'build', message: 'was not called' },
+        { kind: 'skipped-module', module: 'other.ts', message: 'no orchestrator' },
+      ],
+    };
+    const app = render(<CoverageApp report={report} color={false} width={140} height={24} />);
+    const frame = plain(app);
+    expect(frame.split('\n')[3]).toBe(
+      'notes: 1 exported function not audited · 1 module skipped: not audited: app.ts#build: was not called (+1 more)',
+    );
+    expect(frame.split('\n').length).toBeLessThanOrEqual(24);
+    expect(plain(render(<CoverageApp report={mixed()} color={false} width={140} height={24} />))).not.toContain(
+      'notes:',
+    );
+  });
+
   it('shows the summary, the tree and the detail of the first node to fix', () => {
     const app = render(<CoverageApp report={mixed()} color={false} width={100} height={24} />);
     expect(plain(app)).toMatchInlineSnapshot(`

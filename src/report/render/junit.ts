@@ -3,6 +3,9 @@
  * rule, skipped (with its reason) when it is accepted, so CI test dashboards show coverage holes next to
  * test failures.
  *
+ * The CLI's notes are the cases of a suite `gate-audit notes`: a failure where the note fails the run, skipped
+ * otherwise.
+ *
  * A bundle of several modules gives one test suite per module (`module#export`), so a module's path is a
  * suite name and never a class name. Class names are the node's parents within its module, joined with
  * ` › `, with every `.` written `․` (U+2024 ONE DOT LEADER): CI viewers split class names at dots into
@@ -15,6 +18,7 @@
 import { visible, visiblePath } from '../../text.js';
 import { nodeFailsRun } from '../exit.js';
 import type { CoverageNode, CoverageReport } from '../schema.js';
+import { noteLines } from './notes.js';
 import { sourceOf } from './summary.js';
 
 // Everything XML 1.0 does not allow: C0 controls but tab, LF and CR; lone surrogates; U+FFFE and U+FFFF.
@@ -99,7 +103,26 @@ export function renderJunit(report: CoverageReport): string {
       suite.cases.push(`${open}</testcase>`);
     }
   }
-  const tests = report.nodes.length;
+  // The CLI's notes (exported functions not called, modules skipped, nodes under another gate) are cases of
+  // their own suite: failing where the note fails the run, skipped otherwise, so a dashboard shows them too.
+  for (const [i, line] of noteLines(report).entries()) {
+    const note = report.notes?.[i];
+    if (note === undefined) continue;
+    const suite = suiteNamed('gate-audit notes');
+    const open = `    <testcase classname="gate-audit notes" name="${xml(note.kind)}" time="0">`;
+    if (note.fails === true) {
+      suite.failures += 1;
+      failures += 1;
+      suite.cases.push(
+        `${open}\n      <failure type="${xml(note.kind)}" message="${xmlOwn(line)}">${xmlOwn(line)}</failure>\n    </testcase>`,
+      );
+    } else {
+      suite.skipped += 1;
+      skipped += 1;
+      suite.cases.push(`${open}\n      <skipped message="${xmlOwn(line)}"/>\n    </testcase>`);
+    }
+  }
+  const tests = report.nodes.length + (report.notes?.length ?? 0);
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="gate-audit" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}">`,
