@@ -342,7 +342,7 @@ describe('every format under hostile data (property)', () => {
       ),
     );
     const ATTRIBUTES = new Set(
-      'lang charset http-equiv content name class id max value aria-label aria-hidden aria-pressed aria-live data-count data-filter type title placeholder autocomplete role tabindex width height viewBox transform fill fill-opacity stroke stroke-width stroke-dasharray stroke-opacity points d cx cy rx ry x y text-anchor font-family font-size font-weight font-style'.split(
+      'lang charset http-equiv content name class id hidden max value aria-label aria-hidden aria-pressed aria-live data-count data-filter type title placeholder autocomplete role tabindex width height viewBox transform fill fill-opacity stroke stroke-width stroke-dasharray stroke-opacity points d cx cy rx ry x y text-anchor font-family font-size font-weight font-style'.split(
         ' ',
       ),
     );

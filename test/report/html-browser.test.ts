@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { summarize } from '../../src/report/audit.js';
 import { DEFAULT_FIX } from '../../src/report/render/glyphs.js';
 import { renderHtmlPage } from '../../src/report/render/html.js';
+import { noteLines } from '../../src/report/render/notes.js';
 import { type CoverageNode, type CoverageReport, CoverageReportSchema } from '../../src/report/schema.js';
 import { hasHiddenCharacters, visible, visiblePath } from '../../src/text.js';
 import { launchBrowser, openFile } from '../helpers/browser.js';
@@ -210,6 +211,12 @@ describe('the HTML report of a fixture, in Chromium', () => {
     expect((await rowsOf(page)).filter((r) => r.selected).map((r) => r.path)).toEqual(['["pricing"]']);
   });
 
+  it('lists what the run did not audit, as the text report does', async () => {
+    expect(report.notes?.length).toBeGreaterThan(0);
+    expect(await opened.page.locator('#notes').isVisible()).toBe(true);
+    expect(await opened.page.locator('#notes-list li').allTextContents()).toEqual(noteLines(report));
+  });
+
   it('asked for nothing but its own file, and nothing went wrong in it (no CSP violation)', async () => {
     expect(opened.problems).toEqual([]);
     expect([...new Set(opened.requests)]).toEqual([opened.url]);
@@ -319,6 +326,15 @@ describe('the HTML report of hostile data', () => {
     summary: summarize(nodes),
     refusals: [],
     sources: [],
+    notes: [
+      {
+        kind: 'unaudited-export',
+        module: '<img src=x onerror="window.__pwned=11">',
+        export: '\u202e',
+        message: '</script>',
+      },
+      { kind: 'gate-mismatch', module: 'm', path: ['"a"', '\u200b'], message: '<!--', fix: 'javascript:x' },
+    ],
   });
   let opened: Awaited<ReturnType<typeof openFile>>;
 
@@ -358,6 +374,10 @@ describe('the HTML report of hostile data', () => {
     expect(await page.evaluate(() => (globalThis as unknown as PageGlobals).__pwned)).toBeUndefined();
     expect(opened.problems).toEqual([]);
     expect([...new Set(opened.requests)]).toEqual([opened.url]);
+  });
+
+  it('lists its notes as text', async () => {
+    expect(await opened.page.locator('#notes-list li').allTextContents()).toEqual(noteLines(report));
   });
 
   it('shows bidi, zero-width and control characters visibly escaped, everywhere on the page', async () => {

@@ -58,6 +58,7 @@ ${statusRules}
 #detail dd[data-field="fix"]{color:#0d47a1;font-weight:600}
 #detail dd[data-field="warning"]{color:#7a5c00}
 #picture{padding:0 20px 20px}
+.notes{padding:10px 20px 0}.notes[hidden]{display:none}.notes li{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px;color:#7a5c00}
 #picture .frame{background:#fff;border:1px solid #ddd;border-radius:6px;overflow:auto;max-height:80vh}
 #picture svg{display:block}
 #picture g.node,#picture g.cluster{cursor:pointer}
@@ -108,6 +109,21 @@ export const PAGE_SCRIPT = String.raw`
     document.getElementById('generator').textContent = 'gate-audit ' + visible(report.generator.version) +
       ' on @strands-agents/sdk ' + visible(report.generator.sdk) + (report.generator.sdkTested ? '' : ' (untested SDK)');
   }
+
+  // What the run did not audit or held against the report (as the text report's notes), and plan refusals.
+  var notesList = document.getElementById('notes-list');
+  function addNote(text) { notesList.appendChild(el('li', '', text)); }
+  (report.notes || []).forEach(function (note) {
+    var where = note.path === undefined
+      ? visible(note.module + (note.export === undefined ? '' : '#' + note.export))
+      : '"' + visiblePath(note.path).split('"').join('\\x22') + '"';
+    var label = note.kind === 'unaudited-export' ? 'not audited' : note.kind === 'skipped-module' ? 'skipped' : 'wrong gate';
+    addNote(label + ': ' + where + ': ' + visible(note.message) + (note.fix === undefined ? '' : ' | ' + visible(note.fix)));
+  });
+  (report.refusals || []).forEach(function (r) {
+    addNote('installMultiagent would refuse ' + visiblePath(r.path) + ' (' + visible(r.kind) + '): ' + visible(r.reason) + ' | ' + visible(r.fix));
+  });
+  if (notesList.children.length > 0) document.getElementById('notes').hidden = false;
 
   // The tree: a node's parent is the first node at its path minus the last segment.
   var key = function (path) { return JSON.stringify(path); };

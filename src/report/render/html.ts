@@ -104,6 +104,10 @@ export function renderHtml(report: CoverageReport, options: HtmlOptions = {}): s
 </div>
 <ul class="counts" id="counts" aria-label="nodes per status">${counts}</ul>
 </header>
+<section id="notes" class="notes" hidden="" aria-label="not audited or held against the report">
+<h2>Not audited, or held against the report</h2>
+<ul id="notes-list"></ul>
+</section>
 <main>
 <section aria-label="nodes">
 <div class="controls">
