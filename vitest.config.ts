@@ -5,6 +5,10 @@ export default defineConfig({
   resolve: {
     // Examples import the package by name, as users do.
     alias: [
+      {
+        find: /^gate-audit\/stores\/postgres$/,
+        replacement: fileURLToPath(new URL('./src/stores/postgres.ts', import.meta.url)),
+      },
       { find: /^gate-audit\/vitest$/, replacement: fileURLToPath(new URL('./src/vitest.ts', import.meta.url)) },
       { find: /^gate-audit$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
     ],

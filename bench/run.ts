@@ -36,6 +36,8 @@ import {
   timed,
   timedSync,
 } from './stats.js';
+import { otelOverhead } from './otel-overhead.js';
+import { fleetLogAppend } from './fleet-log.js';
 import { shellDecision } from './shell-decision.js';
 import { buildTree } from './trees.js';
 
@@ -385,15 +387,21 @@ async function main(): Promise<void> {
     ],
     ['decision log', decisionLog],
     ['shell-decision', async () => void rows.push(await shellDecision(scale(30)))],
+    ['otel-overhead', async () => void rows.push(await otelOverhead(scale(40)))],
+    ['fleet-log-append', async () => void rows.push(await fleetLogAppend(scale(10)))],
   ];
-  for (const [name, step] of steps) {
+  // BENCH_ONLY=<step,…> runs those steps alone and prints their rows without rewriting bench/results.json.
+  const only = process.env.BENCH_ONLY?.split(',');
+  for (const [name, step] of steps.filter(([n]) => only === undefined || only.includes(n))) {
     const t = performance.now();
     await step();
     say_(`  ${name}: ${round((performance.now() - t) / 1000, 3)} s`);
   }
-  writeFileSync(join(root, 'bench/results.json'), `${JSON.stringify(rows, null, 2)}\n`);
+  if (only === undefined) writeFileSync(join(root, 'bench/results.json'), `${JSON.stringify(rows, null, 2)}\n`);
   process.stdout.write(table(machine));
-  say_(`wrote bench/results.json in ${round((performance.now() - started) / 1000, 3)} s`);
+  say_(
+    `${only === undefined ? 'wrote bench/results.json' : 'ran'} in ${round((performance.now() - started) / 1000, 3)} s`,
+  );
 }
 
 await main();

@@ -17,6 +17,7 @@ export type { Finding, FindingKind, GateAuditErrorCode, GateConflict, PolicyIssu
 export { allowAll, configureGate, denyAll } from './enforce/gate.js';
 export type {
   ApprovalBinding,
+  RaisedApproval,
   ApprovalOutcome,
   ApprovalPath,
   AskDecision,
@@ -60,5 +61,17 @@ export { openDecisionLog } from './policy/decision-log.js';
 export type { DecisionLog, DecisionLogOptions } from './policy/decision-log.js';
 export { verifyLogFile } from './policy/verify-log.js';
 export type { LogVerification, VerifyLogOptions } from './policy/verify-log.js';
+export { approvePending, denyPending, listPending, memoryApprovalStore } from './policy/approval-store.js';
+export type {
+  AnswerOptions,
+  ApprovalAnswer,
+  ApprovalStore,
+  DurableApprovalOptions,
+  ListedApproval,
+  PendingApprovalEntry,
+  PendingRequest,
+  StoredApproval,
+} from './policy/approval-store.js';
+export type { DecisionSink } from './policy/decision-sink.js';
 export { interventionGate } from './policy/intervention-gate.js';
 export type { InterventionFactory } from './policy/intervention-gate.js';

@@ -19,10 +19,12 @@ describe('the public API', () => {
       'UngateableError',
       'allowAll',
       'approve',
+      'approvePending',
       'assertFullyGated',
       'audit',
       'configureGate',
       'denyAll',
+      'denyPending',
       'gatedAgent',
       'gatedFactory',
       'hasNodeGuard',
@@ -30,7 +32,9 @@ describe('the public API', () => {
       'installMultiagent',
       'interventionGate',
       'isGated',
+      'listPending',
       'loadPolicy',
+      'memoryApprovalStore',
       'openDecisionLog',
       'plan',
       'policyGate',
@@ -52,10 +56,14 @@ describe('the public API', () => {
 });
 
 describe('the subpath exports', () => {
-  it('gate-audit/tui exports renderCoverageTui, gate-audit/vitest the matcher', async () => {
+  it('gate-audit/tui exports renderCoverageTui, gate-audit/vitest the matcher, gate-audit/otel the span processor', async () => {
     const tui = await import('../src/tui/index.js');
     expect(Object.keys(tui)).toEqual(['renderCoverageTui']);
     const matchers = await import('../src/vitest.js');
     expect(Object.keys(matchers)).toEqual(['toBeFullyGated']);
+    const otel = await import('../src/otel/index.js');
+    expect(Object.keys(otel)).toEqual(['gateSpanProcessor']);
+    const postgres = await import('../src/stores/postgres.js');
+    expect(Object.keys(postgres).sort()).toEqual(['postgresStore', 'verifyStoreLog']);
   });
 });

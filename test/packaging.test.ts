@@ -120,7 +120,13 @@ describe('a CommonJS app', () => {
   }
 
   it('requires every CommonJS-capable export of the packed package', () => {
-    expect(requirable).toEqual(['gate-audit', 'gate-audit/vitest', 'gate-audit/package.json']);
+    expect(requirable).toEqual([
+      'gate-audit',
+      'gate-audit/vitest',
+      'gate-audit/otel',
+      'gate-audit/stores/postgres',
+      'gate-audit/package.json',
+    ]);
     const { status, stdout, stderr } = runCjs(
       `for (const id of ${JSON.stringify(requirable)}) {\n` +
         '  const m = require(id);\n' +

@@ -1,6 +1,6 @@
 /**
  * The `gate-audit` command: a thin shell. Parse arguments and the configuration → load modules once →
- * audit → every report → exit code. `check-policy`, `verify-log` and `init` as the first argument dispatch
+ * audit → every report → exit code. `check-policy`, `verify-log`, `approvals` and `init` as the first argument dispatch
  * to their subcommands.
  * Exit codes: 0 every node gated, 1 a coverage finding, 2 usage, config or load error.
  */
@@ -16,6 +16,7 @@ import { notesSummary } from '../report/render/notes.js';
 import { renderSarif, renderSarifError } from '../report/render/sarif.js';
 import { findConfig, InvalidConfigError, type LoadedConfig, loadConfig } from './config.js';
 import { initCommand } from './init.js';
+import { mergeCommand } from './merge.js';
 import {
   checkReporters,
   Inputs,
@@ -27,6 +28,7 @@ import {
   writeReport,
 } from './outputs.js';
 import { checkPolicyCommand, verifyLogCommand } from './policy-commands.js';
+import { approvalsCommand, verifyStoreLogCommand } from './store-commands.js';
 import { type RunOutcome, type RunSettings, runAudit } from './run.js';
 import type { Pattern } from './select.js';
 import { watchRuns } from './watch.js';
@@ -69,6 +71,7 @@ interface Options {
   quiet?: boolean;
   watch?: boolean;
   requireTestedSdk?: boolean;
+  shard?: { index: number; count: number };
 }
 
 /** gate-audit's own version, from its package.json. */
@@ -100,6 +103,16 @@ function msArg(value: string): number {
   if (!Number.isInteger(n) || n <= 0)
     throw new InvalidArgumentError('expected a positive whole number of milliseconds');
   return n;
+}
+
+function shardArg(value: string): { index: number; count: number } {
+  const match = /^(\d+)\/(\d+)$/.exec(value.trim());
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (match === null || index < 1 || count < 1 || index > count) {
+    throw new InvalidArgumentError('expected i/n with 1 <= i <= n, e.g. 1/3 for the first of three shards');
+  }
+  return { index, count };
 }
 
 const collect =
@@ -147,6 +160,11 @@ function program(streams: CliStreams): Command {
     .option('--quiet', 'show only nodes that are not gated, and the summary')
     .option('--watch', 'audit again when a loaded module or anything it imports changes')
     .option(
+      '--shard <i/n>',
+      'audit only part i of n of the selected modules (by a hash of each path); join the parts with gate-audit merge',
+      shardArg,
+    )
+    .option(
       '--timeout <ms>',
       `how long importing a module, or a factory call, may take (default ${DEFAULT_TIMEOUT_MS})`,
       msArg,
@@ -162,7 +180,10 @@ function program(streams: CliStreams): Command {
       '\nCommands:\n' +
         '  gate-audit init                               write a starter gate-audit.config and print the CI step\n' +
         "  gate-audit check-policy <policy> [module...]  what a policy says about each agent's tools\n" +
+        '  gate-audit merge <report.json...>             join the JSON reports of several jobs or shards into one\n' +
         '  gate-audit verify-log <file>                  check a hash-chained decision log\n' +
+        "  gate-audit verify-log --store <url>           check every writer's chain of a fleet's log in PostgreSQL\n" +
+        '  gate-audit approvals list|approve|deny --store <url>  answer pending approvals from any process\n' +
         '\nExit codes:\n' +
         '  0  clean: every node gated, attested or accepted (attested and accepted never fail)\n' +
         '  1  a node is ungated, ungateable or blocked, or an orchestrator is not gated; with --min-coverage the\n' +
@@ -250,6 +271,7 @@ function settingsOf(
     timeoutMs: options.timeout ?? config.timeout ?? DEFAULT_TIMEOUT_MS,
     plan: options.plan === true,
     noise,
+    ...(options.shard === undefined ? {} : { shard: options.shard }),
   };
 }
 
@@ -394,12 +416,22 @@ export async function main(argv: readonly string[], streams: CliStreams, context
   let reporters: ReporterSpec[] = [];
   try {
     if (argv[0] === 'check-policy') return await checkPolicyCommand(argv.slice(1), streams, cwd);
+    if (argv[0] === 'verify-log' && argv.some((a) => a === '--store' || a.startsWith('--store='))) {
+      return await verifyStoreLogCommand(argv.slice(1), streams);
+    }
     if (argv[0] === 'verify-log') return await verifyLogCommand(argv.slice(1), streams, cwd);
+    if (argv[0] === 'approvals') {
+      return await approvalsCommand(argv.slice(1), streams, cwd, context.env ?? process.env);
+    }
     if (argv[0] === 'init') return initCommand(argv.slice(1), streams, cwd);
+    if (argv[0] === 'merge') return await mergeCommand(argv.slice(1), streams, cwd);
     const command = program(streams);
     command.parse([...argv], { from: 'user' });
     const options = command.opts<Options>();
     debug = options.debug === true;
+    if (options.shard !== undefined && options.watch === true) {
+      throw new GateAuditError('USAGE', 'shard=<--shard> | --shard and --watch cannot be combined | drop one of them');
+    }
     // Before any user module runs: an SDK gate-audit cannot read (or, with the flag, one it was not tested
     // on) is exit 2 here, with the same line `install` would throw.
     ensureSdk({ requireTested: options.requireTestedSdk === true });

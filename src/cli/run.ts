@@ -3,6 +3,7 @@
  * entries), combine the reports, add what was not audited, and judge the exit code by the one rule. The
  * outputs are written by the caller, from this one result.
  */
+import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { type Finding, GateAuditError, messageOf } from '../errors.js';
@@ -10,7 +11,13 @@ import { joinPath, escapeSegment } from '../paths.js';
 import { type AuditOptions, audit, plan, summarize } from '../report/audit.js';
 import { exitCodeOf, isToolRunningNode } from '../report/exit.js';
 import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
-import { type CoverageNode, type CoverageNote, type CoverageReport, SCHEMA_VERSION } from '../report/schema.js';
+import {
+  type CoverageNode,
+  type CoverageNote,
+  type CoverageReport,
+  SCHEMA_VERSION,
+  type Shard,
+} from '../report/schema.js';
 import { checkedGenerator, mergeGenerators } from '../report/generator.js';
 import type { Config, LoadedConfig } from './config.js';
 import { closest, didYouMean } from './did-you-mean.js';
@@ -38,6 +45,8 @@ export interface RunSettings {
   readonly timeoutMs: number;
   readonly plan: boolean;
   readonly noise: (chunk: string) => void;
+  /** `--shard i/n`: audit only the modules whose project-relative path hashes to part `index` of `count`. */
+  readonly shard?: { readonly index: number; readonly count: number };
 }
 
 /** What a run produced. */
@@ -259,6 +268,29 @@ function gateMismatches(report: CoverageReport, required: string): CoverageNote[
 }
 
 /**
+ * The shard (1-based) a module belongs to of `count`: the first 4 bytes of the SHA-256 of its project-relative
+ * path, modulo `count`. The same path lands in the same shard on every machine and in every job.
+ *
+ * @param projectPath - the module's path from the project root, `/`-separated
+ * @param count - how many shards
+ */
+export function shardOf(projectPath: string, count: number): number {
+  return (createHash('sha256').update(projectPath).digest().readUInt32BE(0) % count) + 1;
+}
+
+/**
+ * The digest of a run's whole selected module list (project-relative paths, sorted): every shard of one
+ * run records the same one, so `merge` can tell that no module fell between shards.
+ *
+ * @param projectPaths - every selected module's path from the project root
+ */
+export function modulesDigest(projectPaths: readonly string[]): string {
+  return `sha256:${createHash('sha256')
+    .update([...projectPaths].sort().join('\n'))
+    .digest('hex')}`;
+}
+
+/**
  * Runs one audit.
  *
  * @param settings - flags and configuration, merged
@@ -288,9 +320,26 @@ export async function runAudit(
   for (const pattern of selection.unmatched) {
     messages.push(`no module matches "${pattern}" (passed over: --no-error-on-unmatched-pattern)`);
   }
+  const root = projectRoot(cwd, loaded.file === undefined ? undefined : loaded.dir);
+  const fromRoot = (absolute: string): string => posix(relative(root, absolute));
+  let targets = selection.modules;
+  let shard: Shard | undefined;
+  if (settings.shard !== undefined) {
+    const { index, count } = settings.shard;
+    targets = selection.modules.filter((m) => shardOf(fromRoot(m.absolute), count) === index);
+    shard = {
+      index,
+      count,
+      modulesDigest: modulesDigest(selection.modules.map((m) => fromRoot(m.absolute))),
+      ...(loaded.shown === undefined ? {} : { config: loaded.shown }),
+    };
+    messages.push(
+      `shard ${index}/${count}: ${targets.length} of ${selection.modules.length} selected module${selection.modules.length === 1 ? '' : 's'} (gate-audit merge joins the shards)`,
+    );
+  }
   const factories = new Factories(config, loaded.dir);
   const results: ModuleResult[] = [];
-  for (const target of selection.modules) {
+  for (const target of targets) {
     watched.add(target.absolute);
     try {
       results.push(
@@ -346,7 +395,11 @@ export async function runAudit(
         acceptRules.length > 0
           ? "; the config's accept does not reach an installMultiagent call inside the module"
           : '';
-      reports.push(refusalReport(refusal, settings.plan, hint));
+      const refused = refusalReport(refusal, settings.plan, hint);
+      reports.push({
+        ...refused,
+        sources: refused.sources.map((source) => ({ ...source, projectModule: fromRoot(result.absolute) })),
+      });
     }
     for (const found of result.found) {
       const real = realOf(result.absolute);
@@ -385,6 +438,7 @@ export async function runAudit(
             export: found.label ?? found.exportName,
             path: [report.root.id],
             factory: found.factory,
+            projectModule: fromRoot(result.absolute),
           },
         ],
       });
@@ -392,12 +446,15 @@ export async function runAudit(
   }
   // An entry that matched nothing is stale, counted only for what this run loaded: an entry for a module it
   // did not load, or refused at import, or (under --export) for another export, is no error.
+  // In a sharded run, each shard records what it saw and `merge` judges over all shards.
   const loadedReal = new Set(results.map((r) => realOf(r.absolute)));
   const narrowed = settings.exportName !== undefined;
+  const judged: { index: number; path: string; used: boolean }[] = [];
   for (const rule of acceptRules) {
-    if (used.has(rule.index)) continue;
     if (rule.module !== undefined && (!loadedReal.has(rule.module) || refusedModules.has(rule.module))) continue;
     if (narrowed && rule.export !== settings.exportName) continue;
+    judged.push({ index: rule.index, path: rule.path, used: used.has(rule.index) });
+    if (used.has(rule.index) || shard !== undefined) continue;
     const near = closest(rule.path, pathsSeen);
     throw new GateAuditError(
       'USAGE',
@@ -427,6 +484,25 @@ export async function runAudit(
       });
     }
   }
+  if (shard !== undefined && judged.length > 0) shard = { ...shard, accept: judged };
+  if (reports.length === 0 && shard !== undefined) {
+    // A shard may get no module, or only modules with nothing to audit: `merge` says whether the whole run
+    // audited anything.
+    const empty: CoverageReport = {
+      schemaVersion: SCHEMA_VERSION,
+      mode: settings.plan ? 'plan' : 'audit',
+      root: { id: 'gate-audit', kind: 'bundle' },
+      nodes: [],
+      edges: [],
+      summary: summarize([]),
+      refusals: [],
+      sources: [],
+      generator: checkedGenerator(),
+      ...(notes.length > 0 ? { notes } : {}),
+      shard,
+    };
+    return { report: empty, exitCode: 0, messages, sarif: {}, watched: [...watched] };
+  }
   if (reports.length === 0) {
     const skipped = notes.filter((n) => n.kind === 'skipped-module').length;
     const unaudited = notes.filter((n) => n.kind === 'unaudited-export');
@@ -444,7 +520,11 @@ export async function runAudit(
   }
   const combined = combine(reports, settings.plan);
   if (settings.requireGate !== undefined) notes.push(...gateMismatches(combined, settings.requireGate));
-  const report: CoverageReport = notes.length > 0 ? { ...combined, notes } : combined;
+  const report: CoverageReport = {
+    ...combined,
+    ...(notes.length > 0 ? { notes } : {}),
+    ...(shard === undefined ? {} : { shard }),
+  };
   const refused = results.some((r) => r.refusals.length > 0);
   const held = notes.some((n) => n.fails === true);
   let exitCode: 0 | 1 = exitCodeOf(report, {

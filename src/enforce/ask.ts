@@ -3,14 +3,27 @@
  * SDK interrupt (`interrupt`). An interrupt is issued with a random nonce that stays in this gate's memory,
  * with the identity of the gate that raised it; the answer given on resume is checked against exactly that
  * interrupt, once. An answer for an interrupt this gate did not raise in this process (pre-loaded from a
- * snapshot or a session) is refused before the approval path sees it.
+ * snapshot or a session) is refused before the approval path sees it, unless the path is durable (`raise`
+ * and `resume`): then the pending approval was written to its store before the run paused, and `resume`
+ * must prove from an authenticated store row that this gate raised it. A check that throws or hangs
+ * refuses the call and stops the run.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { JSONValue } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
 import { isInterruptError } from '../walker/sdk-internals.js';
-import { type Call, fail, type GateState, Late, type Outcomes, recordOf, settle, writeRecord } from './call.js';
-import type { ApprovalBinding, AskDecision, ToolCallRequest } from './gate.js';
+import {
+  type Call,
+  fail,
+  type GateState,
+  Late,
+  type Outcomes,
+  observe,
+  recordOf,
+  settle,
+  writeRecord,
+} from './call.js';
+import type { ApprovalBinding, AskDecision, RaisedApproval, ToolCallRequest } from './gate.js';
 
 /** Name of the interrupt an `ask` raises on the tool call (its id is `hook:beforeToolCall:<toolUseId>:<name>`). */
 export const APPROVAL_INTERRUPT = 'gate-audit:approval';
@@ -28,6 +41,13 @@ function readOutcome(value: unknown): { granted: true } | { granted: false; reas
   }
   if (granted === true) return { granted: true };
   return { granted: false, reason: typeof reason === 'string' && reason !== '' ? reason : 'no reason given' };
+}
+
+/** Why a settled approval check failed (late or thrown), or undefined when it answered. */
+function failureOf(settled: { value: unknown } | Late | { thrown: unknown }): string | undefined {
+  if (settled instanceof Late) return `the approval check did not answer within ${settled.ms} ms`;
+  if ('thrown' in settled) return `the approval check failed: ${messageOf(settled.thrown)}`;
+  return undefined;
 }
 
 function readMember(owner: object, key: string): unknown {
@@ -76,6 +96,9 @@ export async function settleAsk(
   } else {
     const pending = state.pending.get(call.toolUseId);
     const nonce = randomBytes(16).toString('hex');
+    const raise = readMember(approval, 'raise');
+    // A durable path writes the pending approval to its store under a fresh id the approver answers.
+    const approvalId = typeof raise === 'function' ? randomUUID() : undefined;
     let answer: unknown;
     try {
       // The reason carries the request, the gate's identity and the nonce, so whoever answers can see
@@ -83,6 +106,7 @@ export async function settleAsk(
       const reason = {
         gate: view.name,
         gateId: view.id,
+        ...(approvalId === undefined ? {} : { approvalId }),
         ...decision,
         request: {
           ...request,
@@ -105,18 +129,55 @@ export async function settleAsk(
         fail(state, call, problem);
         return undefined;
       }
+      observe(state, call, 'ask', rule.rule, decision.reason);
+      if (approvalId !== undefined) {
+        // The pending approval is in the store before the run pauses, or the call is refused.
+        const raised: RaisedApproval = {
+          id: approvalId,
+          gate: view.name,
+          gateId: view.id,
+          nonce,
+          reason: decision.reason,
+          ...rule,
+          request,
+        };
+        const written = await settle(
+          () => (raise as (p: RaisedApproval) => unknown).call(approval, raised),
+          state.source.timeoutMs,
+        );
+        if (written instanceof Late || 'thrown' in written) {
+          const why = written instanceof Late ? `no answer within ${written.ms} ms` : messageOf(written.thrown);
+          fail(state, call, `gate "${view.name}" could not store the pending approval: ${why}`);
+          return undefined;
+        }
+      }
       state.pending.set(call.toolUseId, {
         gate: view.gate,
         gateId: view.id,
         nonce,
         name: call.name,
         canonical: call.snapshot!.canonical,
+        ...(approvalId === undefined ? {} : { approvalId }),
       });
       return error;
     }
     // Each interrupt is answered once, whatever the answer: the pending record is gone from here on.
     state.pending.delete(call.toolUseId);
-    if (pending === undefined || pending.gate !== view.gate) {
+    let settled: { value: unknown } | Late | { thrown: unknown } | undefined;
+    const resume = readMember(approval, 'resume');
+    if (pending === undefined && typeof resume === 'function') {
+      // Raised by another process (or before a restart): the durable path must prove this gate raised it.
+      settled = await settle(
+        () =>
+          (resume as (r: ToolCallRequest, a: unknown, g: { gateId: string }) => unknown).call(
+            approval,
+            request,
+            answer,
+            { gateId: view.id },
+          ),
+        state.source.timeoutMs,
+      );
+    } else if (pending === undefined || pending.gate !== view.gate) {
       outcome = {
         granted: false,
         reason:
@@ -125,8 +186,12 @@ export async function settleAsk(
     } else if (pending.name !== call.name || pending.canonical !== call.snapshot!.canonical) {
       outcome = { granted: false, reason: 'the call resumed is not the call the approval was asked for' };
     } else {
-      const binding: ApprovalBinding = { gateId: pending.gateId, nonce: pending.nonce };
-      const settled = await settle(
+      const binding: ApprovalBinding = {
+        gateId: pending.gateId,
+        nonce: pending.nonce,
+        ...(pending.approvalId === undefined ? {} : { approvalId: pending.approvalId }),
+      };
+      settled = await settle(
         () =>
           (method as (r: ToolCallRequest, a: unknown, b: ApprovalBinding) => unknown).call(
             approval,
@@ -136,12 +201,16 @@ export async function settleAsk(
           ),
         state.source.timeoutMs,
       );
-      outcome =
-        settled instanceof Late
-          ? { granted: false, reason: `the approval check did not answer within ${settled.ms} ms` }
-          : 'thrown' in settled
-            ? { granted: false, reason: `the approval step failed: ${messageOf(settled.thrown)}` }
-            : settled.value;
+    }
+    if (settled !== undefined) {
+      // A check that throws or hangs is a gate error (a store that is down, a forged or spent approval):
+      // the call is refused and the run stops.
+      const failure = failureOf(settled);
+      if (failure !== undefined) {
+        fail(state, call, failure);
+        return undefined;
+      }
+      outcome = (settled as { value: unknown }).value;
     }
   }
   const read = readOutcome(outcome);

@@ -10,6 +10,7 @@ import type { InputSnapshot } from './digest.js';
 import type { Gate, GateRecord, ToolCallRequest } from './gate.js';
 import { type GateView, viewGate } from './gate-identity.js';
 import { log } from './log.js';
+import { type ObservedVerdict, observeTool } from './observe.js';
 import { stopRun } from './run-state.js';
 
 /** Prefix of the message a refused call returns to the model. */
@@ -67,6 +68,8 @@ export interface PendingApproval {
   readonly nonce: string;
   readonly name: string;
   readonly canonical: string;
+  /** The id of the pending approval in a durable store, when the path has one. */
+  readonly approvalId?: string;
 }
 
 /** One tool call, read once from the live event before anything awaits. */
@@ -118,6 +121,26 @@ export function seal(state: GateState, call: Call, allowed: boolean, cancelText?
 export function refuse(state: GateState, call: Call, message: string): void {
   call.event.cancel = message;
   seal(state, call, false, message);
+}
+
+/**
+ * Tells the decision observer (OpenTelemetry) how a call ended, after it is sealed or refused.
+ *
+ * @param verdict - allow, deny, ask or error
+ * @param rule - the gate's rule, when it named one
+ * @param reason - why it was not allowed
+ */
+export function observe(state: GateState, call: Call, verdict: ObservedVerdict, rule?: string, reason?: string): void {
+  observeTool(() => ({
+    agent: state.agent,
+    agentId: agentIdOf(state.agent),
+    toolName: call.name,
+    toolUseId: call.toolUseId,
+    ...(call.gate === undefined ? {} : { gate: call.gate.name }),
+    verdict,
+    ...(rule === undefined ? {} : { rule }),
+    ...(reason === undefined ? {} : { reason }),
+  }));
 }
 
 /** The record of a call for `Gate.record`. */
@@ -249,6 +272,7 @@ export function fail(state: GateState, call: Call, problem: string, tampering = 
   } catch {
     // the cancel above refuses the call
   }
+  observe(state, call, 'error', undefined, problem);
   try {
     log('error', { tool: call.name, agent: agentIdOf(state.agent), path: joinPath(call.path) }, problem);
     recordBestEffort(

@@ -17,6 +17,7 @@ import {
   ERROR,
   fail,
   type GateState,
+  observe,
   Late,
   recordBestEffort,
   recordOf,
@@ -95,6 +96,7 @@ function drift(call: Call): string | undefined {
 /** Refuses a call before or after the gate is asked, and records the refusal. */
 async function refuseRecorded(state: GateState, call: Call, message: string, reason: string): Promise<void> {
   refuse(state, call, message);
+  observe(state, call, message.startsWith(ERROR) ? 'error' : 'deny', undefined, reason);
   const view = call.gate ?? viewOf(state.source.resolve());
   if (view === undefined) return;
   const problem = await writeRecord(state, view, recordOf(state, call, { event: 'deny', reason }));
@@ -250,6 +252,7 @@ async function allow(
   const changed = stopped === undefined ? drift(call) : undefined;
   if (stopped !== undefined) {
     refuse(state, call, `${ERROR} ${stopped}; the run was stopped`);
+    observe(state, call, 'error', rule.rule, stopped);
     recordBestEffort(state, view, recordOf(state, call, { event: 'deny', reason: stopped }));
     return undefined;
   }
@@ -258,6 +261,7 @@ async function allow(
     return undefined;
   }
   seal(state, call, true);
+  observe(state, call, 'allow', rule.rule);
   return undefined;
 }
 
@@ -271,6 +275,7 @@ async function deny(
 ): Promise<void> {
   const named = rule.rule === undefined ? '' : `, rule=<${rule.rule}>`;
   refuse(state, call, `${BLOCKED} ${reason} | tool=<${call.name}>, agent=<${agentIdOf(state.agent)}>${named}`);
+  observe(state, call, 'deny', rule.rule, reason);
   const problem = await writeRecord(state, call.gate!, recordOf(state, call, { event, reason, ...rule }));
   if (problem !== undefined) fail(state, call, problem);
 }

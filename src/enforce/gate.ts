@@ -69,6 +69,29 @@ export interface ApprovalBinding {
   readonly gateId: string;
   /** A random value issued with this interrupt only. */
   readonly nonce: string;
+  /** The id of the pending approval written to a store (only when the path has `raise`). */
+  readonly approvalId?: string;
+}
+
+/**
+ * An approval interrupt as it is raised, for a durable approval path (`raise`): everything the approver
+ * must see, and everything the answer will be bound to.
+ */
+export interface RaisedApproval {
+  /** A random id for this pending approval (the interrupt's `reason.approvalId`). */
+  readonly id: string;
+  /** The gate's name. */
+  readonly gate: string;
+  /** The gate's identity (see `Gate.id`). */
+  readonly gateId: string;
+  /** The random nonce issued with the interrupt. */
+  readonly nonce: string;
+  /** Why the gate asks. */
+  readonly reason: string;
+  /** The rule that asked, when the gate named one. */
+  readonly rule?: string;
+  /** The call waiting for the answer. */
+  readonly request: ToolCallRequest;
 }
 
 /**
@@ -76,7 +99,9 @@ export interface ApprovalBinding {
  * - `interrupt`: the tool call raises the SDK interrupt (the run stops with `stopReason: 'interrupt'`); when
  *   the run is resumed, the answer is given to `check` with the binding this gate issued with that
  *   interrupt, but only if this gate raised that interrupt in this process (an answer pre-loaded from a
- *   snapshot is refused before `check` sees it). Each interrupt is answered at most once.
+ *   snapshot is refused before `check` sees it, unless a durable path's `resume` proves from its store that
+ *   this gate raised it). Each interrupt is answered at most once; a check that throws or hangs refuses the
+ *   call and stops the run.
  * - `callback`: `ask` is awaited in-process and the run does not pause.
  * Throwing, rejecting or any outcome other than exactly `{ granted: true }` refuses the call.
  */
@@ -87,6 +112,22 @@ export type ApprovalPath =
         request: ToolCallRequest,
         answer: unknown,
         binding: ApprovalBinding,
+      ): ApprovalOutcome | Promise<ApprovalOutcome>;
+      /**
+       * Optional, for durable approvals: called when the interrupt is raised, before the run pauses, to
+       * write the pending approval where another process can answer it. Throwing, rejecting or not
+       * settling in time refuses the call and stops the run.
+       */
+      raise?(pending: RaisedApproval): void | Promise<void>;
+      /**
+       * Optional, for durable approvals: settles an answer for an interrupt this gate did not raise in this
+       * process (a restarted process resuming from the SDK's session snapshot). Without it such an answer is
+       * refused. It must prove on its own that this gate raised the interrupt (an authenticated store row).
+       */
+      resume?(
+        request: ToolCallRequest,
+        answer: unknown,
+        gate: { readonly gateId: string },
       ): ApprovalOutcome | Promise<ApprovalOutcome>;
     }
   | {

@@ -35,6 +35,7 @@ import { nodeMap, topologyProblems } from '../walker/topology.js';
 import { ERROR, viewOf } from './call.js';
 import type { Gate } from './gate.js';
 import { log } from './log.js';
+import { observeNode } from './observe.js';
 import { enterRun, leaveRun, runFailure, stopRun } from './run-state.js';
 import { addOrchestratorHook, moveOrchestratorHookFirst } from './sdk-mutations.js';
 
@@ -194,6 +195,10 @@ export function installNodeGuard(
   const cancel = (event: BeforeNodeCallEvent, nodeId: string, refusal: string): void => {
     const text = `${UNGATED_NODE} node "${nodeId}" in "${where}" ${refusal}`;
     event.cancel = text;
+    observeNode(() => {
+      const view = viewOf(gate());
+      return { orchestrator, nodeId, reason: text, ...(view === undefined ? {} : { gate: view.name }) };
+    });
     try {
       log('error', { orchestrator: orchestratorId, node: nodeId }, 'node cancelled by the guard');
       const view = viewOf(gate());

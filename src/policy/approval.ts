@@ -45,7 +45,14 @@ export function inputDigest(input: unknown): string {
   return hash('sha256', canonicalJson(withoutMarker(input)), 'hex');
 }
 
-function keyOf(options: ApprovalSecret | undefined, subject: string): Buffer {
+/**
+ * The HMAC key of a secret, checked (at least 32 bytes).
+ *
+ * @param options - `{ secret }`
+ * @param subject - what needs it, for the error message
+ * @throws GateAuditError `INVALID_ARGUMENT` when the secret is missing or short
+ */
+export function approvalKey(options: ApprovalSecret | undefined, subject: string): Buffer {
   const secret = options?.secret;
   const key =
     typeof secret === 'string'
@@ -92,6 +99,22 @@ function sign(key: Buffer, subject: ApprovalSubject): string {
 }
 
 /**
+ * The approval token of a subject under a key (see `approve`).
+ *
+ * @param key - from `approvalKey`
+ * @param subject - the interrupt's request with `gateId` and `nonce`
+ */
+export function approvalToken(key: Buffer, subject: ApprovalSubject): string {
+  checkSubject(subject);
+  return sign(key, subject);
+}
+
+/** Whether a value has the shape of an approval token. */
+export function isApprovalToken(value: unknown): value is string {
+  return typeof value === 'string' && /^ga2\.[0-9a-f]{64}$/.test(value);
+}
+
+/**
  * Signs the approval of exactly one interrupt: this gate, this agent, this place, this nonce, this tool
  * name, this `toolUseId`, this input. Give the token as the interrupt's resume answer:
  * `agent.invoke([{ interruptResponse: { interruptId, response: token } }])`. The request is the interrupt's
@@ -103,7 +126,7 @@ function sign(key: Buffer, subject: ApprovalSubject): string {
  * @throws GateAuditError `INVALID_ARGUMENT` when the secret is missing or short, or the request incomplete
  */
 export function approve(request: ApprovalSubject, options: ApprovalSecret): string {
-  const key = keyOf(options, 'approve');
+  const key = approvalKey(options, 'approve');
   checkSubject(request);
   return sign(key, request);
 }
@@ -116,11 +139,11 @@ export function approve(request: ApprovalSubject, options: ApprovalSecret): stri
  * @param options - `{ secret }`
  */
 export function tokenApprovals(options: ApprovalSecret): ApprovalPath {
-  const key = keyOf(options, 'approvals');
+  const key = approvalKey(options, 'approvals');
   return {
     via: 'interrupt',
     check: (request, answer, binding): ApprovalOutcome => {
-      if (typeof answer !== 'string' || !/^ga2\.[0-9a-f]{64}$/.test(answer)) {
+      if (!isApprovalToken(answer)) {
         return { granted: false, reason: 'the answer is not an approval token; sign the call with approve()' };
       }
       if (typeof binding?.nonce !== 'string' || typeof binding.gateId !== 'string') {

@@ -6,8 +6,10 @@ import { createHash } from 'node:crypto';
 import { canonicalJson } from '../enforce/digest.js';
 import type { ApprovalPath, Gate, GateRecord } from '../enforce/gate.js';
 import { GateAuditError } from '../errors.js';
-import { type ApprovalSecret, type Approver, approverApprovals, tokenApprovals } from './approval.js';
-import { type DecisionLog, type DecisionLogOptions, openDecisionLog } from './decision-log.js';
+import { type Approver, approverApprovals, tokenApprovals } from './approval.js';
+import { type DurableApprovalOptions, storedApprovals } from './approval-store.js';
+import type { DecisionLogOptions } from './decision-log.js';
+import { type DecisionSink, sinkOf } from './decision-sink.js';
 import { parsePolicy } from './load.js';
 import type { Policy, PolicyInput } from './schema.js';
 
@@ -15,17 +17,22 @@ import type { Policy, PolicyInput } from './schema.js';
 export interface GateOptions {
   /** Name shown in logs and reports (default `policy` / `intervention`). */
   readonly name?: string;
-  /** Settle `ask` with the SDK interrupt; the resume answer must be a token from `approve(request, { secret })`. */
-  readonly approvals?: ApprovalSecret;
+  /**
+   * Settle `ask` with the SDK interrupt; the resume answer must be a token from `approve(request, { secret })`.
+   * With a `store`, the pending approval is written there before the run pauses, answered from any process
+   * (`approvePending`, `gate-audit approvals`) and consumed once on resume (the answer is then its id).
+   */
+  readonly approvals?: DurableApprovalOptions;
   /** Settle `ask` in-process instead: `true` approves; `false`, a rejection, an error or a timeout denies. */
   readonly approver?: Approver;
   /** How long `approver` may take (default 60000 ms). */
   readonly approverTimeoutMs?: number;
   /**
    * Write every decision to a decision log: where and how (see `DecisionLogOptions`, opened here and kept
-   * open until the process exits), or a log from `openDecisionLog`, which you close when done.
+   * open until the process exits), a log from `openDecisionLog` (shared by several gates, closed by you), or
+   * any other `DecisionSink` (e.g. `postgresStore(...)`).
    */
-  readonly log?: DecisionLogOptions | DecisionLog;
+  readonly log?: DecisionLogOptions | DecisionSink;
 }
 
 /**
@@ -37,7 +44,11 @@ export interface GateOptions {
 export function gateOptions(
   options: GateOptions | undefined,
   subject: string,
-): { name: string | undefined; approval?: ApprovalPath; record?: (gateName: string, record: GateRecord) => void } {
+): {
+  name: string | undefined;
+  approval?: ApprovalPath;
+  record?: (gateName: string, record: GateRecord) => void | Promise<void>;
+} {
   const { approvals, approver, approverTimeoutMs = 60_000, log } = options ?? {};
   if (approvals !== undefined && approver !== undefined) {
     throw new GateAuditError(
@@ -56,20 +67,18 @@ export function gateOptions(
   }
   const approval =
     approvals !== undefined
-      ? tokenApprovals(approvals)
+      ? approvals.store !== undefined
+        ? storedApprovals({ ...approvals, store: approvals.store })
+        : tokenApprovals(approvals)
       : approver !== undefined
         ? approverApprovals(approver, approverTimeoutMs)
         : undefined;
+  const sink = log === undefined ? undefined : sinkOf(log);
   return {
     name: options?.name,
     ...(approval === undefined ? {} : { approval }),
-    ...(log === undefined ? {} : { record: recordTo(log) }),
+    ...(sink === undefined ? {} : { record: (gateName, record) => sink.append(record, gateName) }),
   };
-}
-
-function recordTo(log: DecisionLogOptions | DecisionLog): (gateName: string, record: GateRecord) => void {
-  const open = 'append' in log && typeof log.append === 'function' ? log : openDecisionLog(log as DecisionLogOptions);
-  return (gateName, record) => open.append(record, gateName);
 }
 
 /**

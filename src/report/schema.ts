@@ -83,6 +83,36 @@ export const CoverageSourceSchema = z.strictObject({
   path: z.array(z.string()),
   /** True when the export is a factory called to build the orchestrator. */
   factory: z.boolean(),
+  /**
+   * The module's path from the project root, with `/` separators (written by the CLI): what `merge` joins
+   * reports of several jobs on, whatever folder each job ran from.
+   */
+  projectModule: z.string().optional(),
+});
+
+/**
+ * An accept entry of the configuration as one shard saw it: `merge` calls an entry stale only when no shard
+ * used it and a shard that loaded what it names found no such node.
+ */
+export const ShardAcceptSchema = z.strictObject({
+  /** Its index in the configuration's `accept`. */
+  index: z.number().int().nonnegative(),
+  path: z.string(),
+  /** Whether a node of this shard matched it. */
+  used: z.boolean(),
+});
+
+/** Which part of a sharded run (`--shard i/n`) a report is. */
+export const ShardSchema = z.strictObject({
+  /** 1-based. */
+  index: z.number().int().positive(),
+  count: z.number().int().positive(),
+  /** SHA-256 of the whole selected module list (project-relative paths), the same in every shard of a run. */
+  modulesDigest: z.string(),
+  /** The configuration file as the shard named it, for `merge`'s stale-`accept` message. */
+  config: z.string().optional(),
+  /** The accept entries this shard could judge (it loaded what they name). */
+  accept: z.array(ShardAcceptSchema).optional(),
 });
 
 /** Which gate-audit wrote a report, on which SDK, and whether that SDK lies in gate-audit's tested range. */
@@ -136,6 +166,8 @@ export const CoverageReportSchema = z.strictObject({
   generator: GeneratorSchema.optional(),
   /** What the CLI did not audit, or held against the report (absent from a library `audit`). */
   notes: z.array(CoverageNoteSchema).optional(),
+  /** Present when the report is one shard of a run split with `--shard i/n` (`merge` joins the shards). */
+  shard: ShardSchema.optional(),
 });
 
 /** The schema version this build writes and reads. */
@@ -160,5 +192,7 @@ export type CoverageReport = z.infer<typeof CoverageReportSchema>;
 export type Generator = z.infer<typeof GeneratorSchema>;
 /** Something a run did not audit or held against the report, outside the nodes. */
 export type CoverageNote = z.infer<typeof CoverageNoteSchema>;
+/** Which part of a sharded run a report is. */
+export type Shard = z.infer<typeof ShardSchema>;
 /** Which gate covers a node. */
 export type GateIdentity = z.infer<typeof GateIdentitySchema>;

@@ -499,3 +499,28 @@ export function isConditionalEdge(edge: unknown): boolean {
   if (typeof handler !== 'function') return false;
   return Function.prototype.toString.call(handler).replace(/\s+/g, '') !== '()=>true';
 }
+
+/**
+ * The span the SDK's tracer keeps in a private field (`_tracer.<key>`), read as data. Feature-dependent
+ * (`tracing` in `sdk-shape.ts`): only `gate-audit/otel` reads it, to place a decision's span, and an SDK
+ * without it never refuses an install.
+ *
+ * @returns the span object, or why it could not be read
+ */
+function tracerSpan(owner: unknown, key: '_loopSpan' | '_multiAgentSpan'): FieldRead {
+  const tracer = dataField(owner, '_tracer');
+  if (!tracer.ok) return tracer;
+  const span = dataField(tracer.value, key);
+  if (!span.ok) return span;
+  return isObjectLike(span.value) ? span : { ok: false, why: 'absent' };
+}
+
+/** The agent's current loop-cycle span (`_tracer._loopSpan`): the SDK parents tool spans to it, never making it active. */
+export function agentLoopSpan(agent: unknown): FieldRead {
+  return tracerSpan(agent, '_loopSpan');
+}
+
+/** A Graph's or Swarm's invoke span (`_tracer._multiAgentSpan`): the parent of its node spans. */
+export function orchestratorSpan(orchestrator: unknown): FieldRead {
+  return tracerSpan(orchestrator, '_multiAgentSpan');
+}

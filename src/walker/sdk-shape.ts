@@ -67,9 +67,11 @@ export interface SdkField {
   readonly type: SdkFieldType;
   /**
    * `required`: every supported SDK has it; a feature name: present exactly when the SDK has that feature
-   * (then checked on a probe configured with the feature).
+   * (then checked on a probe configured with the feature); `tracing`: read only by `gate-audit/otel` to
+   * place a decision's span, never refusing an install (unreadable, the span is parented to the active
+   * context and says so).
    */
-  readonly need: 'required' | SdkFeature | 'a2a';
+  readonly need: 'required' | SdkFeature | 'a2a' | 'tracing';
   /**
    * `probe`: checked here on fresh probe objects. `run`: the object exists only during a run or behind an
    * optional peer, so it is checked by the behavioural self-test and the suite, and reading it wrong fails
@@ -249,6 +251,30 @@ export const SDK_FIELDS: readonly SdkField[] = [
     need: 'required',
     checked: 'run',
     why: "recognises the SDK's own structured-output (handoff) tool",
+  },
+  {
+    owner: 'Agent',
+    field: '_tracer._loopSpan',
+    type: 'object',
+    need: 'tracing',
+    checked: 'run',
+    why: "the agent's current loop-cycle span (never made active): parent of a refused call's gate_audit.decide span",
+  },
+  {
+    owner: 'Graph',
+    field: '_tracer._multiAgentSpan',
+    type: 'object',
+    need: 'tracing',
+    checked: 'run',
+    why: "the Graph's invoke span, parent of its node spans: finds the node span of a node the guard cancels",
+  },
+  {
+    owner: 'Swarm',
+    field: '_tracer._multiAgentSpan',
+    type: 'object',
+    need: 'tracing',
+    checked: 'run',
+    why: "the Swarm's invoke span, parent of its node spans: finds the node span of a node the guard cancels",
   },
   {
     owner: 'A2AAgent',
@@ -533,7 +559,9 @@ export function checkSdkShape(probes: SdkProbes = makeSdkProbes()): ShapeProblem
   const features = sdkFeatures(probes);
   for (const field of SDK_FIELDS) {
     if (field.checked !== 'probe') continue;
-    if (field.need !== 'required' && field.need !== 'a2a' && !features[field.need]) continue;
+    if (field.need !== 'required' && field.need !== 'a2a' && field.need !== 'tracing' && !features[field.need]) {
+      continue;
+    }
     const value = readPath(ownerProbe(probes, field), field.field);
     if (!hasType(value, field.type)) {
       const expected =

@@ -139,7 +139,13 @@ describe('gate-audit <module>', () => {
     expect(code).toBe(1);
     const report = CoverageReportSchema.parse(JSON.parse(out));
     expect(report.sources).toEqual([
-      { module: 'fixtures/graphs/async-factory-graph.ts', export: 'default', path: ['helpdesk'], factory: true },
+      {
+        module: 'fixtures/graphs/async-factory-graph.ts',
+        export: 'default',
+        path: ['helpdesk'],
+        factory: true,
+        projectModule: 'fixtures/graphs/async-factory-graph.ts',
+      },
     ]);
     expect(report.nodes.map((n) => n.path.join('/'))).toEqual(['helpdesk', 'helpdesk/intake', 'helpdesk/resolver']);
   });

@@ -52,7 +52,7 @@ describe('gate-audit check-policy <policy> <module>', () => {
   });
 
   it('--help lists the subcommands; each subcommand has its own help', async () => {
-    expect((await cli('--help')).out).toMatch(/check-policy <policy> <module\.\.\.>[\s\S]*verify-log <file>/);
+    expect((await cli('--help')).out).toMatch(/check-policy <policy> \[module\.\.\.\][\s\S]*verify-log <file>/);
     const help = await cli('verify-log', '--help');
     expect(help.code).toBe(0);
     expect(help.out).toContain('Exit codes: 0 intact · 1 a record is broken or missing');

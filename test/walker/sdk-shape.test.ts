@@ -50,7 +50,7 @@ describe('the SDK shape self-check', () => {
 
   it('marks every field required or feature-dependent, and says what it is for', () => {
     for (const field of SDK_FIELDS) {
-      expect(['required', 'background-tasks', 'a2a']).toContain(field.need);
+      expect(['required', 'background-tasks', 'a2a', 'tracing']).toContain(field.need);
       expect(field.why.length).toBeGreaterThan(10);
     }
   });

@@ -1,0 +1,243 @@
+/**
+ * `gate-audit merge <report.json...>`: joins the JSON reports of several CI jobs, or of the shards of one
+ * `--shard i/n` run, into one report in any format, and exits by the one exit rule. For a sharded run it also
+ * runs the checks a single run makes and a shard cannot: that something was audited at all, and that every
+ * `accept` entry of the configuration matched a node in some shard.
+ * Exit codes: 0 every node gated, 1 a coverage finding, 2 a report that cannot be read or merged.
+ */
+import { readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { REPORTER_FORMATS } from '../config.js';
+import { GateAuditError, messageOf } from '../errors.js';
+import { type ExitRule, exitCodeOf, minCoverageProblem } from '../report/exit.js';
+import { gateAuditVersion } from '../report/generator.js';
+import { type MergeInput, mergeReports } from '../report/merge.js';
+import { isFormatName, renderFormat } from '../report/render/index.js';
+import { renderSarif, type SarifLocation } from '../report/render/sarif.js';
+import { type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from '../report/schema.js';
+import { quoted, visible } from '../text.js';
+import { closest } from './did-you-mean.js';
+import { artifactUri, projectRoot, SourceIndex } from './locate.js';
+import {
+  checkReporters,
+  Inputs,
+  parseReporter,
+  type ReporterSpec,
+  refuseOverwrites,
+  resolveOutput,
+  writeReport,
+} from './outputs.js';
+import type { Streams } from './policy-commands.js';
+
+interface MergeOptions {
+  format?: (typeof REPORTER_FORMATS)[number];
+  outputFile?: string;
+  reporter?: { format: (typeof REPORTER_FORMATS)[number]; outputFile?: string }[];
+  minCoverage?: number;
+  exitZero?: boolean;
+  quiet?: boolean;
+}
+
+function percentArg(value: string): number {
+  const n = value.trim() === '' ? Number.NaN : Number(value);
+  const problem = minCoverageProblem(n);
+  if (problem !== undefined) throw new InvalidArgumentError(problem);
+  return n;
+}
+
+const collect =
+  <T>(parse: (value: string) => T) =>
+  (value: string, previous: T[] = []): T[] => [...previous, parse(value)];
+
+function program(streams: Streams): Command {
+  return new Command('gate-audit merge')
+    .description('Join the JSON reports of several jobs, or of the shards of one --shard run, into one report.')
+    .argument('<report...>', 'JSON reports written by gate-audit --format json (or --reporter json=<file>)')
+    .addOption(
+      new Option('--format <format>', 'the merged report: its format (default text)').choices(REPORTER_FORMATS),
+    )
+    .option('--output-file <path>', 'write the merged report to this file instead of stdout')
+    .option('--reporter <name[=file]>', 'a merged report, to stdout or a file (repeatable)', collect(parseReporter))
+    .option(
+      '--min-coverage <pct>',
+      'fail only when coverage of tool-running nodes is under this percent (0-100), or an orchestrator is not gated',
+      percentArg,
+    )
+    .option('--exit-zero', 'report without failing on coverage findings')
+    .option('--quiet', 'show only nodes that are not gated, and the summary')
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 clean, 1 a node not gated (the same rule as the audit), 2 a report that cannot be read,\n' +
+        'reports of another kind or schema version, a shard missing, or shards that selected different modules',
+    )
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void streams.stdout.write(s),
+      writeErr: (s) => void streams.stderr.write(s),
+      outputError: (s, write) => write(s.startsWith('error:') ? `gate-audit merge: ${s.slice('error: '.length)}` : s),
+    });
+}
+
+/** Reads and validates one report. */
+function readReport(file: string, shown: string): CoverageReport {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new GateAuditError(
+      'USAGE',
+      `report=<${visible(shown)}> | cannot read it as JSON: ${visible(messageOf(error))} | give the JSON reports the audit writes (--format json or --reporter json=<file>)`,
+      { cause: error },
+    );
+  }
+  const version = (raw as { schemaVersion?: unknown } | null)?.schemaVersion;
+  if (version !== SCHEMA_VERSION) {
+    throw new GateAuditError(
+      'USAGE',
+      `report=<${visible(shown)}> | schemaVersion ${visible(JSON.stringify(version) ?? 'missing')}, this gate-audit reads ${SCHEMA_VERSION} | merge reports written by one gate-audit version`,
+    );
+  }
+  const parsed = CoverageReportSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const at = issue === undefined ? '' : issue.path.map(String).join('.');
+    throw new GateAuditError(
+      'USAGE',
+      `report=<${visible(shown)}>, field=<${visible(at)}> | not a gate-audit coverage report: ${visible(issue?.message ?? 'invalid')} | give the JSON reports the audit writes`,
+    );
+  }
+  return parsed.data;
+}
+
+function reportersOf(options: MergeOptions, cwd: string): ReporterSpec[] {
+  const specs: ReporterSpec[] = (options.reporter ?? []).map((r) =>
+    r.outputFile === undefined
+      ? { format: r.format }
+      : { format: r.format, file: resolveOutput(r.outputFile, cwd), shown: r.outputFile },
+  );
+  if (options.format !== undefined || options.outputFile !== undefined) {
+    const format = options.format ?? 'text';
+    specs.push(
+      options.outputFile === undefined
+        ? { format }
+        : { format, file: resolveOutput(options.outputFile, cwd), shown: options.outputFile },
+    );
+  }
+  if (specs.some((s) => s.format === 'tui')) {
+    throw new GateAuditError(
+      'USAGE',
+      'format=<tui> | merge writes reports, not the interactive view | choose text, json, markdown, sarif, junit, github, mermaid or dot',
+    );
+  }
+  return specs.length > 0 ? specs : [{ format: 'text' }];
+}
+
+/** SARIF locations: each merged module's export line, found from the project root when the file is there. */
+function sarifLocations(report: CoverageReport, cwd: string): Parameters<typeof renderSarif>[2] {
+  const root = projectRoot(cwd);
+  const index = new SourceIndex();
+  const locateModule = (module: string, exportName?: string): SarifLocation | undefined => {
+    const absolute = join(root, module);
+    const name = exportName?.replace(/\(.*$/s, '');
+    let line: number | undefined;
+    try {
+      line = name === undefined ? undefined : index.exportLine(absolute, name);
+    } catch {
+      line = undefined;
+    }
+    return { ...artifactUri(absolute, root), startLine: line ?? 1 };
+  };
+  return {
+    locateModule,
+    locate: (node) => {
+      const source = report.sources.find((s) => s.path.every((segment, i) => node.path[i] === segment));
+      return source === undefined ? undefined : locateModule(source.module, source.export);
+    },
+  };
+}
+
+/**
+ * Runs `gate-audit merge`.
+ *
+ * @param argv - the arguments after `merge`
+ * @param streams - stdout for the report, stderr for messages
+ * @param cwd - the working directory
+ * @returns the exit code
+ */
+export async function mergeCommand(argv: readonly string[], streams: Streams, cwd: string): Promise<number> {
+  const command = program(streams);
+  command.parse([...argv], { from: 'user' });
+  const options = command.opts<MergeOptions>();
+  const reporters = reportersOf(options, cwd);
+  checkReporters(reporters);
+  const inputs = new Inputs();
+  const parts: MergeInput[] = command.args.map((arg) => {
+    const file = resolve(cwd, arg);
+    inputs.add(file, 'a report this merge reads');
+    return { name: arg, report: readReport(file, arg) };
+  });
+  const merged = mergeReports(parts);
+  const { report } = merged;
+  if (merged.sharded !== undefined) {
+    const [stale] = merged.sharded.staleAccept;
+    if (stale !== undefined) {
+      const near = closest(stale.path, merged.pathsInModules);
+      throw new GateAuditError(
+        'USAGE',
+        `config=<${visible(stale.config ?? '?')}>, field=<accept[${stale.index}].path> | ${quoted(visible(stale.path))} matches no node of the modules loaded in any of the ${merged.sharded.count} shards${near === undefined ? '' : ` | did you mean ${quoted(visible(near))}?`} | fix the path or remove the entry`,
+      );
+    }
+  }
+  if (report.sources.length === 0) {
+    const skipped = (report.notes ?? []).filter((n) => n.kind === 'skipped-module').length;
+    const unaudited = (report.notes ?? []).filter((n) => n.kind === 'unaudited-export');
+    const why = [
+      `${parts.length} report${parts.length === 1 ? '' : 's'}`,
+      ...(skipped > 0 ? [`${skipped} module${skipped === 1 ? '' : 's'} skipped with nothing to audit`] : []),
+      ...(unaudited.length > 0
+        ? [
+            `exported functions not called: ${unaudited.map((n) => visible(`${n.module}#${n.export ?? '?'}`)).join(', ')}`,
+          ]
+        : []),
+    ].join(', ');
+    throw new GateAuditError(
+      'NO_ORCHESTRATOR',
+      `nothing was audited in any report (${why}) | name the modules that export your Graph, Swarm or Agent, or their factories`,
+    );
+  }
+  for (const warning of merged.warnings) streams.stderr.write(`gate-audit merge: warning: ${warning}\n`);
+  refuseOverwrites(reporters, inputs, cwd);
+  const rule: ExitRule = {
+    ...(options.minCoverage === undefined ? {} : { minCoverage: options.minCoverage }),
+    ...(options.exitZero === true ? { exitZero: true } : {}),
+  };
+  const version = gateAuditVersion();
+  const s = report.summary;
+  for (const reporter of reporters) {
+    const name = isFormatName(reporter.format) ? reporter.format : 'text';
+    const text =
+      name === 'sarif'
+        ? renderSarif(report, version, sarifLocations(report, cwd))
+        : await renderFormat(name, report, {
+            version,
+            exitRule: rule,
+            ...(options.quiet === true ? { quiet: true } : {}),
+          });
+    if (reporter.file === undefined) {
+      streams.stdout.write(text);
+      continue;
+    }
+    writeReport({ ...reporter, file: reporter.file }, text);
+    streams.stderr.write(
+      `gate-audit merge: wrote ${reporter.format} report to ${visible(reporter.shown ?? relative(cwd, reporter.file))} (${s.gated}/${s.total} nodes gated)\n`,
+    );
+  }
+  const shards = merged.sharded === undefined ? '' : ` (all ${merged.sharded.count} shards)`;
+  streams.stderr.write(
+    `gate-audit merge: ${parts.length} report${parts.length === 1 ? '' : 's'}${shards}, ${report.sources.length} module export${report.sources.length === 1 ? '' : 's'}, ${s.gated}/${s.total} nodes gated\n`,
+  );
+  let code = exitCodeOf(report, rule);
+  if (options.exitZero !== true && (report.notes ?? []).some((n) => n.fails === true)) code = 1;
+  return code;
+}

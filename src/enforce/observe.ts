@@ -1,0 +1,69 @@
+/**
+ * Who watches decisions besides `Gate.record`: at most one observer (the `gate-audit/otel` span processor)
+ * is told of every tool decision and every node the guard cancels, after the decision is applied. Without an
+ * observer each call costs one comparison. An observer can never change a decision: it is called after the
+ * call is sealed or refused, and whatever it throws is swallowed.
+ */
+import type { Agent } from '@strands-agents/sdk';
+
+/** How a call ended at the gate: `error` when the gate failed (the run stops). */
+export type ObservedVerdict = 'allow' | 'deny' | 'ask' | 'error';
+
+/** One decided tool call. */
+export interface ToolDecision {
+  readonly agent: Agent;
+  readonly agentId: string;
+  readonly toolName: string;
+  readonly toolUseId: string;
+  /** The gate's name, when one was asked. */
+  readonly gate?: string;
+  readonly verdict: ObservedVerdict;
+  readonly rule?: string;
+  /** Why a call was not allowed. */
+  readonly reason?: string;
+}
+
+/** One node the node guard cancelled. */
+export interface NodeCancel {
+  readonly orchestrator: object;
+  readonly nodeId: string;
+  readonly gate?: string;
+  readonly reason: string;
+}
+
+/** What an observer is told. */
+export interface DecisionObserver {
+  tool(decision: ToolDecision): void;
+  node(cancel: NodeCancel): void;
+}
+
+let current: DecisionObserver | undefined;
+
+/**
+ * Sets (or, with undefined, removes) the observer.
+ *
+ * @param observer - told of every decision from now on
+ */
+export function setDecisionObserver(observer: DecisionObserver | undefined): void {
+  current = observer;
+}
+
+/** Tells the observer of a tool decision; never throws. */
+export function observeTool(make: () => ToolDecision): void {
+  if (current === undefined) return;
+  try {
+    current.tool(make());
+  } catch {
+    // Observation never changes a decision.
+  }
+}
+
+/** Tells the observer of a cancelled node; never throws. */
+export function observeNode(make: () => NodeCancel): void {
+  if (current === undefined) return;
+  try {
+    current.node(make());
+  } catch {
+    // Observation never changes a decision.
+  }
+}

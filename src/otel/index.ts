@@ -1,0 +1,245 @@
+/**
+ * `gate-audit/otel`: the gate's decisions in OpenTelemetry, on the SDK's own spans.
+ *
+ * - An allowed call: `gate_audit.gate`, `gate_audit.verdict`, `gate_audit.rule` are added to the SDK's own
+ *   `execute_tool` span when it starts, matched by (trace id, parent span id, `gen_ai.tool.call.id`): models
+ *   reuse call ids such as `call_0`, so the call id alone could label another agent's span.
+ * - A refused, asked or failed call (the SDK makes no span for it): a span `gate_audit.decide <tool>`, child
+ *   of the agent's current loop-cycle span, with the `gen_ai.*` attributes of a tool span, the `gate_audit.*`
+ *   ones, `error.type` (`gate_denied` or `gate_error`) and status ERROR.
+ * - A node the node guard cancels: the same attributes and status ERROR on the orchestrator's `node` span.
+ * - A counter `gate_audit.decisions` by gate, verdict and rule, through the metrics API.
+ *
+ * The loop span and the orchestrator's span sit in SDK-private state (`src/walker/sdk-internals.ts`,
+ * feature-dependent): when one cannot be read, the span is parented to the active context and carries
+ * `gate_audit.parent = "active_context"`; it is never dropped. Attributes only, no span events.
+ *
+ * Nothing is observed until `gateSpanProcessor()` is called; `@opentelemetry/api` is an optional peer.
+ */
+import {
+  type Attributes,
+  type Context,
+  type Counter,
+  context,
+  metrics,
+  type Span,
+  type SpanContext,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
+import { type NodeCancel, setDecisionObserver, type ToolDecision } from '../enforce/observe.js';
+import { agentLoopSpan, orchestratorSpan } from '../walker/sdk-internals.js';
+
+/** The scope name of gate-audit's tracer and meter. */
+const INSTRUMENTATION_SCOPE = 'gate-audit';
+
+/** Where a decision span went when the SDK's span could not be read. */
+const PARENT_ACTIVE_CONTEXT = 'active_context';
+
+/**
+ * A span processor to add to a tracer provider (`spanProcessors: [gateSpanProcessor(), ...]`). It has the
+ * shape of `SpanProcessor` from `@opentelemetry/sdk-trace-base`, without depending on it.
+ */
+export interface GateSpanProcessor {
+  /** Labels the SDK's `execute_tool` span of an allowed call; remembers live `node` spans. */
+  onStart(span: Span, parentContext: Context): void;
+  /** Forgets a `node` span. */
+  onEnd(span: object): void;
+  forceFlush(): Promise<void>;
+  /** Stops observing decisions (when no other gate span processor is left). */
+  shutdown(): Promise<void>;
+}
+
+/** How many allowed decisions wait for their tool span at most (the oldest are dropped first). */
+const MAX_PENDING = 10_000;
+
+interface Labels {
+  readonly gate?: string;
+  readonly verdict: string;
+  readonly rule?: string;
+}
+
+const pending = new Map<string, Labels>();
+const liveNodes = new Map<string, Span>();
+const processors = new Set<object>();
+/** The counter, with the meter provider it came from (the global provider may be set after the processor). */
+let counter: { provider: object; counter: Counter } | undefined;
+
+function labelAttributes(labels: Labels): Attributes {
+  return {
+    ...(labels.gate === undefined ? {} : { 'gate_audit.gate': labels.gate }),
+    'gate_audit.verdict': labels.verdict,
+    ...(labels.rule === undefined ? {} : { 'gate_audit.rule': labels.rule }),
+  };
+}
+
+function count(labels: Labels): void {
+  const provider = metrics.getMeterProvider();
+  if (counter?.provider !== provider) {
+    counter = {
+      provider,
+      counter: provider
+        .getMeter(INSTRUMENTATION_SCOPE)
+        .createCounter('gate_audit.decisions', { description: 'Tool calls decided and nodes cancelled by gate-audit' }),
+    };
+  }
+  counter.counter.add(1, labelAttributes(labels));
+}
+
+/** The span context of a span read from SDK-private state, or why it cannot be used. */
+function spanContextOf(read: ReturnType<typeof agentLoopSpan>): { span: Span; context: SpanContext } | string {
+  if (!read.ok) return `unreadable (${read.why})`;
+  const span = read.value as Partial<Span>;
+  if (typeof span.spanContext !== 'function') return 'not a span';
+  const spanContext = span.spanContext();
+  return trace.isSpanContextValid(spanContext) ? { span: span as Span, context: spanContext } : 'no valid span context';
+}
+
+const keyOf = (traceId: string, parentSpanId: string | undefined, id: unknown): string =>
+  `${traceId}/${parentSpanId ?? ''}/${String(id)}`;
+
+/** The parent span id of an SDK span (`parentSpanContext` in sdk-trace-base 2, `parentSpanId` in 1). */
+function parentSpanIdOf(span: object): string | undefined {
+  const { parentSpanContext, parentSpanId } = span as { parentSpanContext?: SpanContext; parentSpanId?: string };
+  return parentSpanContext?.spanId ?? parentSpanId;
+}
+
+function attributesOf(span: object): Attributes {
+  return (span as { attributes?: Attributes }).attributes ?? {};
+}
+
+/** Starts and ends one span of gate-audit's own, with status ERROR. */
+function errorSpan(name: string, attributes: Attributes, parent: Span | undefined, why: string, message: string): void {
+  const parentContext = parent === undefined ? context.active() : trace.setSpan(context.active(), parent);
+  const span = trace.getTracer(INSTRUMENTATION_SCOPE).startSpan(
+    name,
+    {
+      kind: SpanKind.INTERNAL,
+      attributes: {
+        ...attributes,
+        ...(parent === undefined
+          ? { 'gate_audit.parent': PARENT_ACTIVE_CONTEXT, 'gate_audit.parent_unread': why }
+          : {}),
+      },
+    },
+    parentContext,
+  );
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.end();
+}
+
+function onTool(decision: ToolDecision): void {
+  const labels: Labels = {
+    ...(decision.gate === undefined ? {} : { gate: decision.gate }),
+    verdict: decision.verdict,
+    ...(decision.rule === undefined ? {} : { rule: decision.rule }),
+  };
+  count(labels);
+  const loop = spanContextOf(agentLoopSpan(decision.agent));
+  if (decision.verdict === 'allow') {
+    // Without the loop span, the SDK parents its tool span to the active one: match on that instead.
+    const parent = typeof loop === 'string' ? trace.getActiveSpan()?.spanContext() : loop.context;
+    if (parent === undefined || !trace.isSpanContextValid(parent)) return;
+    pending.set(keyOf(parent.traceId, parent.spanId, decision.toolUseId), labels);
+    if (pending.size > MAX_PENDING) pending.delete(pending.keys().next().value as string);
+    return;
+  }
+  errorSpan(
+    `gate_audit.decide ${decision.toolName}`,
+    {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': decision.toolName,
+      'gen_ai.tool.call.id': decision.toolUseId,
+      'gen_ai.agent.id': decision.agentId,
+      ...labelAttributes(labels),
+      'error.type': decision.verdict === 'error' ? 'gate_error' : 'gate_denied',
+    },
+    typeof loop === 'string' ? undefined : loop.span,
+    typeof loop === 'string' ? `agent loop span ${loop}` : '',
+    decision.reason ?? decision.verdict,
+  );
+}
+
+/** Keeps a cancelled node's span at ERROR: the SDK ends it with status OK, which would be final. */
+function holdError(span: Span, message: string): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  const setStatus = span.setStatus.bind(span);
+  Object.defineProperty(span, 'setStatus', {
+    configurable: true,
+    writable: true,
+    value: (status: { code: SpanStatusCode; message?: string }): Span =>
+      status.code === SpanStatusCode.OK ? span : setStatus(status),
+  });
+}
+
+function onNode(cancel: NodeCancel): void {
+  const labels: Labels = {
+    ...(cancel.gate === undefined ? {} : { gate: cancel.gate }),
+    verdict: 'deny',
+    rule: 'node-guard',
+  };
+  count(labels);
+  const attributes: Attributes = { ...labelAttributes(labels), 'error.type': 'gate_denied' };
+  const run = spanContextOf(orchestratorSpan(cancel.orchestrator));
+  const node =
+    typeof run === 'string' ? undefined : liveNodes.get(keyOf(run.context.traceId, run.context.spanId, cancel.nodeId));
+  if (node !== undefined) {
+    node.setAttributes(attributes);
+    holdError(node, cancel.reason);
+    return;
+  }
+  errorSpan(
+    `gate_audit.decide node ${cancel.nodeId}`,
+    { 'gen_ai.operation.name': 'execute_node', 'gen_ai.agent.id': cancel.nodeId, ...attributes },
+    undefined,
+    typeof run === 'string' ? `orchestrator span ${run}` : 'node span not seen by the processor',
+    cancel.reason,
+  );
+}
+
+const observer = { tool: onTool, node: onNode };
+
+/**
+ * A span processor that puts the gate's decisions on the SDK's spans. Add it to the tracer provider the
+ * SDK traces with: `new BasicTracerProvider({ spanProcessors: [gateSpanProcessor(), exporting] })`.
+ *
+ * @returns the processor; decisions are observed from now until every such processor is shut down
+ */
+export function gateSpanProcessor(): GateSpanProcessor {
+  const processor: GateSpanProcessor = {
+    onStart(span: Span): void {
+      const attributes = attributesOf(span);
+      const operation = attributes['gen_ai.operation.name'];
+      if (operation === 'execute_tool') {
+        const key = keyOf(span.spanContext().traceId, parentSpanIdOf(span), attributes['gen_ai.tool.call.id']);
+        const labels = pending.get(key);
+        if (labels === undefined) return;
+        pending.delete(key);
+        span.setAttributes(labelAttributes(labels));
+      } else if (operation === 'execute_node') {
+        liveNodes.set(keyOf(span.spanContext().traceId, parentSpanIdOf(span), attributes['gen_ai.agent.id']), span);
+      }
+    },
+    onEnd(span: object): void {
+      const attributes = attributesOf(span);
+      if (attributes['gen_ai.operation.name'] !== 'execute_node') return;
+      const { traceId } = (span as { spanContext(): SpanContext }).spanContext();
+      const key = keyOf(traceId, parentSpanIdOf(span), attributes['gen_ai.agent.id']);
+      if (liveNodes.get(key) === span) liveNodes.delete(key);
+    },
+    forceFlush: (): Promise<void> => Promise.resolve(),
+    shutdown: (): Promise<void> => {
+      processors.delete(processor);
+      if (processors.size === 0) {
+        setDecisionObserver(undefined);
+        pending.clear();
+        liveNodes.clear();
+      }
+      return Promise.resolve();
+    },
+  };
+  processors.add(processor);
+  setDecisionObserver(observer);
+  return processor;
+}
