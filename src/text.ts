@@ -25,6 +25,12 @@ const HIDDEN =
   // eslint-disable-next-line no-control-regex, no-misleading-character-class
   /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb\ufffe\uffff\u{e0000}-\u{e007f}\u{e0100}-\u{e01ef}\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}\p{Noncharacter_Code_Point}]|\p{Cs}/gu;
 
+/**
+ * The source of the pattern `visible` escapes (use it with the flags `gu`): a page that shows data in a
+ * browser escapes the same characters the same way.
+ */
+export const HIDDEN_SOURCE: string = HIDDEN.source;
+
 function escapeCodePoint(char: string): string {
   const named = NAMED[char];
   if (named !== undefined) return named;

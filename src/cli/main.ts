@@ -11,7 +11,7 @@ import { REPORTER_FORMATS } from '../config.js';
 import { ensureSdk, sdkStatus } from '../enforce/sdk-check.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { minCoverageProblem } from '../report/exit.js';
-import { isFormatName, RENDERERS, type RenderOptions } from '../report/render/index.js';
+import { isFormatName, type RenderOptions, renderFormat } from '../report/render/index.js';
 import { notesSummary } from '../report/render/notes.js';
 import { renderSarif, renderSarifError } from '../report/render/sarif.js';
 import { findConfig, InvalidConfigError, type LoadedConfig, loadConfig } from './config.js';
@@ -315,11 +315,11 @@ function writeErrorSarif(reporters: readonly ReporterSpec[], inputs: Inputs, mes
   }
 }
 
-function render(reporter: ReporterSpec, outcome: RunOutcome, quiet: boolean): string {
+async function render(reporter: ReporterSpec, outcome: RunOutcome, quiet: boolean): Promise<string> {
   const options: RenderOptions & { quiet?: boolean } = { version: version(), ...(quiet ? { quiet: true } : {}) };
   if (reporter.format === 'sarif') return renderSarif(outcome.report, version(), outcome.sarif);
   const name = isFormatName(reporter.format) ? reporter.format : 'text';
-  return RENDERERS[name](outcome.report, options);
+  return await renderFormat(name, outcome.report, options);
 }
 
 interface Shell {
@@ -341,10 +341,13 @@ async function writeReports(
   const { streams } = shell;
   refuseOverwrites(reporters, inputs, shell.cwd);
   for (const line of outcome.messages) streams.stderr.write(`gate-audit: ${line}\n`);
-  const rendered = reporters.map((reporter) => ({
-    reporter,
-    text: reporter.format === 'tui' ? '' : render(reporter, outcome, options.quiet === true),
-  }));
+  const rendered: { reporter: ReporterSpec; text: string }[] = [];
+  for (const reporter of reporters) {
+    rendered.push({
+      reporter,
+      text: reporter.format === 'tui' ? '' : await render(reporter, outcome, options.quiet === true),
+    });
+  }
   const s = outcome.report.summary;
   for (const { reporter, text } of rendered) {
     if (reporter.file === undefined) continue;
@@ -372,7 +375,7 @@ async function writeReports(
     streams.stderr.write(
       `gate-audit: ${shell.tty ? 'in CI or watching' : 'not a terminal'}, printing the text report\n`,
     );
-    streams.stdout.write(render({ format: 'text' }, outcome, options.quiet === true));
+    streams.stdout.write(await render({ format: 'text' }, outcome, options.quiet === true));
     return outcome.exitCode;
   }
   streams.stdout.write(toStdout.text);
@@ -421,7 +424,7 @@ export async function main(argv: readonly string[], streams: CliStreams, context
       return await approvalsCommand(argv.slice(1), streams, cwd, context.env ?? process.env);
     }
     if (argv[0] === 'init') return initCommand(argv.slice(1), streams, cwd);
-    if (argv[0] === 'merge') return mergeCommand(argv.slice(1), streams, cwd);
+    if (argv[0] === 'merge') return await mergeCommand(argv.slice(1), streams, cwd);
     const command = program(streams);
     command.parse([...argv], { from: 'user' });
     const options = command.opts<Options>();

@@ -13,7 +13,7 @@ import { GateAuditError, messageOf } from '../errors.js';
 import { type ExitRule, exitCodeOf, minCoverageProblem } from '../report/exit.js';
 import { gateAuditVersion } from '../report/generator.js';
 import { type MergeInput, mergeReports } from '../report/merge.js';
-import { isFormatName, RENDERERS } from '../report/render/index.js';
+import { isFormatName, renderFormat } from '../report/render/index.js';
 import { renderSarif, type SarifLocation } from '../report/render/sarif.js';
 import { type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from '../report/schema.js';
 import { quoted, visible } from '../text.js';
@@ -165,7 +165,7 @@ function sarifLocations(report: CoverageReport, cwd: string): Parameters<typeof 
  * @param cwd - the working directory
  * @returns the exit code
  */
-export function mergeCommand(argv: readonly string[], streams: Streams, cwd: string): number {
+export async function mergeCommand(argv: readonly string[], streams: Streams, cwd: string): Promise<number> {
   const command = program(streams);
   command.parse([...argv], { from: 'user' });
   const options = command.opts<MergeOptions>();
@@ -219,7 +219,11 @@ export function mergeCommand(argv: readonly string[], streams: Streams, cwd: str
     const text =
       name === 'sarif'
         ? renderSarif(report, version, sarifLocations(report, cwd))
-        : RENDERERS[name](report, { version, exitRule: rule, ...(options.quiet === true ? { quiet: true } : {}) });
+        : await renderFormat(name, report, {
+            version,
+            exitRule: rule,
+            ...(options.quiet === true ? { quiet: true } : {}),
+          });
     if (reporter.file === undefined) {
       streams.stdout.write(text);
       continue;

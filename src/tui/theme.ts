@@ -3,7 +3,7 @@
  */
 import type { NodeStatus } from '../report/schema.js';
 
-export { STATUS_GLYPH } from '../report/render/glyphs.js';
+export { DEFAULT_FIX, STATUS_GLYPH } from '../report/render/glyphs.js';
 
 /** The colour of each status (ink colour names). */
 export const STATUS_COLOR: Readonly<Record<NodeStatus, string>> = {
@@ -13,14 +13,4 @@ export const STATUS_COLOR: Readonly<Record<NodeStatus, string>> = {
   ungated: 'red',
   ungateable: 'magenta',
   blocked: 'gray',
-};
-
-/** The fix shown for a node that has none of its own. */
-export const DEFAULT_FIX: Readonly<Record<NodeStatus, string>> = {
-  gated: 'nothing to do',
-  attested: 'keep the declaration true: declare every agent it runs, or build them with gatedAgent()',
-  accepted: 'keep the acknowledgement current: gate it where it runs, or remove it from the tree',
-  ungated: 'call installMultiagent(root) at startup',
-  ungateable: 'replace it with a local Agent, Graph or Swarm, or gate it where it runs',
-  blocked: 'call installMultiagent(root) again after changing the tree',
 };

@@ -234,7 +234,7 @@ describe('gate-audit <module>', () => {
       [
         'an unknown format',
         ['--format', 'pdf', 'fixtures/graphs/gated-app.ts'],
-        /argument 'pdf' is invalid. Allowed choices are text, json, markdown, sarif, junit, mermaid, dot, github, tui/,
+        /argument 'pdf' is invalid. Allowed choices are text, json, markdown, sarif, junit, mermaid, dot, github, html, tui/,
       ],
       [
         'a bad percentage',

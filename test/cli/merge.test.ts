@@ -139,6 +139,15 @@ describe.concurrent('gate-audit --shard i/n', { timeout: 240_000 }, () => {
 });
 
 describe.concurrent('gate-audit merge', { timeout: 240_000 }, () => {
+  it('writes the merged report as an HTML page too, with every merged node in its data', async () => {
+    const run = await gateAudit(['merge', at('s1of2.json'), at('s2of2.json'), '--format', 'html']);
+    expect(run.status).toBe(1);
+    const data = /<script type="application\/json" id="gate-audit-report">([^<]*)<\/script>/.exec(run.stdout);
+    const page = CoverageReportSchema.parse(JSON.parse(data?.[1] ?? 'null'));
+    expect(statuses(page)).toEqual(statuses(read('whole.json')));
+    expect(run.stdout).toContain('<svg');
+  });
+
   it('joins the shards into the report the unsharded run writes, and exits by the same rule', async () => {
     const run = await gateAudit(['merge', at('s1of2.json'), at('s2of2.json'), '--format', 'json']);
     expect(run.status).toBe(1);

@@ -9,7 +9,11 @@ import { type Token, type Tokens, marked } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { nodeFailsRun } from '../../src/report/exit.js';
 import { STATUS_GLYPH } from '../../src/report/render/glyphs.js';
+import { renderHtml } from '../../src/report/render/html.js';
+import { PAGE_SCRIPT, PAGE_STYLE } from '../../src/report/render/html-page.js';
+import { renderDot } from '../../src/report/render/dot.js';
 import { RENDERERS } from '../../src/report/render/index.js';
+import { layoutSvg } from '../../src/report/render/svg.js';
 import { summaryLine, tally, verdict } from '../../src/report/render/summary.js';
 import { type CoverageNode, type CoverageReport, CoverageReportSchema } from '../../src/report/schema.js';
 import { hasHiddenCharacters, visible, visiblePath } from '../../src/text.js';
@@ -328,6 +332,52 @@ describe('every format under hostile data (property)', () => {
         },
       ),
       RUNS,
+    );
+  });
+
+  it("html: the report embedded whole with no < in it, only the page's own script, style and drawing elements, every node in the picture", async () => {
+    const TAGS = new Set(
+      'html head meta title style body header h1 h2 p div progress span ul li main section button input aside dl script svg g polygon polyline path ellipse text'.split(
+        ' ',
+      ),
+    );
+    const ATTRIBUTES = new Set(
+      'lang charset http-equiv content name class id hidden max value aria-label aria-hidden aria-pressed aria-live data-count data-filter type title placeholder autocomplete role tabindex width height viewBox transform fill fill-opacity stroke stroke-width stroke-dasharray stroke-opacity points d cx cy rx ry x y text-anchor font-family font-size font-weight font-style'.split(
+        ' ',
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(hostileReport(), async (report) => {
+        const html = renderHtml(report, { picture: { svg: await layoutSvg(renderDot(report)) } });
+        expectNothingHidden(html);
+        expect(html).not.toContain('<!--');
+        const data = /<script type="application\/json" id="gate-audit-report">([^<]*)<\/script>/.exec(html);
+        expect(data).not.toBeNull();
+        expect(CoverageReportSchema.parse(JSON.parse(data![1]!))).toEqual(report);
+        expect(html.match(/<script\b/gi)).toHaveLength(2);
+        expect(html.match(/<style\b/gi)).toHaveLength(1);
+        expect(html).toContain(`<script>${PAGE_SCRIPT}</script>`);
+        expect(html).toContain(`<style>${PAGE_STYLE}</style>`);
+        // Outside the page's own style and script and the data block, only known elements and attributes.
+        const markup = html
+          .replace(`<script>${PAGE_SCRIPT}</script>`, '')
+          .replace(`<style>${PAGE_STYLE}</style>`, '')
+          .replace(data![0], '');
+        const tags = [...markup.matchAll(/<\/?([a-zA-Z][\w:-]*)([^>]*)>/g)];
+        expect([...new Set(tags.map((t) => t[1]!))].filter((t) => !TAGS.has(t))).toEqual([]);
+        const ATTRIBUTE = /\s([\w:-]+)="[^"]*"/g;
+        expect(tags.map((t) => t[2]!.replace(ATTRIBUTE, '')).filter((rest) => !/^\s*\/?$/.test(rest))).toEqual([]);
+        const attributes = tags.flatMap((t) => [...t[2]!.matchAll(ATTRIBUTE)].map((a) => a[1]!));
+        expect([...new Set(attributes)].filter((a) => !ATTRIBUTES.has(a))).toEqual([]);
+        expect(markup.replace(/<[^>]*>/g, '')).not.toMatch(/[<>]/);
+        // Every node drawn in the picture, as a box or a cluster named by its position in the report. (An
+        // orchestrator under an agent-as-tool, which only a hand-made report has, is also drawn as a box.)
+        const titles = [
+          ...markup.matchAll(/<g id="\w+" class="(node|cluster)">\s*<title>(?:cluster_)?n(\d+)<\/title>/g),
+        ];
+        expect(sorted([...new Set(titles.map((t) => t[2]!))])).toEqual(sorted(report.nodes.map((_, i) => String(i))));
+      }),
+      { numRuns: Math.min(RUNS.numRuns, 60) },
     );
   });
 });

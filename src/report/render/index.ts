@@ -5,6 +5,7 @@ import type { ExitRule } from '../exit.js';
 import type { CoverageReport } from '../schema.js';
 import { renderDot } from './dot.js';
 import { renderGithub } from './github.js';
+import { renderHtmlPage } from './html.js';
 import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
@@ -28,14 +29,28 @@ export interface RenderOptions {
 /** A renderer: a pure function from a report to its text form. */
 export type Renderer = (report: CoverageReport, options: RenderOptions) => string;
 
+/** A renderer that needs a moment (the HTML page lays out its picture with Graphviz). */
+export type PageRenderer = (report: CoverageReport, options: RenderOptions) => Promise<string>;
+
 /** The names of the non-interactive formats. */
-export const FORMAT_NAMES = ['text', 'json', 'markdown', 'sarif', 'junit', 'mermaid', 'dot', 'github'] as const;
+export const FORMAT_NAMES = ['text', 'json', 'markdown', 'sarif', 'junit', 'mermaid', 'dot', 'github', 'html'] as const;
 
 /** The name of a non-interactive format. */
 export type FormatName = (typeof FORMAT_NAMES)[number];
 
-/** Every non-interactive format, by name. */
-export const RENDERERS: Readonly<Record<FormatName, Renderer>> = {
+/** The formats rendered asynchronously. */
+export type PageFormatName = 'html';
+
+/** The formats rendered synchronously, as text. */
+export type TextFormatName = Exclude<FormatName, PageFormatName>;
+
+/** Every format rendered asynchronously, by name. */
+export const PAGE_RENDERERS: Readonly<Record<PageFormatName, PageRenderer>> = {
+  html: (report) => renderHtmlPage(report),
+};
+
+/** Every non-interactive text format, by name. */
+export const RENDERERS: Readonly<Record<TextFormatName, Renderer>> = {
   text: (report, options) => renderText(report, { quiet: options.quiet === true }),
   json: (report) => renderJson(report),
   markdown: (report, options) => renderMarkdown(report, { quiet: options.quiet === true }),
@@ -50,4 +65,15 @@ export const RENDERERS: Readonly<Record<FormatName, Renderer>> = {
 /** Whether `name` names a renderer. */
 export function isFormatName(name: string): name is FormatName {
   return (FORMAT_NAMES as readonly string[]).includes(name);
+}
+
+/**
+ * Renders a report in any non-interactive format.
+ *
+ * @param name - the format
+ * @param report - the report
+ * @param options - the options
+ */
+export async function renderFormat(name: FormatName, report: CoverageReport, options: RenderOptions): Promise<string> {
+  return name === 'html' ? await PAGE_RENDERERS[name](report, options) : RENDERERS[name](report, options);
 }
