@@ -316,7 +316,11 @@ function writeErrorSarif(reporters: readonly ReporterSpec[], inputs: Inputs, mes
 }
 
 async function render(reporter: ReporterSpec, outcome: RunOutcome, quiet: boolean): Promise<string> {
-  const options: RenderOptions & { quiet?: boolean } = { version: version(), ...(quiet ? { quiet: true } : {}) };
+  const options: RenderOptions & { quiet?: boolean } = {
+    version: version(),
+    exitRule: outcome.exitRule,
+    ...(quiet ? { quiet: true } : {}),
+  };
   if (reporter.format === 'sarif') return renderSarif(outcome.report, version(), outcome.sarif);
   const name = isFormatName(reporter.format) ? reporter.format : 'text';
   return await renderFormat(name, outcome.report, options);

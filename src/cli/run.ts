@@ -9,7 +9,7 @@ import { relative, sep } from 'node:path';
 import { type Finding, GateAuditError, messageOf } from '../errors.js';
 import { joinPath, escapeSegment } from '../paths.js';
 import { type AuditOptions, audit, plan, summarize } from '../report/audit.js';
-import { exitCodeOf, isToolRunningNode } from '../report/exit.js';
+import { type ExitRule, exitCodeOf, isToolRunningNode } from '../report/exit.js';
 import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
 import {
   type CoverageNode,
@@ -59,6 +59,8 @@ export interface RunOutcome {
   readonly sarif: SarifOptions;
   /** Every file the run read: the configuration, the modules and the project files they import. */
   readonly watched: string[];
+  /** The exit rule in force (`--min-coverage`, `--exit-zero`), so reports mark exactly the nodes that fail. */
+  readonly exitRule: ExitRule;
 }
 
 /** An accept entry of the config, with where it applies. */
@@ -501,7 +503,7 @@ export async function runAudit(
       ...(notes.length > 0 ? { notes } : {}),
       shard,
     };
-    return { report: empty, exitCode: 0, messages, sarif: {}, watched: [...watched] };
+    return { report: empty, exitCode: 0, messages, sarif: {}, watched: [...watched], exitRule: exitRuleOf(settings) };
   }
   if (reports.length === 0) {
     const skipped = notes.filter((n) => n.kind === 'skipped-module').length;
@@ -541,7 +543,21 @@ export async function runAudit(
         .join(', ')}${mismatched.length > 5 ? ', …' : ''}`,
     );
   }
-  return { report, exitCode, messages, sarif: sarifLocations(report, results, settings), watched: [...watched] };
+  return {
+    report,
+    exitCode,
+    messages,
+    sarif: sarifLocations(report, results, settings),
+    watched: [...watched],
+    exitRule: exitRuleOf(settings),
+  };
+}
+
+function exitRuleOf(settings: RunSettings): ExitRule {
+  return {
+    exitZero: settings.exitZero,
+    ...(settings.minCoverage === undefined ? {} : { minCoverage: settings.minCoverage }),
+  };
 }
 
 function sarifLocations(report: CoverageReport, results: readonly ModuleResult[], settings: RunSettings): SarifOptions {

@@ -33,4 +33,19 @@ describe('gate-audit --min-coverage', () => {
   it('--exit-zero never fails on coverage', async () => {
     expect((await cli(unguarded, '--format', 'json', '--exit-zero')).code).toBe(0);
   });
+
+  it('--format github marks as errors exactly the nodes that fail under the rule in force', async () => {
+    const errorsOf = (out: string): string[] =>
+      out
+        .split('\n')
+        .filter((l) => l.startsWith('::error '))
+        .map((l) => /title=gate-audit%3A ([^:]*)::/.exec(l)?.[1] ?? l);
+    const strict = await cli(halfCovered, '--format', 'github');
+    expect(strict.code).toBe(1);
+    expect(errorsOf(strict.out).some((t) => t.startsWith('blocked agent'))).toBe(true);
+    const ratchet = await cli(halfCovered, '--format', 'github', '--min-coverage', '50');
+    expect(ratchet.code).toBe(0);
+    expect(errorsOf(ratchet.out)).toEqual([]);
+    expect(ratchet.out).toMatch(/^::warning .*title=gate-audit%3A blocked agent/m);
+  });
 });
