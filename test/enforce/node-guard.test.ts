@@ -1,8 +1,19 @@
 import { SequentialToolExecutor } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
-import { AgentNode, BeforeNodeCallEvent, Edge, Graph, MultiAgentNode, Swarm } from '@strands-agents/sdk/multiagent';
+import {
+  AgentNode,
+  BeforeNodeCallEvent,
+  Edge,
+  Graph,
+  MultiAgentHandoffEvent,
+  MultiAgentNode,
+  Swarm,
+} from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
+import { runFailure } from '../../src/enforce/run-state.js';
+import { GateAuditError } from '../../src/errors.js';
 import { allowAll, hasNodeGuard, installMultiagent } from '../../src/index.js';
+import { liveCallbackArray, orchestratorHookRegistry } from '../../src/walker/sdk-internals.js';
 import {
   call,
   handoff,
@@ -181,6 +192,84 @@ describe('the node guard', () => {
     (graph as unknown as { _sources: unknown[] })._sources[0] = graph.nodes.get('c');
     const { cancelled } = await runOrchestrator(graph);
     expect(cancelled.c).toMatch(UNGATED);
+    expect(ran).toEqual([]);
+  });
+});
+
+/** Puts the entry of `callback` at the front (or the end) of the orchestrator's callbacks for one event. */
+function reorder(orchestrator: Graph | Swarm, eventClass: unknown, callback: unknown, to: 'first' | 'last'): void {
+  const entries = liveCallbackArray(orchestratorHookRegistry(orchestrator), eventClass)!;
+  const index = entries.findIndex((e) => (e as { callback?: unknown }).callback === callback);
+  expect(index).toBeGreaterThanOrEqual(0);
+  const [entry] = entries.splice(index, 1);
+  if (to === 'first') entries.unshift(entry);
+  else entries.push(entry);
+}
+
+describe('the order of the hooks around the guard', () => {
+  function swarm(): Swarm {
+    const s1 = scriptedAgent('s1', [handoff('s2', 'go on'), say('-')]);
+    const built = new Swarm({ id: 'sw', nodes: [s1, rmAgent('s2')], maxSteps: 4 });
+    installMultiagent(built, { gate: allowAll() });
+    return built;
+  }
+
+  it('a handoff hook moved before the handoff record stops the run and cancels the target', async () => {
+    const sw = swarm();
+    const seen: string[] = [];
+    const first = (e: MultiAgentHandoffEvent): void => void seen.push(e.targets.join(','));
+    sw.addHook(MultiAgentHandoffEvent, first);
+    reorder(sw, MultiAgentHandoffEvent, first, 'first');
+    const { cancelled } = await runOrchestrator(sw);
+    expect(seen).toEqual(['s2']);
+    expect(cancelled).toEqual({
+      s2:
+        '[gate] UNGATED NODE: node "s2" in "sw" was not run: orchestrator "sw" was tampered with while it ran: ' +
+        'another hook ran before the handoff record',
+    });
+    expect(ran).toEqual([]);
+  });
+
+  it('a node hook moved before the witness stops the run and cancels the node', async () => {
+    const sw = swarm();
+    const first = (): void => undefined;
+    sw.addHook(BeforeNodeCallEvent, first);
+    reorder(sw, BeforeNodeCallEvent, first, 'first');
+    const { cancelled } = await runOrchestrator(sw);
+    expect(cancelled).toEqual({
+      s1:
+        '[gate] UNGATED NODE: node "s1" in "sw" was not run: orchestrator "sw" was tampered with while it ran: ' +
+        'another hook ran before the node witness',
+    });
+    expect(ran).toEqual([]);
+  });
+
+  it('a node hook moved after the guard: the node is cancelled and the guard throws', async () => {
+    const sw = swarm();
+    const events: BeforeNodeCallEvent[] = [];
+    const middle = (e: BeforeNodeCallEvent): void => void events.push(e);
+    const after = (e: BeforeNodeCallEvent): void => {
+      e.cancel = false;
+    };
+    sw.addHook(BeforeNodeCallEvent, middle);
+    sw.addHook(BeforeNodeCallEvent, after);
+    reorder(sw, BeforeNodeCallEvent, after, 'last');
+    const failure = await runOrchestrator(sw).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(GateAuditError);
+    expect((failure as GateAuditError).code).toBe('GATE_FAILED');
+    expect((failure as Error).message).toBe(
+      `[gate] ERROR: orchestrator "sw" has a node hook after gate-audit's guard; the run was stopped | ` +
+        "do not reorder the orchestrator's hook registry",
+    );
+    expect(events.map((e) => e.cancel)).toEqual([
+      '[gate] UNGATED NODE: node "s1" in "sw" has a node hook registered after the guard, which could clear its cancel',
+    ]);
+    expect(runFailure(events[0]!.invocationState)).toBe(
+      'orchestrator "sw" was tampered with while it ran: a node hook was registered after the guard',
+    );
     expect(ran).toEqual([]);
   });
 });
