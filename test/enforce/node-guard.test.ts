@@ -9,10 +9,11 @@ import {
   MultiAgentNode,
   Swarm,
 } from '@strands-agents/sdk/multiagent';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { type NodeCancel, setDecisionObserver } from '../../src/enforce/observe.js';
 import { runFailure } from '../../src/enforce/run-state.js';
 import { GateAuditError } from '../../src/errors.js';
-import { allowAll, hasNodeGuard, installMultiagent } from '../../src/index.js';
+import { allowAll, type Gate, type GateRecord, hasNodeGuard, installMultiagent } from '../../src/index.js';
 import { liveCallbackArray, orchestratorHookRegistry } from '../../src/walker/sdk-internals.js';
 import {
   call,
@@ -271,5 +272,91 @@ describe('the order of the hooks around the guard', () => {
       'orchestrator "sw" was tampered with while it ran: a node hook was registered after the guard',
     );
     expect(ran).toEqual([]);
+  });
+});
+
+describe('what a cancel tells', () => {
+  const SWAPPED =
+    '[gate] UNGATED NODE: node "s2" in "sw" was swapped after the orchestrator chose it: the object about to run ' +
+    'is not the one in nodes now';
+
+  /** A swarm s1 → s2 whose s2 is swapped by a node hook, after the SDK chose it. */
+  function swappedSwarm(gate: Gate): Swarm {
+    const s1 = scriptedAgent('s1', [call('rm', { path: '/s1' }), handoff('s2', 'go on'), say('-')], {
+      tools: [recordingTool('rm')],
+    });
+    const sw = new Swarm({ id: 'sw', nodes: [s1, rmAgent('s2')], maxSteps: 4 });
+    installMultiagent(sw, { gate });
+    const rogue = new AgentNode({ agent: rmAgent('s2') });
+    sw.addHook(BeforeNodeCallEvent, (e) => {
+      if (e.nodeId === 's2') nodesOf(sw).set('s2', rogue);
+    });
+    return sw;
+  }
+
+  function recordingGate(
+    record: (r: GateRecord) => void | Promise<void>,
+  ): Gate & { records: GateRecord[]; name: string } {
+    const records: GateRecord[] = [];
+    return {
+      name: 'recorder',
+      records,
+      decide: () => ({ verdict: 'allow' }),
+      record: (r) => {
+        records.push(r);
+        return record(r);
+      },
+    };
+  }
+
+  it("the gate's record, the observer and stderr each get the cancel", async () => {
+    const gate = recordingGate(() => undefined);
+    const observed: NodeCancel[] = [];
+    setDecisionObserver({ tool: () => undefined, node: (c) => void observed.push(c) });
+    try {
+      const sw = swappedSwarm(gate);
+      const { cancelled } = await runOrchestrator(sw);
+      expect(cancelled).toEqual({ s2: SWAPPED });
+      expect(observed).toEqual([{ orchestrator: sw, nodeId: 's2', reason: SWAPPED, gate: 'recorder' }]);
+    } finally {
+      setDecisionObserver(undefined);
+    }
+    expect(gate.records.filter((r) => r.event === 'node-cancelled')).toEqual([
+      { event: 'node-cancelled', verdict: 'deny', reason: SWAPPED, nodeId: 's2', path: ['sw'] },
+    ]);
+    expect(vi.mocked(console.error).mock.calls.map(([line]) => line)).toContain(
+      '[gate-audit] ERROR orchestrator=<sw>, node=<s2> | node cancelled by the guard',
+    );
+    expect(ran).toEqual(['rm({"path":"/s1"})@s1']);
+  });
+
+  it('a record that throws is logged and the node stays cancelled', async () => {
+    const gate = recordingGate((r) => {
+      if (r.event === 'node-cancelled') throw new Error('disk full');
+    });
+    const { cancelled } = await runOrchestrator(swappedSwarm(gate));
+    expect(cancelled).toEqual({ s2: SWAPPED });
+    expect(vi.mocked(console.error).mock.calls.map(([line]) => line)).toContain(
+      '[gate-audit] ERROR orchestrator=<sw>, node=<s2> | could not record the cancel: disk full',
+    );
+    expect(ran).toEqual(['rm({"path":"/s1"})@s1']);
+  });
+
+  it('a record that rejects leaves no unhandled rejection and the node stays cancelled', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const gate = recordingGate((r) =>
+        r.event === 'node-cancelled' ? Promise.reject(new Error('db down')) : undefined,
+      );
+      const { cancelled } = await runOrchestrator(swappedSwarm(gate));
+      expect(cancelled).toEqual({ s2: SWAPPED });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+      expect(gate.records.some((r) => r.event === 'node-cancelled')).toBe(true);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
   });
 });
