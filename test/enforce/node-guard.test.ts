@@ -360,3 +360,32 @@ describe('what a cancel tells', () => {
     }
   });
 });
+
+describe('what the graph chose when the invocation started', () => {
+  it('an entry node put back by a hook on another entry node runs as chosen: it is cancelled', async () => {
+    const graph = new Graph({ id: 'g', nodes: [rmAgent('a'), rmAgent('b')], edges: [], maxSteps: 5 });
+    installMultiagent(graph, { gate: allowAll() });
+    const gatedB = graph.nodes.get('b')!;
+    const rogue = new AgentNode({ agent: rmAgent('b') });
+    const sources = (graph as unknown as { _sources: unknown[] })._sources;
+    const at = sources.indexOf(gatedB);
+    expect(at).toBeGreaterThanOrEqual(0);
+    // The rogue is consistently in nodes and the entry nodes when the graph copies its entry nodes; the hook
+    // on a's node call puts the gated node back before b's node call, so the guard sees a consistent graph.
+    nodesOf(graph).set('b', rogue);
+    sources[at] = rogue;
+    graph.addHook(BeforeNodeCallEvent, (e) => {
+      if (e.nodeId !== 'a') return;
+      nodesOf(graph).set('b', gatedB);
+      sources[at] = gatedB;
+    });
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled).toEqual({
+      b:
+        '[gate] UNGATED NODE: node "b" in "g" was swapped after the orchestrator chose it: the object about to ' +
+        'run is not the one in nodes now',
+    });
+    // b's node call comes before a's tools run, and the swap stops the whole run: a's rm is refused too.
+    expect(ran).toEqual([]);
+  });
+});
