@@ -389,3 +389,75 @@ describe('what the graph chose when the invocation started', () => {
     expect(ran).toEqual([]);
   });
 });
+
+describe('a topology that is inconsistent when the choice is recorded and fixed before the guard', () => {
+  const SWAPPED = (id: string): string =>
+    `[gate] UNGATED NODE: node "${id}" in "sw" was swapped after the orchestrator chose it: the object about to ` +
+    'run is not the one in nodes now';
+
+  it('a handoff target chosen under another key is cancelled although a later handoff hook removed that key', async () => {
+    const s1 = scriptedAgent('s1', [handoff('helper', 'go on'), say('-')]);
+    const sw = new Swarm({ id: 'sw', nodes: [s1, rmAgent('s2')], maxSteps: 4 });
+    installMultiagent(sw, { gate: allowAll() });
+    // The SDK runs nodes.get('helper') and names it by its id, 's2': the map is inconsistent at the handoff.
+    const rogue = scriptedAgent('s2', [call('rm', { path: '/rogue' }), say('-')], { tools: [recordingTool('rm')] });
+    nodesOf(sw).set('helper', new AgentNode({ agent: rogue }));
+    sw.addHook(MultiAgentHandoffEvent, () => void nodesOf(sw).delete('helper'));
+    const states: unknown[] = [];
+    sw.addHook(BeforeNodeCallEvent, (e) => void states.push(e.invocationState));
+    const { cancelled } = await runOrchestrator(sw);
+    expect(cancelled).toEqual({ s2: SWAPPED('s2') });
+    expect(ran).toEqual([]);
+    expect(runFailure(states[0])).toBe(
+      'orchestrator "sw" was tampered with while it ran: node "s2" was swapped after the orchestrator chose it',
+    );
+  });
+
+  it('a start node that shares its id with another node when it is witnessed is cancelled although a hook removed the other', async () => {
+    const sw = new Swarm({ id: 'sw', nodes: [rmAgent('s1'), rmAgent('s2')], maxSteps: 4 });
+    installMultiagent(sw, { gate: allowAll() });
+    nodesOf(sw).set('helper', new AgentNode({ agent: rmAgent('s1') }));
+    sw.addHook(BeforeNodeCallEvent, () => void nodesOf(sw).delete('helper'));
+    const { cancelled } = await runOrchestrator(sw);
+    expect(cancelled).toEqual({ s1: SWAPPED('s1') });
+    expect(ran).toEqual([]);
+  });
+
+  it('a handoff target removed from the map by a node hook is cancelled as not in the nodes', async () => {
+    const s1 = scriptedAgent('s1', [handoff('s2', 'go on'), say('-')]);
+    const sw = new Swarm({ id: 'sw', nodes: [s1, rmAgent('s2')], maxSteps: 4 });
+    installMultiagent(sw, { gate: allowAll() });
+    sw.addHook(BeforeNodeCallEvent, (e) => {
+      if (e.nodeId === 's2') nodesOf(sw).delete('s2');
+    });
+    const { cancelled } = await runOrchestrator(sw);
+    expect(cancelled).toEqual({ s2: `[gate] UNGATED NODE: node "s2" in "sw" is not in the orchestrator's nodes` });
+    expect(ran).toEqual([]);
+  });
+});
+
+describe('one invocationState reused', () => {
+  it('a run stopped by tampering does not stop the next invocation with the same invocationState', async () => {
+    const s1 = scriptedAgent('s1', [handoff('s2', 'go on'), handoff('s2', 'go on'), say('-')]);
+    const s2 = scriptedAgent('s2', [call('rm', { path: '/s2' }), handoff(undefined, 'done'), say('-')], {
+      tools: [recordingTool('rm')],
+    });
+    const sw = new Swarm({ id: 'sw', nodes: [s1, s2], maxSteps: 4 });
+    installMultiagent(sw, { gate: allowAll() });
+    const gated = sw.nodes.get('s2')!;
+    let swap = true;
+    sw.addHook(BeforeNodeCallEvent, (e) => {
+      if (swap && e.nodeId === 's2') nodesOf(sw).set('s2', new AgentNode({ agent: rmAgent('s2') }));
+    });
+    const invocationState: Record<string, unknown> = {};
+    await sw.invoke('go', { invocationState });
+    expect(runFailure(invocationState)).toMatch(/node "s2" was swapped after the orchestrator chose it/);
+    expect(ran).toEqual([]);
+    swap = false;
+    nodesOf(sw).set('s2', gated);
+    const again = await sw.invoke('go', { invocationState });
+    expect(again.status).toBe('COMPLETED');
+    expect(ran).toEqual(['rm({"path":"/s2"})@s2']);
+    expect(runFailure(invocationState)).toBeUndefined();
+  });
+});
