@@ -5,8 +5,12 @@ import {
   BeforeNodeCallEvent,
   Edge,
   Graph,
+  type MultiAgent,
   MultiAgentHandoffEvent,
+  type MultiAgentInput,
   MultiAgentNode,
+  MultiAgentResult,
+  type MultiAgentStreamEvent,
   Swarm,
 } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it, vi } from 'vitest';
@@ -459,5 +463,55 @@ describe('one invocationState reused', () => {
     expect(again.status).toBe('COMPLETED');
     expect(ran).toEqual(['rm({"path":"/s2"})@s2']);
     expect(runFailure(invocationState)).toBeUndefined();
+  });
+});
+
+/** A multi-agent executor gate-audit cannot see into: it records that it ran. */
+class OpaqueTeam implements MultiAgent {
+  readonly id = 'team';
+  async invoke(input: MultiAgentInput): Promise<MultiAgentResult> {
+    const gen = this.stream(input);
+    let next = await gen.next();
+    while (!next.done) next = await gen.next();
+    return next.value;
+  }
+  // eslint-disable-next-line require-yield, @typescript-eslint/require-await
+  async *stream(): AsyncGenerator<MultiAgentStreamEvent, MultiAgentResult> {
+    ran.push('opaque-team');
+    return new MultiAgentResult({ results: [], content: [], duration: 0 });
+  }
+}
+
+describe('accepted nodes at run time: the executor found at install is let through', () => {
+  it('a MultiAgentNode whose opaque orchestrator was accepted runs', async () => {
+    const team = new MultiAgentNode({ orchestrator: new OpaqueTeam() });
+    const graph = new Graph({ id: 'g', nodes: [rmAgent('c'), team], edges: [['c', 'team']], maxSteps: 5 });
+    installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'g/team', reason: 'reviewed' }] });
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled).toEqual({});
+    expect(ran).toEqual(['rm({"path":"/c"})@c', 'opaque-team']);
+  });
+
+  it('an AgentNode whose remote agent was accepted is not cancelled (it fails on the network instead)', async () => {
+    const remote = new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' });
+    const graph = new Graph({ id: 'g', nodes: [rmAgent('c'), remote], edges: [['c', 'remote']], maxSteps: 5 });
+    installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'g/remote', reason: 'gated on its server' }] });
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled).toEqual({});
+    expect(ran).toEqual(['rm({"path":"/c"})@c']);
+  });
+
+  it('another orchestrator swapped into the accepted MultiAgentNode is cancelled', async () => {
+    const team = new MultiAgentNode({ orchestrator: new OpaqueTeam() });
+    const graph = new Graph({ id: 'g', nodes: [rmAgent('c'), team], edges: [['c', 'team']], maxSteps: 5 });
+    installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'g/team', reason: 'reviewed' }] });
+    (team as unknown as { _orchestrator: unknown })._orchestrator = new OpaqueTeam();
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled).toEqual({
+      team:
+        '[gate] UNGATED NODE: node "team" in "g" is not the object accepted at install (it was swapped) | accept ' +
+        'entries cover the executor found at install only',
+    });
+    expect(ran).toEqual(['rm({"path":"/c"})@c']);
   });
 });
