@@ -328,7 +328,7 @@ describe('what a cancel tells', () => {
     expect(gate.records.filter((r) => r.event === 'node-cancelled')).toEqual([
       { event: 'node-cancelled', verdict: 'deny', reason: SWAPPED, nodeId: 's2', path: ['sw'] },
     ]);
-    expect(vi.mocked(console.error).mock.calls.map(([line]) => line)).toContain(
+    expect(vi.mocked(console.error).mock.calls.map(([line]) => String(line))).toContain(
       '[gate-audit] ERROR orchestrator=<sw>, node=<s2> | node cancelled by the guard',
     );
     expect(ran).toEqual(['rm({"path":"/s1"})@s1']);
@@ -340,7 +340,7 @@ describe('what a cancel tells', () => {
     });
     const { cancelled } = await runOrchestrator(swappedSwarm(gate));
     expect(cancelled).toEqual({ s2: SWAPPED });
-    expect(vi.mocked(console.error).mock.calls.map(([line]) => line)).toContain(
+    expect(vi.mocked(console.error).mock.calls.map(([line]) => String(line))).toContain(
       '[gate-audit] ERROR orchestrator=<sw>, node=<s2> | could not record the cancel: disk full',
     );
     expect(ran).toEqual(['rm({"path":"/s1"})@s1']);
@@ -475,8 +475,11 @@ class OpaqueTeam implements MultiAgent {
     while (!next.done) next = await gen.next();
     return next.value;
   }
+  addHook(): () => void {
+    return () => undefined;
+  }
   // eslint-disable-next-line require-yield, @typescript-eslint/require-await
-  async *stream(): AsyncGenerator<MultiAgentStreamEvent, MultiAgentResult> {
+  async *stream(_input: MultiAgentInput): AsyncGenerator<MultiAgentStreamEvent, MultiAgentResult> {
     ran.push('opaque-team');
     return new MultiAgentResult({ results: [], content: [], duration: 0 });
   }
