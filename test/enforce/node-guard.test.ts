@@ -1,7 +1,9 @@
 import { SequentialToolExecutor } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
 import {
+  AfterMultiAgentInvocationEvent,
   AgentNode,
+  BeforeMultiAgentInvocationEvent,
   BeforeNodeCallEvent,
   Edge,
   Graph,
@@ -14,11 +16,13 @@ import {
   Swarm,
 } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it, vi } from 'vitest';
+import { installNodeGuard } from '../../src/enforce/node-guard.js';
 import { type NodeCancel, setDecisionObserver } from '../../src/enforce/observe.js';
 import { runFailure } from '../../src/enforce/run-state.js';
 import { GateAuditError } from '../../src/errors.js';
 import { allowAll, type Gate, type GateRecord, hasNodeGuard, installMultiagent } from '../../src/index.js';
-import { liveCallbackArray, orchestratorHookRegistry } from '../../src/walker/sdk-internals.js';
+import { nodeGuardMark } from '../../src/walker/marks.js';
+import { liveCallbackArray, orchestratorHookRegistry, orchestratorHooks } from '../../src/walker/sdk-internals.js';
 import {
   call,
   handoff,
@@ -516,5 +520,57 @@ describe('accepted nodes at run time: the executor found at install is let throu
         'entries cover the executor found at install only',
     });
     expect(ran).toEqual(['rm({"path":"/c"})@c']);
+  });
+});
+
+describe('installNodeGuard and its cleanup', () => {
+  const EVENTS = [
+    BeforeNodeCallEvent,
+    MultiAgentHandoffEvent,
+    BeforeMultiAgentInvocationEvent,
+    AfterMultiAgentInvocationEvent,
+  ];
+  const hookCounts = (graph: Graph): number[] => EVENTS.map((e) => orchestratorHooks(graph, e)?.length ?? 0);
+
+  function bare(): Graph {
+    return new Graph({ id: 'g', nodes: [rmAgent('c')], edges: [], maxSteps: 3 });
+  }
+
+  it('installs once, and the cleanup removes every hook and the mark', () => {
+    const graph = bare();
+    const cleanup = installNodeGuard(graph, ['g'])!;
+    expect(hookCounts(graph)).toEqual([2, 1, 1, 1]);
+    expect(hasNodeGuard(graph)).toBe(true);
+    expect(installNodeGuard(graph, ['g'])).toBeUndefined();
+    expect(hookCounts(graph)).toEqual([2, 1, 1, 1]);
+    cleanup();
+    expect(hookCounts(graph)).toEqual([0, 0, 0, 0]);
+    expect(nodeGuardMark(graph)).toBeUndefined();
+    expect(hasNodeGuard(graph)).toBe(false);
+  });
+
+  it('the mark is not copied by a spread, so a copy of an orchestrator never claims its guard', () => {
+    const graph = bare();
+    installNodeGuard(graph, ['g']);
+    expect(nodeGuardMark({ ...graph })).toBeUndefined();
+    expect(nodeGuardMark(graph)).toBeDefined();
+  });
+
+  it("an old cleanup called again does not remove a newer guard's mark", () => {
+    const graph = bare();
+    const first = installNodeGuard(graph, ['g'])!;
+    first();
+    installNodeGuard(graph, ['g']);
+    first();
+    expect(hasNodeGuard(graph)).toBe(true);
+    expect(hookCounts(graph)).toEqual([2, 1, 1, 1]);
+  });
+
+  it('an orchestrator that cannot take the mark gets no hook left behind', () => {
+    const graph = bare();
+    Object.preventExtensions(graph);
+    expect(() => installNodeGuard(graph, ['g'])).toThrow(TypeError);
+    expect(hookCounts(graph)).toEqual([0, 0, 0, 0]);
+    expect(hasNodeGuard(graph)).toBe(false);
   });
 });
