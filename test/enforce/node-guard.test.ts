@@ -1,4 +1,4 @@
-import { SequentialToolExecutor } from '@strands-agents/sdk';
+import { type Agent, SequentialToolExecutor } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
 import {
   AfterMultiAgentInvocationEvent,
@@ -13,6 +13,7 @@ import {
   MultiAgentNode,
   MultiAgentResult,
   type MultiAgentStreamEvent,
+  Node,
   Swarm,
 } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it, vi } from 'vitest';
@@ -20,7 +21,15 @@ import { installNodeGuard } from '../../src/enforce/node-guard.js';
 import { type NodeCancel, setDecisionObserver } from '../../src/enforce/observe.js';
 import { runFailure } from '../../src/enforce/run-state.js';
 import { GateAuditError } from '../../src/errors.js';
-import { allowAll, type Gate, type GateRecord, hasNodeGuard, installMultiagent } from '../../src/index.js';
+import {
+  allowAll,
+  type Gate,
+  type GateRecord,
+  GOVERNS,
+  type GovernanceDeclaration,
+  hasNodeGuard,
+  installMultiagent,
+} from '../../src/index.js';
 import { nodeGuardMark } from '../../src/walker/marks.js';
 import { liveCallbackArray, orchestratorHookRegistry, orchestratorHooks } from '../../src/walker/sdk-internals.js';
 import {
@@ -572,5 +581,65 @@ describe('installNodeGuard and its cleanup', () => {
     expect(() => installNodeGuard(graph, ['g'])).toThrow(TypeError);
     expect(hookCounts(graph)).toEqual([0, 0, 0, 0]);
     expect(hasNodeGuard(graph)).toBe(false);
+  });
+});
+
+describe('what the node runs, for nodes that are not an AgentNode or a MultiAgentNode', () => {
+  /** A custom node that declares the agent it runs. */
+  class Step extends Node {
+    constructor(private readonly _worker: Agent) {
+      super('step', {});
+    }
+    [GOVERNS](): GovernanceDeclaration {
+      return { agents: [this._worker] };
+    }
+    async *handle(input: unknown): ReturnType<Node['handle']> {
+      yield* [];
+      const result = await this._worker.invoke(input as string);
+      return { content: result.lastMessage.content };
+    }
+  }
+
+  /** A custom node gate-audit cannot see into. */
+  class Opaque extends Node {
+    constructor(id: string) {
+      super(id, {});
+    }
+    // eslint-disable-next-line require-yield, @typescript-eslint/require-await
+    async *handle(): ReturnType<Node['handle']> {
+      ran.push(`opaque:${this.id}`);
+      return { content: [] };
+    }
+  }
+
+  it('a declared node whose declared agent is gated runs', async () => {
+    const graph = new Graph({ id: 'g', nodes: [new Step(rmAgent('worker'))], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate: allowAll() });
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled).toEqual({});
+    expect(ran).toEqual(['rm({"path":"/worker"})@worker']);
+  });
+
+  it('a declared node whose declared agent lost its gate is cancelled, naming the executor', async () => {
+    const graph = new Graph({ id: 'g', nodes: [new Step(rmAgent('worker'))], edges: [], maxSteps: 3 });
+    const handles = installMultiagent(graph, { gate: allowAll() });
+    handles.find((h) => h.agent.id === 'worker')!.uninstall();
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.step).toMatch(/^\[gate\] UNGATED NODE: node "step" in "g" has a declared executor that /);
+    expect(ran).toEqual([]);
+  });
+
+  it('an opaque custom node added after install is cancelled with its reason and fix', async () => {
+    const graph = pipeline();
+    const late = new Opaque('late');
+    nodesOf(graph).set('late', late);
+    edgesOf(graph).push(new Edge({ source: graph.nodes.get('d')!, target: late }));
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled).toEqual({
+      late: expect.stringMatching(
+        /^\[gate\] UNGATED NODE: node "late" in "g" is a custom node \(Opaque\) whose handle\(\) this process cannot see into \| build the node from an Agent, Graph or Swarm, or /,
+      ) as string,
+    });
+    expect(ran).toEqual(['rm({"path":"/c"})@c', 'rm({"path":"/d"})@d']);
   });
 });
