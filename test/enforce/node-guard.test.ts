@@ -338,6 +338,7 @@ describe('what a cancel tells', () => {
     } finally {
       setDecisionObserver(undefined);
     }
+    expect(vi.mocked(console.error).mock.calls.some(([line]) => String(line).includes('could not record'))).toBe(false);
     expect(gate.records.filter((r) => r.event === 'node-cancelled')).toEqual([
       { event: 'node-cancelled', verdict: 'deny', reason: SWAPPED, nodeId: 's2', path: ['sw'] },
     ]);
@@ -641,5 +642,50 @@ describe('what the node runs, for nodes that are not an AgentNode or a MultiAgen
       ) as string,
     });
     expect(ran).toEqual(['rm({"path":"/c"})@c', 'rm({"path":"/d"})@d']);
+  });
+});
+
+describe('hooks and topologies gate-audit cannot read', () => {
+  it('a node hook registry it cannot read as plain data stops the run: the witness and the guard cannot place themselves', async () => {
+    const sw = new Swarm({ id: 'sw', nodes: [rmAgent('s1')], maxSteps: 3 });
+    installMultiagent(sw, { gate: allowAll() });
+    const events: BeforeNodeCallEvent[] = [];
+    const middle = (e: BeforeNodeCallEvent): void => void events.push(e);
+    sw.addHook(BeforeNodeCallEvent, middle);
+    const entries = liveCallbackArray(orchestratorHookRegistry(sw), BeforeNodeCallEvent)!;
+    const entry = entries.find((e) => (e as { callback?: unknown }).callback === middle) as { order: number };
+    const order = entry.order;
+    // The SDK still runs the callbacks; gate-audit's reading of them fails (an entry field is a getter).
+    Object.defineProperty(entry, 'order', { get: () => order, configurable: true });
+    const failure = await runOrchestrator(sw).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(GateAuditError);
+    expect((failure as Error).message).toBe(
+      `[gate] ERROR: orchestrator "sw" has a node hook after gate-audit's guard; the run was stopped | ` +
+        "do not reorder the orchestrator's hook registry",
+    );
+    expect(runFailure(events[0]!.invocationState)).toBe(
+      'orchestrator "sw" was tampered with while it ran: another hook ran before the node witness',
+    );
+    expect(events.map((e) => e.cancel)).toEqual([
+      '[gate] UNGATED NODE: node "s1" in "sw" was not run: orchestrator "sw" was tampered with while it ran: ' +
+        'another hook ran before the node witness',
+    ]);
+    expect(ran).toEqual([]);
+  });
+
+  it('every topology problem of the node is named, joined by "; "', async () => {
+    const sw = new Swarm({ id: 'sw', nodes: [rmAgent('s1'), rmAgent('s2')], maxSteps: 3 });
+    installMultiagent(sw, { gate: allowAll() });
+    nodesOf(sw).set('helper', new AgentNode({ agent: rmAgent('s1') }));
+    const { cancelled } = await runOrchestrator(sw);
+    expect(cancelled).toEqual({
+      s1:
+        '[gate] UNGATED NODE: node "s1" in "sw" has an inconsistent topology: the node under key "helper" has id ' +
+        '"s1": the event names the id, the map the key; 2 nodes share the id "s1"',
+    });
+    expect(ran).toEqual([]);
   });
 });
