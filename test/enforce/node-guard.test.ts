@@ -1,4 +1,4 @@
-import { type Agent, SequentialToolExecutor } from '@strands-agents/sdk';
+import { type Agent, SequentialToolExecutor, tool } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
 import {
   AfterMultiAgentInvocationEvent,
@@ -17,6 +17,7 @@ import {
   Swarm,
 } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
 import { installNodeGuard } from '../../src/enforce/node-guard.js';
 import { type NodeCancel, setDecisionObserver } from '../../src/enforce/observe.js';
 import { runFailure } from '../../src/enforce/run-state.js';
@@ -686,6 +687,53 @@ describe('hooks and topologies gate-audit cannot read', () => {
         '[gate] UNGATED NODE: node "s1" in "sw" has an inconsistent topology: the node under key "helper" has id ' +
         '"s1": the event names the id, the map the key; 2 nodes share the id "s1"',
     });
+    expect(ran).toEqual([]);
+  });
+});
+
+describe('a record or witness that fails while reading the topology', () => {
+  /** An edge whose ends have an id that throws when it is turned into a string. */
+  function brokenEdge(graph: Graph): Edge {
+    const edge = new Edge({ source: graph.nodes.get('c')!, target: graph.nodes.get('d')! });
+    const broken = {
+      id: {
+        toString(): string {
+          throw new Error('id unreadable');
+        },
+      },
+    };
+    Object.assign(edge, { source: broken, target: broken });
+    return edge;
+  }
+  const notRun = (id: string, why: string): string =>
+    `[gate] UNGATED NODE: node "${id}" in "g" was not run: orchestrator "g" was tampered with while it ran: ${why}`;
+
+  it('a witness that throws stops the run and cancels the node', async () => {
+    const graph = pipeline();
+    edgesOf(graph).push(brokenEdge(graph));
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled).toEqual({ c: notRun('c', 'the node call could not be witnessed: id unreadable') });
+    expect(ran).toEqual([]);
+  });
+
+  it('a handoff record that throws stops the run and cancels the target', async () => {
+    const box: { graph?: Graph } = {};
+    // c's own tool breaks the edge list while c runs: after c's node call, before the handoff to d.
+    const breaker = tool({
+      name: 'breaker',
+      description: 'adds an edge that cannot be read',
+      inputSchema: z.object({}),
+      callback: () => {
+        edgesOf(box.graph!).push(brokenEdge(box.graph!));
+        return 'done';
+      },
+    });
+    const c = scriptedAgent('c', [call('breaker', {}), say('c')], { tools: [breaker] });
+    const graph = new Graph({ id: 'g', nodes: [c, rmAgent('d')], edges: [['c', 'd']], maxSteps: 5 });
+    box.graph = graph;
+    installMultiagent(graph, { gate: allowAll() });
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled).toEqual({ d: notRun('d', 'the handoff could not be recorded: id unreadable') });
     expect(ran).toEqual([]);
   });
 });
