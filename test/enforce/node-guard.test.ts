@@ -737,3 +737,34 @@ describe('a record or witness that fails while reading the topology', () => {
     expect(ran).toEqual([]);
   });
 });
+
+describe('a cancel without a gate to tell', () => {
+  it('a guard with no gate, or a gate without record, cancels and logs without a record failure', async () => {
+    const noRecord: Gate = { name: 'no-record', decide: () => ({ verdict: 'allow' }) };
+    for (const gate of [undefined, noRecord]) {
+      vi.mocked(console.error).mockClear();
+      const observed: NodeCancel[] = [];
+      setDecisionObserver({ tool: () => undefined, node: (c) => void observed.push(c) });
+      try {
+        // The agent is not gated: the guard alone is installed, so the node is refused as carrying no gate.
+        const graph = new Graph({ id: 'g', nodes: [rmAgent('c')], edges: [], maxSteps: 3 });
+        installNodeGuard(graph, ['g'], () => gate);
+        const { cancelled } = await runOrchestrator(graph);
+        expect(cancelled.c).toMatch(/^\[gate\] UNGATED NODE: node "c" in "g" /);
+        expect(observed).toEqual([
+          {
+            orchestrator: graph,
+            nodeId: 'c',
+            reason: cancelled.c,
+            ...(gate === undefined ? {} : { gate: 'no-record' }),
+          },
+        ]);
+      } finally {
+        setDecisionObserver(undefined);
+      }
+      const lines = vi.mocked(console.error).mock.calls.map(([line]) => String(line));
+      expect(lines).toEqual(['[gate-audit] ERROR orchestrator=<g>, node=<c> | node cancelled by the guard']);
+      expect(ran).toEqual([]);
+    }
+  });
+});
