@@ -1,3 +1,41 @@
+/**
+ * The node guard (`src/enforce/node-guard.ts`): which node may run, the exact cancel and tampering record for each
+ * way the node about to run can differ from the one the orchestrator chose, the order of the hooks around the
+ * guard, and what a cancel tells the gate, the observer and stderr. The tests after "the order of the hooks around
+ * the guard" were written against the mutants that survived `npm run mutation` (README, "Mutation testing");
+ * each fails when the line it names is changed.
+ *
+ * Mutants of node-guard.ts that survive on purpose, and why they are equivalent:
+ * - line 57 `content.via === 'agent-node' || content.via === 'multi-agent-node'` (→ `true`): for a custom or
+ *   declared node `content.executor` is undefined, and an accepted object is never undefined, so
+ *   `object === executor` adds nothing to `object === node`.
+ * - line 58 `object === node` (→ `false`): an accepted custom node has `executor = node`, and an accepted
+ *   AgentNode or MultiAgentNode is accepted by its executor (install.ts `acceptedByOrchestrator` keeps the
+ *   entry's target, which the walk names by its executor), so `object === executor` decides alone.
+ * - line 68 `hooks.length === 0` (→ `false`) and line 69 `?.callback` (→ `.callback`): the first or last entry
+ *   of an empty list is undefined, so `callbackAt` answers undefined either way; a non-empty list holds objects.
+ * - line 104 `[readData(orchestrator, 'start')]` (→ `[]`, `'start'` → `""`): a Swarm reads `start` after its
+ *   `BeforeMultiAgentInvocationEvent` and fires the start node's `BeforeNodeCallEvent` with no hook or stream
+ *   consumer running in between, and the witness then requires `start` to be `nodes.get(its id)`, so the
+ *   witness's own read of `nodes` finds the same object. (A Graph's later entry nodes are not equivalent: tested
+ *   below.)
+ * - lines 120 and 141 `typeof nodes !== 'string'` / `=== 'string'` (→ `true`/`false`, `'string'` → `""`) and
+ *   line 185 (the same check, → `false`): when `nodeMap` answers a string, `topologyProblems` answers that
+ *   string as its one problem, so the topology check next to it refuses or poisons anyway.
+ * - line 162 `'last'` (→ `""`): `callbackAt` reads the last entry for any index but `'first'`.
+ * - line 188 `chosen === POISONED` (→ `false`): `current` is a node taken from `nodes`, never the private
+ *   `POISONED` symbol, so `current !== chosen` holds whenever `chosen` is poisoned.
+ * - lines 241 and 245 `.reverse()` (removed): each cleanup removes its own callback by identity from the
+ *   registry, so the order of the cleanups changes nothing.
+ *
+ * Mutants that survive because no real SDK object can reach the line (defence in depth, not equivalent):
+ * - line 110 `Array.isArray(event.targets) ? … : []`: the SDK's `MultiAgentHandoffEvent` always carries an array.
+ * - line 111 `handoffs.get(event.state) ?? choicesOf(event.state)` (→ `&&`): a handoff always follows a node
+ *   call of the same invocation, whose witness already made the map for that state.
+ * - line 154 `'(unknown)'` (→ `""`): `String(event.nodeId)` of an SDK event (a string) never throws.
+ *
+ * Open (not killed yet, not equivalent): none known beyond the above at the last measured run (README).
+ */
 import { type Agent, SequentialToolExecutor, tool } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
 import {
