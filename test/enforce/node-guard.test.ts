@@ -10,8 +10,9 @@
  *   declared node `content.executor` is undefined, and an accepted object is never undefined, so
  *   `object === executor` adds nothing to `object === node`.
  * - line 58 `object === node` (→ `false`): an accepted custom node has `executor = node`, and an accepted
- *   AgentNode or MultiAgentNode is accepted by its executor (install.ts `acceptedByOrchestrator` keeps the
- *   entry's target, which the walk names by its executor), so `object === executor` decides alone.
+ *   AgentNode or MultiAgentNode is accepted by the object it holds (walk.ts places such a node with its
+ *   executor as the entry's target, which install.ts `acceptedByOrchestrator` keeps), so `object === executor`
+ *   decides alone.
  * - line 68 `hooks.length === 0` (→ `false`) and line 69 `?.callback` (→ `.callback`): the first or last entry
  *   of an empty list is undefined, so `callbackAt` answers undefined either way; a non-empty list holds objects.
  * - line 104 `[readData(orchestrator, 'start')]` (→ `[]`, `'start'` → `""`): a Swarm reads `start` after its
