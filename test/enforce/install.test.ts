@@ -410,3 +410,183 @@ describe('installMultiagent', () => {
     expect(isGated(agent)).toBe(false);
   });
 });
+
+describe('install.ts, line by line', () => {
+  const configurable = (owner: object, key: string): boolean | undefined =>
+    Object.getOwnPropertyDescriptor(owner, key)?.configurable;
+
+  describe('options.timeoutMs', () => {
+    for (const [what, timeoutMs] of [
+      ['zero', 0],
+      ['negative', -5],
+      ['NaN', Number.NaN],
+      ['Infinity', Number.POSITIVE_INFINITY],
+      ['a string', '100'],
+    ] as const) {
+      it(`refuses ${what} with INVALID_ARGUMENT naming the subject, and gates nothing`, () => {
+        const agent = scriptedAgent('a', [say('x')]);
+        const graph = new Graph({ id: 'g', nodes: [scriptedAgent('b', [say('x')])], edges: [] });
+        expect(() => install(agent, { gate: allowAll(), timeoutMs: timeoutMs as number })).toThrow(
+          expect.objectContaining({
+            code: 'INVALID_ARGUMENT',
+            message: 'subject=<install(agent "a")> | options.timeoutMs must be a positive number of milliseconds',
+          }),
+        );
+        expect(() => installMultiagent(graph, { gate: allowAll(), timeoutMs: timeoutMs as number })).toThrow(
+          expect.objectContaining({
+            code: 'INVALID_ARGUMENT',
+            message: expect.stringContaining('installMultiagent("g")'),
+          }),
+        );
+        expect(isGated(agent)).toBe(false);
+        expect(hasNodeGuard(graph)).toBe(false);
+      });
+    }
+
+    it('accepts one millisecond', () => {
+      const agent = scriptedAgent('a', [say('x')]);
+      expect(install(agent, { gate: allowAll(), timeoutMs: 1 }).isActive()).toBe(true);
+    });
+
+    it('refuses a gate that is not a Gate with a message that says what to pass', () => {
+      expect(() => install(scriptedAgent('a', [say('x')]), { gate: { name: 'x' } as never })).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_ARGUMENT',
+          message:
+            'subject=<install(agent "a")> | options.gate is not a Gate | pass an object with a string name and a decide() method',
+        }),
+      );
+    });
+  });
+
+  describe('locking the tree once everything is installed', () => {
+    it('makes the fields the SDK reads to choose what runs non-configurable, and only after install', () => {
+      const helper = scriptedAgent('helper', [say('x')]);
+      const tool = helper.asTool();
+      const team = new Swarm({ id: 'team', nodes: [scriptedAgent('s1', [say('x')]), scriptedAgent('s2', [say('x')])] });
+      const first = scriptedAgent('first', [say('x')], { tools: [tool] });
+      const graph = new Graph({ id: 'g', nodes: [first, team], edges: [['first', 'team']] });
+      const agentNode = graph.nodes.get('first')!;
+      const teamNode = graph.nodes.get('team')!;
+      const edge = graph.edges[0]!;
+      const fields: [object, string][] = [
+        [graph, 'nodes'],
+        [graph, '_hookRegistry'],
+        [graph, 'edges'],
+        [graph, '_sources'],
+        [team, 'nodes'],
+        [team, '_hookRegistry'],
+        [team, 'start'],
+        [agentNode, '_agent'],
+        [agentNode, 'id'],
+        [teamNode, '_orchestrator'],
+        [teamNode, 'id'],
+        [team.nodes.get('s2')!, '_agent'],
+        [edge, 'source'],
+        [edge, 'target'],
+        [tool, '_agent'],
+        [first, '_toolRegistry'],
+        [helper, '_toolRegistry'],
+      ];
+      expect(fields.map(([owner, key]) => configurable(owner, key))).toEqual(fields.map(() => true));
+      installMultiagent(graph, { gate: allowAll() });
+      expect(fields.map(([owner, key]) => `${key}:${String(configurable(owner, key))}`)).toEqual(
+        fields.map(([, key]) => `${key}:false`),
+      );
+      expect(configurable(graph, 'id')).toBe(true);
+      expect(configurable(team, 'id')).toBe(true);
+    });
+
+    it('locks nothing when the install is refused', () => {
+      const graph = new Graph({
+        id: 'g',
+        nodes: [scriptedAgent('a', [say('x')]), new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' })],
+        edges: [['a', 'remote']],
+      });
+      expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(UngateableError);
+      expect(configurable(graph, 'nodes')).toBe(true);
+      expect(configurable(graph.edges[0]!, 'target')).toBe(true);
+    });
+  });
+
+  describe('install(agent)', () => {
+    it('refuses a remote agent with its finding at the agent path', () => {
+      let error: unknown;
+      try {
+        install(new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' }) as never, { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(UngateableError);
+      expect((error as UngateableError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual([
+        'remote:remote',
+      ]);
+    });
+
+    it('refuses a Graph, pointing at installMultiagent', () => {
+      const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')])], edges: [] });
+      let error: unknown;
+      try {
+        install(graph as never, { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(UngateableError);
+      expect((error as UngateableError).findings).toEqual([
+        {
+          path: ['g'],
+          kind: 'foreign-executor',
+          reason: 'is a graph, not an Agent',
+          fix: 'use installMultiagent for a Graph or Swarm',
+        },
+      ]);
+      expect(hasNodeGuard(graph)).toBe(false);
+    });
+
+    it('refuses an agent that carries another gate, naming both, and leaves the first gate in place', async () => {
+      const agent = scriptedAgent('a', [call('ls'), say('x')], { tools: [recordingTool('ls')] });
+      install(agent, { gate: allowAll() });
+      let error: unknown;
+      try {
+        install(agent, { gate: denyAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect((error as GateConflictError).conflicts).toEqual([
+        { path: ['a'], existing: 'allow-all', requested: 'deny-all' },
+      ]);
+      configureGate(denyAll());
+      expect(() => install(agent)).toThrow(GateConflictError);
+      try {
+        install(agent);
+      } catch (e) {
+        expect((e as GateConflictError).conflicts).toEqual([
+          { path: ['a'], existing: 'allow-all', requested: 'configured' },
+        ]);
+      }
+      await agent.invoke('go');
+      expect(ran).toEqual(['ls({})@a']);
+    });
+
+    it('refuses a gate other than the one a pending GatePlugin will install', () => {
+      const agent = scriptedAgent('a', [say('x')], { plugins: [new GatePlugin({ gate: allowAll() })] });
+      expect(() => install(agent, { gate: denyAll() })).toThrow(
+        expect.objectContaining({
+          code: 'GATE_CONFLICT',
+          conflicts: [{ path: ['a'], existing: 'allow-all', requested: 'deny-all' }],
+        }),
+      );
+      const configured = scriptedAgent('c', [say('x')], { plugins: [new GatePlugin()] });
+      expect(() => install(configured, { gate: denyAll() })).toThrow(
+        expect.objectContaining({ conflicts: [{ path: ['c'], existing: 'configured', requested: 'deny-all' }] }),
+      );
+    });
+
+    it('locks the agent fields the SDK reads to run tools', () => {
+      const agent = scriptedAgent('a', [say('x')]);
+      expect(configurable(agent, '_toolRegistry')).toBe(true);
+      install(agent, { gate: allowAll() });
+      expect(configurable(agent, '_toolRegistry')).toBe(false);
+    });
+  });
+});
