@@ -582,6 +582,43 @@ describe('install.ts, line by line', () => {
       );
     });
 
+    it('hands back a handle on a gate a GatePlugin installed, which reports it and cannot remove it', async () => {
+      const gate = allowAll();
+      const agent = scriptedAgent('a', [say('x'), call('ls'), say('y')], {
+        tools: [recordingTool('ls')],
+        plugins: [new GatePlugin({ gate })],
+      });
+      await agent.invoke('go');
+      const handle = install(agent, { gate });
+      expect({ path: handle.path, gateName: handle.gateName, active: handle.isActive() }).toEqual({
+        path: ['a'],
+        gateName: 'allow-all',
+        active: true,
+      });
+      expect(handle.agent).toBe(agent);
+      handle.uninstall();
+      expect(isGated(agent)).toBe(true);
+      expect(install(agent, { gate })).toEqual(expect.objectContaining({ gateName: 'allow-all' }));
+    });
+
+    it("installs a pending GatePlugin's own gate source (its timeout) when the same gate is requested", async () => {
+      const gate: Gate = {
+        name: 'slow',
+        decide: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          return { verdict: 'allow' };
+        },
+      };
+      const agent = scriptedAgent('a', [call('ls'), say('x')], {
+        tools: [recordingTool('ls')],
+        plugins: [new GatePlugin({ gate, timeoutMs: 20 })],
+      });
+      install(agent, { gate });
+      await agent.invoke('go').catch(() => undefined);
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] ERROR:/);
+    });
+
     it('locks the agent fields the SDK reads to run tools', () => {
       const agent = scriptedAgent('a', [say('x')]);
       expect(configurable(agent, '_toolRegistry')).toBe(true);
