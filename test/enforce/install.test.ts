@@ -509,6 +509,42 @@ describe('install.ts, line by line', () => {
     });
   });
 
+  describe('rolling back a failure midway', () => {
+    it('removes the guards and gates already added when guarding a nested orchestrator fails, and says so', async () => {
+      const graph = buildResearchGraph();
+      const team = (graph.nodes.get('research-team') as unknown as { orchestrator: Swarm }).orchestrator;
+      // The guard mark's key held by something else, fixed in place: the walk sees no guard on the inner swarm,
+      // and marking it fails after every agent was gated and the outer graph guarded.
+      Object.defineProperty(team, Symbol.for('gate-audit.node-guard.v1'), { value: undefined });
+      const hooksBefore = hookCount(graph);
+      let error: unknown;
+      try {
+        installMultiagent(graph, { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      const failed = error as GateAuditError;
+      expect(failed.code).toBe('INSTALL_FAILED');
+      expect(failed.message).toMatch(/^orchestrator=<research> \| install failed midway and was rolled back: \S/);
+      expect(failed.cause).toBeInstanceOf(Error);
+      expect(failed.message).toContain((failed.cause as Error).message);
+      expect(hookCount(graph)).toBe(hooksBefore);
+      expect(hasNodeGuard(graph)).toBe(false);
+      const agents = [...graph.nodes.values()].flatMap((node) => {
+        const agent = (node as { _agent?: unknown })._agent;
+        return agent instanceof Agent ? [agent] : [];
+      });
+      agents.push(...[...team.nodes.values()].map((node) => (node as unknown as { _agent: Agent })._agent));
+      expect(agents).toHaveLength(4);
+      expect(agents.filter((agent) => isGated(agent))).toEqual([]);
+      // Nothing was locked, and a later install on the repaired parts starts from scratch.
+      expect(Object.getOwnPropertyDescriptor(graph, 'nodes')?.configurable).toBe(true);
+      const planner = agents[0]!;
+      const handle = install(planner, { gate: allowAll() });
+      expect(handle.path).toEqual(['planner']);
+    });
+  });
+
   describe('install(agent)', () => {
     it('refuses a remote agent with its finding at the agent path', () => {
       let error: unknown;
