@@ -509,6 +509,37 @@ describe('install.ts, line by line', () => {
     });
   });
 
+  describe('the root', () => {
+    it('refuses a Proxy around a Graph as a Proxy (UngateableError), not as a wrong argument', () => {
+      const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')])], edges: [] });
+      let error: unknown;
+      try {
+        installMultiagent(new Proxy(graph, {}), { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(UngateableError);
+      expect((error as UngateableError).findings.map((f) => f.kind)).toEqual(['proxy']);
+      expect(hasNodeGuard(graph)).toBe(false);
+    });
+
+    it('names what it got and what to pass instead when the root is not an orchestrator', () => {
+      expect(() => installMultiagent({ id: 'x' } as never, { gate: allowAll() })).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_ARGUMENT',
+          message:
+            'value=<Object> | installMultiagent expects a Graph or Swarm | pass the orchestrator; use install(agent) for a single agent',
+        }),
+      );
+    });
+
+    it('installs on a Swarm root', () => {
+      const swarm = new Swarm({ id: 's', nodes: [scriptedAgent('a', [say('x')]), scriptedAgent('b', [say('x')])] });
+      expect(installMultiagent(swarm, { gate: allowAll() }).map((h) => h.path.join('/'))).toEqual(['s/a', 's/b']);
+      expect(hasNodeGuard(swarm)).toBe(true);
+    });
+  });
+
   describe('rolling back a failure midway', () => {
     it('removes the guards and gates already added when guarding a nested orchestrator fails, and says so', async () => {
       const graph = buildResearchGraph();
