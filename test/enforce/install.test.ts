@@ -574,6 +574,50 @@ describe('install.ts, line by line', () => {
       const handle = install(planner, { gate: allowAll() });
       expect(handle.path).toEqual(['planner']);
     });
+
+    it('rolls back cleanly when an orchestrator it skipped was guarded already', () => {
+      const guardedBefore = new Swarm({ id: 'before', nodes: [scriptedAgent('b1', [say('x')])] });
+      const failing = new Swarm({ id: 'failing', nodes: [scriptedAgent('f1', [say('x')])] });
+      const gate = allowAll();
+      installMultiagent(guardedBefore, { gate });
+      Object.defineProperty(failing, Symbol.for('gate-audit.node-guard.v1'), { value: undefined });
+      const graph = new Graph({
+        id: 'outer',
+        nodes: [scriptedAgent('a', [say('x')]), guardedBefore, failing],
+        edges: [],
+      });
+      expect(() => installMultiagent(graph, { gate })).toThrow(expect.objectContaining({ code: 'INSTALL_FAILED' }));
+      expect(hasNodeGuard(graph)).toBe(false);
+      expect(hasNodeGuard(guardedBefore)).toBe(true);
+      expect(isGated((guardedBefore.nodes.get('b1') as unknown as { agent: Agent }).agent)).toBe(true);
+      expect(isGated((graph.nodes.get('a') as unknown as { agent: Agent }).agent)).toBe(false);
+    });
+  });
+
+  describe('the node guard', () => {
+    it("is given the install's gate: a node swapped in after install is cancelled and recorded to that gate", async () => {
+      const records: { event: string; nodeId?: string }[] = [];
+      const gate: Gate = {
+        name: 'recording',
+        decide: () => ({ verdict: 'allow' }),
+        record: (r) => {
+          records.push({ event: r.event, nodeId: r.nodeId });
+        },
+      };
+      const graph = new Graph({
+        id: 'g',
+        nodes: [scriptedAgent('a', [say('x')]), scriptedAgent('b', [say('x')])],
+        edges: [['a', 'b']],
+        maxSteps: 5,
+      });
+      installMultiagent(graph, { gate });
+      const rogue = new Graph({ id: 'tmp', nodes: [scriptedAgent('b', [say('x')])], edges: [] }).nodes.get('b')!;
+      nodesOf(graph).set('b', rogue);
+      (graph.edges[0] as unknown as { target: unknown }).target = rogue;
+      const { cancelled } = await runOrchestrator(graph);
+      expect(cancelled.b).toBeDefined();
+      expect(records.filter((r) => r.event === 'node-cancelled')).toEqual([{ event: 'node-cancelled', nodeId: 'b' }]);
+    });
   });
 
   describe('install(agent)', () => {
@@ -608,6 +652,22 @@ describe('install.ts, line by line', () => {
         },
       ]);
       expect(hasNodeGuard(graph)).toBe(false);
+    });
+
+    it('refuses an Agent that has a problem of its own (a custom tool executor), gating nothing', () => {
+      class FastExecutor extends SequentialToolExecutor {}
+      const agent = scriptedAgent('a', [say('x')]);
+      agent.toolExecutor = new FastExecutor();
+      let error: unknown;
+      try {
+        install(agent, { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect((error as UngateableError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual([
+        'a:tool-executor',
+      ]);
+      expect(isGated(agent)).toBe(false);
     });
 
     it('refuses an agent that carries another gate, naming both, and leaves the first gate in place', async () => {
