@@ -746,6 +746,41 @@ describe('install.ts, line by line', () => {
       expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] ERROR:/);
     });
 
+    it('names as "?" an existing gate whose name it cannot read (a GatePlugin given a non-gate, another copy\'s mark)', () => {
+      const badPlugin = scriptedAgent('p', [say('x')], {
+        plugins: [new GatePlugin({ gate: { name: 7, decide: () => ({ verdict: 'allow' }) } as never })],
+      });
+      expect(() => install(badPlugin, { gate: allowAll() })).toThrow(
+        expect.objectContaining({ conflicts: [{ path: ['p'], existing: '?', requested: 'allow-all' }] }),
+      );
+      const marked = scriptedAgent('m', [say('x')]);
+      Object.defineProperty(marked, Symbol.for('gate-audit.agent-gate.v1'), {
+        value: { gateKey: {}, gateName: 7, path: ['m'] },
+      });
+      expect(() => install(marked, { gate: allowAll() })).toThrow(
+        expect.objectContaining({ conflicts: [{ path: ['m'], existing: '?', requested: 'allow-all' }] }),
+      );
+    });
+
+    it("installs its own gate source beside another copy's pending GatePlugin that has no gateSource", async () => {
+      // Another copy's GatePlugin, seen only through its mark; its initAgent finds the agent gated and adds nothing.
+      const foreignPlugin = {
+        name: 'gate-audit:gate',
+        [Symbol.for('gate-audit.gate-plugin.v1')]: true,
+        initAgent: () => undefined,
+      };
+      const agent = scriptedAgent('a', [call('rm'), say('x')], {
+        tools: [recordingTool('rm')],
+        plugins: [foreignPlugin as never],
+      });
+      configureGate(denyAll('configured says no'));
+      const handle = install(agent);
+      expect(handle.gateName).toBe('configured');
+      await agent.invoke('go');
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: configured says no/);
+    });
+
     it('locks the agent fields the SDK reads to run tools', () => {
       const agent = scriptedAgent('a', [say('x')]);
       expect(configurable(agent, '_toolRegistry')).toBe(true);
