@@ -23,7 +23,8 @@ import {
   NoGateError,
   UngateableError,
 } from '../../src/index.js';
-import { nodeCallHooks, toolCallHooks } from '../../src/walker/sdk-internals.js';
+import { agentGateMark } from '../../src/walker/marks.js';
+import { liveMiddlewareArray, nodeCallHooks, toolCallHooks } from '../../src/walker/sdk-internals.js';
 import { buildResearchGraph } from '../../fixtures/graphs/research-graph.js';
 import { buildSupportSwarm } from '../../fixtures/graphs/support-swarm.js';
 import {
@@ -725,6 +726,13 @@ describe('install.ts, line by line', () => {
       expect(handle.agent).toBe(agent);
       handle.uninstall();
       expect(isGated(agent)).toBe(true);
+      // Its execution check removed behind its back, the gate is no longer active, and the handle says so.
+      const middleware = liveMiddlewareArray(agent) ?? [];
+      middleware.splice(
+        middleware.findIndex((m) => (m as { handler?: unknown }).handler === agentGateMark(agent)?.executionCheck),
+        1,
+      );
+      expect(handle.isActive()).toBe(false);
       expect(install(agent, { gate })).toEqual(expect.objectContaining({ gateName: 'allow-all' }));
     });
 
@@ -779,6 +787,19 @@ describe('install.ts, line by line', () => {
       await agent.invoke('go');
       expect(ran).toEqual([]);
       expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: configured says no/);
+    });
+
+    it('takes a gate source only from a GatePlugin, never from another plugin that has a gateSource method', async () => {
+      const lookalike = {
+        name: 'lookalike',
+        initAgent: () => undefined,
+        gateSource: () => ({ name: 'allow-all', key: 'lookalike', resolve: () => allowAll(), timeoutMs: 1000 }),
+      };
+      const agent = scriptedAgent('a', [call('rm'), say('x')], { tools: [recordingTool('rm')], plugins: [lookalike] });
+      expect(install(agent, { gate: denyAll('no') }).gateName).toBe('deny-all');
+      await agent.invoke('go');
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: no/);
     });
 
     it('locks the agent fields the SDK reads to run tools', () => {
