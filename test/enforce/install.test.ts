@@ -470,7 +470,7 @@ describe('install.ts, line by line', () => {
         expect(() => installMultiagent(graph, { gate: allowAll(), timeoutMs: timeoutMs as number })).toThrow(
           expect.objectContaining({
             code: 'INVALID_ARGUMENT',
-            message: expect.stringContaining('installMultiagent("g")'),
+            message: expect.stringContaining('installMultiagent("g")') as string,
           }),
         );
         expect(isGated(agent)).toBe(false);
@@ -576,7 +576,7 @@ describe('install.ts, line by line', () => {
   });
 
   describe('rolling back a failure midway', () => {
-    it('removes the guards and gates already added when guarding a nested orchestrator fails, and says so', async () => {
+    it('removes the guards and gates already added when guarding a nested orchestrator fails, and says so', () => {
       const graph = buildResearchGraph();
       const team = (graph.nodes.get('research-team') as unknown as { orchestrator: Swarm }).orchestrator;
       // The guard mark's key held by something else, fixed in place: the walk sees no guard on the inner swarm,
@@ -813,7 +813,7 @@ describe('install.ts, line by line', () => {
       };
       const agent = scriptedAgent('a', [call('rm'), say('x')], {
         tools: [recordingTool('rm')],
-        plugins: [foreignPlugin as never],
+        plugins: [foreignPlugin],
       });
       configureGate(denyAll('configured says no'));
       const handle = install(agent);
