@@ -3,7 +3,7 @@
  * only the executor found at install is let through.
  */
 import { A2AAgent } from '@strands-agents/sdk/a2a';
-import { AgentNode, Graph, Node } from '@strands-agents/sdk/multiagent';
+import { AgentNode, Graph, Node, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import { allowAll, audit, installMultiagent, isGated, plan, UngateableError } from '../../src/index.js';
 import {
@@ -112,5 +112,96 @@ describe('installMultiagent({ accept })', () => {
         ],
       }),
     ).toThrow(/accept=<2 problems>/);
+  });
+});
+
+describe('accept entries, line by line (install.ts acceptedEntries / acceptedByOrchestrator)', () => {
+  const refusal = (graph: Graph, accept: unknown): string => {
+    try {
+      installMultiagent(graph, { gate: allowAll(), accept: accept as never });
+    } catch (e) {
+      expect((e as { code?: unknown }).code).toBe('INVALID_ACCEPT');
+      return (e as Error).message;
+    }
+    throw new Error('installMultiagent accepted the entries');
+  };
+
+  it('refuses an entry that is not an object, or whose path or reason is not a string, as needing both', () => {
+    for (const entry of [
+      null,
+      'app/legacy',
+      { path: 5, reason: 'x' },
+      { reason: 'x' },
+      { path: 'app/legacy', reason: 5 },
+    ]) {
+      const { writer, graph } = app();
+      expect(refusal(graph, [entry])).toMatch(
+        /^accept=<(undefined|app\/legacy)> \| an accept entry needs a path and a reason$/,
+      );
+      expect(isGated(writer)).toBe(false);
+    }
+  });
+
+  it('says the one problem on its own, and several as a list', () => {
+    expect(refusal(app().graph, [{ path: 'app/gone', reason: 'x' }])).toBe(
+      'accept=<app/gone> | matches no node of the tree | fix the path (ids escaped, joined with "/") or remove the stale entry',
+    );
+    expect(
+      refusal(app().graph, [
+        { path: 'app/gone', reason: 'x' },
+        { path: 'app/writer', reason: 'x' },
+      ]),
+    ).toBe(
+      'accept=<2 problems> | invalid accept entries\n' +
+        '  - accept=<app/gone> | matches no node of the tree | fix the path (ids escaped, joined with "/") or remove the stale entry\n' +
+        '  - accept=<app/writer> | is a agent that can be gated, so it needs no acknowledgement | remove the entry; installMultiagent gates it',
+    );
+  });
+
+  it('refuses to accept a remote agent used as a tool: it is not a node of an orchestrator', () => {
+    const helper = scriptedAgent('helper', [say('x')]);
+    const tool = helper.asTool();
+    (tool as unknown as { _agent: unknown })._agent = new A2AAgent({ id: 'far', url: 'http://127.0.0.1:9/x' });
+    const holder = scriptedAgent('holder', [say('x')], { tools: [tool] });
+    const graph = new Graph({ id: 'g', nodes: [holder], edges: [] });
+    expect(refusal(graph, [{ path: 'g/holder/helper', reason: 'x' }])).toMatch(
+      /^accept=<g\/holder\/helper> \| is not a node of an orchestrator \(only remote or opaque nodes can be accepted\) \| /,
+    );
+    expect(isGated(holder)).toBe(false);
+  });
+
+  it('accepts opaque executors behind an AgentNode and a MultiAgentNode, and the audit shows both accepted', () => {
+    const graph = new Graph({
+      id: 'g',
+      nodes: [
+        scriptedAgent('a', [say('x')]),
+        { orchestrator: { id: 'cma', invoke: () => undefined, stream: () => undefined } } as never,
+        { id: 'plain', invoke: () => undefined, stream: () => undefined } as never,
+      ],
+      edges: [],
+    });
+    expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(UngateableError);
+    installMultiagent(graph, {
+      gate: allowAll(),
+      accept: [
+        { path: 'g/cma', reason: 'reviewed' },
+        { path: 'g/plain', reason: 'reviewed' },
+      ],
+    });
+    const nodes = audit(graph).nodes;
+    expect(nodes.filter((n) => n.id === 'cma' || n.id === 'plain').map((n) => `${n.id}:${n.status}`)).toEqual([
+      'cma:accepted',
+      'plain:accepted',
+    ]);
+  });
+
+  it('accepts a remote node nested in a swarm by its full path', () => {
+    const inner = new Swarm({
+      id: 'inner',
+      nodes: [scriptedAgent('in1', [say('x')]), new A2AAgent({ id: 'deep', url: 'http://127.0.0.1:9/x' })],
+    });
+    const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')]), inner], edges: [] });
+    installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'g/inner/deep', reason: 'gated on its server' }] });
+    expect(audit(graph).nodes.find((n) => n.id === 'deep')?.status).toBe('accepted');
   });
 });

@@ -1,3 +1,45 @@
+/**
+ * `installMultiagent` and `install` (`src/enforce/install.ts`): preflight before any change, refusals, conflicts,
+ * idempotence, rollback of a failure midway, and the fields locked once everything is installed. The block
+ * "install.ts, line by line" (and the line-by-line blocks of accept.test.ts and sdk-mismatch.test.ts) was written
+ * against the mutants that survived `npm run mutation` (README, "Mutation testing"); each test fails when the
+ * line it names is changed.
+ *
+ * Mutants of install.ts that survive on purpose, and why they are equivalent:
+ * - `typeof ms !== 'number'` (→ `false`) in `decisionTimeout`: `Number.isFinite` does not coerce, so it refuses
+ *   every non-number anyway.
+ * - `accept.length === 0` (→ `false`) in `acceptedEntries`: an empty list runs the loop zero times and returns [].
+ * - `!ACCEPTABLE.has(kind) || (entry.kind !== 'remote' && entry.kind !== 'custom')` (→ `&&`, or the kind test →
+ *   `false`): the walker gives the three acceptable problem kinds only to `remote` and `custom` entries
+ *   (`classifyExecutor`, opaque agent tools), so the second half never decides alone; it is defence in depth.
+ * - `parent === undefined` (→ `false`) in `acceptedEntries`: only the root has no parent entry, and the root was
+ *   checked to be a Graph or Swarm, which has no problem to accept.
+ * - `acceptedByOrchestrator`: `orchestrator === undefined` and `typeof nodes === 'string'` (→ `false`, and its
+ *   literal): an accepted entry's parent was checked to be a graph or swarm, every one of which is in the
+ *   inventory's orchestrators, and a node map that cannot be read is refused by the preflight. The node test
+ *   `via === 'agent-node' || via === 'multi-agent-node'` (→ `true`) and `node === entry.target` (→ `false`): for an
+ *   AgentNode or MultiAgentNode the walk's target is the executor, for any other node it is the node itself, so
+ *   each half matches on its own.
+ * - `existingHandle`'s fallbacks `mark?.path ?? [id]` and `mark?.gateName ?? 'unknown'` (optional chaining,
+ *   `&&`, the literals): it is only reached for a gated agent, which carries a mark, and the only gates it knows
+ *   no handle of are GatePlugin's, whose mark path is `[id]` too.
+ * - `lockTree`: `readAgentTool(tool).kind === 'agent-tool'` (→ `true`): `lockFields` skips a field the tool does
+ *   not own (function tools have no `_agent`); `typeof nodes !== 'string'` (→ `true`, and its literal): a node
+ *   map that cannot be read was refused by the preflight.
+ * - `guards.reverse()` / `installed.reverse()` (→ no reverse) in the rollback: each cleanup removes only the
+ *   hooks its own install added, by identity, so the order does not change what is left.
+ * - `inventory.places.get(agent) ?? [path]` (→ `[]`): the walk records a place list for every agent it lists.
+ *
+ * Open (not killed, not equivalent): `agentGateState(agent) === 'gated'` (→ `false`, and its literal) in
+ * `install`. `installAgentGate` then returns undefined for the gated agent and the same handle comes back, so
+ * nothing about the gate changes; what differs is that a repeated call would validate its options and resolve a
+ * gate source first (e.g. throw `NoGateError` once the configured gate was unset). Which of the two a repeated
+ * `install` should do is not pinned by a test yet.
+ *
+ * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/install.ts --concurrency 1`
+ * (`--force`, all 390 mutants): before these tests 70.0% (273 killed or timed out / 91 survived / 26 no
+ * coverage), after them 93.8% (366 / 20 / 4); the 24 left are the ones above.
+ */
 import {
   Agent,
   BeforeInvocationEvent,
@@ -23,7 +65,8 @@ import {
   NoGateError,
   UngateableError,
 } from '../../src/index.js';
-import { nodeCallHooks, toolCallHooks } from '../../src/walker/sdk-internals.js';
+import { agentGateMark } from '../../src/walker/marks.js';
+import { liveMiddlewareArray, nodeCallHooks, toolCallHooks } from '../../src/walker/sdk-internals.js';
 import { buildResearchGraph } from '../../fixtures/graphs/research-graph.js';
 import { buildSupportSwarm } from '../../fixtures/graphs/support-swarm.js';
 import {
@@ -408,5 +451,404 @@ describe('installMultiagent', () => {
     const agent = scriptedAgent('a', [say('x')]);
     agent.addHook(BeforeToolCallEvent, () => undefined);
     expect(isGated(agent)).toBe(false);
+  });
+});
+
+describe('install.ts, line by line', () => {
+  const configurable = (owner: object, key: string): boolean | undefined =>
+    Object.getOwnPropertyDescriptor(owner, key)?.configurable;
+
+  describe('options.timeoutMs', () => {
+    for (const [what, timeoutMs] of [
+      ['zero', 0],
+      ['negative', -5],
+      ['NaN', Number.NaN],
+      ['Infinity', Number.POSITIVE_INFINITY],
+      ['a string', '100'],
+    ] as const) {
+      it(`refuses ${what} with INVALID_ARGUMENT naming the subject, and gates nothing`, () => {
+        const agent = scriptedAgent('a', [say('x')]);
+        const graph = new Graph({ id: 'g', nodes: [scriptedAgent('b', [say('x')])], edges: [] });
+        expect(() => install(agent, { gate: allowAll(), timeoutMs: timeoutMs as number })).toThrow(
+          expect.objectContaining({
+            code: 'INVALID_ARGUMENT',
+            message: 'subject=<install(agent "a")> | options.timeoutMs must be a positive number of milliseconds',
+          }),
+        );
+        expect(() => installMultiagent(graph, { gate: allowAll(), timeoutMs: timeoutMs as number })).toThrow(
+          expect.objectContaining({
+            code: 'INVALID_ARGUMENT',
+            message: expect.stringContaining('installMultiagent("g")') as string,
+          }),
+        );
+        expect(isGated(agent)).toBe(false);
+        expect(hasNodeGuard(graph)).toBe(false);
+      });
+    }
+
+    it('accepts one millisecond', () => {
+      const agent = scriptedAgent('a', [say('x')]);
+      expect(install(agent, { gate: allowAll(), timeoutMs: 1 }).isActive()).toBe(true);
+    });
+
+    it('refuses a gate that is not a Gate with a message that says what to pass', () => {
+      expect(() => install(scriptedAgent('a', [say('x')]), { gate: { name: 'x' } as never })).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_ARGUMENT',
+          message:
+            'subject=<install(agent "a")> | options.gate is not a Gate | pass an object with a string name and a decide() method',
+        }),
+      );
+    });
+  });
+
+  describe('locking the tree once everything is installed', () => {
+    it('makes the fields the SDK reads to choose what runs non-configurable, and only after install', () => {
+      const helper = scriptedAgent('helper', [say('x')]);
+      const tool = helper.asTool();
+      const team = new Swarm({ id: 'team', nodes: [scriptedAgent('s1', [say('x')]), scriptedAgent('s2', [say('x')])] });
+      const first = scriptedAgent('first', [say('x')], { tools: [tool] });
+      const graph = new Graph({ id: 'g', nodes: [first, team], edges: [['first', 'team']] });
+      const agentNode = graph.nodes.get('first')!;
+      const teamNode = graph.nodes.get('team')!;
+      const edge = graph.edges[0]!;
+      const fields: [object, string][] = [
+        [graph, 'nodes'],
+        [graph, '_hookRegistry'],
+        [graph, 'edges'],
+        [graph, '_sources'],
+        [team, 'nodes'],
+        [team, '_hookRegistry'],
+        [team, 'start'],
+        [agentNode, '_agent'],
+        [agentNode, 'id'],
+        [teamNode, '_orchestrator'],
+        [teamNode, 'id'],
+        [team.nodes.get('s2')!, '_agent'],
+        [edge, 'source'],
+        [edge, 'target'],
+        [tool, '_agent'],
+        [first, '_toolRegistry'],
+        [helper, '_toolRegistry'],
+      ];
+      expect(fields.map(([owner, key]) => configurable(owner, key))).toEqual(fields.map(() => true));
+      installMultiagent(graph, { gate: allowAll() });
+      expect(fields.map(([owner, key]) => `${key}:${String(configurable(owner, key))}`)).toEqual(
+        fields.map(([, key]) => `${key}:false`),
+      );
+      expect(configurable(graph, 'id')).toBe(true);
+      expect(configurable(team, 'id')).toBe(true);
+    });
+
+    it('locks nothing when the install is refused', () => {
+      const graph = new Graph({
+        id: 'g',
+        nodes: [scriptedAgent('a', [say('x')]), new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' })],
+        edges: [['a', 'remote']],
+      });
+      expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(UngateableError);
+      expect(configurable(graph, 'nodes')).toBe(true);
+      expect(configurable(graph.edges[0]!, 'target')).toBe(true);
+    });
+  });
+
+  describe('the root', () => {
+    it('refuses a Proxy around a Graph as a Proxy (UngateableError), not as a wrong argument', () => {
+      const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')])], edges: [] });
+      let error: unknown;
+      try {
+        installMultiagent(new Proxy(graph, {}), { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(UngateableError);
+      expect((error as UngateableError).findings.map((f) => f.kind)).toEqual(['proxy']);
+      expect(hasNodeGuard(graph)).toBe(false);
+    });
+
+    it('names what it got and what to pass instead when the root is not an orchestrator', () => {
+      expect(() => installMultiagent({ id: 'x' } as never, { gate: allowAll() })).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_ARGUMENT',
+          message:
+            'value=<Object> | installMultiagent expects a Graph or Swarm | pass the orchestrator; use install(agent) for a single agent',
+        }),
+      );
+    });
+
+    it('installs on a Swarm root', () => {
+      const swarm = new Swarm({ id: 's', nodes: [scriptedAgent('a', [say('x')]), scriptedAgent('b', [say('x')])] });
+      expect(installMultiagent(swarm, { gate: allowAll() }).map((h) => h.path.join('/'))).toEqual(['s/a', 's/b']);
+      expect(hasNodeGuard(swarm)).toBe(true);
+    });
+  });
+
+  describe('rolling back a failure midway', () => {
+    it('removes the guards and gates already added when guarding a nested orchestrator fails, and says so', () => {
+      const graph = buildResearchGraph();
+      const team = (graph.nodes.get('research-team') as unknown as { orchestrator: Swarm }).orchestrator;
+      // The guard mark's key held by something else, fixed in place: the walk sees no guard on the inner swarm,
+      // and marking it fails after every agent was gated and the outer graph guarded.
+      Object.defineProperty(team, Symbol.for('gate-audit.node-guard.v1'), { value: undefined });
+      const hooksBefore = hookCount(graph);
+      let error: unknown;
+      try {
+        installMultiagent(graph, { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      const failed = error as GateAuditError;
+      expect(failed.code).toBe('INSTALL_FAILED');
+      expect(failed.message).toMatch(/^orchestrator=<research> \| install failed midway and was rolled back: \S/);
+      expect(failed.cause).toBeInstanceOf(Error);
+      expect(failed.message).toContain((failed.cause as Error).message);
+      expect(hookCount(graph)).toBe(hooksBefore);
+      expect(hasNodeGuard(graph)).toBe(false);
+      const agents = [...graph.nodes.values()].flatMap((node) => {
+        const agent = (node as { _agent?: unknown })._agent;
+        return agent instanceof Agent ? [agent] : [];
+      });
+      agents.push(...[...team.nodes.values()].map((node) => (node as unknown as { _agent: Agent })._agent));
+      expect(agents).toHaveLength(4);
+      expect(agents.filter((agent) => isGated(agent))).toEqual([]);
+      // Nothing was locked, and a later install on the repaired parts starts from scratch.
+      expect(Object.getOwnPropertyDescriptor(graph, 'nodes')?.configurable).toBe(true);
+      const planner = agents[0]!;
+      const handle = install(planner, { gate: allowAll() });
+      expect(handle.path).toEqual(['planner']);
+    });
+
+    it('rolls back cleanly when an orchestrator it skipped was guarded already', () => {
+      const guardedBefore = new Swarm({ id: 'before', nodes: [scriptedAgent('b1', [say('x')])] });
+      const failing = new Swarm({ id: 'failing', nodes: [scriptedAgent('f1', [say('x')])] });
+      const gate = allowAll();
+      installMultiagent(guardedBefore, { gate });
+      Object.defineProperty(failing, Symbol.for('gate-audit.node-guard.v1'), { value: undefined });
+      const graph = new Graph({
+        id: 'outer',
+        nodes: [scriptedAgent('a', [say('x')]), guardedBefore, failing],
+        edges: [],
+      });
+      expect(() => installMultiagent(graph, { gate })).toThrow(expect.objectContaining({ code: 'INSTALL_FAILED' }));
+      expect(hasNodeGuard(graph)).toBe(false);
+      expect(hasNodeGuard(guardedBefore)).toBe(true);
+      expect(isGated((guardedBefore.nodes.get('b1') as unknown as { agent: Agent }).agent)).toBe(true);
+      expect(isGated((graph.nodes.get('a') as unknown as { agent: Agent }).agent)).toBe(false);
+    });
+  });
+
+  describe('the node guard', () => {
+    it("is given the install's gate: a node swapped in after install is cancelled and recorded to that gate", async () => {
+      const records: { event: string; nodeId?: string }[] = [];
+      const gate: Gate = {
+        name: 'recording',
+        decide: () => ({ verdict: 'allow' }),
+        record: (r) => {
+          records.push({ event: r.event, nodeId: r.nodeId });
+        },
+      };
+      const graph = new Graph({
+        id: 'g',
+        nodes: [scriptedAgent('a', [say('x')]), scriptedAgent('b', [say('x')])],
+        edges: [['a', 'b']],
+        maxSteps: 5,
+      });
+      installMultiagent(graph, { gate });
+      const rogue = new Graph({ id: 'tmp', nodes: [scriptedAgent('b', [say('x')])], edges: [] }).nodes.get('b')!;
+      nodesOf(graph).set('b', rogue);
+      (graph.edges[0] as unknown as { target: unknown }).target = rogue;
+      const { cancelled } = await runOrchestrator(graph);
+      expect(cancelled.b).toBeDefined();
+      expect(records.filter((r) => r.event === 'node-cancelled')).toEqual([{ event: 'node-cancelled', nodeId: 'b' }]);
+    });
+  });
+
+  describe('install(agent)', () => {
+    it('refuses a remote agent with its finding at the agent path', () => {
+      let error: unknown;
+      try {
+        install(new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' }) as never, { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(UngateableError);
+      expect((error as UngateableError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual([
+        'remote:remote',
+      ]);
+    });
+
+    it('refuses a Graph, pointing at installMultiagent', () => {
+      const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')])], edges: [] });
+      let error: unknown;
+      try {
+        install(graph as never, { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(UngateableError);
+      expect((error as UngateableError).findings).toEqual([
+        {
+          path: ['g'],
+          kind: 'foreign-executor',
+          reason: 'is a graph, not an Agent',
+          fix: 'use installMultiagent for a Graph or Swarm',
+        },
+      ]);
+      expect(hasNodeGuard(graph)).toBe(false);
+    });
+
+    it('refuses an Agent that has a problem of its own (a custom tool executor), gating nothing', () => {
+      class FastExecutor extends SequentialToolExecutor {}
+      const agent = scriptedAgent('a', [say('x')]);
+      agent.toolExecutor = new FastExecutor();
+      let error: unknown;
+      try {
+        install(agent, { gate: allowAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect((error as UngateableError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual([
+        'a:tool-executor',
+      ]);
+      expect(isGated(agent)).toBe(false);
+    });
+
+    it('refuses an agent that carries another gate, naming both, and leaves the first gate in place', async () => {
+      const agent = scriptedAgent('a', [call('ls'), say('x')], { tools: [recordingTool('ls')] });
+      install(agent, { gate: allowAll() });
+      let error: unknown;
+      try {
+        install(agent, { gate: denyAll() });
+      } catch (e) {
+        error = e;
+      }
+      expect((error as GateConflictError).conflicts).toEqual([
+        { path: ['a'], existing: 'allow-all', requested: 'deny-all' },
+      ]);
+      configureGate(denyAll());
+      expect(() => install(agent)).toThrow(GateConflictError);
+      try {
+        install(agent);
+      } catch (e) {
+        expect((e as GateConflictError).conflicts).toEqual([
+          { path: ['a'], existing: 'allow-all', requested: 'configured' },
+        ]);
+      }
+      await agent.invoke('go');
+      expect(ran).toEqual(['ls({})@a']);
+    });
+
+    it('refuses a gate other than the one a pending GatePlugin will install', () => {
+      const agent = scriptedAgent('a', [say('x')], { plugins: [new GatePlugin({ gate: allowAll() })] });
+      expect(() => install(agent, { gate: denyAll() })).toThrow(
+        expect.objectContaining({
+          code: 'GATE_CONFLICT',
+          conflicts: [{ path: ['a'], existing: 'allow-all', requested: 'deny-all' }],
+        }),
+      );
+      const configured = scriptedAgent('c', [say('x')], { plugins: [new GatePlugin()] });
+      expect(() => install(configured, { gate: denyAll() })).toThrow(
+        expect.objectContaining({ conflicts: [{ path: ['c'], existing: 'configured', requested: 'deny-all' }] }),
+      );
+    });
+
+    it('hands back a handle on a gate a GatePlugin installed, which reports it and cannot remove it', async () => {
+      const gate = allowAll();
+      const agent = scriptedAgent('a', [say('x'), call('ls'), say('y')], {
+        tools: [recordingTool('ls')],
+        plugins: [new GatePlugin({ gate })],
+      });
+      await agent.invoke('go');
+      const handle = install(agent, { gate });
+      expect({ path: handle.path, gateName: handle.gateName, active: handle.isActive() }).toEqual({
+        path: ['a'],
+        gateName: 'allow-all',
+        active: true,
+      });
+      expect(handle.agent).toBe(agent);
+      handle.uninstall();
+      expect(isGated(agent)).toBe(true);
+      // Its execution check removed behind its back, the gate is no longer active, and the handle says so.
+      const middleware = liveMiddlewareArray(agent) ?? [];
+      middleware.splice(
+        middleware.findIndex((m) => (m as { handler?: unknown }).handler === agentGateMark(agent)?.executionCheck),
+        1,
+      );
+      expect(handle.isActive()).toBe(false);
+      expect(install(agent, { gate })).toEqual(expect.objectContaining({ gateName: 'allow-all' }));
+    });
+
+    it("installs a pending GatePlugin's own gate source (its timeout) when the same gate is requested", async () => {
+      const gate: Gate = {
+        name: 'slow',
+        decide: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          return { verdict: 'allow' };
+        },
+      };
+      const agent = scriptedAgent('a', [call('ls'), say('x')], {
+        tools: [recordingTool('ls')],
+        plugins: [new GatePlugin({ gate, timeoutMs: 20 })],
+      });
+      install(agent, { gate });
+      await agent.invoke('go').catch(() => undefined);
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] ERROR:/);
+    });
+
+    it('names as "?" an existing gate whose name it cannot read (a GatePlugin given a non-gate, another copy\'s mark)', () => {
+      const badPlugin = scriptedAgent('p', [say('x')], {
+        plugins: [new GatePlugin({ gate: { name: 7, decide: () => ({ verdict: 'allow' }) } as never })],
+      });
+      expect(() => install(badPlugin, { gate: allowAll() })).toThrow(
+        expect.objectContaining({ conflicts: [{ path: ['p'], existing: '?', requested: 'allow-all' }] }),
+      );
+      const marked = scriptedAgent('m', [say('x')]);
+      Object.defineProperty(marked, Symbol.for('gate-audit.agent-gate.v1'), {
+        value: { gateKey: {}, gateName: 7, path: ['m'] },
+      });
+      expect(() => install(marked, { gate: allowAll() })).toThrow(
+        expect.objectContaining({ conflicts: [{ path: ['m'], existing: '?', requested: 'allow-all' }] }),
+      );
+    });
+
+    it("installs its own gate source beside another copy's pending GatePlugin that has no gateSource", async () => {
+      // Another copy's GatePlugin, seen only through its mark; its initAgent finds the agent gated and adds nothing.
+      const foreignPlugin = {
+        name: 'gate-audit:gate',
+        [Symbol.for('gate-audit.gate-plugin.v1')]: true,
+        initAgent: () => undefined,
+      };
+      const agent = scriptedAgent('a', [call('rm'), say('x')], {
+        tools: [recordingTool('rm')],
+        plugins: [foreignPlugin],
+      });
+      configureGate(denyAll('configured says no'));
+      const handle = install(agent);
+      expect(handle.gateName).toBe('configured');
+      await agent.invoke('go');
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: configured says no/);
+    });
+
+    it('takes a gate source only from a GatePlugin, never from another plugin that has a gateSource method', async () => {
+      const lookalike = {
+        name: 'lookalike',
+        initAgent: () => undefined,
+        gateSource: () => ({ name: 'allow-all', key: 'lookalike', resolve: () => allowAll(), timeoutMs: 1000 }),
+      };
+      const agent = scriptedAgent('a', [call('rm'), say('x')], { tools: [recordingTool('rm')], plugins: [lookalike] });
+      expect(install(agent, { gate: denyAll('no') }).gateName).toBe('deny-all');
+      await agent.invoke('go');
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: no/);
+    });
+
+    it('locks the agent fields the SDK reads to run tools', () => {
+      const agent = scriptedAgent('a', [say('x')]);
+      expect(configurable(agent, '_toolRegistry')).toBe(true);
+      install(agent, { gate: allowAll() });
+      expect(configurable(agent, '_toolRegistry')).toBe(false);
+    });
   });
 });

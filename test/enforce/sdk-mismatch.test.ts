@@ -55,4 +55,23 @@ describe('when agents come from another copy of the SDK', () => {
       'local/foreign:sdk-mismatch',
     ]);
   });
+
+  it('chooses SdkMismatchError when a foreign agent sits beside another ungateable node, listing both', async () => {
+    const { Graph } = await import('@strands-agents/sdk/multiagent');
+    const { A2AAgent } = await import('@strands-agents/sdk/a2a');
+    const foreign = new other.Agent({ id: 'foreign', model: new ScriptedModel([say('x')]), printer: false });
+    const remote = new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' });
+    const graph = new Graph({ id: 'local', nodes: [foreign as never, remote], edges: [] });
+    let error: unknown;
+    try {
+      installMultiagent(graph, { gate: allowAll() });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SdkMismatchError);
+    expect((error as SdkMismatchError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual([
+      'local/foreign:sdk-mismatch',
+      'local/remote:remote',
+    ]);
+  });
 });
