@@ -3,6 +3,18 @@
  * seals it.
  */
 
+import { hash } from 'node:crypto';
+
+/**
+ * The SHA-256 of a text (UTF-8), in lower-case hex: the one digest of the decision log's chains, the
+ * fleet log's records and writers, input digests and policy ids.
+ *
+ * @param text - the exact text that was hashed (and is stored, where it is verified later)
+ */
+export function sha256Hex(text: string): string {
+  return hash('sha256', text, 'hex');
+}
+
 /** Input key the SDK adds to agentic background calls; it is stripped before the tool runs. */
 export const BACKGROUND_MARKER = '_background_execution';
 

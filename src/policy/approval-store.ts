@@ -9,7 +9,7 @@
  * reason and rule, and the expiry: a row written or edited straight in the table is refused, and a nonce
  * copied into another row does not verify.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { canonicalJson } from '../enforce/digest.js';
 import type {
   ApprovalBinding,
@@ -20,7 +20,14 @@ import type {
 } from '../enforce/gate.js';
 import { GateAuditError } from '../errors.js';
 import { joinPath } from '../paths.js';
-import { type ApprovalSecret, approvalKey, approvalToken, inputDigest, isApprovalToken } from './approval.js';
+import {
+  type ApprovalSecret,
+  approvalKey,
+  approvalToken,
+  equalText,
+  inputDigest,
+  isApprovalToken,
+} from './approval.js';
 
 /** The call a pending approval waits for, as stored. */
 export interface PendingRequest {
@@ -128,12 +135,6 @@ function rowMac(key: Buffer, entry: Omit<PendingApprovalEntry, 'mac'> & { readon
     entry.expiresAt,
   ]);
   return createHmac('sha256', key).update(message).digest('hex');
-}
-
-function equalText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /**

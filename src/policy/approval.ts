@@ -8,8 +8,8 @@
  *   plain "yes" proves nothing: anyone who can resume the agent, or write its session, can send one.
  * - Or an in-process `approver(request)` with a timeout: only a `true` answer in time approves.
  */
-import { createHmac, hash, timingSafeEqual } from 'node:crypto';
-import { canonicalJson, withoutMarker } from '../enforce/digest.js';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalJson, sha256Hex, withoutMarker } from '../enforce/digest.js';
 import { joinPath } from '../paths.js';
 import type { ApprovalOutcome, ApprovalPath, AskDecision, ToolCallRequest } from '../enforce/gate.js';
 import { GateAuditError, messageOf } from '../errors.js';
@@ -42,7 +42,7 @@ const TOKEN_DOMAIN = 'gate-audit-approval/v2';
 
 /** SHA-256 (hex) of the canonical form of an input, without the SDK's background marker. */
 export function inputDigest(input: unknown): string {
-  return hash('sha256', canonicalJson(withoutMarker(input)), 'hex');
+  return sha256Hex(canonicalJson(withoutMarker(input)));
 }
 
 /**
@@ -82,6 +82,18 @@ function checkSubject(subject: ApprovalSubject): void {
         "sign the interrupt's reason.request exactly as the gate gave it",
     );
   }
+}
+
+/**
+ * Whether two texts (tokens, MACs) are equal, compared in constant time for texts of one length.
+ *
+ * @param a - the expected text
+ * @param b - the given text
+ */
+export function equalText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 function sign(key: Buffer, subject: ApprovalSubject): string {
@@ -149,9 +161,7 @@ export function tokenApprovals(options: ApprovalSecret): ApprovalPath {
       if (typeof binding?.nonce !== 'string' || typeof binding.gateId !== 'string') {
         return { granted: false, reason: 'no interrupt of this gate is waiting for this answer' };
       }
-      const expected = Buffer.from(sign(key, { ...request, gateId: binding.gateId, nonce: binding.nonce }));
-      const given = Buffer.from(answer);
-      if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+      if (!equalText(sign(key, { ...request, gateId: binding.gateId, nonce: binding.nonce }), answer)) {
         return {
           granted: false,
           reason:

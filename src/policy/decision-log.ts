@@ -16,7 +16,7 @@
  * Records are written with `write(2)` (no `fsync`): a record survives the process, not a power loss.
  */
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import { hash } from 'node:crypto';
+import { sha256Hex } from '../enforce/digest.js';
 import type { GateRecord } from '../enforce/gate.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { joinPath } from '../paths.js';
@@ -127,10 +127,6 @@ function chainStart(fd: number, subject: string): { seq: number; prev: string | 
     );
   }
   return { seq: seq + 1, prev: last };
-}
-
-function sha256(text: string): string {
-  return hash('sha256', text, 'hex');
 }
 
 /** Writes all of `line` to `fd`, however many `write(2)` calls it takes. */
@@ -303,7 +299,7 @@ export function openDecisionLog(options: DecisionLogOptions | string): DecisionL
       try {
         const body = `${lineOf(record, gateName, writer, includeInput)}}`;
         if (writer.chain) {
-          next = sha256(body);
+          next = sha256Hex(body);
           // The record's own hash closes the line: `{…,"hash":"<sha256 of the line without it>"}`.
           line = `${body.slice(0, -1)},"hash":"${next}"}\n`;
         } else {

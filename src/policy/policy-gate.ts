@@ -2,8 +2,7 @@
  * `policyGate`: a `Gate` backed by a policy document, with an approval path for `ask` and a decision log.
  * `gateOptions` turns the options shared with `interventionGate` into the gate's `approval` and `record`.
  */
-import { createHash } from 'node:crypto';
-import { canonicalJson } from '../enforce/digest.js';
+import { canonicalJson, sha256Hex } from '../enforce/digest.js';
 import type { ApprovalPath, Gate, GateRecord } from '../enforce/gate.js';
 import { GateAuditError } from '../errors.js';
 import { type Approver, approverApprovals, tokenApprovals } from './approval.js';
@@ -88,7 +87,7 @@ export function gateOptions(
  * @param policy - a policy with its presets resolved
  */
 export function policyId(policy: Policy): string {
-  return createHash('sha256').update(canonicalJson(policy)).digest('hex');
+  return sha256Hex(canonicalJson(policy));
 }
 
 /**

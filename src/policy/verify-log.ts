@@ -3,7 +3,7 @@
  * stream and never held whole.
  */
 import { createReadStream } from 'node:fs';
-import { hash } from 'node:crypto';
+import { sha256Hex } from '../enforce/digest.js';
 import { GateAuditError } from '../errors.js';
 import { visible } from '../text.js';
 
@@ -65,7 +65,7 @@ class ChainCheck {
     if (seq < index)
       return this._fail(`the record has seq ${seq}, expected ${index}: a record was inserted or repeated`);
     const suffix = `,"hash":${JSON.stringify(own)}}`;
-    if (!text.endsWith(suffix) || hash('sha256', `${text.slice(0, -suffix.length)}}`, 'hex') !== own) {
+    if (!text.endsWith(suffix) || sha256Hex(`${text.slice(0, -suffix.length)}}`) !== own) {
       return this._fail('the record was changed: its hash does not match its content');
     }
     if (prev !== this._previous) {

@@ -16,10 +16,10 @@
  * call and stops the run) and the next record first re-reads the writer's head, so the sink works again
  * when the server is back, without a restart.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import pg from 'pg';
-import { canonicalJson } from '../enforce/digest.js';
+import { canonicalJson, sha256Hex } from '../enforce/digest.js';
 import type { GateRecord } from '../enforce/gate.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { joinPath } from '../paths.js';
@@ -82,10 +82,6 @@ create table if not exists gate_audit_decisions (
 
 /** Any fixed number: the advisory lock that serialises creating the tables. */
 const MIGRATE_LOCK = 0x6761_7465;
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
 
 function millis(value: unknown): number | undefined {
   if (value === null || value === undefined) return undefined;
@@ -205,7 +201,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         writerId,
         body,
         prev,
-        sha256(body),
+        sha256Hex(body),
       ]);
       return { seq: 0, prev: null };
     });
@@ -236,7 +232,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         durationMs: durationMs === undefined ? undefined : Math.round(durationMs * 1000) / 1000,
       }),
     );
-    const hash = sha256(body);
+    const hash = sha256Hex(body);
     const result = await pool.query(
       `with added as (
          insert into gate_audit_decisions (writer_id, seq, body, hash) values ($1, $2, $3, $4) returning id
@@ -368,7 +364,7 @@ export async function verifyStoreLog(
     const writer = String(row.writer_id);
     const body = String(row.body);
     const parsed = parseBody(body);
-    if (sha256(body) !== row.hash || parsed?.writer !== writer) {
+    if (sha256Hex(body) !== row.hash || parsed?.writer !== writer) {
       problems.push(`writer registration ${index + 1} (${writer}) was changed: its hash does not match`);
     } else if ((parsed.prev ?? null) !== previous || (row.prev ?? null) !== previous) {
       problems.push(
@@ -404,7 +400,7 @@ export async function verifyStoreLog(
             : `record ${seq} is inserted or repeated (expected ${records})`;
         break;
       }
-      if (sha256(body) !== row.hash || parsed.writer !== writer) {
+      if (sha256Hex(body) !== row.hash || parsed.writer !== writer) {
         problem = `record ${seq} was changed: its hash does not match its content`;
         break;
       }
