@@ -11,9 +11,8 @@ import { REPORTER_FORMATS } from '../config.js';
 import { ensureSdk, sdkStatus } from '../enforce/sdk-check.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { minCoverageProblem } from '../report/exit.js';
-import { isFormatName, type RenderOptions, renderFormat } from '../report/render/index.js';
 import { notesSummary } from '../report/render/notes.js';
-import { renderSarif, renderSarifError } from '../report/render/sarif.js';
+import { renderSarifError } from '../report/render/sarif.js';
 import { findConfig, InvalidConfigError, type LoadedConfig, loadConfig } from './config.js';
 import { initCommand } from './init.js';
 import { mergeCommand } from './merge.js';
@@ -24,6 +23,7 @@ import {
   parseReporter,
   type ReporterSpec,
   refuseOverwrites,
+  renderReport,
   resolveOutput,
   writeReport,
 } from './outputs.js';
@@ -316,14 +316,12 @@ function writeErrorSarif(reporters: readonly ReporterSpec[], inputs: Inputs, mes
 }
 
 async function render(reporter: ReporterSpec, outcome: RunOutcome, quiet: boolean): Promise<string> {
-  const options: RenderOptions & { quiet?: boolean } = {
+  return await renderReport(reporter.format, outcome.report, {
     version: version(),
     exitRule: outcome.exitRule,
-    ...(quiet ? { quiet: true } : {}),
-  };
-  if (reporter.format === 'sarif') return renderSarif(outcome.report, version(), outcome.sarif);
-  const name = isFormatName(reporter.format) ? reporter.format : 'text';
-  return await renderFormat(name, outcome.report, options);
+    quiet,
+    sarif: outcome.sarif,
+  });
 }
 
 interface Shell {

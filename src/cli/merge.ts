@@ -13,8 +13,7 @@ import { GateAuditError, messageOf } from '../errors.js';
 import { type ExitRule, exitCodeOf, minCoverageProblem } from '../report/exit.js';
 import { gateAuditVersion } from '../report/generator.js';
 import { type MergeInput, mergeReports } from '../report/merge.js';
-import { isFormatName, renderFormat } from '../report/render/index.js';
-import { renderSarif, type SarifLocation } from '../report/render/sarif.js';
+import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
 import { type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from '../report/schema.js';
 import { quoted, visible } from '../text.js';
 import { closest } from './did-you-mean.js';
@@ -25,6 +24,7 @@ import {
   parseReporter,
   type ReporterSpec,
   refuseOverwrites,
+  renderReport,
   resolveOutput,
   writeReport,
 } from './outputs.js';
@@ -134,7 +134,7 @@ function reportersOf(options: MergeOptions, cwd: string): ReporterSpec[] {
 }
 
 /** SARIF locations: each merged module's export line, found from the project root when the file is there. */
-function sarifLocations(report: CoverageReport, cwd: string): Parameters<typeof renderSarif>[2] {
+function sarifLocations(report: CoverageReport, cwd: string): SarifOptions {
   const root = projectRoot(cwd);
   const index = new SourceIndex();
   const locateModule = (module: string, exportName?: string): SarifLocation | undefined => {
@@ -212,18 +212,16 @@ export async function mergeCommand(argv: readonly string[], streams: Streams, cw
     ...(options.minCoverage === undefined ? {} : { minCoverage: options.minCoverage }),
     ...(options.exitZero === true ? { exitZero: true } : {}),
   };
-  const version = gateAuditVersion();
+  const settings = {
+    version: gateAuditVersion(),
+    exitRule: rule,
+    quiet: options.quiet === true,
+    // Source locations are looked up only when a SARIF report is written.
+    sarif: reporters.some((r) => r.format === 'sarif') ? sarifLocations(report, cwd) : {},
+  };
   const s = report.summary;
   for (const reporter of reporters) {
-    const name = isFormatName(reporter.format) ? reporter.format : 'text';
-    const text =
-      name === 'sarif'
-        ? renderSarif(report, version, sarifLocations(report, cwd))
-        : await renderFormat(name, report, {
-            version,
-            exitRule: rule,
-            ...(options.quiet === true ? { quiet: true } : {}),
-          });
+    const text = await renderReport(reporter.format, report, settings);
     if (reporter.file === undefined) {
       streams.stdout.write(text);
       continue;

@@ -9,6 +9,10 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { InvalidArgumentError } from 'commander';
 import { REPORTER_FORMATS } from '../config.js';
 import { GateAuditError } from '../errors.js';
+import type { ExitRule } from '../report/exit.js';
+import { isFormatName, renderFormat } from '../report/render/index.js';
+import { renderSarif, type SarifOptions } from '../report/render/sarif.js';
+import type { CoverageReport } from '../report/schema.js';
 
 /** A report format (`tui` is the interactive view). */
 export type ReporterFormat = (typeof REPORTER_FORMATS)[number];
@@ -151,6 +155,35 @@ export function refuseOverwrites(reporters: readonly ReporterSpec[], inputs: Inp
       );
     }
   }
+}
+
+/** What every rendering of one run's report shares. */
+export interface RenderSettings {
+  /** gate-audit's version, for the formats that name their tool. */
+  readonly version: string;
+  /** The exit rule in force, so the formats that mark failures mark exactly the nodes that fail. */
+  readonly exitRule: ExitRule;
+  /** Only the nodes that are not gated, and the summary. */
+  readonly quiet: boolean;
+  /** Where findings are in the source, for SARIF. */
+  readonly sarif: SarifOptions;
+}
+
+/**
+ * Renders a report in one reporter's format (`tui` and unknown names as text), the same way for an audit
+ * and for `merge`.
+ *
+ * @param format - the reporter's format
+ * @param report - the report
+ * @param settings - version, exit rule, quiet, SARIF locations
+ */
+export async function renderReport(format: string, report: CoverageReport, settings: RenderSettings): Promise<string> {
+  if (format === 'sarif') return renderSarif(report, settings.version, settings.sarif);
+  return await renderFormat(isFormatName(format) ? format : 'text', report, {
+    version: settings.version,
+    exitRule: settings.exitRule,
+    ...(settings.quiet ? { quiet: true } : {}),
+  });
 }
 
 /**
