@@ -69,16 +69,23 @@ class AgentGateRuntime implements GateState {
     readonly source: GateSource,
   ) {}
 
-  /** The decision hook. It throws exactly one thing: the `InterruptError` of an `ask` that pauses the run. */
-  readonly decide = async (event: BeforeToolCallEvent): Promise<void> => {
-    let pause: Error | undefined;
+  /**
+   * The decision hook. It throws exactly one thing: the `InterruptError` of an `ask` that pauses the run.
+   * A call the gate decides synchronously is decided synchronously (no promise).
+   */
+  readonly decide = (event: BeforeToolCallEvent): void | Promise<void> => {
+    let decided: ReturnType<typeof decideCall>;
     try {
-      pause = await decideCall(this, event);
+      decided = decideCall(this, event);
     } catch (error) {
       // Anything unexpected in gate-audit's own code refuses the call too: never let the hook throw.
       failUnexpected(this, event, error);
+      return;
     }
-    if (pause !== undefined) throw pause;
+    if (decided instanceof Promise) {
+      return decided.then(raisePause, (error: unknown) => failUnexpected(this, event, error));
+    }
+    raisePause(decided);
   };
 
   readonly noteCancel = (event: BeforeToolCallEvent): void => noteCancel(this, event);
@@ -99,6 +106,11 @@ class AgentGateRuntime implements GateState {
     const failure = runFailure(event.invocationState);
     if (failure !== undefined) throw new GateFailedError(failure);
   };
+}
+
+/** Raises the interrupt of an `ask` that pauses the run. */
+function raisePause(pause: Error | undefined): void {
+  if (pause !== undefined) throw pause;
 }
 
 /** The catch-all of the decision hook: it refuses and stops first, and cannot throw itself. */

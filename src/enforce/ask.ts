@@ -120,9 +120,7 @@ export async function settleAsk(
     } catch (error) {
       if (!isInterruptError(error)) throw error;
       // The run pauses: record it first (a failing record refuses instead), then let the SDK collect it.
-      const problem = await writeRecord(
-        state,
-        view,
+      const problem = await writeRecord(state, view, () =>
         recordOf(state, call, { event: 'ask', reason: decision.reason, ...rule }),
       );
       if (problem !== undefined) {

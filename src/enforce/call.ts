@@ -170,16 +170,18 @@ export class Late {
   constructor(readonly ms: number) {}
 }
 
+/** What settling a gate's answer gives: its value, `Late` past the deadline, or what it threw. */
+export type Settled = { value: unknown } | Late | { thrown: unknown };
+
 /**
  * Settles what a gate's method returned, reading its `then` exactly once, within `ms` milliseconds (no
- * limit when `ms` is undefined). A synchronous answer is returned as it is, without a timer.
+ * limit when `ms` is undefined). A synchronous answer is settled synchronously, without a timer or a
+ * promise, so a gate that answers at once costs no turn of the event loop; only a thenable is awaited.
  *
- * @returns the value, `Late` past the deadline, or `{ thrown }` when it threw or rejected
+ * @returns the value, `Late` past the deadline, or `{ thrown }` when it threw or rejected; a promise of
+ *   one of these when the answer was a thenable
  */
-export async function settle(
-  produce: () => unknown,
-  ms: number | undefined,
-): Promise<{ value: unknown } | Late | { thrown: unknown }> {
+export function settle(produce: () => unknown, ms: number | undefined): Settled | Promise<Settled> {
   let answer: unknown;
   let then: unknown;
   try {
@@ -192,6 +194,12 @@ export async function settle(
     return { thrown: error };
   }
   if (typeof then !== 'function') return { value: answer };
+  return settleThen(answer, then as Then, ms);
+}
+
+type Then = (ok: (v: unknown) => void, no: (e: unknown) => void) => unknown;
+
+async function settleThen(answer: unknown, then: Then, ms: number | undefined): Promise<Settled> {
   let timer: NodeJS.Timeout | undefined;
   const late =
     ms === undefined
@@ -201,7 +209,7 @@ export async function settle(
         });
   const settled = new Promise<{ value: unknown } | { thrown: unknown }>((resolve) => {
     try {
-      (then as (ok: (v: unknown) => void, no: (e: unknown) => void) => unknown).call(
+      then.call(
         answer,
         (value) => resolve({ value }),
         (error) => resolve({ thrown: error }),
@@ -218,17 +226,41 @@ export async function settle(
 }
 
 /**
- * Gives the gate its record of a call and waits for it when it returns a promise.
- *
- * @returns undefined when the record was taken, else why it was not
+ * Applies `next` to a value that may still be a promise: at once when it is not, so a path with nothing
+ * to wait for stays synchronous. Only gate-audit's own promises reach it (`settle` and the functions built
+ * on it), so `instanceof Promise` is exact.
  */
-export async function writeRecord(state: GateState, view: GateView, record: GateRecord): Promise<string | undefined> {
-  if (view.record === undefined) return undefined;
-  const record_ = view.record;
-  const outcome = await settle(() => record_(record), state.source.timeoutMs);
+export function andThen<T, R>(value: T | Promise<T>, next: (settled: T) => R | Promise<R>): R | Promise<R> {
+  return value instanceof Promise ? value.then(next) : next(value);
+}
+
+/** Why a record was not taken, from how writing it settled. */
+function recordProblem(view: GateView, outcome: Settled): string | undefined {
   if (outcome instanceof Late) return `gate "${view.name}" did not record the decision within ${outcome.ms} ms`;
   if ('thrown' in outcome) return `gate "${view.name}" could not record the decision: ${messageOf(outcome.thrown)}`;
   return undefined;
+}
+
+/**
+ * Gives the gate its record of a call and waits for it when it returns a promise. The record is built only
+ * when the gate takes records.
+ *
+ * @param make - builds the record
+ * @returns undefined when the record was taken (or the gate takes none), else why it was not; a promise of
+ *   that when the gate's `record` returned one
+ */
+export function writeRecord(
+  state: GateState,
+  view: GateView,
+  make: () => GateRecord,
+): string | undefined | Promise<string | undefined> {
+  const record_ = view.record;
+  if (record_ === undefined) return undefined;
+  const record = make();
+  return andThen(
+    settle(() => record_(record), state.source.timeoutMs),
+    (outcome) => recordProblem(view, outcome),
+  );
 }
 
 /** The view of a gate when it is a usable gate, else undefined. */
@@ -293,12 +325,12 @@ export interface Outcomes {
     event: 'approval-granted',
     rule: { rule?: string },
     reason?: string,
-  ): Promise<undefined>;
+  ): undefined | Promise<undefined>;
   deny(
     state: GateState,
     call: Call,
     reason: string,
     event: 'approval-refused' | 'deny',
     rule: { rule?: string },
-  ): Promise<void>;
+  ): void | Promise<void>;
 }

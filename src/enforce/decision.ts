@@ -12,6 +12,7 @@ import { readAgentTool, readData, toolKindOf } from '../walker/sdk-internals.js'
 import { settleAsk } from './ask.js';
 import {
   agentIdOf,
+  andThen,
   BLOCKED,
   type Call,
   ERROR,
@@ -23,11 +24,12 @@ import {
   recordOf,
   refuse,
   seal,
+  type Settled,
   settle,
   viewOf,
   writeRecord,
 } from './call.js';
-import { snapshotInput } from './digest.js';
+import { sameInput, snapshotInput } from './digest.js';
 import type { AskDecision, ToolCallRequest } from './gate.js';
 import { viewGate } from './gate-identity.js';
 import { currentCall, placesOf, runFailure } from './run-state.js';
@@ -83,14 +85,13 @@ function drift(call: Call): string | undefined {
   if (toolUse.name !== call.name) return `the tool name changed ("${call.name}" → "${toolUse.name}")`;
   if (toolUse.toolUseId !== call.toolUseId) return 'the tool use id changed';
   if ((event.selectedTool ?? event.tool) !== call.tool) return 'a different tool object was selected';
-  let now: string | undefined;
+  let same: boolean;
   try {
-    now = snapshotInput(toolUse.input).canonical;
+    same = call.snapshot !== undefined && sameInput(toolUse.input, call.snapshot);
   } catch {
-    now = undefined;
+    same = false;
   }
-  if (now === undefined || now !== call.snapshot?.canonical) return 'the input changed';
-  return undefined;
+  return same ? undefined : 'the input changed';
 }
 
 /** Refuses a call before or after the gate is asked, and records the refusal. */
@@ -99,7 +100,7 @@ async function refuseRecorded(state: GateState, call: Call, message: string, rea
   observe(state, call, message.startsWith(ERROR) ? 'error' : 'deny', undefined, reason);
   const view = call.gate ?? viewOf(state.source.resolve());
   if (view === undefined) return;
-  const problem = await writeRecord(state, view, recordOf(state, call, { event: 'deny', reason }));
+  const problem = await writeRecord(state, view, () => recordOf(state, call, { event: 'deny', reason }));
   if (problem !== undefined) fail(state, call, problem);
 }
 
@@ -116,12 +117,17 @@ function decideForeign(event: BeforeToolCallEvent): void {
   }
 }
 
+/** What deciding a call gives: the interrupt of an `ask` that pauses the run, or undefined. */
+type Decided = Error | undefined;
+
 /**
- * Decides one call.
+ * Decides one call. It stays synchronous from reading the call to sealing it when the gate decides (and
+ * records) synchronously: nothing else can run in between, and a plain allowed call costs no promise.
  *
- * @returns the interrupt to raise when the run must pause for an approval
+ * @returns the interrupt to raise when the run must pause for an approval (a promise of it when
+ *   something had to be awaited)
  */
-export async function decideCall(state: GateState, event: BeforeToolCallEvent): Promise<Error | undefined> {
+export function decideCall(state: GateState, event: BeforeToolCallEvent): Decided | Promise<Decided> {
   const started = performance.now();
   const toolUse = event.toolUse;
   const { path, paths } = placeOf(state);
@@ -151,16 +157,14 @@ export async function decideCall(state: GateState, event: BeforeToolCallEvent): 
   }
   const failure = runFailure(call.invocation);
   if (failure !== undefined) {
-    await refuseRecorded(state, call, `${ERROR} ${failure}; the run was stopped`, failure);
-    return undefined;
+    return refuseRecorded(state, call, `${ERROR} ${failure}; the run was stopped`, failure).then(() => undefined);
   }
   const agentTool = readAgentTool(call.tool);
   if (agentTool.kind !== 'not-agent-tool') {
     const refusal = agentTool.kind === 'opaque' ? agentTool.reason : executorRefusal(agentTool.agent);
     if (refusal !== undefined) {
       const reason = `tool "${call.name}" ${refusal}`;
-      await refuseRecorded(state, call, `${BLOCKED} ${reason}`, reason);
-      return undefined;
+      return refuseRecorded(state, call, `${BLOCKED} ${reason}`, reason).then(() => undefined);
     }
   }
   const gate = state.source.resolve();
@@ -186,7 +190,13 @@ export async function decideCall(state: GateState, event: BeforeToolCallEvent): 
   };
   call.request = request;
   const context = { agent: state.agent, invocationState: event.invocationState };
-  const answer = await settle(() => view.decide(request, context), state.source.timeoutMs);
+  const answer = settle(() => view.decide(request, context), state.source.timeoutMs);
+  return andThen(answer, (settled) => judge(state, call, settled));
+}
+
+/** Reads the gate's settled answer and applies it. */
+function judge(state: GateState, call: Call, answer: Settled): Decided | Promise<Decided> {
+  const view = call.gate!;
   if (answer instanceof Late) {
     fail(state, call, `gate "${view.name}" did not decide within ${answer.ms} ms`);
     return undefined;
@@ -204,50 +214,68 @@ export async function decideCall(state: GateState, event: BeforeToolCallEvent): 
 }
 
 /** After the gate answered: the run may have been stopped or the call changed meanwhile; else apply the verdict. */
-async function conclude(
+function conclude(
   state: GateState,
   call: Call,
   decision: Exclude<ReadDecision, { error: string }>,
-): Promise<Error | undefined> {
+): Decided | Promise<Decided> {
   const rule = decision.rule === undefined ? {} : { rule: decision.rule };
   const stopped = runFailure(call.invocation);
   if (stopped !== undefined) {
-    await refuseRecorded(state, call, `${ERROR} ${stopped}; the run was stopped`, stopped);
-    return undefined;
+    return refuseRecorded(state, call, `${ERROR} ${stopped}; the run was stopped`, stopped).then(() => undefined);
   }
   const changed = drift(call);
   if (changed !== undefined) {
     fail(state, call, `tool call "${call.name}" changed while the gate decided: ${changed}`, true);
     return undefined;
   }
+  // Checked just now, with nothing awaited since: `allow` need not look again unless a record runs.
   if (decision.verdict === 'allow') return allow(state, call, 'allow', rule);
-  if (decision.verdict === 'deny') {
-    await deny(state, call, decision.reason, 'deny', rule);
-    return undefined;
-  }
+  if (decision.verdict === 'deny') return andThen(deny(state, call, decision.reason, 'deny', rule), () => undefined);
   const ask: AskDecision = { verdict: 'ask', reason: decision.reason, ...rule };
-  return settleAsk(state, call, ask, { allow, deny });
+  return settleAsk(state, call, ask, { allow: allowChecked, deny });
 }
 
-/** Records an allowance and seals it; a record that fails refuses the call instead. */
-async function allow(
+/**
+ * Records an allowance and seals it; a record that fails refuses the call instead. Its callers have just
+ * checked that the run goes on and the call is unchanged; only a record runs code since, so only after a
+ * record is that checked again.
+ */
+function allow(
   state: GateState,
   call: Call,
   event: 'allow' | 'approval-granted',
   rule: { rule?: string },
   reason?: string,
-): Promise<undefined> {
-  const view = call.gate!;
-  const problem = await writeRecord(
-    state,
-    view,
+): undefined | Promise<undefined> {
+  if (call.gate!.record === undefined) return sealAllowed(state, call, rule);
+  return allowChecked(state, call, event, rule, reason);
+}
+
+/**
+ * Records an allowance, then checks once more that the run goes on and the call is unchanged before it
+ * seals it: for an allowance that follows a wait (an approval), and after any record.
+ */
+function allowChecked(
+  state: GateState,
+  call: Call,
+  event: 'allow' | 'approval-granted',
+  rule: { rule?: string },
+  reason?: string,
+): undefined | Promise<undefined> {
+  const problem = writeRecord(state, call.gate!, () =>
     recordOf(state, call, { event, ...rule, ...(reason === undefined ? {} : { reason }) }),
   );
+  return andThen(problem, (settled) => afterRecord(state, call, rule, settled));
+}
+
+/** After an allowance was recorded (or waited for): things may have changed meanwhile, so check once more, then seal. */
+function afterRecord(state: GateState, call: Call, rule: { rule?: string }, problem: string | undefined): undefined {
+  const view = call.gate!;
   if (problem !== undefined) {
     fail(state, call, problem);
     return undefined;
   }
-  // The record may have taken a while: check once more that nothing stopped the run or changed the call.
   const stopped = runFailure(call.invocation);
   const changed = stopped === undefined ? drift(call) : undefined;
   if (stopped !== undefined) {
@@ -260,22 +288,28 @@ async function allow(
     fail(state, call, `tool call "${call.name}" changed while its decision was recorded: ${changed}`, true);
     return undefined;
   }
+  return sealAllowed(state, call, rule);
+}
+
+function sealAllowed(state: GateState, call: Call, rule: { rule?: string }): undefined {
   seal(state, call, true);
   observe(state, call, 'allow', rule.rule);
   return undefined;
 }
 
 /** Refuses a call with the gate's reason, then records it (a record that fails stops the run). */
-async function deny(
+function deny(
   state: GateState,
   call: Call,
   reason: string,
   event: 'deny' | 'approval-refused',
   rule: { rule?: string },
-): Promise<void> {
+): void | Promise<void> {
   const named = rule.rule === undefined ? '' : `, rule=<${rule.rule}>`;
   refuse(state, call, `${BLOCKED} ${reason} | tool=<${call.name}>, agent=<${agentIdOf(state.agent)}>${named}`);
   observe(state, call, 'deny', rule.rule, reason);
-  const problem = await writeRecord(state, call.gate!, recordOf(state, call, { event, reason, ...rule }));
-  if (problem !== undefined) fail(state, call, problem);
+  const problem = writeRecord(state, call.gate!, () => recordOf(state, call, { event, reason, ...rule }));
+  return andThen(problem, (settled) => {
+    if (settled !== undefined) fail(state, call, settled);
+  });
 }

@@ -43,37 +43,50 @@ function isPlainObject(value: object): boolean {
  * share one form.
  */
 export function canonicalJson(value: unknown): string {
-  const seen = new Set<object>();
-  const encode = (v: unknown): string => {
-    if (v === null || typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
-    if (typeof v === 'number') {
+  return encodeCanonical(value, new Set<object>());
+}
+
+/** `canonicalJson` of one value; `open` holds the objects being written around it (a cycle's test). */
+function encodeCanonical(v: unknown, open: Set<object>): string {
+  switch (typeof v) {
+    case 'string':
+      return JSON.stringify(v);
+    case 'boolean':
+      return v ? 'true' : 'false';
+    case 'number':
       if (!Number.isFinite(v)) throw new TypeError(`input holds a non-finite number (${v})`);
       return Object.is(v, -0) ? '-0' : JSON.stringify(v);
+    case 'undefined':
+      return 'undefined';
+    case 'object':
+      if (v === null) return 'null';
+      break;
+    default:
+      throw new TypeError(`input holds a ${typeof v}`);
+  }
+  if (open.has(v)) throw new TypeError('input is cyclic');
+  open.add(v);
+  let body: string;
+  if (Array.isArray(v)) {
+    if (Object.getPrototypeOf(v) !== Array.prototype) throw new TypeError('input holds an array subclass');
+    body = '[';
+    for (let i = 0; i < v.length; i += 1) {
+      if (!Object.hasOwn(v, i)) throw new TypeError('input holds an array with holes');
+      body += (i === 0 ? '' : ',') + encodeCanonical(v[i], open);
     }
-    if (v === undefined) return 'undefined';
-    if (typeof v !== 'object') throw new TypeError(`input holds a ${typeof v}`);
-    if (seen.has(v)) throw new TypeError('input is cyclic');
-    seen.add(v);
-    let body: string;
-    if (Array.isArray(v)) {
-      if (Object.getPrototypeOf(v) !== Array.prototype) throw new TypeError('input holds an array subclass');
-      const items: string[] = [];
-      for (let i = 0; i < v.length; i += 1) {
-        if (!Object.hasOwn(v, i)) throw new TypeError('input holds an array with holes');
-        items.push(encode(v[i]));
-      }
-      body = `[${items.join(',')}]`;
-    } else {
-      if (!isPlainObject(v)) throw new TypeError('input holds an object that is not plain data');
-      body = `{${Object.keys(v)
-        .sort()
-        .map((k) => `${JSON.stringify(k)}:${encode((v as Record<string, unknown>)[k])}`)
-        .join(',')}}`;
+    body += ']';
+  } else {
+    if (!isPlainObject(v)) throw new TypeError('input holds an object that is not plain data');
+    const keys = Object.keys(v).sort();
+    body = '{';
+    for (let i = 0; i < keys.length; i += 1) {
+      const key = keys[i]!;
+      body += `${i === 0 ? '' : ','}${JSON.stringify(key)}:${encodeCanonical((v as Record<string, unknown>)[key], open)}`;
     }
-    seen.delete(v);
-    return body;
-  };
-  return encode(value);
+    body += '}';
+  }
+  open.delete(v);
+  return body;
 }
 
 /** Freezes a plain value and everything in it. */
@@ -91,6 +104,8 @@ export interface InputSnapshot {
   readonly frozen: unknown;
   /** `canonicalJson(frozen)`: what a later input is compared with. */
   readonly canonical: string;
+  /** The JSON text the copy was parsed from (`undefined` for an input JSON cannot write). */
+  readonly text: string | undefined;
 }
 
 /**
@@ -105,7 +120,22 @@ export interface InputSnapshot {
 export function snapshotInput(input: unknown): InputSnapshot {
   const text = JSON.stringify(withoutMarker(input));
   const frozen: unknown = deepFreeze(text === undefined ? undefined : JSON.parse(text));
-  return { frozen, canonical: canonicalJson(frozen) };
+  return { frozen, canonical: canonicalJson(frozen), text };
+}
+
+/**
+ * Whether a live input would be taken as the same snapshot now: its copy has the snapshot's canonical form.
+ * The same JSON text parses to the same copy, so an unchanged text answers without parsing; any other text
+ * is copied and compared by canonical form (a reordering of keys is no change). Throws when the input
+ * cannot be copied.
+ *
+ * @param input - the live input
+ * @param snapshot - what it was taken as before
+ */
+export function sameInput(input: unknown, snapshot: InputSnapshot): boolean {
+  const text = JSON.stringify(withoutMarker(input));
+  if (text === snapshot.text) return true;
+  return canonicalJson(text === undefined ? undefined : JSON.parse(text)) === snapshot.canonical;
 }
 
 /**

@@ -14,7 +14,6 @@ import {
   type Orchestrator,
   orchestratorHookRegistry,
   readData,
-  toolMiddleware,
   agentHookRegistry,
   BeforeToolCallEvent,
 } from '../walker/sdk-internals.js';
@@ -63,10 +62,21 @@ export function moveMiddlewareInnermost(agent: Agent, handler: unknown): boolean
 
 /** Whether the handler is the innermost wrap of the agent's tool execution chain right now. */
 export function isInnermostMiddleware(agent: Agent, handler: unknown): boolean {
-  const entries = toolMiddleware(agent);
+  const entries = liveMiddlewareArray(agent);
   if (entries === undefined) return false;
-  const wraps = entries.filter((entry) => entry.phase === 'wrap');
-  return wraps[wraps.length - 1]?.handler === handler;
+  // Every entry must read as plain data (as `toolMiddleware` requires); the last wrap must be the handler.
+  let last: unknown;
+  let found = false;
+  for (const entry of entries) {
+    const phase = dataField(entry, 'phase');
+    const read = dataField(entry, 'handler');
+    if (!phase.ok || !read.ok || typeof phase.value !== 'string') return false;
+    if (phase.value === 'wrap') {
+      last = read.value;
+      found = true;
+    }
+  }
+  return found && last === handler;
 }
 
 /**

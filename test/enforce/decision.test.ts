@@ -330,6 +330,72 @@ describe('a call changed while it was decided', () => {
     });
   }
 
+  it('its input, by a gate that decides at once and takes no records: refused as tampering', async () => {
+    // The synchronous path (no promise between reading the call and sealing it) still compares after the
+    // gate ran: the gate's own code is the one thing that runs in between.
+    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
+    const held = holdBlocks(agent);
+    install(agent, {
+      gate: {
+        name: 'g',
+        decide: () => {
+          held[0]!.input.path = '/etc';
+          return { verdict: 'allow' };
+        },
+      },
+    });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)).toEqual([
+      'error:[gate] ERROR: tool call "ls" changed while the gate decided: the input changed; the run stops',
+    ]);
+  });
+
+  it('its input, while an approval was asked, with a gate that takes no records: refused as tampering', async () => {
+    // An allowance after a wait is checked again even when there is no record to write.
+    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
+    const held = holdBlocks(agent);
+    install(agent, {
+      gate: {
+        name: 'g',
+        decide: () => ({ verdict: 'ask', reason: 'check it' }),
+        approval: {
+          via: 'callback',
+          ask: async () => {
+            await sleep(1);
+            held[0]!.input.path = '/etc';
+            return { granted: true };
+          },
+        },
+      },
+    });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)).toEqual([
+      'error:[gate] ERROR: tool call "ls" changed while its decision was recorded: the input changed; the run stops',
+    ]);
+  });
+
+  it('the same input with its keys in another order is no change: the call runs', async () => {
+    const agent = scriptedAgent('a', [call('ls', { path: '/tmp', depth: 1 }), say('done')], {
+      tools: [recordingTool('ls')],
+    });
+    const held = holdBlocks(agent);
+    install(agent, {
+      gate: {
+        name: 'g',
+        decide: () => {
+          const { path, depth } = held[0]!.input;
+          held[0]!.input = { depth, path };
+          return { verdict: 'allow' };
+        },
+      },
+    });
+    expect(await settleRun(agent)).toBeUndefined();
+    // The tool runs with the judged copy, keys as judged.
+    expect(ran).toEqual(['ls({"path":"/tmp","depth":1})@a']);
+  });
+
   it('its input, while the allow was recorded: refused as tampering', async () => {
     const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
     const held = holdBlocks(agent);
