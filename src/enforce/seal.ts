@@ -15,7 +15,9 @@
  */
 import type {
   AfterToolCallEvent,
+  AgentStreamEvent,
   BeforeToolCallEvent,
+  ExecuteToolResult,
   ExecuteToolStage,
   MiddlewareHandlerOf,
 } from '@strands-agents/sdk';
@@ -114,48 +116,107 @@ async function* calledAtEachStep<T, R>(
   }
 }
 
+type ToolRun = AsyncGenerator<AgentStreamEvent, ExecuteToolResult, undefined>;
+type ToolStep = IteratorResult<AgentStreamEvent, ExecuteToolResult>;
+
 /**
  * The innermost `ExecuteToolStage` middleware: runs the tool only if it is exactly what was allowed, and
  * runs it with the sealed input.
  */
 export function createExecutionCheck(state: GateState): ExecuteToolHandler {
-  return async function* executionCheck(context, next) {
-    const id = context.toolUse.toolUseId;
-    let problem: string | undefined;
-    try {
-      problem = mismatch(state, context);
-    } catch (error) {
-      problem = `the call could not be checked: ${messageOf(error)}`;
-    }
-    const sealed = state.seals.get(id);
-    if (problem !== undefined || sealed === undefined) {
-      const why = problem ?? 'no gate decision exists for this tool use';
-      const name = String(context.toolUse.name);
-      stopRun(context.invocationState, `tool call "${name}" was refused at execution (${why})`);
-      recordTampering(state, name, id, `call refused at execution: ${why}`);
-      return { result: refusalResult(state, id, `${BLOCKED} ${why} | tool=<${name}>`) };
-    }
-    sealed.checked = true;
-    const exact = {
-      ...context,
-      tool: sealed.tool as ExecuteContext['tool'],
-      toolUse: {
-        name: sealed.name,
-        toolUseId: sealed.toolUseId,
-        input: sealed.frozen as ExecuteContext['toolUse']['input'],
-      },
-    };
-    const callee = readAgentTool(sealed.tool);
-    if (callee.kind === 'agent-tool' && sealed.paths.length > 0) {
-      const segment = segmentOf(readData(sealed.tool, 'name'), UNNAMED);
-      const store: CalledAt = {
-        agent: callee.agent as CalledAt['agent'],
-        paths: sealed.paths.map((path) => [...path, segment]),
-      };
-      return yield* calledAtEachStep(store, next(exact));
-    }
-    return yield* next(exact);
+  return function executionCheck(context, next) {
+    return checkedRun(state, context, next);
   };
+}
+
+/**
+ * Checks a call when its run is first stepped (as a generator body would), then either answers with the
+ * refusal or hands the tool's own run through step by step. It is an iterator rather than a generator
+ * so an allowed call's events are not passed through one more generator on their way out.
+ */
+function checkedRun(state: GateState, context: ExecuteContext, next: Parameters<ExecuteToolHandler>[1]): ToolRun {
+  let inner: ToolRun | undefined;
+  let finished = false;
+  const run = {
+    next(): Promise<ToolStep> {
+      if (inner !== undefined) return inner.next();
+      if (finished) return Promise.resolve({ done: true, value: undefined as unknown as ExecuteToolResult });
+      let started: ToolRun | ExecuteToolResult;
+      try {
+        started = checkCall(state, context, next);
+      } catch (error) {
+        finished = true;
+        // What was thrown goes on as it is, as it would out of a generator body.
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+        return Promise.reject(error);
+      }
+      if ('result' in started) {
+        finished = true;
+        return Promise.resolve({ done: true, value: started });
+      }
+      inner = started;
+      return inner.next();
+    },
+    return(value: ExecuteToolResult): Promise<ToolStep> {
+      if (inner !== undefined) return inner.return(value);
+      finished = true;
+      return Promise.resolve({ done: true, value });
+    },
+    throw(error: unknown): Promise<ToolStep> {
+      if (inner !== undefined) return inner.throw(error);
+      finished = true;
+      // A generator thrown into before its first step ends, rejecting with exactly what was thrown in.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      return Promise.reject(error);
+    },
+    [Symbol.asyncIterator](): ToolRun {
+      return run;
+    },
+  };
+  return run;
+}
+
+/** The check itself: the refusal as the call's result, or the tool's run with exactly what was judged. */
+function checkCall(
+  state: GateState,
+  context: ExecuteContext,
+  next: Parameters<ExecuteToolHandler>[1],
+): ToolRun | ExecuteToolResult {
+  const id = context.toolUse.toolUseId;
+  let problem: string | undefined;
+  try {
+    problem = mismatch(state, context);
+  } catch (error) {
+    problem = `the call could not be checked: ${messageOf(error)}`;
+  }
+  const sealed = state.seals.get(id);
+  if (problem !== undefined || sealed === undefined) {
+    const why = problem ?? 'no gate decision exists for this tool use';
+    const name = String(context.toolUse.name);
+    stopRun(context.invocationState, `tool call "${name}" was refused at execution (${why})`);
+    recordTampering(state, name, id, `call refused at execution: ${why}`);
+    return { result: refusalResult(state, id, `${BLOCKED} ${why} | tool=<${name}>`) };
+  }
+  sealed.checked = true;
+  const exact = {
+    ...context,
+    tool: sealed.tool as ExecuteContext['tool'],
+    toolUse: {
+      name: sealed.name,
+      toolUseId: sealed.toolUseId,
+      input: sealed.frozen as ExecuteContext['toolUse']['input'],
+    },
+  };
+  const callee = readAgentTool(sealed.tool);
+  if (callee.kind === 'agent-tool' && sealed.paths.length > 0) {
+    const segment = segmentOf(readData(sealed.tool, 'name'), UNNAMED);
+    const store: CalledAt = {
+      agent: callee.agent as CalledAt['agent'],
+      paths: sealed.paths.map((path) => [...path, segment]),
+    };
+    return calledAtEachStep(store, next(exact));
+  }
+  return next(exact);
 }
 
 function isTextResult(result: unknown, text: string | undefined): boolean {
