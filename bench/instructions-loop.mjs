@@ -1,0 +1,83 @@
+// The loop that `npm run bench:instructions` counts under callgrind: `GATE` agents of `CALLS` tool calls each,
+// gated as `MODE` says, `WARM` rounds of 5 agents to warm up then `R` rounds counted. Every agent of every
+// round is built and gated before the first invocation whatever `R` is, so two runs that differ only in `R`
+// differ only by the invocations: their difference is what `R` rounds of calls cost.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, Model, tool } from '@strands-agents/sdk';
+import { z } from 'zod';
+import { allowAll, install, openDecisionLog, policyGate } from '../dist/index.js';
+
+/** The one allowed double: a scripted model that calls `noop` `calls` times, then answers. */
+class LoopModel extends Model {
+  constructor(calls) {
+    super();
+    this._calls = calls;
+    this._made = 0;
+    this._config = { modelId: 'scripted' };
+  }
+  updateConfig(config) {
+    this._config = { ...this._config, ...config };
+  }
+  getConfig() {
+    return this._config;
+  }
+  async *stream() {
+    this._made += 1;
+    yield { type: 'modelMessageStartEvent', role: 'assistant' };
+    if (this._made <= this._calls) {
+      const toolUseId = `t${this._made}`;
+      yield { type: 'modelContentBlockStartEvent', start: { type: 'toolUseStart', name: 'noop', toolUseId } };
+      yield {
+        type: 'modelContentBlockDeltaEvent',
+        delta: { type: 'toolUseInputDelta', input: JSON.stringify({ i: this._made }) },
+      };
+      yield { type: 'modelContentBlockStopEvent' };
+      yield { type: 'modelMessageStopEvent', stopReason: 'toolUse' };
+      return;
+    }
+    yield { type: 'modelContentBlockDeltaEvent', delta: { type: 'textDelta', text: 'done' } };
+    yield { type: 'modelContentBlockStopEvent' };
+    yield { type: 'modelMessageStopEvent', stopReason: 'endTurn' };
+  }
+}
+
+let ran = 0;
+const noop = tool({
+  name: 'noop',
+  description: 'does nothing',
+  inputSchema: z.object({ i: z.number() }),
+  callback: () => {
+    ran += 1;
+    return 'ok';
+  },
+});
+const mode = process.env.MODE ?? 'bare';
+const calls = Number(process.env.CALLS ?? 20);
+const warm = Number(process.env.WARM ?? 3);
+const counted = Number(process.env.R ?? 0);
+const most = Number(process.env.RMAX ?? counted);
+const dir = mkdtempSync(join(tmpdir(), 'gate-audit-instructions-'));
+const policy = { version: 1, rules: [{ id: 'noop-ok', tools: ['noop'], verdict: 'allow' }] };
+const logs = [];
+let n = 0;
+
+function agent() {
+  const built = new Agent({ id: 'bench', model: new LoopModel(calls), tools: [noop], printer: false });
+  if (mode === 'allow-all') install(built, { gate: allowAll() });
+  if (mode === 'policy') install(built, { gate: policyGate(policy) });
+  if (mode === 'policy-log') {
+    const log = openDecisionLog(join(dir, `log-${n++}.jsonl`));
+    logs.push(log);
+    install(built, { gate: policyGate(policy, { log }) });
+  }
+  return built;
+}
+
+const rounds = Array.from({ length: warm + most }, () => Array.from({ length: 5 }, agent));
+for (const round of rounds.slice(0, warm + counted)) for (const built of round) await built.invoke('go');
+for (const log of logs) log.close();
+rmSync(dir, { recursive: true, force: true });
+const expected = (warm + counted) * 5 * calls;
+if (ran !== expected) throw new Error(`${mode}: expected ${expected} tool runs, got ${ran}`);
