@@ -4,7 +4,8 @@ import { buildMixedGraph } from '../../fixtures/graphs/mixed-graph.js';
 import { buildResearchGraph } from '../../fixtures/graphs/research-graph.js';
 import { buildSupportSwarm } from '../../fixtures/graphs/support-swarm.js';
 import { buildRemoteGraph } from '../../fixtures/graphs/remote-graph.js';
-import { audit } from '../../src/index.js';
+import { audit, type CoverageNode, CoverageReportSchema } from '../../src/index.js';
+import { summarize } from '../../src/report/audit.js';
 import { renderDot } from '../../src/report/render/dot.js';
 import { renderMermaid } from '../../src/report/render/mermaid.js';
 import { STATUS_COLORS } from '../../src/report/render/picture.js';
@@ -62,5 +63,43 @@ describe('dot', () => {
     expect(renderDot(audit(buildSupportSwarm()))).toContain(
       'n2 -> n3 [style=dashed, arrowhead=none, color="#777777", label="tool"];',
     );
+  });
+
+  it('hangs an orchestrator found under an agent off that agent by its cluster, with no stray node', () => {
+    const node = (path: string[], kind: CoverageNode['kind']): CoverageNode => ({
+      path,
+      id: path.at(-1)!,
+      kind,
+      status: 'gated',
+      reason: 'is gated',
+      tools: [],
+      toolsUnknownUntilInit: false,
+      warnings: [],
+    });
+    const nodes = [
+      node(['app'], 'graph'),
+      node(['app', 'lead'], 'agent'),
+      node(['app', 'lead', 'team'], 'swarm'),
+      node(['app', 'lead', 'team', 'worker'], 'agent'),
+    ];
+    const report = CoverageReportSchema.parse({
+      schemaVersion: 2,
+      mode: 'audit',
+      root: { id: 'app', kind: 'graph' },
+      nodes,
+      edges: [],
+      summary: summarize(nodes),
+      refusals: [],
+      sources: [],
+    });
+    const dot = renderDot(report);
+    expect(dot).toContain('subgraph cluster_n2 {');
+    expect(dot).toContain('n1 -> n3 [lhead=cluster_n2, style=dashed, arrowhead=none, color="#777777", label="tool"];');
+    // Every name an edge uses is a declared node: DOT would otherwise invent one.
+    const declared = new Set([...dot.matchAll(/^\s*(n\d+(?:_empty)?) \[label=/gm)].map((m) => m[1]));
+    for (const [, tail, head] of dot.matchAll(/^\s*(\S+) -> (\S+)/gm)) {
+      expect(declared).toContain(tail);
+      expect(declared).toContain(head);
+    }
   });
 });

@@ -31,6 +31,16 @@ export function renderDot(report: CoverageReport): string {
   const edges: string[] = [];
   const byId = new Map<string, Group>();
   const indentOf = new Map<Group, string>();
+  /** The node an edge to or from a cluster attaches to: its first leaf, or its placeholder when empty. */
+  const firstLeaf = (start: Group | undefined): string | undefined => {
+    let group = start;
+    while (group !== undefined && isContainer(group.node)) {
+      const first: Group | undefined = group.members[0];
+      if (first === undefined) return `${group.id}_empty`;
+      group = first;
+    }
+    return group?.id;
+  };
   visitGroups(
     roots,
     (group) => {
@@ -51,7 +61,10 @@ export function renderDot(report: CoverageReport): string {
         `${indent}${group.id} [label=${quote(labelOf(node))}, fillcolor="${c.fill}", color="${c.stroke}", fontcolor="${c.text}", status="${node.status}"];`,
       );
       for (const member of group.members) {
-        edges.push(`  ${group.id} -> ${member.id} [style=dashed, arrowhead=none, color="#777777", label="tool"];`);
+        // An orchestrator under an agent is a cluster, not a node: the edge goes to its first leaf and is
+        // clipped at the cluster (naming the cluster's id would make DOT draw a stray node of that name).
+        const head = isContainer(member.node) ? `${firstLeaf(member)} [lhead=cluster_${member.id}, ` : `${member.id} [`;
+        edges.push(`  ${group.id} -> ${head}style=dashed, arrowhead=none, color="#777777", label="tool"];`);
       }
     },
     (group) => {
@@ -61,16 +74,6 @@ export function renderDot(report: CoverageReport): string {
       lines.push(`${indent}}`);
     },
   );
-  /** The node an edge to or from a cluster attaches to: its first leaf, or its placeholder when empty. */
-  const firstLeaf = (start: Group | undefined): string | undefined => {
-    let group = start;
-    while (group !== undefined && isContainer(group.node)) {
-      const first: Group | undefined = group.members[0];
-      if (first === undefined) return `${group.id}_empty`;
-      group = first;
-    }
-    return group?.id;
-  };
   for (const edge of report.edges) {
     if (edge.kind !== 'flow') continue;
     const from = byId.get(idOf.get(JSON.stringify(edge.from)) ?? '');
