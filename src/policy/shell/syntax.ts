@@ -223,8 +223,16 @@ export function node(value: unknown): GoNode | undefined {
 /** The node's type name without its package, e.g. `CallExpr`. */
 export function kind(value: GoNode): string {
   const name = (value as { constructor: { string: string } }).constructor.string;
-  return name.startsWith('*syntax.') ? name.slice('*syntax.'.length) : name;
+  let short = KINDS.get(name);
+  if (short === undefined) {
+    short = name.startsWith('*syntax.') ? name.slice('*syntax.'.length) : name;
+    KINDS.set(name, short);
+  }
+  return short;
 }
+
+/** Type names seen, without their package (a few dozen: the parser's types). */
+const KINDS = new Map<string, string>();
 
 /** The elements of a slice field. */
 export function list(value: unknown): GoNode[] {
