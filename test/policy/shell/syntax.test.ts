@@ -2,6 +2,7 @@
  * The parser as the analysis calls it: the line reaches the Go parser as its UTF-8 bytes, a line without a
  * UTF-8 form is not parsed at all, and a line that does not parse is never read as a tree.
  */
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { analyzeShell } from '../../../src/policy/shell/analyze.js';
 import { ShellSyntaxError, parseShell } from '../../../src/policy/shell/syntax.js';
@@ -30,6 +31,9 @@ describe('parseShell', () => {
         expect(parts[0]?.opaque?.reason).toContain('lone UTF-16 surrogate');
       }
     }
+    // What bash does with such a line: the surrogate is a word of its own and the command after `;` runs.
+    const run = spawnSync('bash', ['-c', '\ud800;echo ran'], { encoding: 'utf8' });
+    expect(run.stdout).toBe('ran\n');
     // A surrogate pair is text.
     expect(analyzeShell('echo \ud83d\ude00;rm -rf /', 'bash').map((p) => p.program)).toEqual(['echo', 'rm']);
   });
