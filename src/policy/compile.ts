@@ -444,6 +444,12 @@ export function compilePolicy(
   interface Candidates {
     readonly rules: readonly CompiledRule[];
     readonly shell: readonly { readonly key: string; readonly arg: string[]; readonly dialect: Dialect }[];
+    /**
+     * For a part whose program is known, the rules that can match it: those naming its basename and those
+     * naming no program (`other`, for basenames no rule names), in the order of `rules`.
+     */
+    readonly byProgram: ReadonlyMap<string, readonly CompiledRule[]>;
+    readonly other: readonly CompiledRule[];
   }
   const byTool = new Map<string, Candidates>();
   const candidates = (name: string): Candidates => {
@@ -460,7 +466,17 @@ export function compilePolicy(
         shell.set(key, { key, arg: c.arg.split('.'), dialect });
       }
     }
-    const entry = { rules: list, shell: [...shell.values()] };
+    const named = new Set<string>();
+    for (const rule of list) for (const program of rule.programs ?? []) named.add(program);
+    const byProgram = new Map<string, CompiledRule[]>();
+    for (const program of named) {
+      byProgram.set(
+        program,
+        list.filter((rule) => rule.programs === undefined || rule.programs.has(program)),
+      );
+    }
+    const other = list.filter((rule) => rule.programs === undefined);
+    const entry = { rules: list, shell: [...shell.values()], byProgram, other };
     if (byTool.size >= MAX_CACHED_TOOLS) byTool.clear();
     byTool.set(name, entry);
     return entry;
@@ -478,18 +494,20 @@ export function compilePolicy(
       ? { verdict: 'allow', rule: rule.id }
       : { verdict: rule.verdict, reason: rule.reason ?? `rule "${rule.id}"`, rule: rule.id };
   const judge = (
-    list: readonly CompiledRule[],
+    candidates: Candidates,
     toolName: string,
     input: unknown,
     places: readonly string[],
     parts?: ReadonlyMap<string, ShellPart | undefined>,
     reads: Map<string, ArgumentRead> = new Map(),
   ): Decision => {
-    // With one line, a part whose program is known skips the rules that name only other programs.
+    // With one line, a part whose program is known skips the rules that name only other programs (their
+    // shell condition cannot hold on it); a part whose program is not known, or that runs unseen code,
+    // meets every rule.
     const only = parts !== undefined && parts.size === 1 ? parts.values().next().value : undefined;
     const program = only?.program !== undefined && only.opaque?.kind !== 'code' ? basename(only.program) : undefined;
+    const list = program === undefined ? candidates.rules : (candidates.byProgram.get(program) ?? candidates.other);
     for (const rule of list) {
-      if (program !== undefined && rule.programs !== undefined && !rule.programs.has(program)) continue;
       if (rule.matchesPlaces(places) && rule.matchesInput(input, parts, toolName, reads)) return decisionOf(rule.rule);
     }
     return fallback(toolName);
@@ -501,8 +519,9 @@ export function compilePolicy(
     decide: (request) => {
       const { toolName, input } = request;
       const places = placesOf(request);
-      const { rules: list, shell } = candidates(toolName);
-      if (shell.length === 0) return judge(list, toolName, input, places);
+      const entry = candidates(toolName);
+      const { shell } = entry;
+      if (shell.length === 0) return judge(entry, toolName, input, places);
       // Judge once per part of each shell line (per combination when several arguments are lines).
       const lines = shell.map(({ key, arg, dialect }) => {
         const read = readArgument(input, arg);
@@ -524,7 +543,7 @@ export function compilePolicy(
       for (let n = 0; n < combinations; n += 1) {
         const parts = new Map<string, ShellPart | undefined>();
         lines.forEach((line, i) => parts.set(line.key, line.parts[index[i] ?? 0]));
-        const decision = judge(list, toolName, input, places, parts, reads);
+        const decision = judge(entry, toolName, input, places, parts, reads);
         if (worst === undefined || SEVERITY[decision.verdict] > SEVERITY[worst.decision.verdict]) {
           worst = { decision, part: lines.length === 1 ? parts.get(lines[0]?.key ?? '') : undefined };
           if (decision.verdict === 'deny') break;

@@ -351,6 +351,34 @@ describe('policyGate', () => {
       expect(reads).toBeGreaterThan(0);
       expect(reads).toBeLessThanOrEqual(4);
     });
+
+    it('judges each shell part against the rules naming its program and every rule naming none', () => {
+      const policy: PolicyInput = {
+        version: 1,
+        default: 'allow',
+        rules: [
+          { id: 'git', tools: ['bash'], when: [{ arg: 'command', shell: { program: ['git'] } }], verdict: 'ask' },
+          {
+            id: 'etc',
+            tools: ['bash'],
+            when: [{ arg: 'command', shell: { writesTo: { path: { under: ['/etc'] } } } }],
+            verdict: 'deny',
+          },
+          { id: 'rm', tools: ['bash'], when: [{ arg: 'command', shell: { program: ['/bin/rm'] } }], verdict: 'deny' },
+        ],
+      };
+      const verdict = (command: string): Decision => decide(policy, 'bash', { command });
+      // A rule that names no program holds on a part whose program another rule names, and on any other.
+      expect(verdict('git status > /etc/motd')).toMatchObject({ verdict: 'deny', rule: 'etc' });
+      expect(verdict('ls > /etc/motd')).toMatchObject({ verdict: 'deny', rule: 'etc' });
+      expect(verdict('git status')).toMatchObject({ verdict: 'ask', rule: 'git' });
+      // Programs are compared by basename, whatever path the rule or the line gives.
+      expect(verdict('./rm x')).toMatchObject({ verdict: 'deny', rule: 'rm' });
+      expect(verdict('ls; \\rm x')).toMatchObject({ verdict: 'deny', rule: 'rm' });
+      expect(verdict('ls | wc -l')).toEqual({ verdict: 'allow', rule: 'default' });
+      // A part whose program is not known meets every rule that could hold on it.
+      expect(verdict('$p status')).toMatchObject({ verdict: 'deny' });
+    });
   });
 });
 

@@ -37,6 +37,8 @@ export function normalizePath(path: string, cwd?: string): string | undefined {
     if (cwd === undefined || !cwd.startsWith('/')) return undefined;
     full = `${cwd}/${path}`;
   }
+  // Already normal: no empty, `.` or `..` segment (every segment that starts with a dot takes the long way).
+  if (full.length > 1 && !full.endsWith('/') && !full.includes('//') && !full.includes('/.')) return full;
   const out: string[] = [];
   for (const segment of full.split('/')) {
     if (segment === '' || segment === '.') continue;

@@ -873,13 +873,15 @@ class Analysis {
   word(word: GoNode, sink: Sink): string | undefined {
     let value = '';
     let known = true;
-    list(word.Parts).forEach((part, index) => {
+    const parts = list(word.Parts);
+    for (let index = 0; index < parts.length; index += 1) {
+      const part = parts[index] as GoNode;
       switch (kind(part)) {
         case 'Lit': {
           const raw = text(part.Value);
           if (isPattern(raw, index === 0)) known = false;
           value += unescapeUnquoted(raw);
-          return;
+          break;
         }
         case 'SglQuoted': {
           const raw = text(part.Value);
@@ -888,7 +890,7 @@ class Analysis {
             if (decoded === undefined) known = false;
             else value += decoded;
           } else value += raw;
-          return;
+          break;
         }
         case 'DblQuoted': {
           if (part.Dollar === true) known = false;
@@ -899,13 +901,13 @@ class Analysis {
               known = false;
             }
           }
-          return;
+          break;
         }
         default:
           this.wordPart(part, sink);
           known = false;
       }
-    });
+    }
     return known ? value : undefined;
   }
 

@@ -31,20 +31,41 @@ interface Syntax {
   readonly LangMirBSDKorn: unknown;
 }
 
-let parsers: Record<Dialect, Parser> | { error: string } | undefined;
+/** The Go parser behind a public parser: `Parse(io.Reader, name)` returns `[*File, error]`. */
+interface GoParser {
+  Parse(reader: GoReader, name: string): unknown;
+}
 
-function loadParsers(): Record<Dialect, Parser> | { error: string } {
+/** A Go `*strings.Reader`, reset to each line. */
+interface GoReader {
+  Reset(source: string): void;
+}
+
+/**
+ * The loaded parser, called directly on its Go objects: the public `Parse` converts the line to a Go string,
+ * wraps it in a new reader and wraps the tree in an object of getters on every call, which costs more than a
+ * tenth of the parse; here one reader is reset to each line and the tree is read as it is.
+ */
+interface Loaded {
+  readonly parsers: Record<Dialect, GoParser>;
+  readonly reader: GoReader;
+  /** Go's nil `error` as the runtime represents it: any other second result is a parse error. */
+  readonly nilError: unknown;
+}
+
+let loaded: Loaded | { error: string } | undefined;
+
+function loadParsers(): Loaded | { error: string } {
   const stackTraceLimit = Error.stackTraceLimit;
   const hadRequire = Object.hasOwn(globalThis, 'require');
   try {
     const syntax = (createRequire(import.meta.url)('mvdan-sh') as { syntax: Syntax }).syntax;
-    const loaded = {
+    const publicParsers = {
       bash: syntax.NewParser(syntax.Variant(syntax.LangBash)),
       sh: syntax.NewParser(syntax.Variant(syntax.LangPOSIX)),
       mksh: syntax.NewParser(syntax.Variant(syntax.LangMirBSDKorn)),
     };
-    const problem = selfTest(loaded.bash);
-    return problem === undefined ? loaded : { error: problem };
+    return selfTest(publicParsers) ?? { error: SHAPE_ERROR };
   } catch (error) {
     return { error: `the shell parser cannot be loaded (${error instanceof Error ? error.message : 'unknown error'})` };
   } finally {
@@ -54,27 +75,74 @@ function loadParsers(): Record<Dialect, Parser> | { error: string } {
   }
 }
 
-/** Checks that the parser's internal objects have the shape this module reads. */
-function selfTest(parser: Parser): string | undefined {
+const SHAPE_ERROR = 'the shell parser does not have the expected shape (mvdan-sh 0.10.1 is required)';
+
+/** The Go parser inside a public parser, when it has the expected shape. */
+function goParser(parser: Parser): GoParser | undefined {
+  const inner = node((parser as { __internal_object__?: unknown }).__internal_object__);
+  const go = inner === undefined ? undefined : node(inner.Parser);
+  if (go === undefined || kind(go) !== 'Parser' || typeof go.Parse !== 'function') return undefined;
+  return go as unknown as GoParser;
+}
+
+/**
+ * Reaches the Go objects behind the public parsers and checks that they behave as this module reads them:
+ * a line parses into the expected tree, through the public API and directly, and a line that does not
+ * parse gives an error, so that a failed parse is never read as a tree. Returns `undefined` otherwise (the
+ * parser then refuses every line, which makes every line opaque).
+ */
+function selfTest(publicParsers: Record<Dialect, Parser>): Loaded | undefined {
   try {
-    const file = node(parser.Parse('a b', 'self-test').__internal_object__);
-    const stmt = file === undefined ? undefined : list(file.Stmts)[0];
-    const call = stmt === undefined ? undefined : node(stmt.Cmd);
-    const words = call === undefined ? [] : list(call.Args);
-    const lit = words[1] === undefined ? undefined : list(words[1].Parts)[0];
-    if (
-      call !== undefined &&
-      kind(call) === 'CallExpr' &&
-      lit !== undefined &&
-      kind(lit) === 'Lit' &&
-      text(lit.Value) === 'b'
-    ) {
-      return undefined;
+    const viaApi = node(publicParsers.bash.Parse('a b', 'self-test').__internal_object__);
+    if (viaApi === undefined || !isSelfTestTree(viaApi)) return undefined;
+    const bash = goParser(publicParsers.bash);
+    const sh = goParser(publicParsers.sh);
+    const mksh = goParser(publicParsers.mksh);
+    // The public Parse left its reader in the Go parser: reuse it.
+    const reader = node((bash as unknown as GoNode | undefined)?.src);
+    if (bash === undefined || sh === undefined || mksh === undefined || reader === undefined) return undefined;
+    if (kind(reader) !== '*strings.Reader' || typeof reader.Reset !== 'function') return undefined;
+    const goReader = reader as unknown as GoReader;
+    const parsed = callParser(bash, goReader, 'a b');
+    if (parsed === undefined) return undefined;
+    const [tree, nilError] = parsed;
+    const file = node(tree);
+    if (file === undefined || !isSelfTestTree(file)) return undefined;
+    const result: Loaded = { parsers: { bash, sh, mksh }, reader: goReader, nilError };
+    // A line that does not parse must come back with an error other than the nil one.
+    for (const dialect of ['bash', 'sh', 'mksh'] as const) {
+      const failed = callParser(result.parsers[dialect], goReader, 'a (');
+      if (failed === undefined || failed[1] === nilError || describeParseError(failed[1]) === undefined) {
+        return undefined;
+      }
     }
+    return result;
   } catch {
-    // fall through
+    return undefined;
   }
-  return 'the shell parser does not have the expected shape (mvdan-sh 0.10.1 is required)';
+}
+
+function isSelfTestTree(file: GoNode): boolean {
+  const stmt = list(file.Stmts)[0];
+  const call = stmt === undefined ? undefined : node(stmt.Cmd);
+  const words = call === undefined ? [] : list(call.Args);
+  const lit = words[1] === undefined ? undefined : list(words[1].Parts)[0];
+  return (
+    kind(file) === 'File' &&
+    call !== undefined &&
+    kind(call) === 'CallExpr' &&
+    lit !== undefined &&
+    kind(lit) === 'Lit' &&
+    text(lit.Value) === 'b'
+  );
+}
+
+/** Runs the Go parser on a Go string: `[tree, error]`, or `undefined` for a result of another shape. */
+function callParser(parser: GoParser, reader: GoReader, goSource: string): [unknown, unknown] | undefined {
+  reader.Reset(goSource);
+  const result = parser.Parse(reader, 'command');
+  if (!Array.isArray(result) || result.length !== 2) return undefined;
+  return [result[0], result[1]];
 }
 
 /** Thrown for a line the parser refuses. */
@@ -95,30 +163,53 @@ export class ShellSyntaxError extends Error {
  * @throws ShellSyntaxError when the line does not parse or the parser is unavailable
  */
 export function parseShell(source: string, dialect: Dialect): GoNode {
-  parsers ??= loadParsers();
-  if ('error' in parsers) throw new ShellSyntaxError(parsers.error);
-  let file: GoNode | undefined;
+  loaded ??= loadParsers();
+  if ('error' in loaded) throw new ShellSyntaxError(loaded.error);
+  const goSource = goString(source);
+  if (goSource === undefined) throw new ShellSyntaxError('the line holds a lone UTF-16 surrogate, which is not text');
+  let parsed: [unknown, unknown] | undefined;
   try {
-    file = node(parsers[dialect].Parse(source, 'command').__internal_object__);
+    parsed = callParser(loaded.parsers[dialect], loaded.reader, goSource);
   } catch (error) {
-    const why = describeParseError(error);
-    throw new ShellSyntaxError(why);
+    throw new ShellSyntaxError(describeParseError(error) ?? 'the line does not parse');
   }
-  if (file === undefined) throw new ShellSyntaxError('the parser returned no syntax tree');
+  if (parsed === undefined) throw new ShellSyntaxError('the parser returned no syntax tree');
+  const [tree, error] = parsed;
+  if (error !== loaded.nilError) throw new ShellSyntaxError(describeParseError(error) ?? 'the line does not parse');
+  const file = node(tree);
+  if (file === undefined || kind(file) !== 'File') throw new ShellSyntaxError('the parser returned no syntax tree');
   return file;
 }
 
-function describeParseError(error: unknown): string {
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * A line as a Go string (its UTF-8 bytes, one character per byte), or `undefined` when it holds a lone
+ * surrogate: such a line has no UTF-8 form (Node writes U+FFFD for it, while the parser's own conversion
+ * would join it with the next character and hide that character from the analysis).
+ */
+function isAscii(source: string): boolean {
+  for (let i = 0; i < source.length; i += 1) if (source.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+function goString(source: string): string | undefined {
+  if (isAscii(source)) return source;
+  if (LONE_SURROGATE.test(source)) return undefined;
+  return Buffer.from(source, 'utf8').toString('latin1');
+}
+
+function describeParseError(error: unknown): string | undefined {
   try {
     const method = (error as { Error?: unknown } | null)?.Error;
     if (typeof method === 'function') {
       const message: unknown = method.call(error);
-      if (typeof message === 'string') return message;
+      if (typeof message === 'string') return text(message);
     }
   } catch {
     // fall through
   }
-  return 'the line does not parse';
+  return undefined;
 }
 
 /** The node behind a field, or `undefined` for a nil pointer, a nil interface or anything else. */
@@ -132,8 +223,16 @@ export function node(value: unknown): GoNode | undefined {
 /** The node's type name without its package, e.g. `CallExpr`. */
 export function kind(value: GoNode): string {
   const name = (value as { constructor: { string: string } }).constructor.string;
-  return name.startsWith('*syntax.') ? name.slice('*syntax.'.length) : name;
+  let short = KINDS.get(name);
+  if (short === undefined) {
+    short = name.startsWith('*syntax.') ? name.slice('*syntax.'.length) : name;
+    KINDS.set(name, short);
+  }
+  return short;
 }
+
+/** Type names seen, without their package (a few dozen: the parser's types). */
+const KINDS = new Map<string, string>();
 
 /** The elements of a slice field. */
 export function list(value: unknown): GoNode[] {

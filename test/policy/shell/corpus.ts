@@ -148,6 +148,8 @@ const HAND: CorpusLine[] = [
   line('opaque', 'exec 3<>/dev/tcp/198.51.100.7/80', 'deny', 'ask'),
   line('opaque', 'cat secrets > "$target"', 'deny', 'ask'),
   line('opaque', "r$'\\0'm -rf /", 'deny', 'ask'),
+  line('opaque', '\ud800;rm -rf /', 'deny', 'ask'),
+  line('opaque', 'ls \udfff;rm -rf /', 'deny', 'ask'),
   line('opaque', "echo 'unterminated", 'deny', 'ask'),
   line('opaque', 'if then fi', 'deny', 'ask'),
   line('opaque', 'fc -s', 'deny', 'ask'),
