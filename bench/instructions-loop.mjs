@@ -75,6 +75,27 @@ function agent() {
   return built;
 }
 
+if (mode === 'record') {
+  // The decision log's own cost: one chained record to a file per "call", no agent around it.
+  const gate = policyGate(policy, { log: { destination: join(dir, 'records.jsonl') } });
+  const input = Object.freeze({ i: 1 });
+  const record = (i) =>
+    gate.record({
+      event: 'allow',
+      verdict: 'allow',
+      toolName: 'noop',
+      toolUseId: `u${i}`,
+      agentId: 'bench',
+      path: ['bench'],
+      paths: [['bench']],
+      input,
+      durationMs: 0.123,
+    });
+  for (let i = 0; i < (warm + counted) * 5 * calls; i += 1) record(i);
+  rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
+
 const rounds = Array.from({ length: warm + most }, () => Array.from({ length: 5 }, agent));
 for (const round of rounds.slice(0, warm + counted)) for (const built of round) await built.invoke('go');
 for (const log of logs) log.close();
