@@ -138,9 +138,13 @@ describe('a configured gate that is not a usable gate refuses the call and stops
 describe('gate identity', () => {
   /** The gateId of every record two calls of one agent make with `gate`. */
   async function gateIdsOf(gate: Gate & { records: GateRecord[] }): Promise<(string | undefined)[]> {
-    const agent = scriptedAgent('a', [call('ls', { path: '/1' }, 'u1'), call('ls', { path: '/2' }, 'u2'), say('done')], {
-      tools: [recordingTool('ls')],
-    });
+    const agent = scriptedAgent(
+      'a',
+      [call('ls', { path: '/1' }, 'u1'), call('ls', { path: '/2' }, 'u2'), say('done')],
+      {
+        tools: [recordingTool('ls')],
+      },
+    );
     install(agent, { gate });
     await agent.invoke('go');
     return gate.records.map((r) => r.gateId);
@@ -182,7 +186,11 @@ describe('gate identity', () => {
     const graph = new Graph({ id: 'g', nodes: [scriptedAgent('n', [])], edges: [] });
     installMultiagent(graph, { gate });
     const shown = audit(graph).nodes.find((n) => n.id === 'n')?.gate;
-    expect(shown).toEqual({ name: 'allow-all', id: expect.stringMatching(/^process:[0-9a-f]{8}:[1-9][0-9]*$/), perProcess: true });
+    expect(shown).toEqual({
+      name: 'allow-all',
+      id: expect.stringMatching(/^process:[0-9a-f]{8}:[1-9][0-9]*$/),
+      perProcess: true,
+    });
   });
 
   it('the audit shows a gate whose declared id is unusable with a per-process id, not the bad id', () => {
@@ -193,7 +201,11 @@ describe('gate identity', () => {
       const graph = new Graph({ id: 'g', nodes: [scriptedAgent('n', [])], edges: [] });
       installMultiagent(graph, { gate });
       const shown = audit(graph).nodes.find((n) => n.id === 'n')?.gate;
-      expect(shown).toEqual({ name: 'bad-id', id: expect.stringMatching(/^process:[0-9a-f]{8}:[1-9][0-9]*$/), perProcess: true });
+      expect(shown).toEqual({
+        name: 'bad-id',
+        id: expect.stringMatching(/^process:[0-9a-f]{8}:[1-9][0-9]*$/),
+        perProcess: true,
+      });
     }
   });
 });

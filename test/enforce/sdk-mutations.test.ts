@@ -50,7 +50,9 @@ import {
 
 isolateEachTest();
 
-type Registry = { addCallback: (event: unknown, callback: (e: unknown) => void, options: { order: number }) => unknown };
+type Registry = {
+  addCallback: (event: unknown, callback: (e: unknown) => void, options: { order: number }) => unknown;
+};
 type Handlers = Map<unknown, unknown[]>;
 
 const registryOf = (orchestrator: object): Registry =>
@@ -160,7 +162,7 @@ describe("the agent's execution check", () => {
     },
   );
 
-  it("middleware that cannot be read as plain data after the decision refuses the call as a changed chain, and nothing runs", async () => {
+  it('middleware that cannot be read as plain data after the decision refuses the call as a changed chain, and nothing runs', async () => {
     const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
     const gate = keepingGate();
     afterDecision(agent, gate, () => {
@@ -185,14 +187,17 @@ describe("the agent's execution check", () => {
       install(agent, { gate });
       const stage = ExecuteToolStage as unknown as { Input: object };
       let removed = 0;
-      agent.addMiddleware(stage.Input as never, ((context: unknown) => {
-        // The chain is composed already: the check still runs, but no wrap is registered any more.
-        const entries = handlersOf(agent).get(ExecuteToolStage) ?? [];
-        const inputs = entries.filter((e) => (e as { phase?: unknown }).phase !== 'wrap');
-        removed = entries.length - inputs.length;
-        entries.splice(0, entries.length, ...inputs);
-        return context;
-      }) as never);
+      agent.addMiddleware(
+        stage.Input as never,
+        ((context: unknown) => {
+          // The chain is composed already: the check still runs, but no wrap is registered any more.
+          const entries = handlersOf(agent).get(ExecuteToolStage) ?? [];
+          const inputs = entries.filter((e) => (e as { phase?: unknown }).phase !== 'wrap');
+          removed = entries.length - inputs.length;
+          entries.splice(0, entries.length, ...inputs);
+          return context;
+        }) as never,
+      );
       expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
       expect(ran).toEqual([]);
       expect(removed).toBeGreaterThan(0);
