@@ -354,6 +354,10 @@ describe('sdk-check.ts, line by line', () => {
   });
 
   describe('in a fresh copy of the module (a new process, as far as its state goes)', () => {
+    // The copies imported here (one marked as the self-test's process) must not be the ones later test files
+    // import when they share this module cache (vitest.mutation.config.ts runs files with `isolate: false`).
+    afterEach(() => vi.resetModules());
+
     async function freshModules(): Promise<{
       check: typeof import('../../src/enforce/sdk-check.js');
       version: typeof import('../../src/sdk-version.js');
