@@ -1,9 +1,12 @@
 /**
  * A gate as the enforcement point reads it (`src/enforce/gate-identity.ts`): every member is read once and
  * type-checked at each call, so a gate that is not a usable gate (one configured with `configureGate`, which
- * takes anything, or one whose members change after `install` checked its name and `decide`) refuses the call
+ * takes anything, or one whose members change after `install` checked them) refuses the call
  * and stops the run instead of being half used; and its identity (the id it declares, or one id per gate object
- * valid in this process), as records and the audit show it. Written against the mutants that survived
+ * valid in this process), as records and the audit show it. `install` refuses a gate whose id, record or approval
+ * it could not use, and the audit reports an agent whose gate is not usable any more as `blocked`, not `gated`
+ * (found through the survivors below: both used to accept such a gate and call the agent gated while every call
+ * was refused). Written against the mutants that survived
  * `npm run mutation` (README, "Mutation testing"); each test fails when the line it names is changed.
  *
  * No mutant of gate-identity.ts survives on purpose except:
@@ -19,10 +22,12 @@ import {
   audit,
   configureGate,
   type Gate,
+  type GateAuditError,
   GateFailedError,
   type GateRecord,
   install,
   installMultiagent,
+  isGated,
 } from '../../src/index.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
@@ -101,17 +106,17 @@ describe('a configured gate that is not a usable gate refuses the call and stops
   }
 
   it('a gate whose name turns into a number after install is refused at the call, not used', async () => {
-    // install checks the name once; the call reads it again, once, and judges what it read.
-    let reads = 0;
+    // install checks the name; the call reads it again, once, and judges what it read.
+    let shifted = false;
     const gate = {
       get name(): unknown {
-        reads += 1;
-        return reads === 1 ? 'shifty' : 7;
+        return shifted ? 7 : 'shifty';
       },
       decide: allow,
     };
     const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
     install(agent, { gate: gate as unknown as Gate });
+    shifted = true;
     const error = await agent.invoke('go').then(
       () => undefined,
       (e: unknown) => e,
@@ -193,19 +198,54 @@ describe('gate identity', () => {
     });
   });
 
-  it('the audit shows a gate whose declared id is unusable with a per-process id, not the bad id', () => {
-    // install checks only the name and decide(); the bad id refuses every call at run time (above), and the
-    // report must not show a number or an empty string as the gate's identity.
-    for (const id of [42, '']) {
-      const gate = { name: 'bad-id', id, decide: allow } as unknown as Gate;
+  it('install refuses a gate whose id, record or approval is unusable, naming what is wrong, and gates nothing', () => {
+    const bad: [unknown, string][] = [
+      [{ name: 'bad-id', id: 42, decide: allow }, 'gate "bad-id" declares an id that is not a non-empty string'],
+      [{ name: 'bad-id', id: '', decide: allow }, 'gate "bad-id" declares an id that is not a non-empty string'],
+      [{ name: 'bad-record', decide: allow, record: 'log' }, 'gate "bad-record" has a record that is not a function'],
+      [
+        { name: 'bad-approval', decide: allow, approval: null },
+        'gate "bad-approval" has an approval that is not an object',
+      ],
+    ];
+    for (const [gate, why] of bad) {
+      const agent = scriptedAgent('a', [say('hi')]);
       const graph = new Graph({ id: 'g', nodes: [scriptedAgent('n', [])], edges: [] });
-      installMultiagent(graph, { gate });
-      const shown = audit(graph).nodes.find((n) => n.id === 'n')?.gate;
-      expect(shown).toEqual({
-        name: 'bad-id',
-        id: expect.stringMatching(/^process:[0-9a-f]{8}:[1-9][0-9]*$/),
-        perProcess: true,
-      });
+      for (const attempt of [
+        () => install(agent, { gate: gate as Gate }),
+        () => installMultiagent(graph, { gate: gate as Gate }),
+      ]) {
+        let error: unknown;
+        try {
+          attempt();
+        } catch (e) {
+          error = e;
+        }
+        expect((error as GateAuditError).code).toBe('INVALID_ARGUMENT');
+        expect((error as Error).message).toContain(`options.gate is not a usable Gate: ${why}`);
+      }
+      expect(isGated(agent)).toBe(false);
+      expect(audit(graph).nodes.find((n) => n.id === 'n')?.status).toBe('ungated');
     }
+  });
+
+  it('the audit reports an agent whose gate is no longer usable as blocked, not gated', () => {
+    // A configured gate is resolved at each call: configureGate takes anything, and every call is then refused.
+    const graph = new Graph({ id: 'g', nodes: [scriptedAgent('n', [])], edges: [] });
+    configureGate(allowAll());
+    installMultiagent(graph);
+    configureGate({ name: 'bad-id', id: 42, decide: allow } as unknown as Gate);
+    const node = audit(graph).nodes.find((n) => n.id === 'n');
+    expect(node?.status).toBe('blocked');
+    expect(node?.reason).toContain(
+      'gate "bad-id" declares an id that is not a non-empty string: every call is refused',
+    );
+    // A gate object whose member changed after install is judged by what it holds now.
+    const changing: Record<string, unknown> = { name: 'changing', decide: allow };
+    const other = new Graph({ id: 'h', nodes: [scriptedAgent('m', [])], edges: [] });
+    installMultiagent(other, { gate: changing as unknown as Gate });
+    expect(audit(other).nodes.find((n) => n.id === 'm')?.status).toBe('gated');
+    changing.record = 'log';
+    expect(audit(other).nodes.find((n) => n.id === 'm')?.status).toBe('blocked');
   });
 });
