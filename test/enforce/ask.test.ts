@@ -183,7 +183,7 @@ describe('ask.ts, the interrupt path, line by line', () => {
     const result = await agent.invoke('go');
     expect(result.stopReason).toBe('interrupt');
     const [first] = result.interrupts ?? [];
-    return { id: first!.id, reason: first!.reason as Reason };
+    return { id: first!.id, reason: first!.reason as unknown as Reason };
   }
 
   const settleRun = async (run: Promise<unknown>): Promise<unknown> =>

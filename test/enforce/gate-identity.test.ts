@@ -193,7 +193,7 @@ describe('gate identity', () => {
     const shown = audit(graph).nodes.find((n) => n.id === 'n')?.gate;
     expect(shown).toEqual({
       name: 'allow-all',
-      id: expect.stringMatching(/^process:[0-9a-f]{8}:[1-9][0-9]*$/),
+      id: expect.stringMatching(/^process:[0-9a-f]{8}:[1-9][0-9]*$/) as string,
       perProcess: true,
     });
   });

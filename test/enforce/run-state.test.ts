@@ -81,21 +81,21 @@ describe('a run stopped by a gate failure', () => {
   });
 
   it('an agent gated by one of its own tools while it runs stops there: that tool ran without a decision', async () => {
-    let agent: Agent | undefined;
+    const late: { agent?: Agent } = {};
     const installer = tool({
       name: 'installer',
       description: 'gates the agent running it',
       inputSchema: z.object({}),
       callback: () => {
         ran.push('installer');
-        install(agent!, { gate: throwsOnRm });
+        install(late.agent!, { gate: throwsOnRm });
         return 'gated';
       },
     });
     const scripted = scriptedAgent('late', [call('installer'), call('ls'), say('done')], {
       tools: [installer, recordingTool('ls')],
     });
-    agent = scripted;
+    late.agent = scripted;
     // The run was entered before the gate existed: the stop is the first thing the gate knows of it.
     const error = await outcome(scripted.invoke('go'));
     expect(error).toBeInstanceOf(GateFailedError);

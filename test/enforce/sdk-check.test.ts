@@ -37,10 +37,12 @@ import {
   isGated,
   plan,
 } from '../../src/index.js';
+import type * as SdkCheckModule from '../../src/enforce/sdk-check.js';
 import { ensureSdk, selfTestInChild, setSdkCheckForTests } from '../../src/enforce/sdk-check.js';
 import { SELF_TEST_CHECKS } from '../../src/enforce/sdk-self-test.js';
 import { mergeGenerators } from '../../src/report/generator.js';
 import { CoverageReportSchema } from '../../src/report/schema.js';
+import type * as SdkVersionModule from '../../src/sdk-version.js';
 import { isTestedSdk, SDK_TESTED, setSdkVersionReader } from '../../src/sdk-version.js';
 import { makeSdkProbes } from '../../src/walker/sdk-shape.js';
 import { toolCallHooks } from '../../src/walker/sdk-internals.js';
@@ -359,8 +361,8 @@ describe('sdk-check.ts, line by line', () => {
     afterEach(() => vi.resetModules());
 
     async function freshModules(): Promise<{
-      check: typeof import('../../src/enforce/sdk-check.js');
-      version: typeof import('../../src/sdk-version.js');
+      check: typeof SdkCheckModule;
+      version: typeof SdkVersionModule;
     }> {
       vi.resetModules();
       const check = await import('../../src/enforce/sdk-check.js');
