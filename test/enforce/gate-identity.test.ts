@@ -9,8 +9,12 @@
  * was refused). Written against the mutants that survived
  * `npm run mutation` (README, "Mutation testing"); each test fails when the line it names is changed.
  *
- * No mutant of gate-identity.ts survives on purpose except:
- * - `readOnce`'s `catch` returning `undefined` (→ `{}`, which also returns undefined): the two are the same.
+ * Mutants of gate-identity.ts that survive, and why:
+ * - `readOnce`'s `catch` returning `undefined` (→ `{}`, which also returns undefined): equivalent.
+ * - `randomBytes(4).toString('hex')` (→ `toString('')`): a module-level constant, evaluated once when the module
+ *   is first imported; the mutation run shares one module cache (`isolate: false`), so the mutant is never
+ *   evaluated. Evaluated, it throws `Unknown encoding` and every import of gate-audit fails; the id's form is
+ *   pinned above (`process:<8 hex digits>:<n>`).
  *
  * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/gate-identity.ts
  * --concurrency 1`: see the table in the README.
