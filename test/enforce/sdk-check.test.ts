@@ -420,6 +420,8 @@ describe('sdk-check.ts, line by line', () => {
       const answers = [
         { ok: true },
         { ok: 'yes', checks: [] },
+        // Shaped like a failure but with a truthy ok: it must not pass for a passed self-test.
+        { ok: 'yes', check: 'c', detail: 'd' },
         { ok: false, check: 1, detail: 'd' },
         { ok: false, check: 'c' },
         null,
