@@ -11,6 +11,13 @@
  * Mutants of run-state.ts that survive on purpose, and why they are equivalent:
  * - `leaveRun`, `key === undefined ? undefined : runs.get(key)` (→ always `runs.get(key)`), and `runFailure`'s
  *   `key === undefined` (→ `false`): `WeakMap.get` of a value that is not an object answers undefined.
+ * - `stopRun`, `key === undefined` (→ `false`): a run whose state is a primitive is refused before anything can
+ *   fail in it (its first model call and every node are cancelled), so nothing stops it again.
+ * - `keyOf`, `invocationState !== null` (→ `true`), and `untrackable`, `invocationState !== undefined` (→ `true`):
+ *   the SDK hands every hook an object, replacing a null or missing `invocationState` with `{}`.
+ * - `UNTRACKABLE_RUN` (→ `""`): a module-level constant, evaluated once when the module is first imported; the
+ *   mutation run shares one module cache (`isolate: false`), so the mutant is never evaluated. Its text is pinned
+ *   below.
  *
  * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/run-state.ts
  * --concurrency 1`: see the table in the README.
@@ -136,10 +143,23 @@ describe('an invocationState that is not an object', () => {
       const error = await outcome(agent.invoke('go', { invocationState: state as never }));
       expect(error).toBeInstanceOf(GateFailedError);
       expect((error as GateFailedError).failure).toBe(UNTRACKABLE_RUN);
+      expect(UNTRACKABLE_RUN).toMatch(/^the run was given an invocationState that is not an object \(pass an object/);
       expect(ran).toEqual([]);
       expect(agent.model.calls).toBe(0);
     });
   }
+
+  it('a function is an object: a run given one goes on, and a gate failure in it stops it', async () => {
+    const state = Object.assign(() => undefined, { user: 'u1' });
+    const agent = scriptedAgent('a', [call('ls'), call('rm'), call('ls'), say('done')], {
+      tools: [recordingTool('ls'), recordingTool('rm')],
+    });
+    install(agent, { gate: throwsOnRm });
+    const error = await outcome(agent.invoke('go', { invocationState: state as never }));
+    expect((error as GateFailedError).failure).toContain('gate down');
+    expect(ran).toEqual(['ls({})@a']);
+    expect(agent.model.calls).toBe(2);
+  });
 
   it('a Graph invoked with one cancels every node', async () => {
     const worker = scriptedAgent('w', [call('ls'), say('done')], { tools: [recordingTool('ls')] });
