@@ -6,8 +6,13 @@
  * pre-loaded from a snapshot) is pinned in `test/policy/approval.test.ts`. The last block pins the handle and the
  * install-time locks of `src/enforce/agent-gate.ts` the same way.
  *
- * Equivalent survivors: ask.ts lines 56-58 `approval === undefined` (→ `false`): `readMember` of undefined
- * catches the TypeError and answers undefined, so the call is refused as "no approval path" all the same;
+ * Equivalent survivors: ask.ts `approval === undefined` (→ `false`, the three reads in `settleAsk`): `readMember`
+ * of undefined catches the TypeError and answers undefined, so the call is refused as "no approval path" all the
+ * same; `readMember`'s `catch` returning undefined (→ `{}`): a function that ends answers undefined too;
+ * `approvalId === undefined` (→ `false`) in the interrupt reason and the pending record, and
+ * `pending.approvalId === undefined` (→ `false`) in the binding: without a durable path they then carry an
+ * `approvalId` key whose value is undefined, which every reader reads as absent (and JSON drops); the callback
+ * path's `'late'` text: the callback is awaited without a timeout, so it is never late;
  * agent-gate.ts `cleanups.splice(0).reverse()` (→ without `reverse`): each cleanup removes one independent
  * registration, so the order does not matter.
  *
@@ -101,6 +106,14 @@ describe('an approval path that cannot be used', () => {
     ['an unknown via', { via: 'email', ask: () => ({ granted: true }), check: () => ({ granted: true }) }],
     ['a callback without ask', { via: 'callback', check: () => ({ granted: true }) }],
     ['an interrupt without check', { via: 'interrupt', ask: () => ({ granted: true }) }],
+    [
+      'a via that throws when read',
+      Object.defineProperty({ check: () => ({ granted: true }) }, 'via', {
+        get(): never {
+          throw new Error('no via');
+        },
+      }),
+    ],
   ];
   for (const [what, approval] of cases) {
     it(`${what}: refused as "no approval path", recorded as a deny`, async () => {
@@ -303,6 +316,19 @@ describe('ask.ts, the interrupt path, line by line', () => {
       ]);
     });
   }
+
+  it('a durable path whose raise never answers refuses the call and stops the run instead of pausing', async () => {
+    const agent = scriptedAgent('a', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    const gate = interruptGate(() => ({ granted: true }));
+    (gate.approval as { raise?: () => Promise<void> }).raise = () => new Promise(() => undefined);
+    install(agent, { gate, timeoutMs: 50 });
+    const error = await settleRun(agent.invoke('go'));
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect((error as GateFailedError).failure).toContain(
+      'gate "asks" could not store the pending approval: no answer within 50 ms',
+    );
+    expect(ran).toEqual([]);
+  });
 
   it('an interrupt the SDK cannot raise (a non-interrupt error) refuses the call and stops the run', async () => {
     const agent = scriptedAgent('a', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
