@@ -8,6 +8,9 @@
  * the mutants that survived `npm run mutation` (README, "Mutation testing"); each test fails when the line it
  * names is changed.
  *
+ * Measured: 74.1% (60 killed / 18 survived / 3 not covered, of 81 mutants) before these tests, 94.8% (92 / 5 / 0,
+ * of 97) after them; the 5 left are the ones below.
+ *
  * Mutants of run-state.ts that survive on purpose, and why they are equivalent:
  * - `leaveRun`, `key === undefined ? undefined : runs.get(key)` (→ always `runs.get(key)`), and `runFailure`'s
  *   `key === undefined` (→ `false`): `WeakMap.get` of a value that is not an object answers undefined.
@@ -15,9 +18,6 @@
  *   fail in it (its first model call and every node are cancelled), so nothing stops it again.
  * - `keyOf`, `invocationState !== null` (→ `true`), and `untrackable`, `invocationState !== undefined` (→ `true`):
  *   the SDK hands every hook an object, replacing a null or missing `invocationState` with `{}`.
- * - `UNTRACKABLE_RUN` (→ `""`): a module-level constant, evaluated once when the module is first imported; the
- *   mutation run shares one module cache (`isolate: false`), so the mutant is never evaluated. Its text is pinned
- *   below.
  *
  * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/run-state.ts
  * --concurrency 1`: see the table in the README.
