@@ -18,8 +18,10 @@ const sets: Record<string, string[]> = {
     'test/reliability/tamper.test.ts',
     'test/reliability/fail-closed.test.ts',
     'test/reliability/concurrency.test.ts',
-    // The approval round trips (interrupt, resume, nonce, pre-loaded answers) of src/enforce/ask.ts.
+    // The approval round trips (interrupt, resume, nonce, pre-loaded answers) of src/enforce/ask.ts, and its
+    // durable path (a pending approval written to a store by `raise`, answered after a restart by `resume`).
     'test/policy/approval.test.ts',
+    'test/policy/approval-store.test.ts',
   ],
   walker: ['test/walker/**/*.test.ts', 'test/reliability/walker-properties.test.ts'],
   policy: ['test/policy/**/*.test.ts'],

@@ -84,12 +84,10 @@ export function viewGate(gate: unknown): GateView | { readonly error: string } {
 }
 
 /**
- * The identity of a gate, for reports and conflicts.
+ * The identity of a usable gate, for reports.
  *
- * @param gate - the gate
+ * @param view - the gate as `viewGate` read it
  */
-export function gateIdentity(gate: Gate): GateIdentity {
-  const view = viewGate(gate);
-  if ('error' in view) return { name: String(readOnce(gate, 'name')), id: processIdOf(gate), perProcess: true };
+export function gateIdentity(view: GateView): GateIdentity {
   return view.perProcess ? { name: view.name, id: view.id, perProcess: true } : { name: view.name, id: view.id };
 }

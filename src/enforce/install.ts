@@ -37,6 +37,7 @@ import {
   lockAgent,
 } from './agent-gate.js';
 import { configuredDefaultGate, type Gate, isGate } from './gate.js';
+import { viewGate } from './gate-identity.js';
 import { type AcceptedNodes, installNodeGuard } from './node-guard.js';
 import { addPlaces } from './run-state.js';
 import { ensureSdk } from './sdk-check.js';
@@ -100,6 +101,15 @@ export function gateSource(options: InstallOptions | undefined, subject: string)
       throw new GateAuditError(
         'INVALID_ARGUMENT',
         `subject=<${subject}> | options.gate is not a Gate | pass an object with a string name and a decide() method`,
+      );
+    }
+    // Every call reads the gate this way and refuses one it cannot use: say so now, before gating anything.
+    const view = viewGate(gate);
+    if ('error' in view) {
+      throw new GateAuditError(
+        'INVALID_ARGUMENT',
+        `subject=<${subject}> | options.gate is not a usable Gate: ${view.error} | ` +
+          'give it a non-empty string id (or none), a record() function (or none) and an approval object (or none)',
       );
     }
     return { name: gate.name, key: gate, resolve: () => gate, timeoutMs };

@@ -25,8 +25,23 @@ interface RootRun {
 
 const runs = new WeakMap<object, RootRun>();
 
+/**
+ * Why a run whose `invocationState` is a string, number or other primitive is refused: the SDK threads whatever
+ * the caller passes (`invoke(input, { invocationState })`), and a primitive cannot key the run's state, so a gate
+ * failure could not stop it. Such a run is stopped from the start.
+ */
+export const UNTRACKABLE_RUN =
+  'the run was given an invocationState that is not an object (pass an object, or none), so gate-audit cannot keep its state';
+
 function keyOf(invocationState: unknown): object | undefined {
-  return typeof invocationState === 'object' && invocationState !== null ? invocationState : undefined;
+  return (typeof invocationState === 'object' && invocationState !== null) || typeof invocationState === 'function'
+    ? invocationState
+    : undefined;
+}
+
+/** A primitive the run cannot be keyed by (undefined, no state at all, is left alone: the SDK never passes it). */
+function untrackable(invocationState: unknown): boolean {
+  return invocationState !== undefined && keyOf(invocationState) === undefined;
 }
 
 /**
@@ -74,6 +89,7 @@ export function stopRun(invocationState: unknown, reason: string): void {
  * @param invocationState - the run's `invocationState`
  */
 export function runFailure(invocationState: unknown): string | undefined {
+  if (untrackable(invocationState)) return UNTRACKABLE_RUN;
   const key = keyOf(invocationState);
   return key === undefined ? undefined : runs.get(key)?.failure;
 }

@@ -146,14 +146,24 @@ function isSelfTestResult(value: unknown): value is SelfTestResult {
   return v.ok === false && typeof v.check === 'string' && typeof v.detail === 'string';
 }
 
+/** Where the child runs from and how long it may take (tests point it at a misbehaving script). */
+export interface SelfTestChildOptions {
+  /** The script the child runs (default: `sdk-self-test-main` next to this module). */
+  readonly entry?: string;
+  /** How long the child may run (default: 120 000 ms). */
+  readonly timeoutMs?: number;
+}
+
 /**
  * Runs the behavioural self-test in a child process on the same SDK copy, synchronously; any doubt (the child
  * cannot start, crashes, times out or answers garbage) is a failure.
+ *
+ * @param options - another entry script or timeout (for tests)
  */
-export function selfTestInChild(): SelfTestResult {
+export function selfTestInChild(options: SelfTestChildOptions = {}): SelfTestResult {
   const here = fileURLToPath(import.meta.url);
   const fromSource = here.endsWith('.ts');
-  const entry = join(dirname(here), `sdk-self-test-main.${fromSource ? 'ts' : 'js'}`);
+  const entry = options.entry ?? join(dirname(here), `sdk-self-test-main.${fromSource ? 'ts' : 'js'}`);
   const args = [entry];
   if (fromSource) {
     // Only when gate-audit runs from its TypeScript sources (its own tests): run them through jiti's CLI.
@@ -163,7 +173,7 @@ export function selfTestInChild(): SelfTestResult {
   const child = spawnSync(process.execPath, args, {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'pipe'],
-    timeout: 120_000,
+    timeout: options.timeoutMs ?? 120_000,
     windowsHide: true,
   });
   const lines = (child.stdout ?? '').trim().split('\n');

@@ -6,7 +6,7 @@
 import { DirectedGraph } from 'graphology';
 import { CoverageError, type Finding, UngateableError } from '../errors.js';
 import { configuredDefaultGate, type Gate, isGate } from '../enforce/gate.js';
-import { gateIdentity } from '../enforce/gate-identity.js';
+import { gateIdentity, viewGate } from '../enforce/gate-identity.js';
 import { type AcceptEntry, acceptedEntries, preflight } from '../enforce/install.js';
 import { joinPath } from '../paths.js';
 import { hasHiddenCharacters, quoted, visiblePath } from '../text.js';
@@ -175,7 +175,16 @@ function gatedVerdict(key: unknown, how: string): Verdict {
       fix: 'configure a gate before the first run (configureGate), or give the agent its own gate',
     };
   }
-  const identity = gateIdentity(gate);
+  // Every call reads the gate this way and refuses one it cannot use (an id, record or approval of the wrong type).
+  const view = viewGate(gate);
+  if ('error' in view) {
+    return {
+      status: 'blocked',
+      reason: `${how}, but ${view.error}: every call is refused`,
+      fix: 'fix the gate: a non-empty string id (or none), a record() function (or none), an approval object (or none)',
+    };
+  }
+  const identity = gateIdentity(view);
   return {
     status: 'gated',
     reason: `${how}${configured ? ' (the configured gate, resolved at each call)' : ''}`,

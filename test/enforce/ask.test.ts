@@ -6,19 +6,41 @@
  * pre-loaded from a snapshot) is pinned in `test/policy/approval.test.ts`. The last block pins the handle and the
  * install-time locks of `src/enforce/agent-gate.ts` the same way.
  *
- * Equivalent survivors: ask.ts lines 56-58 `approval === undefined` (→ `false`): `readMember` of undefined
- * catches the TypeError and answers undefined, so the call is refused as "no approval path" all the same;
+ * Equivalent survivors: ask.ts `approval === undefined` (→ `false`, the three reads in `settleAsk`): `readMember`
+ * of undefined catches the TypeError and answers undefined, so the call is refused as "no approval path" all the
+ * same; `readMember`'s `catch` returning undefined (→ `{}`): a function that ends answers undefined too;
+ * `approvalId === undefined` (→ `false`) in the interrupt reason and the pending record, and
+ * `pending.approvalId === undefined` (→ `false`) in the binding: without a durable path they then carry an
+ * `approvalId` key whose value is undefined, which every reader reads as absent (and JSON drops); the callback
+ * path's `'late'` text: the callback is awaited without a timeout, so it is never late;
  * agent-gate.ts `cleanups.splice(0).reverse()` (→ without `reverse`): each cleanup removes one independent
  * registration, so the order does not matter.
  *
- * Open (not killed yet, not equivalent): ask.ts the interrupt name, the deep copy of `paths` in the interrupt
- * reason, rethrowing a non-interrupt error from `event.interrupt`, an `ask` record that fails, an answer
- * resumed under another gate or for a different call, the `thrown` branch of the interrupt check; agent-gate.ts
- * the decision hook's catch-all (`failUnexpected`, reached only by a bug in gate-audit), `uninstall` when the
- * mark is already gone, and the `-Infinity` orders of the invocation, decision, model and audit hooks.
+ * The block "ask.ts, the interrupt path, line by line" kills what was open of ask.ts: the places shown in the
+ * interrupt, a pause observed as `ask`, an `ask` record that fails, a non-interrupt error from `event.interrupt`,
+ * an answer resumed under another gate or from a session snapshot edited to another input or tool, and an
+ * approval check that throws or never answers. The durable path (`raise`, `resume`, the approval id) is pinned in
+ * `test/policy/approval-store.test.ts`, which the enforce set of `vitest.mutation.config.ts` runs too.
+ *
+ * Open (not killed yet, not equivalent), agent-gate.ts: the decision hook's catch-all (`failUnexpected`, reached
+ * only by a bug in gate-audit), `uninstall` when the mark is already gone, and the `-Infinity` orders of the
+ * invocation, decision, model and audit hooks.
  */
+import type { InterruptResponseContentData, JSONValue } from '@strands-agents/sdk';
+import { Graph } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
-import { allowAll, type Gate, type GateRecord, install, isGated } from '../../src/index.js';
+import { setDecisionObserver, type ToolDecision } from '../../src/enforce/observe.js';
+import {
+  allowAll,
+  configureGate,
+  type Gate,
+  GateFailedError,
+  type GateRecord,
+  install,
+  installMultiagent,
+  isGated,
+  type ToolCallRequest,
+} from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
 import { liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
@@ -84,6 +106,14 @@ describe('an approval path that cannot be used', () => {
     ['an unknown via', { via: 'email', ask: () => ({ granted: true }), check: () => ({ granted: true }) }],
     ['a callback without ask', { via: 'callback', check: () => ({ granted: true }) }],
     ['an interrupt without check', { via: 'interrupt', ask: () => ({ granted: true }) }],
+    [
+      'a via that throws when read',
+      Object.defineProperty({ check: () => ({ granted: true }) }, 'via', {
+        get(): never {
+          throw new Error('no via');
+        },
+      }),
+    ],
   ];
   for (const [what, approval] of cases) {
     it(`${what}: refused as "no approval path", recorded as a deny`, async () => {
@@ -134,5 +164,184 @@ describe('the handle of an agent gate (agent-gate.ts)', () => {
     for (const field of ['_toolExecutor', '_toolRegistry', '_hooksRegistry', '_middlewareRegistry']) {
       expect(() => Object.defineProperty(agent, field, { get: () => undefined }), field).toThrow(TypeError);
     }
+  });
+});
+
+describe('ask.ts, the interrupt path, line by line', () => {
+  type Answer = InterruptResponseContentData[];
+  const answerTo = (id: string, response: unknown): Answer => [
+    { interruptResponse: { interruptId: id, response: response as JSONValue } },
+  ];
+  interface Reason {
+    request: ToolCallRequest & { nonce: string };
+  }
+
+  /** A gate that asks for rm, with an interrupt approval whose check is `check`. */
+  function interruptGate(
+    check: (request: ToolCallRequest, answer: unknown) => unknown,
+    extra: Partial<Gate> = {},
+  ): Gate & { records: GateRecord[] } {
+    const records: GateRecord[] = [];
+    return {
+      name: 'asks',
+      decide: (r) => (r.toolName === 'rm' ? { verdict: 'ask', reason: 'risky' } : { verdict: 'allow' }),
+      approval: { via: 'interrupt', check: check as never },
+      record: (r) => void records.push(r),
+      records,
+      ...extra,
+    };
+  }
+
+  async function paused(agent: ReturnType<typeof scriptedAgent>): Promise<{ id: string; reason: Reason }> {
+    const result = await agent.invoke('go');
+    expect(result.stopReason).toBe('interrupt');
+    const [first] = result.interrupts ?? [];
+    return { id: first!.id, reason: first!.reason as unknown as Reason };
+  }
+
+  const settleRun = async (run: Promise<unknown>): Promise<unknown> =>
+    run.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+
+  it('the interrupt shows the places of the call as plain lists', async () => {
+    const worker = scriptedAgent('w', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    installMultiagent(new Graph({ id: 'g', nodes: [worker], edges: [] }), {
+      gate: interruptGate(() => ({ granted: true })),
+    });
+    const { reason } = await paused(worker);
+    expect(reason.request.path).toEqual(['g', 'w']);
+    expect(reason.request.paths).toEqual([['g', 'w']]);
+    expect(JSON.parse(JSON.stringify(reason.request.paths))).toEqual([['g', 'w']]);
+  });
+
+  it('a pause is observed as ask, with the reason', async () => {
+    const seen: ToolDecision[] = [];
+    setDecisionObserver({ tool: (d) => void seen.push(d), node: () => undefined });
+    try {
+      const agent = scriptedAgent('a', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+      install(agent, { gate: interruptGate(() => ({ granted: true })) });
+      await paused(agent);
+    } finally {
+      setDecisionObserver(undefined);
+    }
+    expect(seen.map((d) => [d.toolName, d.verdict, d.reason])).toEqual([['rm', 'ask', 'risky']]);
+  });
+
+  it('a record of the ask that fails refuses the call and stops the run instead of pausing', async () => {
+    const agent = scriptedAgent('a', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    install(agent, {
+      gate: interruptGate(() => ({ granted: true }), {
+        record: (r) => {
+          if (r.event === 'ask') throw new Error('log down');
+        },
+      }),
+    });
+    const error = await settleRun(agent.invoke('go'));
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect((error as GateFailedError).failure).toContain('could not record the decision: log down');
+    expect(ran).toEqual([]);
+  });
+
+  const failing: [string, (request: ToolCallRequest, answer: unknown) => unknown, RegExp][] = [
+    [
+      'throws',
+      () => {
+        throw new Error('store down');
+      },
+      /\(the approval check failed: store down\)$/,
+    ],
+    ['never answers', () => new Promise(() => undefined), /\(the approval check did not answer within 50 ms\)$/],
+  ];
+  for (const [what, check, failure] of failing) {
+    it(`a check that ${what} refuses the resumed call and stops the run`, async () => {
+      const agent = scriptedAgent('a', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+      const gate = interruptGate(check);
+      install(agent, { gate, timeoutMs: 50 });
+      const { id } = await paused(agent);
+      const error = await settleRun(agent.invoke(answerTo(id, 'yes')));
+      expect(error).toBeInstanceOf(GateFailedError);
+      expect((error as GateFailedError).failure).toMatch(failure);
+      expect(ran).toEqual([]);
+    });
+  }
+
+  it('an answer resumed after the configured gate changed is not given to the new gate', async () => {
+    const asked: string[] = [];
+    const first = interruptGate(() => ({ granted: true }));
+    const second = interruptGate(() => {
+      asked.push('second');
+      return { granted: true };
+    });
+    configureGate(first);
+    const agent = scriptedAgent('a', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    install(agent);
+    const { id } = await paused(agent);
+    configureGate(second);
+    await agent.invoke(answerTo(id, 'yes'));
+    expect(asked).toEqual([]);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)[0]).toMatch(/approval refused \(the approval answer was not requested by this gate/);
+  });
+
+  for (const [change, from, to] of [
+    ['input', '/tmp/x', '/etc'],
+    ['tool', '"name":"rm"', '"name":"ls"'],
+  ] as const) {
+    it(`an answer resumed from a session snapshot whose ${change} was edited meanwhile is refused`, async () => {
+      const checked: unknown[] = [];
+      const agent = scriptedAgent('a', [call('rm', { path: '/tmp/x' }), say('done')], {
+        tools: [recordingTool('rm'), recordingTool('ls')],
+      });
+      install(agent, {
+        gate: interruptGate(
+          (request) => {
+            checked.push(request.input);
+            return { granted: true };
+          },
+          { decide: () => ({ verdict: 'ask', reason: 'risky' }) },
+        ),
+      });
+      const { id } = await paused(agent);
+      // The same tool use id, now with another input or tool: what the approver saw is not what would run.
+      const text = JSON.stringify(agent.takeSnapshot({ preset: 'session' }));
+      expect(text).toContain(from);
+      agent.loadSnapshot(JSON.parse(text.replaceAll(from, to)) as never);
+      await agent.invoke(answerTo(id, 'yes'));
+      expect(checked).toEqual([]);
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)).toEqual([
+        expect.stringMatching(/approval refused \(the call resumed is not the call the approval was asked for\)/),
+      ]);
+    });
+  }
+
+  it('a durable path whose raise never answers refuses the call and stops the run instead of pausing', async () => {
+    const agent = scriptedAgent('a', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    const gate = interruptGate(() => ({ granted: true }));
+    (gate.approval as { raise?: () => Promise<void> }).raise = () => new Promise(() => undefined);
+    install(agent, { gate, timeoutMs: 50 });
+    const error = await settleRun(agent.invoke('go'));
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect((error as GateFailedError).failure).toContain(
+      'gate "asks" could not store the pending approval: no answer within 50 ms',
+    );
+    expect(ran).toEqual([]);
+  });
+
+  it('an interrupt the SDK cannot raise (a non-interrupt error) refuses the call and stops the run', async () => {
+    const agent = scriptedAgent('a', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    install(agent, { gate: interruptGate(() => ({ granted: true })) });
+    // App code breaking the agent's interrupt state: raising throws a plain error, not the SDK's interrupt.
+    (
+      agent as unknown as { _interruptState: { getOrCreateInterrupt: () => never } }
+    )._interruptState.getOrCreateInterrupt = () => {
+      throw new Error('interrupts broken');
+    };
+    const error = await settleRun(agent.invoke('go'));
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect((error as GateFailedError).failure).toContain('interrupts broken');
+    expect(ran).toEqual([]);
   });
 });

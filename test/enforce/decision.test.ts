@@ -23,11 +23,8 @@
  * - line 99 `if (view === undefined) return` (→ never): without a usable gate, `writeRecord` throws and the
  *   decision hook's catch-all refuses and stops the run ("gate-audit failed while deciding").
  *
- * run-state.ts (covered here by the reused-invocationState and install-twice tests): `keyOf` and every
- * `key === undefined` (→ `true`/`false`) are equivalent with SDK objects, which always pass an object
- * `invocationState`. Open: the depth counting once a run is stopped (`run.depth <= 0` → `true`,
- * `depth -= 1`, `stopRun` on an unknown run), `runs.get(key)?.failure` before any enter, `currentCall` for
- * another agent, and the 64-place overflow.
+ * run-state.ts (also covered here by the reused-invocationState and install-twice tests): its survivors are
+ * killed or explained in test/enforce/run-state.test.ts.
  *
  * Mutants not yet killed (open work): lines 107-113 (a delegate agent-as-tool re-yielding its inner call to
  * the outer agent while the run is stopped or the inner agent is ungateable: messages), line 157 (an opaque

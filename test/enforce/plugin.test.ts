@@ -1,5 +1,34 @@
+/**
+ * `GatePlugin` (`src/enforce/plugin.ts`): the construction-time way to gate an agent. The block "plugin.ts, line by
+ * line" was written against the mutants that survived `npm run mutation` (README, "Mutation testing"); each test
+ * fails when the line it names is changed.
+ *
+ * Mutants of plugin.ts that survive on purpose, and why they are equivalent:
+ * - the constructor's `options.gate === undefined` (→ `false`): the mark becomes `{ gate: undefined }` instead of
+ *   `{}`, and `gatePluginGate` answers undefined for both (the configured gate).
+ * - `initAgent`'s `agentGateState(agent) === 'gated'` (→ `false`, and its literal): for an agent gated already,
+ *   `installAgentGate` returns at once and `lockAgent` locks fields `install` locked; classifying the executor
+ *   again could only turn the refusal the installed gate makes at each call (an executor swapped after install)
+ *   into an earlier `UngateableError`: nothing runs either way.
+ *
+ * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/plugin.ts --concurrency 1`:
+ * see the table in the README.
+ */
+import { SequentialToolExecutor } from '@strands-agents/sdk';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { allowAll, configureGate, denyAll, GatePlugin, install, isGated, NoGateError } from '../../src/index.js';
+import {
+  allowAll,
+  configureGate,
+  denyAll,
+  type GateAuditError,
+  GatePlugin,
+  install,
+  isGated,
+  NoGateError,
+  UngateableError,
+} from '../../src/index.js';
+import { setSdkCheckForTests } from '../../src/enforce/sdk-check.js';
+import { setSdkVersionReader } from '../../src/sdk-version.js';
 import { toolCallHooks } from '../../src/walker/sdk-internals.js';
 import { call, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
@@ -9,6 +38,8 @@ beforeEach(() => {
 });
 afterEach(() => {
   configureGate(undefined);
+  setSdkVersionReader();
+  setSdkCheckForTests();
   vi.restoreAllMocks();
 });
 
@@ -73,5 +104,71 @@ describe('GatePlugin', () => {
     });
     await agent.invoke('go');
     expect(ran).toEqual([]);
+  });
+});
+
+describe('plugin.ts, line by line', () => {
+  it('the NoGateError of a plugin without a gate names GatePlugin as what needed one', async () => {
+    const agent = scriptedAgent('p', [call('ls'), say('done')], {
+      tools: [recordingTool('ls')],
+      plugins: [new GatePlugin()],
+    });
+    const error = await agent.invoke('go').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(NoGateError);
+    expect((error as Error).message).toMatch(/^subject=<GatePlugin> \| no gate given and none configured/);
+    expect(ran).toEqual([]);
+  });
+
+  it('with requireTestedSdk: true, the first run on an untested SDK fails with SDK_UNTESTED and runs nothing', async () => {
+    setSdkVersionReader(() => ({ version: '1.25.0', where: '(simulated by the test)' }));
+    setSdkCheckForTests({ selfTest: () => ({ ok: true, checks: ['simulated'] }) });
+    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    const strict = scriptedAgent('strict', [call('ls'), say('done')], {
+      tools: [recordingTool('ls')],
+      plugins: [new GatePlugin({ gate: allowAll(), requireTestedSdk: true })],
+    });
+    const error = await strict.invoke('go').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect((error as GateAuditError).code).toBe('SDK_UNTESTED');
+    expect(ran).toEqual([]);
+    // Without it, the same SDK is self-tested (simulated: passes) and the agent runs gated.
+    const lenient = scriptedAgent('lenient', [call('ls'), say('done')], {
+      tools: [recordingTool('ls')],
+      plugins: [new GatePlugin({ gate: allowAll() })],
+    });
+    await lenient.invoke('go');
+    expect(ran).toEqual(['ls({})@lenient']);
+  });
+
+  it('an agent whose tool executor gate-audit does not know fails its first run with UngateableError, running nothing', async () => {
+    class FastExecutor extends SequentialToolExecutor {}
+    const agent = scriptedAgent('custom', [call('ls'), say('done')], {
+      tools: [recordingTool('ls')],
+      plugins: [new GatePlugin({ gate: allowAll() })],
+    });
+    agent.toolExecutor = new FastExecutor();
+    const error = await agent.invoke('go').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(UngateableError);
+    expect((error as UngateableError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual([
+      'custom:tool-executor',
+    ]);
+    expect(ran).toEqual([]);
+  });
+
+  it('a plain copy of a GatePlugin does not carry its mark: the agent it is given to is not counted as gated', () => {
+    const plugin = new GatePlugin({ gate: denyAll() });
+    // A copy keeps the plugin's name and options but not its initAgent: it would gate nothing.
+    const copy = { ...plugin, initAgent: (): void => undefined };
+    const agent = scriptedAgent('copied', [say('done')], { plugins: [copy] });
+    expect(isGated(agent)).toBe(false);
+    expect(isGated(scriptedAgent('real', [say('done')], { plugins: [plugin] }))).toBe(true);
   });
 });

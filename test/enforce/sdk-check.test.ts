@@ -2,8 +2,29 @@
  * The SDK check before use: the shape self-check refuses an SDK whose internals gate-audit cannot read,
  * and an SDK outside the tested range is warned about once, self-tested, or refused on request. Versions are
  * simulated at the version read (`setSdkVersionReader`), never by changing the installed package.
+ *
+ * The block "sdk-check.ts, line by line" was written against the mutants that survived `npm run mutation` (README,
+ * "Mutation testing"); each test fails when the line it names is changed. The self-test child is pointed at small
+ * scripts that answer garbage, crash or hang (`selfTestInChild({ entry, timeoutMs })`).
+ *
+ * Mutants of sdk-check.ts that survive on purpose, and why they are equivalent:
+ * - `isSelfTestResult`, `typeof value !== 'object' || value === null` (→ `false`, `&&`, either half → `false`):
+ *   for a number or string the next test (`v.ok === true`, then `v.ok === false`) is false anyway, and `null.ok`
+ *   throws inside the `try` around it, which ends in the same "could not run" failure (tested with both).
+ * - `selfTestInChild`, `here.endsWith('.ts')` (→ `endsWith('')`), `fromSource` (→ `true`) and the `'js'` suffix:
+ *   in-process tests always run this module from its TypeScript source, where the three agree; the built
+ *   module's path is what differs.
+ * - the `stdio` option (`['ignore', 'pipe', 'pipe']` → `[]`, or any entry → `''`): spawnSync pipes a stream whose
+ *   entry is missing or empty, and with no `input` a piped stdin is closed at once, as `ignore` would be.
+ * - `windowsHide: true` (→ `false`): no effect outside Windows.
+ * - `child.stdout ?? ''`, `lines[lines.length - 1] ?? ''` and `pop() ?? ''` (the `''` → another text): with
+ *   `encoding: 'utf8'` and piped streams, stdout and stderr are strings whenever the child was spawned, and
+ *   `split` returns at least one element, so the fallbacks are never taken; a spawn error is reported through
+ *   `child.error` first.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Graph } from '@strands-agents/sdk/multiagent';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
@@ -16,10 +37,12 @@ import {
   isGated,
   plan,
 } from '../../src/index.js';
-import { selfTestInChild, setSdkCheckForTests } from '../../src/enforce/sdk-check.js';
+import type * as SdkCheckModule from '../../src/enforce/sdk-check.js';
+import { ensureSdk, selfTestInChild, setSdkCheckForTests } from '../../src/enforce/sdk-check.js';
 import { SELF_TEST_CHECKS } from '../../src/enforce/sdk-self-test.js';
 import { mergeGenerators } from '../../src/report/generator.js';
 import { CoverageReportSchema } from '../../src/report/schema.js';
+import type * as SdkVersionModule from '../../src/sdk-version.js';
 import { isTestedSdk, SDK_TESTED, setSdkVersionReader } from '../../src/sdk-version.js';
 import { makeSdkProbes } from '../../src/walker/sdk-shape.js';
 import { toolCallHooks } from '../../src/walker/sdk-internals.js';
@@ -289,5 +312,154 @@ describe('the generator of a report', () => {
     });
     expect(mergeGenerators([tested, undefined]).sdkTested).toBe(false);
     expect(mergeGenerators([]).sdkTested).toBe(false);
+  });
+});
+
+describe('sdk-check.ts, line by line', () => {
+  it('checks the shape once per process: later installs and audits do not build the probes again', () => {
+    let built = 0;
+    setSdkCheckForTests({
+      probes: () => {
+        built += 1;
+        return makeSdkProbes();
+      },
+    });
+    installMultiagent(smallGraph().graph, { gate: allowAll() });
+    install(scriptedAgent('lone', [say('hi')]), { gate: allowAll() });
+    audit(smallGraph().graph);
+    expect(built).toBe(1);
+  });
+
+  it('probes that cannot be built are named as such in the SDK_SHAPE line', () => {
+    setSdkCheckForTests({
+      probes: () => {
+        throw new Error('constructor changed\nsecond line');
+      },
+    });
+    expect(() => ensureSdk()).toThrow(
+      /object=<probe objects>, field=<\(construction\)> \| .*expected probe objects built without error, found an error: constructor changed; nothing was changed/,
+    );
+  });
+
+  it('every refusal and the warning say how to get past them', () => {
+    pretend('1.25.0');
+    expect(() => ensureSdk({ requireTested: true })).toThrow(
+      `install @strands-agents/sdk ${RANGE}, or drop --require-tested-sdk / requireTestedSdk to run after a behavioural self-test`,
+    );
+    setSdkCheckForTests({ selfTest: () => ({ ok: false, check: 'hooks', detail: 'the hooks ran as first' }) });
+    expect(() => ensureSdk()).toThrow(
+      `sdk=<1.25.0>, check=<hooks> | the behavioural self-test failed on this @strands-agents/sdk (the hooks ran as first); nothing was changed | use @strands-agents/sdk ${RANGE} (tested)`,
+    );
+    expect(sdkWarnings()).toEqual([
+      `[gate-audit] WARN sdk=<1.25.0>, tested=<${SDK_TESTED.min} to ${SDK_TESTED.max}> | @strands-agents/sdk 1.25.0 is outside the range gate-audit was tested on; its behaviour is checked once before use | install a tested version, or pass --require-tested-sdk (requireTestedSdk: true) to refuse untested versions`,
+    ]);
+  });
+
+  describe('in a fresh copy of the module (a new process, as far as its state goes)', () => {
+    // The copies imported here (one marked as the self-test's process) must not be the ones later test files
+    // import when they share this module cache (vitest.mutation.config.ts runs files with `isolate: false`).
+    afterEach(() => vi.resetModules());
+
+    async function freshModules(): Promise<{
+      check: typeof SdkCheckModule;
+      version: typeof SdkVersionModule;
+    }> {
+      vi.resetModules();
+      const check = await import('../../src/enforce/sdk-check.js');
+      const version = await import('../../src/sdk-version.js');
+      return { check, version };
+    }
+
+    it('the first use of an untested SDK warns, without anything reset before', async () => {
+      const { check, version } = await freshModules();
+      version.setSdkVersionReader(() => ({ version: '1.25.0', where: '(simulated by the test)' }));
+      // The real self-test, in a child process (it passes on this SDK): nothing is replaced, nothing reset.
+      expect(check.ensureSdk().tested).toBe(false);
+      expect(check.ensureSdk().tested).toBe(false);
+      expect(sdkWarnings()).toHaveLength(1);
+      expect(sdkWarnings()[0]).toContain('sdk=<1.25.0>');
+    }, 60_000);
+
+    it("the self-test's own process neither warns nor self-tests nor refuses an untested SDK", async () => {
+      const { check, version } = await freshModules();
+      version.setSdkVersionReader(() => ({ version: '1.25.0', where: '(simulated by the test)' }));
+      check.setSdkCheckForTests({
+        selfTest: () => {
+          throw new Error('the self-test must not run inside the self-test');
+        },
+      });
+      check.markSelfTestProcess();
+      expect(check.ensureSdk({ requireTested: true })).toMatchObject({ version: '1.25.0', tested: false });
+      expect(sdkWarnings()).toEqual([]);
+    });
+  });
+
+  describe('the self-test child: any doubt is a failure', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gate-audit-self-test-'));
+    function child(name: string, body: string, timeoutMs?: number): ReturnType<typeof selfTestInChild> {
+      const entry = join(dir, `${name}.mjs`);
+      writeFileSync(entry, body);
+      return selfTestInChild({ entry, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
+    }
+    const couldNotRun = (why: string) => ({
+      ok: false,
+      check: 'the self-test runs',
+      detail: `it could not run (${why})`,
+    });
+
+    it("takes the child's last line when it is a well-formed result, passed or failed", () => {
+      expect(
+        child('passes', `console.log('a log line'); console.log(JSON.stringify({ ok: true, checks: ['x'] }));`),
+      ).toEqual({ ok: true, checks: ['x'] });
+      expect(
+        child('fails', `console.log(JSON.stringify({ ok: false, check: 'hooks', detail: 'ran as first' }));`),
+      ).toEqual({ ok: false, check: 'hooks', detail: 'ran as first' });
+    });
+
+    it('an answer that is not a result (no checks, a truthy ok, a check that is not text, null, a number) fails', () => {
+      const answers = [
+        { ok: true },
+        { ok: 'yes', checks: [] },
+        // Shaped like a failure but with a truthy ok: it must not pass for a passed self-test.
+        { ok: 'yes', check: 'c', detail: 'd' },
+        { ok: false, check: 1, detail: 'd' },
+        { ok: false, check: 'c' },
+        null,
+        7,
+      ];
+      const body = `const answers = ${JSON.stringify(answers)}; console.log(JSON.stringify(answers[Number(process.argv.at(-1))]));`;
+      writeFileSync(join(dir, 'answers.mjs'), body);
+      for (const [i] of answers.entries()) {
+        const entry = join(dir, `answer-${i}.mjs`);
+        writeFileSync(entry, `process.argv.push('${i}'); await import(${JSON.stringify(join(dir, 'answers.mjs'))});`);
+        expect(selfTestInChild({ entry }), JSON.stringify(answers[i])).toEqual(couldNotRun('exit 0: '));
+      }
+    });
+
+    it('a child that crashes is named with its exit code and the last line of its stderr', () => {
+      expect(child('crash', `process.stderr.write('first\\nboom\\n'); process.exit(3);`)).toEqual(
+        couldNotRun('exit 3: boom'),
+      );
+      expect(child('killed', `process.kill(process.pid, 'SIGKILL');`)).toEqual(couldNotRun('exit SIGKILL: '));
+    });
+
+    it('a child that does not answer in time fails with the spawn error', () => {
+      const result = child('hangs', 'setInterval(() => undefined, 1000);', 300);
+      expect(result).toMatchObject({ ok: false, check: 'the self-test runs' });
+      expect((result as { detail: string }).detail).toMatch(/^it could not run \(spawnSync .* ETIMEDOUT\)$/);
+    });
+
+    it('installs on an untested SDK whose self-test child answers garbage are refused with SDK_BEHAVIOUR', () => {
+      pretend('1.25.0');
+      const entry = join(dir, 'garbage.mjs');
+      writeFileSync(entry, `console.log('{"ok": "sure"}');`);
+      setSdkCheckForTests({ selfTest: () => selfTestInChild({ entry }) });
+      const { graph, agent } = smallGraph();
+      expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(
+        expect.objectContaining({ code: 'SDK_BEHAVIOUR' }),
+      );
+      expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(/check=<the self-test runs>/);
+      expect(isGated(agent)).toBe(false);
+    });
   });
 });

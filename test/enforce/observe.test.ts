@@ -1,0 +1,110 @@
+/**
+ * The decision observer (`src/enforce/observe.ts`, what `gate-audit/otel` plugs into): it is told of every tool
+ * decision with what decided it, and it can never change one, whatever it throws. The node-cancel side is pinned
+ * in node-guard.test.ts ("the gate's record, the observer and stderr each get the cancel"). Written against the
+ * mutants of `npm run mutation` (README, "Mutation testing").
+ *
+ * Mutants of observe.ts that survive on purpose, and why they are equivalent:
+ * - `current === undefined` (→ `false`) in `observeTool` and `observeNode`: without an observer, reading
+ *   `current.tool` throws a TypeError before `make()` runs, and the `catch` swallows it: nothing is told, nothing
+ *   changes.
+ *
+ * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/observe.ts
+ * --concurrency 1`: see the table in the README.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { type NodeCancel, setDecisionObserver, type ToolDecision } from '../../src/enforce/observe.js';
+import { type Gate, GateFailedError, install } from '../../src/index.js';
+import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+
+isolateEachTest();
+afterEach(() => setDecisionObserver(undefined));
+
+const lsOnly: Gate = {
+  name: 'ls-only',
+  decide: (r) =>
+    r.toolName === 'ls' ? { verdict: 'allow', rule: 'ls-ok' } : { verdict: 'deny', reason: 'only ls', rule: 'no-rm' },
+};
+
+function twoCalls(): ReturnType<typeof scriptedAgent> {
+  return scriptedAgent('a', [call('ls', {}, 'u1'), call('rm', {}, 'u2'), say('done')], {
+    tools: [recordingTool('ls'), recordingTool('rm')],
+  });
+}
+
+describe('the decision observer', () => {
+  it('is told of each tool decision: the agent, the tool, the gate, the verdict and the rule or reason', async () => {
+    const seen: Omit<ToolDecision, 'agent'>[] = [];
+    const agents: unknown[] = [];
+    const agent = twoCalls();
+    setDecisionObserver({
+      tool: ({ agent: who, ...rest }) => {
+        agents.push(who);
+        seen.push(rest);
+      },
+      node: () => undefined,
+    });
+    install(agent, { gate: lsOnly });
+    await agent.invoke('go');
+    expect(agents).toEqual([agent, agent]);
+    expect(seen).toEqual([
+      { agentId: 'a', toolName: 'ls', toolUseId: 'u1', gate: 'ls-only', verdict: 'allow', rule: 'ls-ok' },
+      {
+        agentId: 'a',
+        toolName: 'rm',
+        toolUseId: 'u2',
+        gate: 'ls-only',
+        verdict: 'deny',
+        rule: 'no-rm',
+        reason: 'only ls',
+      },
+    ]);
+  });
+
+  it('a gate error is observed as error', async () => {
+    const seen: ToolDecision[] = [];
+    setDecisionObserver({ tool: (d) => void seen.push(d), node: () => undefined });
+    const agent = twoCalls();
+    install(agent, {
+      gate: {
+        name: 'broken',
+        decide: () => {
+          throw new Error('down');
+        },
+      },
+    });
+    await expect(agent.invoke('go')).rejects.toBeInstanceOf(GateFailedError);
+    expect(seen.map((d) => [d.toolName, d.verdict])).toEqual([['ls', 'error']]);
+  });
+
+  it('an observer that throws on every call changes no decision', async () => {
+    const told: string[] = [];
+    setDecisionObserver({
+      tool: (d) => {
+        told.push(`${d.toolName}:${d.verdict}`);
+        throw new Error('observer down');
+      },
+      node: (c: NodeCancel) => {
+        throw new Error(`observer down ${c.nodeId}`);
+      },
+    });
+    const agent = twoCalls();
+    install(agent, { gate: lsOnly });
+    const result = await agent.invoke('go');
+    expect(result.stopReason).toBe('endTurn');
+    expect(told).toEqual(['ls:allow', 'rm:deny']);
+    expect(ran).toEqual(['ls({})@a']);
+    expect(toolResults(agent)).toEqual(['success:ok ls', expect.stringMatching(/^error:\[gate\] BLOCKED: only ls/)]);
+  });
+
+  it('once removed, it is told nothing more', async () => {
+    const seen: ToolDecision[] = [];
+    setDecisionObserver({ tool: (d) => void seen.push(d), node: () => undefined });
+    setDecisionObserver(undefined);
+    const agent = twoCalls();
+    install(agent, { gate: lsOnly });
+    await agent.invoke('go');
+    expect(seen).toEqual([]);
+    expect(ran).toEqual(['ls({})@a']);
+  });
+});

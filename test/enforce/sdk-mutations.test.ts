@@ -1,0 +1,209 @@
+/**
+ * The positions gate-audit keeps in private SDK state (`src/enforce/sdk-mutations.ts`): the node witness and the
+ * handoff record stay first on their orchestrator events even when app code registered a callback at the same
+ * order before install; the execution check is found wherever the agent's middleware went, and is judged
+ * innermost among the `wrap` handlers only (input and output phases run outside every wrap); middleware that
+ * cannot be read as plain data, or an execution check that cannot be found, refuses the call. Written against
+ * the mutants that survived `npm run mutation` (README, "Mutation testing"); each test fails when the line it
+ * names is changed.
+ *
+ * Mutants of sdk-mutations.ts that survive on purpose, and why they are equivalent:
+ * - `moveToFront`'s result (`return true` → `false`, and both `return false` → `true`): no caller reads it;
+ *   `moveHookFirst` and `moveOrchestratorHookFirst` are called right after the callback was registered.
+ * - `moveToFront`, `index > 0` (→ `true`, `>= 0`), and `moveMiddlewareInnermost`, `index < entries.length - 1`
+ *   (→ `true`, `<=`, `entries.length + 1`): moving an entry that is already first (last) to the front (end) is a
+ *   no-op.
+ * - `lockFields`, `descriptor?.configurable === true` (→ `true`) and `descriptor?.configurable` (→
+ *   `descriptor.configurable`): after `dataField` found an own data field the descriptor exists, and redefining a
+ *   non-configurable field as non-configurable changes nothing.
+ * - `lockFields`, `!read.ok` (→ `false`): every field in the lists given to it (the agent's four, an agent
+ *   tool's `_agent`, the orchestrator's, node and edge fields) was checked to be plain data by the walk before
+ *   (`installMultiagent`'s preflight refuses a getter or Proxy there, see install.test.ts); for a field that is
+ *   absent the descriptor is undefined either way, and making a getter non-configurable changes no value read.
+ *
+ * Mutants that no real SDK object can reach:
+ * - `moveToFront`, `entries === undefined` and `index === -1` (→ `false`): both callers register the callback
+ *   with the SDK's own `addHook`/`addCallback` in the same synchronous step, so its array exists and holds it.
+ * - `addOrchestratorHook`, `typeof registry?.addCallback !== 'function'` (→ `false`, and `registry?.` → `registry.`),
+ *   with the refusal it guards (no coverage): `installMultiagent`'s preflight refuses a Graph or Swarm whose hook
+ *   registry is not the SDK's own ("whose hook registry is not the SDK's own") before the node guard is added,
+ *   and the field is locked afterwards; the check stays as defence in depth.
+ *
+ * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/sdk-mutations.ts
+ * --concurrency 1`: see the table in the README.
+ */
+import { type Agent, BeforeInvocationEvent, BeforeToolCallEvent, ExecuteToolStage } from '@strands-agents/sdk';
+import { BeforeNodeCallEvent, Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';
+import { describe, expect, it } from 'vitest';
+import { allowAll, GateFailedError, type GateRecord, type Gate, install, installMultiagent } from '../../src/index.js';
+import {
+  call,
+  handoff,
+  isolateEachTest,
+  ran,
+  recordingTool,
+  runOrchestrator,
+  say,
+  scriptedAgent,
+  toolResults,
+} from '../helpers/sdk.js';
+
+isolateEachTest();
+
+type Registry = {
+  addCallback: (event: unknown, callback: (e: unknown) => void, options: { order: number }) => unknown;
+};
+type Handlers = Map<unknown, unknown[]>;
+
+const registryOf = (orchestrator: object): Registry =>
+  (orchestrator as unknown as { _hookRegistry: Registry })._hookRegistry;
+const handlersOf = (agent: Agent): Handlers =>
+  (agent as unknown as { _middlewareRegistry: { _handlers: Handlers } })._middlewareRegistry._handlers;
+
+function keepingGate(): Gate & { records: GateRecord[] } {
+  const records: GateRecord[] = [];
+  return { name: 'keep', records, decide: () => ({ verdict: 'allow' }), record: (r) => void records.push(r) };
+}
+
+async function settleRun(agent: Agent): Promise<unknown> {
+  return agent.invoke('go').then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+describe('orchestrator callbacks registered at the same order before install', () => {
+  it("a Graph node hook at order -Infinity registered before install does not push the guard's witness back", async () => {
+    const a = scriptedAgent('a', [say('a done')]);
+    const b = scriptedAgent('b', [say('b done')]);
+    const graph = new Graph({ id: 'g', nodes: [a, b], edges: [['a', 'b']], maxSteps: 4 });
+    const seen: string[] = [];
+    registryOf(graph).addCallback(
+      BeforeNodeCallEvent,
+      (e) => void seen.push(String((e as BeforeNodeCallEvent).nodeId)),
+      { order: Number.NEGATIVE_INFINITY },
+    );
+    installMultiagent(graph, { gate: allowAll() });
+    const { status, cancelled } = await runOrchestrator(graph);
+    // Behind the app's callback the witness would see "another hook ran before the node witness" and the guard
+    // would cancel every node.
+    expect(cancelled).toEqual({});
+    expect(status).toBe('COMPLETED');
+    expect(seen).toEqual(['a', 'b']);
+    expect(a.model.calls).toBe(1);
+    expect(b.model.calls).toBe(1);
+  });
+
+  it('a Swarm handoff hook at order -Infinity registered before install does not push the handoff record back', async () => {
+    const a = scriptedAgent('a', [handoff('b', 'over to b')]);
+    const b = scriptedAgent('b', [handoff(undefined, 'b done')]);
+    const swarm = new Swarm({ id: 's', nodes: [a, b], maxSteps: 4 });
+    const seen: string[] = [];
+    registryOf(swarm).addCallback(
+      MultiAgentHandoffEvent,
+      (e) => void seen.push((e as MultiAgentHandoffEvent).targets.join('+')),
+      { order: Number.NEGATIVE_INFINITY },
+    );
+    installMultiagent(swarm, { gate: allowAll() });
+    const { status, cancelled } = await runOrchestrator(swarm);
+    expect(cancelled).toEqual({});
+    expect(status).toBe('COMPLETED');
+    expect(seen).toEqual(['b']);
+    expect(b.model.calls).toBe(1);
+  });
+});
+
+describe("the agent's execution check", () => {
+  it("with the middleware list of ExecuteToolStage deleted from the agent's registry, the call is refused and nothing runs", async () => {
+    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
+    const gate = keepingGate();
+    install(agent, { gate });
+    let deleted = false;
+    // In a hook: the run has started (and the agent initialised), the decision has not been made yet.
+    agent.addHook(BeforeInvocationEvent, () => void (deleted = handlersOf(agent).delete(ExecuteToolStage)));
+    const error = await settleRun(agent);
+    expect(deleted).toBe(true);
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(gate.records.map((r) => [r.event, r.reason])).toEqual([
+      ['tampering', "the gate's execution check was removed from this agent"],
+    ]);
+  });
+
+  /** Installs `gate` and a hook that runs after the decision, before the call reaches the middleware. */
+  function afterDecision(agent: Agent, gate: Gate, act: () => void): void {
+    install(agent, { gate });
+    agent.addHook(BeforeToolCallEvent, () => act());
+  }
+
+  it.skipIf(!('Output' in ExecuteToolStage))(
+    'an output- or input-phase middleware registered after the decision is outside every wrap: the call runs',
+    async () => {
+      const stage = ExecuteToolStage as unknown as { Input: object; Output: object };
+      for (const phase of [stage.Output, stage.Input]) {
+        ran.length = 0;
+        const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], {
+          tools: [recordingTool('ls')],
+        });
+        let added = false;
+        afterDecision(agent, allowAll(), () => {
+          if (added) return;
+          added = true;
+          agent.addMiddleware(phase as never, ((x: unknown) => x) as never);
+        });
+        expect(await settleRun(agent)).toBeUndefined();
+        // The phase's entry now sits after the execution check in the registry's list, but the SDK runs every
+        // input and output handler outside the wraps: the check is still the innermost wrap.
+        const entries = handlersOf(agent).get(ExecuteToolStage) ?? [];
+        expect((entries.at(-1) as { phase?: string }).phase).not.toBe('wrap');
+        expect(ran).toEqual(['ls({"path":"/tmp"})@a']);
+        expect(toolResults(agent)).toEqual(['success:ok ls']);
+      }
+    },
+  );
+
+  it('middleware that cannot be read as plain data after the decision refuses the call as a changed chain, and nothing runs', async () => {
+    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
+    const gate = keepingGate();
+    afterDecision(agent, gate, () => {
+      // A phase that is a getter: it could show the SDK one phase and gate-audit another.
+      for (const entry of handlersOf(agent).get(ExecuteToolStage) ?? []) {
+        const phase = (entry as { phase: string }).phase;
+        Object.defineProperty(entry, 'phase', { get: () => phase, configurable: true });
+      }
+    });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    const tampering = gate.records.find((r) => r.event === 'tampering');
+    expect(tampering?.reason).toMatch(/middleware/);
+    expect(tampering?.reason).not.toMatch(/could not be checked/);
+  });
+
+  it.skipIf(!('Input' in ExecuteToolStage))(
+    'an execution check taken out of the registry by an input-phase handler during the call refuses the call',
+    async () => {
+      const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
+      const gate = keepingGate();
+      install(agent, { gate });
+      const stage = ExecuteToolStage as unknown as { Input: object };
+      let removed = 0;
+      agent.addMiddleware(
+        stage.Input as never,
+        ((context: unknown) => {
+          // The chain is composed already: the check still runs, but no wrap is registered any more.
+          const entries = handlersOf(agent).get(ExecuteToolStage) ?? [];
+          const inputs = entries.filter((e) => (e as { phase?: unknown }).phase !== 'wrap');
+          removed = entries.length - inputs.length;
+          entries.splice(0, entries.length, ...inputs);
+          return context;
+        }) as never,
+      );
+      expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+      expect(ran).toEqual([]);
+      expect(removed).toBeGreaterThan(0);
+      const tampering = gate.records.find((r) => r.event === 'tampering');
+      expect(tampering?.reason).toMatch(/middleware/);
+      expect(tampering?.reason).not.toMatch(/could not be checked/);
+    },
+  );
+});
