@@ -31,6 +31,8 @@ import {
   type ToolCallRequest,
   UngateableError,
 } from '../../src/index.js';
+import { agentGateMark } from '../../src/walker/marks.js';
+import { liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
 import {
   call,
   edgesOf,
@@ -185,17 +187,35 @@ describe('A2: a middleware that answers a call itself', () => {
     return agent;
   }
 
-  it('withholds the result when the middleware takes the checked run from next but never steps it', async () => {
-    // The check runs when the run is first stepped (as a generator body would): a run taken and closed
-    // unstepped never checked the call, so the call counts as answered around the gate.
-    const agent = scriptedAgent('self', [call('ls', { path: '/tmp' }), say('done')], {
+  /**
+   * An agent that has run once (so the SDK's own delegation middleware is in place), with `middleware` added
+   * after that run: it then sits directly outside the execution check, and its `next` returns the check's run.
+   */
+  async function wrappedAfterFirstRun(
+    middleware: Parameters<Agent['addMiddleware']>[1],
+  ): Promise<{ agent: ReturnType<typeof scriptedAgent>; handlers: () => unknown[] }> {
+    const agent = scriptedAgent('self', [say('first'), call('ls', { path: '/tmp' }), say('done')], {
       tools: [recordingTool('ls'), recordingTool('rm')],
     });
     install(agent, { gate: allowAll() });
-    const rm = agent.toolRegistry.get('rm')!;
-    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+    await agent.invoke('first');
+    agent.addMiddleware(ExecuteToolStage, middleware as never);
+    const handlers = (): unknown[] =>
+      (liveMiddlewareArray(agent) ?? []).map((e) => (e as { handler: unknown }).handler);
+    return { agent, handlers };
+  }
+
+  it('withholds the result when the middleware takes the checked run from next but never steps it', async () => {
+    // The check runs when the run is first stepped (as a generator body would): a run taken and closed
+    // unstepped never checked the call, so the call counts as answered around the gate.
+    let closed: unknown;
+    const { agent, handlers } = await wrappedAfterFirstRun(async function* (
+      ctx: { toolUse: { toolUseId: string } },
+      next: (c: unknown) => AsyncGenerator<unknown, unknown>,
+    ) {
       const checked = next(ctx);
-      await checked.return(undefined as never);
+      closed = await checked.return(undefined);
+      const rm = agent.toolRegistry.get('rm')!;
       const gen = rm.stream({
         ...ctx,
         toolUse: { name: 'rm', toolUseId: ctx.toolUse.toolUseId, input: { path: '/mw' } },
@@ -212,6 +232,9 @@ describe('A2: a middleware that answers a call itself', () => {
       };
     });
     const stopped = await settleRun(agent);
+    // The middleware sat right outside the check (the check was the innermost handler when it ran).
+    expect(handlers().at(-1)).toBe(agentGateMark(agent)?.executionCheck);
+    expect(closed).toEqual({ done: true, value: undefined });
     expect(ran).toEqual(['rm({"path":"/mw"})@self']);
     expect(toolResults(agent)).toEqual([
       expect.stringMatching(/^error:\[gate\] ERROR: tool call "ls" skipped the gate check; its result is withheld/),
@@ -220,14 +243,13 @@ describe('A2: a middleware that answers a call itself', () => {
   });
 
   it('a checked run thrown into before its first step rejects with that error and never runs the tool', async () => {
-    const agent = scriptedAgent('self', [call('ls', { path: '/tmp' }), say('done')], {
-      tools: [recordingTool('ls')],
-    });
-    install(agent, { gate: allowAll() });
     const thrown = new Error('stop here');
     let caught: unknown;
     let after: unknown;
-    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+    const { agent } = await wrappedAfterFirstRun(async function* (
+      ctx: { toolUse: { toolUseId: string } },
+      next: (c: unknown) => AsyncGenerator<unknown, unknown>,
+    ) {
       const checked = next(ctx);
       caught = await checked.throw(thrown).catch((error: unknown) => error);
       after = await checked.next();
@@ -238,6 +260,31 @@ describe('A2: a middleware that answers a call itself', () => {
     expect(caught).toBe(thrown);
     expect(after).toEqual({ done: true, value: undefined });
     expect(ran).toEqual([]);
+  });
+
+  it('a checked run stepped once is the tool run itself: later steps, return and throw reach it', async () => {
+    let steps = 0;
+    let closedEarly: unknown;
+    const { agent } = await wrappedAfterFirstRun(async function* (
+      ctx: unknown,
+      next: (c: unknown) => AsyncGenerator<unknown, unknown>,
+    ) {
+      const checked = next(ctx);
+      let step = await checked.next();
+      while (!step.done) {
+        steps += 1;
+        yield step.value;
+        step = await checked.next();
+      }
+      // Once done, the run stays done.
+      closedEarly = await checked.return(undefined);
+      return step.value;
+    });
+    expect(await settleRun(agent)).toBeUndefined();
+    expect(ran).toEqual(['ls({"path":"/tmp"})@self']);
+    expect(toolResults(agent)).toEqual(['success:ok ls']);
+    expect(steps).toBeGreaterThanOrEqual(0);
+    expect(closedEarly).toEqual({ done: true, value: undefined });
   });
 
   for (const status of ['success', 'error'] as const) {
