@@ -4,34 +4,38 @@
  * tests were written against the mutants that survived `npm run mutation` (README, "Mutation testing"); each
  * fails when the line it names is changed.
  *
- * Mutants of decision.ts that survive on purpose, and why they are equivalent:
- * - line 74 `called.paths.length > 0` (→ `true`, `>= 0`): the caller's execution check only sets a store when
+ * Mutants of decision.ts that survive on purpose, and why they are equivalent (line numbers of the rerun after
+ * the synchronous-path rework, 2026-12-01):
+ * - line 77 `called.paths.length > 0` (→ `true`, `>= 0`): the caller's execution check only sets a store when
  *   the sealed call has at least one place (seal.ts, `sealed.paths.length > 0`), so `called.paths` is never
  *   empty here.
- * - line 91 `call.snapshot?.canonical` (→ `call.snapshot.canonical`): `drift` runs only after the snapshot was
- *   taken (a call whose input cannot be copied fails before), so `snapshot` is always set.
- * - line 250 `stopped === undefined ? drift(call) : undefined` (→ `drift(call)`): when the run was stopped the
+ * - line 78 `paths[0] !== undefined` (→ `true`): it is only read when `paths.length === 1`.
+ * - line 90 `call.snapshot !== undefined` (→ `true`): `drift` runs only after the snapshot was taken (a call
+ *   whose input cannot be copied fails before), so `snapshot` is always set. Its catch (lines 91-92): emptied,
+ *   `same` stays unassigned and reads as false, the same refusal; `same = true` is killed by the cyclic-input
+ *   test below.
+ * - line 65 `rule === undefined ? {} : { rule }` (→ `{ rule }`): `conclude` drops an undefined rule again, so
+ *   no record or refusal changes.
+ * - line 251 `call.gate.record === undefined` (→ `false`): an allowance without a record then takes the checked
+ *   path, which checks the unchanged call once more and seals it the same way (it only costs more).
+ * - line 280 `stopped === undefined ? drift(call) : undefined` (→ `drift(call)`): when the run was stopped the
  *   next line refuses before `changed` is read; computing it anyway changes nothing.
- * - line 62 `rule === undefined ? {} : { rule }` (→ `{ rule }`): `conclude` drops an undefined rule again
- *   (line 210), so no record or refusal changes.
- * - line 75 `paths[0] !== undefined` (→ `true`): it is only read when `paths.length === 1`.
- * - line 88 (the catch emptied) and line 91 `now === undefined` (→ `false`): `now` starts undefined, and
- *   `undefined !== call.snapshot.canonical` (a string) is true, so an input that can no longer be copied is
- *   still "the input changed".
  *
- * Mutants that survive because the outcome is the same refusal with another message (not equivalent):
- * - line 99 `if (view === undefined) return` (→ never): without a usable gate, `writeRecord` throws and the
- *   decision hook's catch-all refuses and stops the run ("gate-audit failed while deciding").
+ * Mutants that survive because the outcome is the same refusal with another message or observation (not
+ * equivalent): line 100 (the verdict told to the observer for a refusal recorded before the gate answered),
+ * line 102 `if (view === undefined) return` (→ never: without a usable gate `writeRecord` throws and the
+ * decision hook's catch-all refuses and stops the run, "gate-audit failed while deciding"), line 283 (the
+ * observer's reason for a run stopped while the allowance was recorded).
  *
  * run-state.ts (also covered here by the reused-invocationState and install-twice tests): its survivors are
  * killed or explained in test/enforce/run-state.test.ts.
  *
- * Mutants not yet killed (open work): lines 107-113 (a delegate agent-as-tool re-yielding its inner call to
- * the outer agent while the run is stopped or the inner agent is ungateable: messages), line 157 (an opaque
+ * Mutants not yet killed (open work): lines 110-116 (a delegate agent-as-tool re-yielding its inner call to
+ * the outer agent while the run is stopped or the inner agent is ungateable: messages), line 164 (an opaque
  * agent-as-tool: its reason).
  *
  * Mutants that survive because no real SDK object can reach the line (defence in depth, not equivalent):
- * - lines 82-84 (the tool name, the tool use id or the selected tool changed while the gate decided): the
+ * - lines 85-87 (the tool name, the tool use id or the selected tool changed while the gate decided): the
  *   decision hook runs first and is awaited before any other `BeforeToolCallEvent` hook, and the event's
  *   `toolUse` is the SDK's own copy of the block, so only its shared `input` can be changed meanwhile (tested
  *   below). A change made after the decision is refused by the execution check (tamper matrix).
@@ -370,6 +374,25 @@ describe('a call changed while it was decided', () => {
     expect(ran).toEqual([]);
     expect(toolResults(agent)).toEqual([
       'error:[gate] ERROR: tool call "ls" changed while its decision was recorded: the input changed; the run stops',
+    ]);
+  });
+
+  it('its input made uncopyable (cyclic) while the gate decided: refused as "the input changed"', async () => {
+    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
+    const held = holdBlocks(agent);
+    install(agent, {
+      gate: {
+        name: 'g',
+        decide: () => {
+          held[0]!.input.self = held[0]!.input;
+          return { verdict: 'allow' };
+        },
+      },
+    });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)).toEqual([
+      'error:[gate] ERROR: tool call "ls" changed while the gate decided: the input changed; the run stops',
     ]);
   });
 
