@@ -14,6 +14,7 @@ import {
   type Orchestrator,
   orchestratorHookRegistry,
   readData,
+  toolMiddleware,
   agentHookRegistry,
   BeforeToolCallEvent,
 } from '../walker/sdk-internals.js';
@@ -62,21 +63,12 @@ export function moveMiddlewareInnermost(agent: Agent, handler: unknown): boolean
 
 /** Whether the handler is the innermost wrap of the agent's tool execution chain right now. */
 export function isInnermostMiddleware(agent: Agent, handler: unknown): boolean {
-  const entries = liveMiddlewareArray(agent);
+  const entries = toolMiddleware(agent);
   if (entries === undefined) return false;
-  // Every entry must read as plain data (as `toolMiddleware` requires); the last wrap must be the handler.
-  let last: unknown;
-  let found = false;
-  for (const entry of entries) {
-    const phase = dataField(entry, 'phase');
-    const read = dataField(entry, 'handler');
-    if (!phase.ok || !read.ok || typeof phase.value !== 'string') return false;
-    if (phase.value === 'wrap') {
-      last = read.value;
-      found = true;
-    }
+  for (let i = entries.length - 1; i >= 0; i -= 1) {
+    if (entries[i]!.phase === 'wrap') return entries[i]!.handler === handler;
   }
-  return found && last === handler;
+  return false;
 }
 
 /**
