@@ -138,8 +138,8 @@ function checkedRun(state: GateState, context: ExecuteContext, next: Parameters<
   let inner: ToolRun | undefined;
   let finished = false;
   const run = {
-    next(): Promise<ToolStep> {
-      if (inner !== undefined) return inner.next();
+    next(...sent: [] | [undefined]): Promise<ToolStep> {
+      if (inner !== undefined) return inner.next(...sent);
       if (finished) return Promise.resolve({ done: true, value: undefined as unknown as ExecuteToolResult });
       let started: ToolRun | ExecuteToolResult;
       try {
