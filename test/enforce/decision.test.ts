@@ -331,26 +331,34 @@ describe('a call changed while it was decided', () => {
     });
   }
 
-  it('its input, by a gate that decides at once and takes no records: refused as tampering', async () => {
-    // The synchronous path (no promise between reading the call and sealing it) still compares after the
-    // gate ran: the gate's own code is the one thing that runs in between.
-    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
-    const held = holdBlocks(agent);
-    install(agent, {
-      gate: {
-        name: 'g',
-        decide: () => {
-          held[0]!.input.path = '/etc';
-          return { verdict: 'allow' };
+  // The synchronous path (no promise between reading the call and sealing it) still compares after the gate
+  // ran: the gate's own code is the one thing that runs in between.
+  const atOnce: [string, (input: Record<string, unknown>) => void][] = [
+    ['its input, changed', (input) => void (input.path = '/etc')],
+    ['its input, made uncopyable (cyclic)', (input) => void (input.self = input)],
+  ];
+  for (const [what, change] of atOnce) {
+    it(`${what} by a gate that decides at once and takes no records: refused as "the input changed"`, async () => {
+      const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], {
+        tools: [recordingTool('ls')],
+      });
+      const held = holdBlocks(agent);
+      install(agent, {
+        gate: {
+          name: 'g',
+          decide: () => {
+            change(held[0]!.input);
+            return { verdict: 'allow' };
+          },
         },
-      },
+      });
+      expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)).toEqual([
+        'error:[gate] ERROR: tool call "ls" changed while the gate decided: the input changed; the run stops',
+      ]);
     });
-    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
-    expect(ran).toEqual([]);
-    expect(toolResults(agent)).toEqual([
-      'error:[gate] ERROR: tool call "ls" changed while the gate decided: the input changed; the run stops',
-    ]);
-  });
+  }
 
   it('its input, while an approval was asked, with a gate that takes no records: refused as tampering', async () => {
     // An allowance after a wait is checked again even when there is no record to write.
@@ -374,25 +382,6 @@ describe('a call changed while it was decided', () => {
     expect(ran).toEqual([]);
     expect(toolResults(agent)).toEqual([
       'error:[gate] ERROR: tool call "ls" changed while its decision was recorded: the input changed; the run stops',
-    ]);
-  });
-
-  it('its input made uncopyable (cyclic) while the gate decided: refused as "the input changed"', async () => {
-    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
-    const held = holdBlocks(agent);
-    install(agent, {
-      gate: {
-        name: 'g',
-        decide: () => {
-          held[0]!.input.self = held[0]!.input;
-          return { verdict: 'allow' };
-        },
-      },
-    });
-    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
-    expect(ran).toEqual([]);
-    expect(toolResults(agent)).toEqual([
-      'error:[gate] ERROR: tool call "ls" changed while the gate decided: the input changed; the run stops',
     ]);
   });
 
