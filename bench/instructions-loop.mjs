@@ -9,7 +9,11 @@ import { Agent, Model, tool } from '@strands-agents/sdk';
 import { z } from 'zod';
 import { allowAll, install, openDecisionLog, policyGate } from '../dist/index.js';
 
-/** The one allowed double: a scripted model that calls `noop` `calls` times, then answers. */
+/**
+ * The one allowed double: a scripted model that calls `noop` `calls` times, then answers. It plays the same
+ * events as `fixtures/support/scripted-model.ts`, written here in JavaScript so the loop runs under valgrind
+ * on plain `node`, without a TypeScript loader in every counted process.
+ */
 class LoopModel extends Model {
   constructor(calls) {
     super();
