@@ -148,8 +148,9 @@ describe('gate-audit verify-log', () => {
   });
 
   it('checks a log larger than its whole heap, and finds a break deep in it (constant memory)', async () => {
-    // 40 MB of records; the command runs with a 32 MB heap, and reading the file whole (as one string) runs
-    // out of memory there. Record 9500 is changed by one byte: 39 MB are read before the break.
+    // 80 MB of records; the command runs with a 64 MB heap (the CLI's own modules hold about 25 MB of it on
+    // Node 22, so 32 MB left too little to be reliable), and reading the file whole (as one string) runs out of
+    // memory there. Record 19500 is changed by one byte: 78 MB are read before the break.
     const file = join(scratch, 'large.log');
     const fd = openSync(file, 'w');
     let count = 0;
@@ -158,8 +159,8 @@ describe('gate-audit verify-log', () => {
     let changedAt = -1;
     let batch: string[] = [];
     try {
-      for (const { line, hash } of chainedLines(10_000, 4000)) {
-        if (count === 9499) changedAt = offset + line.indexOf('xxxx');
+      for (const { line, hash } of chainedLines(20_000, 4000)) {
+        if (count === 19_499) changedAt = offset + line.indexOf('xxxx');
         batch.push(`${line}\n`);
         offset += line.length + 1;
         count += 1;
@@ -183,13 +184,13 @@ describe('gate-audit verify-log', () => {
     }
     const broken = spawnSync(
       process.execPath,
-      ['--max-old-space-size=32', join(root, 'bin/gate-audit.js'), 'verify-log', file, '--expect-last-hash', last],
+      ['--max-old-space-size=64', join(root, 'bin/gate-audit.js'), 'verify-log', file, '--expect-last-hash', last],
       { encoding: 'utf8', timeout: 30_000 },
     );
     expect(broken.stderr).toBe('');
     expect(broken.stdout).toBe(
-      `gate-audit verify-log: ${file} BROKEN at line 9500: the record was changed: its hash does not match its content ` +
-        '(9499 records before it intact)\n',
+      `gate-audit verify-log: ${file} BROKEN at line 19500: the record was changed: its hash does not match its content ` +
+        '(19499 records before it intact)\n',
     );
     expect(broken.status).toBe(1);
   });
