@@ -334,7 +334,8 @@ export function install(agent: Agent, options?: InstallOptions): AgentGate {
       { path, existing: existing.name, requested: options?.gate === undefined ? CONFIGURED : options.gate.name },
     ]);
   }
-  if (agentGateState(agent) === 'gated') return existingHandle(agent);
+  // Options are checked, and a gate resolved, on every call: a repeated install is refused where a first one
+  // would be (as installMultiagent does). An agent gated already gets no second gate, and its handle back.
   const source = pendingGatePluginSource(agent) ?? gateSource(options, subject);
   const handle = installAgentGate(agent, source, path) ?? existingHandle(agent);
   handles.set(agent, handle);

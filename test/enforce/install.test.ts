@@ -30,11 +30,10 @@
  *   hooks its own install added, by identity, so the order does not change what is left.
  * - `inventory.places.get(agent) ?? [path]` (→ `[]`): the walk records a place list for every agent it lists.
  *
- * Open (not killed, not equivalent): `agentGateState(agent) === 'gated'` (→ `false`, and its literal) in
- * `install`. `installAgentGate` then returns undefined for the gated agent and the same handle comes back, so
- * nothing about the gate changes; what differs is that a repeated call would validate its options and resolve a
- * gate source first (e.g. throw `NoGateError` once the configured gate was unset). Which of the two a repeated
- * `install` should do is not pinned by a test yet.
+ * The pair once listed open here (`agentGateState(agent) === 'gated'` in `install`, returning the handle before
+ * the options were checked) is gone with its line: a repeated `install` now checks its options and resolves a gate
+ * like a first one (`install() on an agent it gated already` below), and `installAgentGate` leaves a gated agent
+ * alone.
  *
  * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/install.ts --concurrency 1`
  * (`--force`, all 390 mutants): before these tests 70.0% (273 killed or timed out / 91 survived / 26 no
@@ -457,6 +456,34 @@ describe('installMultiagent', () => {
 describe('install.ts, line by line', () => {
   const configurable = (owner: object, key: string): boolean | undefined =>
     Object.getOwnPropertyDescriptor(owner, key)?.configurable;
+
+  describe('install() on an agent it gated already', () => {
+    it('returns the same handle for the same gate and options', () => {
+      const agent = scriptedAgent('a', [say('x')]);
+      const gate = allowAll();
+      const first = install(agent, { gate });
+      expect(install(agent, { gate })).toBe(first);
+    });
+
+    it('still checks its options: a bad timeoutMs is INVALID_ARGUMENT, as on the first call', () => {
+      const agent = scriptedAgent('a', [say('x')]);
+      const gate = allowAll();
+      install(agent, { gate });
+      expect(() => install(agent, { gate, timeoutMs: -5 })).toThrow(
+        expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('options.timeoutMs') }),
+      );
+    });
+
+    it('still needs a gate: with the configured gate unset it throws NoGateError, as installMultiagent does', () => {
+      const agent = scriptedAgent('a', [say('x')]);
+      configureGate(allowAll());
+      install(agent);
+      configureGate(undefined);
+      expect(() => install(agent)).toThrow(NoGateError);
+      const graph = new Graph({ id: 'g', nodes: [agent], edges: [] });
+      expect(() => installMultiagent(graph)).toThrow(NoGateError);
+    });
+  });
 
   describe('options.timeoutMs', () => {
     for (const [what, timeoutMs] of [
