@@ -9,6 +9,7 @@ import { listTools } from '../walker/sdk-internals.js';
 import { walk } from '../walker/walk.js';
 import type { CompiledPolicy, StaticVerdict } from './compile.js';
 import { closest } from './load.js';
+import { ownEntry } from './own-entry.js';
 
 /** The tool a Swarm adds to each of its agents for the handoff, and an agent with a structured output schema gets. */
 export const HANDOFF_TOOL = 'strands_structured_output';
@@ -106,7 +107,7 @@ export function checkPolicy(policy: CompiledPolicy, orchestrator: unknown): Agen
             r.matchesTool(tool) && (r.rule.paths === undefined || places.some((p) => r.matchesPlaces([p.join('/')]))),
         )
         .map((r) => r.rule.id);
-      const vended = VENDED_TOOLS[tool];
+      const vended = ownEntry(VENDED_TOOLS, tool);
       const kind = runtime.get(tool);
       return {
         tool,

@@ -15,6 +15,7 @@ import { INTERPRETERS, type InterpreterSpec, SHELLS, WRAPPERS } from './commands
 import { type Dialect, type GoNode, kind, list, node, num, parseShell, ShellSyntaxError, text } from './syntax.js';
 import { countSubstitutionMarks, decodeAnsiC, isPattern, unescapeDouble, unescapeUnquoted } from './words.js';
 import { scanOptions } from './options.js';
+import { ownEntry } from '../own-entry.js';
 
 /** Why a part cannot be judged on its words: `code` runs code that cannot be seen, `state` changes later calls. */
 export interface Opacity {
@@ -372,7 +373,7 @@ class Analysis {
     part.program = variant;
     part.args = args;
     part.assigns = assigns;
-    const state = STATE_BUILTINS[variant] ?? 'changes variables of later commands';
+    const state = ownEntry(STATE_BUILTINS, variant) ?? 'changes variables of later commands';
     part.opaque = merge(part.opaque, { kind: 'state', reason: `${variant} ${state}` });
   }
 
@@ -428,17 +429,17 @@ class Analysis {
     const name = basename(program);
     const builtin = !program.includes('/');
     if (builtin && this.builtin(name, part, context)) return;
-    const wrapper = WRAPPERS[name];
+    const wrapper = ownEntry(WRAPPERS, name);
     if (wrapper !== undefined) {
       this.wrapper(name, part, context, hops);
       return;
     }
-    const shell = SHELLS[name];
+    const shell = ownEntry(SHELLS, name);
     if (shell !== undefined) {
       this.shell(name, args, part, context);
       return;
     }
-    const interpreter = INTERPRETERS[name];
+    const interpreter = ownEntry(INTERPRETERS, name);
     if (interpreter !== undefined) this.interpreter(name, interpreter, args, part);
   }
 
@@ -449,7 +450,7 @@ class Analysis {
   /** Handles a builtin; returns true when handled. */
   builtin(name: string, part: MutablePart, context: Context): boolean {
     const args = part.args;
-    const code = CODE_BUILTINS[name];
+    const code = ownEntry(CODE_BUILTINS, name);
     if (code !== undefined) {
       this.mark(part, 'code', `${name} ${code}`);
       return true;
@@ -517,7 +518,7 @@ class Analysis {
       default:
         break;
     }
-    const state = STATE_BUILTINS[name];
+    const state = ownEntry(STATE_BUILTINS, name);
     if (state !== undefined) {
       if (['export', 'declare', 'typeset', 'local', 'readonly', 'unset'].includes(name)) this.nameOperands(part, name);
       if (CHANGES_DIRECTORY.has(name)) part.cwdUnknown = true;
@@ -629,7 +630,7 @@ class Analysis {
   }
 
   wrapper(name: string, part: MutablePart, context: Context, hops: number): void {
-    const spec = WRAPPERS[name];
+    const spec = ownEntry(WRAPPERS, name);
     if (spec === undefined) return;
     const args = part.args;
     if (spec.kind === 'find') {
@@ -774,7 +775,7 @@ class Analysis {
   }
 
   shell(name: string, args: readonly (string | undefined)[], part: MutablePart, context: Context): void {
-    const spec = SHELLS[name];
+    const spec = ownEntry(SHELLS, name);
     if (spec === undefined) return;
     if (spec.dialect === undefined) {
       this.mark(part, 'code', `${name} runs a language this analysis cannot read`);
@@ -794,7 +795,7 @@ class Analysis {
       }
       if (word.startsWith('--')) {
         const option = word.slice(2).split('=')[0] ?? '';
-        const known = SHELL_LONG[option];
+        const known = ownEntry(SHELL_LONG, option);
         if (known === undefined) {
           this.mark(part, 'code', `${name} option --${option} is not known`);
           return;

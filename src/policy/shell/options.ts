@@ -4,6 +4,8 @@
  * without knowing whether an option takes a value, the command it runs cannot be located.
  */
 
+import { ownEntry } from '../own-entry.js';
+
 /** What a long option does. `optional` takes a value only as `--name=value`. */
 export type LongKind = 'value' | 'flag' | 'optional' | 'opaque';
 
@@ -44,7 +46,7 @@ const ASSIGNMENT = /^([^=-][^=]*)=/;
 
 function longKind(spec: OptionSpec, name: string): LongKind | undefined {
   const table = spec.long ?? {};
-  const exact = table[name];
+  const exact = ownEntry(table, name);
   if (exact !== undefined) return exact;
   // getopt_long accepts any unambiguous prefix; a prefix shared by options of different kinds is unknown.
   const kinds = new Set<LongKind>();
