@@ -1,0 +1,172 @@
+/**
+ * What every step of a call leaves behind (`src/enforce/call.ts`), through a real agent and a scripted model:
+ * how a gate's answer is settled (a thenable function, a `then` that throws, the deadline's timer), what the
+ * decision observer is told, the records given on the way to a refusal, and the stderr line of a gate failure.
+ * Written against the mutants of call.ts that survived `npm run mutation`; each test fails when the line it
+ * names is changed. The equivalent survivors of call.ts are explained at the top of `seal.test.ts`; one more:
+ * - `viewOf`'s `'error' in view` (→ `'' in view`): the view of an unusable gate then comes back as a view with
+ *   no `record`, and every caller only reads `record` from it (install refuses such gates before any call).
+ */
+import type { Agent } from '@strands-agents/sdk';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { configureGate, type Gate, install } from '../../src/index.js';
+import { type ToolDecision, setDecisionObserver } from '../../src/enforce/observe.js';
+import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+
+isolateEachTest();
+afterEach(() => setDecisionObserver(undefined));
+
+async function settleRun(agent: Agent): Promise<unknown> {
+  return agent.invoke('go').then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+function rmAgent(): ReturnType<typeof scriptedAgent> {
+  return scriptedAgent('a', [call('rm', { path: '/x' }, 'u1'), say('done')], { tools: [recordingTool('rm')] });
+}
+
+/** Every stderr line gate-audit wrote during the test (console.error is muted by isolateEachTest). */
+function errorLines(): string[] {
+  return vi.mocked(console.error).mock.calls.map((args) => String(args[0]));
+}
+
+describe("settling a gate's answer", () => {
+  it('follows a thenable that is a function, as it follows a thenable object', async () => {
+    const answer = Object.assign(() => undefined, {
+      then: (ok: (v: unknown) => void) => ok({ verdict: 'deny', reason: 'a function said no' }),
+    });
+    const agent = rmAgent();
+    install(agent, { gate: { name: 'fn-then', decide: () => answer as never } });
+    await settleRun(agent);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)).toEqual(['error:[gate] BLOCKED: a function said no | tool=<rm>, agent=<a>']);
+  });
+
+  it('takes a `then` that throws as the gate failing, with its message, without waiting for the deadline', async () => {
+    const agent = rmAgent();
+    const decide = (): never =>
+      ({
+        then: () => {
+          throw new Error('then broke');
+        },
+      }) as never;
+    install(agent, { gate: { name: 'then-throws', decide }, timeoutMs: 5_000 });
+    const started = Date.now();
+    await settleRun(agent);
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)).toEqual([expect.stringMatching(/^error:\[gate\] ERROR: .*then broke/)]);
+  });
+
+  it('clears the deadline timer once the answer settled, so nothing keeps the process alive', async () => {
+    const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const agent = scriptedAgent('a', [call('ls', {}, 'u1'), say('done')], { tools: [recordingTool('ls')] });
+    install(agent, { gate: { name: 'async-allow', decide: async () => ({ verdict: 'allow' }) }, timeoutMs: 600_000 });
+    const before = timers();
+    await settleRun(agent);
+    expect(ran).toEqual(['ls({})@a']);
+    expect(timers()).toBeLessThanOrEqual(before);
+  });
+});
+
+describe('what the decision observer is told', () => {
+  function observed(): ToolDecision[] {
+    const seen: ToolDecision[] = [];
+    setDecisionObserver({ tool: (d) => void seen.push(d), node: () => undefined });
+    return seen;
+  }
+
+  it('an allowance: the gate, no rule and no reason keys', async () => {
+    const seen = observed();
+    const agent = scriptedAgent('a', [call('ls', {}, 'u1'), say('done')], { tools: [recordingTool('ls')] });
+    install(agent, { gate: { name: 'allow-all', decide: () => ({ verdict: 'allow' }) } });
+    await settleRun(agent);
+    expect(seen).toHaveLength(1);
+    expect(Object.keys(seen[0] ?? {}).sort()).toEqual(['agent', 'agentId', 'gate', 'toolName', 'toolUseId', 'verdict']);
+    expect(seen[0]).toMatchObject({ agentId: 'a', toolName: 'ls', toolUseId: 'u1', gate: 'allow-all', verdict: 'allow' });
+  });
+
+  it('a refusal: its rule and reason', async () => {
+    const seen = observed();
+    const agent = rmAgent();
+    install(agent, { gate: { name: 'no-rm', decide: () => ({ verdict: 'deny', rule: 'r1', reason: 'no rm' }) } });
+    await settleRun(agent);
+    expect(seen).toEqual([expect.objectContaining({ gate: 'no-rm', verdict: 'deny', rule: 'r1', reason: 'no rm' })]);
+  });
+
+  it('a call with no gate to resolve: an error without a gate key', async () => {
+    const seen = observed();
+    const agent = rmAgent();
+    configureGate({ name: 'configured', decide: () => ({ verdict: 'allow' }) });
+    install(agent);
+    configureGate(undefined);
+    await settleRun(agent);
+    expect(ran).toEqual([]);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ verdict: 'error', toolName: 'rm' });
+    expect(seen[0]).not.toHaveProperty('gate');
+  });
+});
+
+describe('records on the way to a refusal, best effort', () => {
+  const failing = (record?: Gate['record']): Gate => ({
+    name: 'broken',
+    decide: () => {
+      throw new Error('decide broke');
+    },
+    ...(record === undefined ? {} : { record }),
+  });
+
+  it('a record that throws: one stderr line naming the agent, and the call is refused all the same', async () => {
+    const agent = rmAgent();
+    install(agent, {
+      gate: failing(() => {
+        throw new Error('record broke');
+      }),
+    });
+    await settleRun(agent);
+    expect(ran).toEqual([]);
+    expect(errorLines()).toContain('[gate-audit] ERROR agent=<a> | could not record a refusal: record broke');
+  });
+
+  it('a record that rejects: no unhandled rejection, no line', async () => {
+    const unhandled: unknown[] = [];
+    const onRejection = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onRejection);
+    try {
+      const agent = rmAgent();
+      install(agent, { gate: failing(() => Promise.reject(new Error('record rejected'))) });
+      await settleRun(agent);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(ran).toEqual([]);
+      expect(unhandled).toEqual([]);
+      expect(errorLines().some((line) => line.includes('could not record'))).toBe(false);
+    } finally {
+      process.off('unhandledRejection', onRejection);
+    }
+  });
+
+  it('a gate without record, or no gate at all: nothing to record and no line about it', async () => {
+    const agent = rmAgent();
+    install(agent, { gate: failing() });
+    await settleRun(agent);
+    const other = rmAgent();
+    configureGate({ name: 'configured', decide: () => ({ verdict: 'allow' }) });
+    install(other);
+    configureGate(undefined);
+    await settleRun(other);
+    expect(ran).toEqual([]);
+    expect(errorLines().some((line) => line.includes('could not record'))).toBe(false);
+  });
+
+  it("the gate failure's own line names the tool, the agent and its place (none known for install())", async () => {
+    const agent = rmAgent();
+    install(agent, { gate: failing() });
+    await settleRun(agent);
+    expect(errorLines()).toContainEqual(
+      expect.stringMatching(/^\[gate-audit\] ERROR tool=<rm>, agent=<a>, path=<> \| gate "broken" threw: decide broke$/),
+    );
+  });
+});
