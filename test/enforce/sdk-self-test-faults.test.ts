@@ -7,7 +7,14 @@
  * would be reported under that earlier check: where a realistic fault would do so, it is scoped to the target
  * check's probe (by its id) and the test says so.
  */
-import { Agent, BeforeModelCallEvent, BeforeToolCallEvent, SequentialToolExecutor } from '@strands-agents/sdk';
+import {
+  Agent,
+  BeforeModelCallEvent,
+  BeforeToolCallEvent,
+  SequentialToolExecutor,
+  TextBlock,
+  ToolResultBlock,
+} from '@strands-agents/sdk';
 import { AgentNode, BeforeNodeCallEvent, Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';
 import { z } from 'zod';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -122,6 +129,32 @@ function toolPathIgnoresGate(agentId?: string): void {
         if (!applies(args[0])) return original.apply(this, args);
         const [options, tool, toolUse, invocationState] = args as unknown[];
         return (this as { _executeToolCore: ToolCore })._executeToolCore(options, tool, toolUse, invocationState);
+      },
+  );
+}
+
+/**
+ * A Graph that resolves its entry nodes by id when a run starts (so a node swapped in `nodes` is what runs) and
+ * acts on no node hook's cancel. This SDK starts from the node objects it resolved at construction, so a swap in
+ * `nodes` alone would run nothing.
+ */
+function graphRunsCancelledSwap(): void {
+  patch(
+    Graph.prototype,
+    '_findResumeTargets',
+    (original) =>
+      async function (this: Graph, ...args: never[]): Promise<unknown> {
+        const resumed = await original.apply(this, args);
+        return resumed ?? graphSources(this).map((node) => this.nodes.get((node as AgentNode).id));
+      },
+  );
+  patch(
+    Graph.prototype,
+    '_runBeforeNodeCall',
+    (original) =>
+      async function* (this: unknown, ...args: never[]): Events {
+        yield* original.apply(this, args) as Events;
+        return undefined;
       },
   );
 }
@@ -259,26 +292,26 @@ describe(`check "${DENIED_TOOL}"`, () => {
 
 describe(`check "${SWAPPED_NODE}"`, () => {
   it('fails when a Graph runs what its nodes map names now, even a node whose BeforeNodeCallEvent was cancelled', async () => {
-    // This SDK starts from the node objects it resolved at construction, so a swap in `nodes` alone runs nothing:
-    // the release resolves its entry nodes by id when the run starts, and acts on no node hook's cancel.
-    patch(
-      Graph.prototype,
-      '_findResumeTargets',
-      (original) =>
-        async function (this: Graph, ...args: never[]): Promise<unknown> {
-          const resumed = await original.apply(this, args);
-          return resumed ?? graphSources(this).map((node) => this.nodes.get((node as AgentNode).id));
-        },
-    );
-    patch(
-      Graph.prototype,
-      '_runBeforeNodeCall',
-      (original) =>
-        async function* (this: unknown, ...args: never[]): Events {
-          yield* original.apply(this, args) as Events;
-          return undefined;
-        },
-    );
+    graphRunsCancelledSwap();
+    expect(await runSelfTest()).toEqual({
+      ok: false,
+      check: SWAPPED_NODE,
+      detail: 'the ungated node swapped in after install ran',
+    });
+  });
+
+  it('fails when the swapped-in node reaches its model even though no tool body runs (the earlier checks passed)', async () => {
+    graphRunsCancelledSwap();
+    // Every tool fails before its body: the denied tools of the earlier check stay unrun, and so does the
+    // intruder's; that its model was called is enough.
+    patch(toolExecutor, '_executeToolCore', () => (...args: never[]): Events => {
+      const [, , toolUse] = args as unknown[];
+      const { toolUseId } = toolUse as { toolUseId: string };
+      return eventsOf(
+        [],
+        new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock('no tool runtime')] }),
+      );
+    });
     expect(await runSelfTest()).toEqual({
       ok: false,
       check: SWAPPED_NODE,
