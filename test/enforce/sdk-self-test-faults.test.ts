@@ -15,7 +15,14 @@ import {
   TextBlock,
   ToolResultBlock,
 } from '@strands-agents/sdk';
-import { AgentNode, BeforeNodeCallEvent, Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';
+import {
+  AfterMultiAgentInvocationEvent,
+  AgentNode,
+  BeforeNodeCallEvent,
+  Graph,
+  MultiAgentHandoffEvent,
+  Swarm,
+} from '@strands-agents/sdk/multiagent';
 import { z } from 'zod';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ensureSdk } from '../../src/enforce/sdk-check.js';
@@ -226,6 +233,12 @@ describe('the self-test on an unpatched SDK', () => {
       checks: [HOOK_ORDER, DENIED_TOOL, SWAPPED_NODE, GATE_ERROR, HANDOFF],
     });
   });
+
+  it('writes nothing to stdout (its probe agents print nothing)', async () => {
+    const write = vi.spyOn(process.stdout, 'write');
+    expect(await runSelfTest()).toMatchObject({ ok: true });
+    expect(write).not.toHaveBeenCalled();
+  });
 });
 
 describe(`check "${HOOK_ORDER}"`, () => {
@@ -430,6 +443,25 @@ describe(`check "${HANDOFF}"`, () => {
       check: HANDOFF,
       detail: 'the Swarm emitted node:self-test-a,handoff:self-test-b+self-test-b,node:self-test-b',
     });
+  });
+
+  it('passes when the Swarm announces more after the next node ran (only the start of the order is checked)', async () => {
+    // A release that closes each Swarm run with a handoff event naming no target.
+    patch(
+      Swarm.prototype,
+      '_emit',
+      (original) =>
+        async function* (this: unknown, ...args: never[]): Events {
+          const [event] = args as unknown[];
+          if (event instanceof AfterMultiAgentInvocationEvent) {
+            const { state, invocationState } = event;
+            const closing = new MultiAgentHandoffEvent({ source: 'self-test-b', targets: [], state, invocationState });
+            yield* original.call(this, closing as never) as Events;
+          }
+          return yield* original.apply(this, args) as Events;
+        },
+    );
+    expect(await runSelfTest()).toMatchObject({ ok: true });
   });
 
   it("fails when a Swarm's own addHook registers nothing", async () => {
