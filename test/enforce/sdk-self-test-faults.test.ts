@@ -41,6 +41,19 @@ type Method = (...args: never[]) => unknown;
 type Events = AsyncGenerator<unknown, unknown, unknown>;
 
 const restores: (() => void)[] = [];
+/** Every property a test changed, with what it was before any test: checked after the last test. */
+const originals = new Map<object, Map<string, PropertyDescriptor>>();
+
+/** Records an own property of the SDK so that it is put back at the end of the test; returns it as it is now. */
+function keep(owner: object, key: string): PropertyDescriptor {
+  const descriptor = Object.getOwnPropertyDescriptor(owner, key);
+  if (descriptor === undefined) throw new Error(`the SDK has nothing named ${key} here: the fault cannot be simulated`);
+  restores.push(() => Object.defineProperty(owner, key, descriptor));
+  const known = originals.get(owner) ?? new Map<string, PropertyDescriptor>();
+  if (!known.has(key)) known.set(key, descriptor);
+  originals.set(owner, known);
+  return descriptor;
+}
 
 /**
  * Replaces an SDK method (an own method of `owner`, usually a prototype) until the end of the test.
@@ -48,21 +61,15 @@ const restores: (() => void)[] = [];
  * @param make - builds the replacement from the original
  */
 function patch(owner: object, key: string, make: (original: Method) => Method): void {
-  const descriptor = Object.getOwnPropertyDescriptor(owner, key);
-  const original: unknown = descriptor?.value;
-  if (descriptor === undefined || typeof original !== 'function') {
-    throw new Error(`the SDK has no method ${key} here: the fault cannot be simulated on this SDK`);
-  }
+  const descriptor = keep(owner, key);
+  const original: unknown = descriptor.value;
+  if (typeof original !== 'function') throw new Error(`${key} is not a method: the fault cannot be simulated`);
   Object.defineProperty(owner, key, { ...descriptor, value: make(original as Method) });
-  restores.push(() => Object.defineProperty(owner, key, descriptor));
 }
 
-/** Replaces a value's own property until the end of the test. */
+/** Replaces an own data property until the end of the test. */
 function replaceProperty(owner: object, key: string, value: unknown): void {
-  const descriptor = Object.getOwnPropertyDescriptor(owner, key);
-  if (descriptor === undefined) throw new Error(`nothing named ${key} to replace`);
-  Object.defineProperty(owner, key, { ...descriptor, value });
-  restores.push(() => Object.defineProperty(owner, key, descriptor));
+  Object.defineProperty(owner, key, { ...keep(owner, key), value });
 }
 
 /**
@@ -166,7 +173,7 @@ function graphRunsCancelledSwap(): void {
   );
 }
 
-/** The run order of hook callbacks, as the SDK keeps them (for agents and orchestrators alike). */
+/** A hook registry that ignores `order` (callbacks run as registered), for every event class or only `only`. */
 function hookOrderIgnored(only?: unknown): void {
   patch(
     hiddenPrototypes().hookRegistry,
@@ -223,7 +230,9 @@ afterEach(() => {
 
 afterAll(() => {
   // Nothing may leak into the next file (the mutation config shares one module cache between files).
-  expect(restores).toEqual([]);
+  for (const [owner, keys] of originals) {
+    for (const [key, descriptor] of keys) expect(Object.getOwnPropertyDescriptor(owner, key)).toEqual(descriptor);
+  }
 });
 
 describe('the self-test on an unpatched SDK', () => {
@@ -504,12 +513,12 @@ describe(`check "${HANDOFF}"`, () => {
           if (this.id !== 'self-test-b') return original.apply(this, args) as Events;
           const events = original.apply(this, args) as Events;
           return (async function* (): Events {
-            const name = Object.getOwnPropertyDescriptor(structuredOutputTool, 'name');
-            Object.defineProperty(structuredOutputTool, 'name', { value: 'HandoffTool', configurable: true });
+            const name = keep(structuredOutputTool, 'name');
+            Object.defineProperty(structuredOutputTool, 'name', { ...name, value: 'HandoffTool' });
             try {
               return yield* events;
             } finally {
-              if (name !== undefined) Object.defineProperty(structuredOutputTool, 'name', name);
+              Object.defineProperty(structuredOutputTool, 'name', name);
             }
           })();
         },
