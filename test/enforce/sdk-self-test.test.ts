@@ -5,19 +5,29 @@
  * Everything runs through the built package (`npm test` builds dist/ first), in its own process.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runSelfTest, SELF_TEST_CHECKS } from '../../src/enforce/sdk-self-test.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-// Under node_modules, so the copies resolve their own dependencies from this checkout's.
-const scratch = join(root, 'node_modules/.gate-audit-test/sdk-releases');
+// Under node_modules, so the copies resolve their own dependencies from this checkout's; one folder per run, so
+// two runs at once (a mutation-testing sandbox and a plain run) never share or remove each other's copies.
+const scratchParent = join(root, 'node_modules/.gate-audit-test');
+let scratch: string | undefined;
+
+function scratchDir(): string {
+  if (scratch === undefined) {
+    mkdirSync(scratchParent, { recursive: true });
+    scratch = mkdtempSync(join(scratchParent, 'sdk-releases-'));
+  }
+  return scratch;
+}
 
 /** An app folder with a patched SDK copy (as version 1.99.0) and a copy of the built gate-audit. */
 function appWithSdk(name: string, patch: (sdk: string) => void): string {
-  const app = join(scratch, name);
+  const app = join(scratchDir(), name);
   const sdk = join(app, 'node_modules/@strands-agents/sdk');
   const own = join(app, 'node_modules/gate-audit');
   rmSync(app, { recursive: true, force: true });
@@ -67,7 +77,9 @@ function replaceIn(file: string, from: string | RegExp, to: string): void {
   writeFileSync(file, next);
 }
 
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+afterAll(() => {
+  if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
+});
 
 describe('the behavioural self-test', () => {
   it('passes every check on the loaded SDK', async () => {
