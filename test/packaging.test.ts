@@ -18,8 +18,10 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
   exports: Record<string, string | Record<string, string>>;
 };
-// Inside node_modules, so the unpacked package resolves its dependencies (and the SDK) from this checkout's.
-const app = join(root, 'node_modules/.gate-audit-test/cjs-app');
+// Inside node_modules, so the unpacked package resolves its dependencies (and the SDK) from this checkout's; one
+// folder per run, so two runs at once (a mutation sandbox and a test run) never unpack into each other's.
+mkdirSync(join(root, 'node_modules/.gate-audit-test'), { recursive: true });
+const app = mkdtempSync(join(root, 'node_modules/.gate-audit-test/cjs-app-'));
 let packed: string[] = [];
 
 beforeAll(() => {
@@ -32,7 +34,6 @@ beforeAll(() => {
     expect(pack.status, pack.stderr).toBe(0);
     const [info] = JSON.parse(pack.stdout) as { filename: string; files: { path: string }[] }[];
     packed = info!.files.map((f) => f.path).sort();
-    rmSync(app, { recursive: true, force: true });
     mkdirSync(join(app, 'node_modules/gate-audit'), { recursive: true });
     const untar = spawnSync('tar', [
       'xzf',
