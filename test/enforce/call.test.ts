@@ -85,7 +85,13 @@ describe('what the decision observer is told', () => {
     await settleRun(agent);
     expect(seen).toHaveLength(1);
     expect(Object.keys(seen[0] ?? {}).sort()).toEqual(['agent', 'agentId', 'gate', 'toolName', 'toolUseId', 'verdict']);
-    expect(seen[0]).toMatchObject({ agentId: 'a', toolName: 'ls', toolUseId: 'u1', gate: 'allow-all', verdict: 'allow' });
+    expect(seen[0]).toMatchObject({
+      agentId: 'a',
+      toolName: 'ls',
+      toolUseId: 'u1',
+      gate: 'allow-all',
+      verdict: 'allow',
+    });
   });
 
   it('a refusal: its rule and reason', async () => {
@@ -166,7 +172,9 @@ describe('records on the way to a refusal, best effort', () => {
     install(agent, { gate: failing() });
     await settleRun(agent);
     expect(errorLines()).toContainEqual(
-      expect.stringMatching(/^\[gate-audit\] ERROR tool=<rm>, agent=<a>, path=<> \| gate "broken" threw: decide broke$/),
+      expect.stringMatching(
+        /^\[gate-audit\] ERROR tool=<rm>, agent=<a>, path=<> \| gate "broken" threw: decide broke$/,
+      ),
     );
   });
 });

@@ -24,14 +24,13 @@
  * - `input === undefined` (→ `false`) in `mismatch`: `input` starts undefined and the sealed canonical form of
  *   an allowed call is a string, so `undefined !== sealed.canonical` refuses anyway.
  *
- * Open (not killed yet, not equivalent): the stderr lines' texts and fields (`log(...)` in call.ts and seal.ts);
- * a gate answering a function with a `then`, or a `then` that throws (call.ts `settle`); `recordBestEffort`
- * with a record that throws or rejects; the events of another agent re-yielded by a delegate agent-as-tool
- * (`event.agent !== state.agent`, seal.ts `noteCancel`/`keepWithheld`); a truthy non-string cancel;
- * the stopped-run and retry checks of `mismatch` (the decision refuses first); an agent-as-tool generator closed
- * early (`calledAtEachStep`'s `done`); a result block that is not an object; a delegate tool's refusal text; a
- * result with no seal that gate-audit did not make; the reason of the tampering record when a hook puts back a
- * withheld result.
+ * Open (not killed yet, not equivalent): the events of another agent re-yielded by a delegate agent-as-tool
+ * (`event.agent !== state.agent`, seal.ts `noteCancel`/`keepWithheld`); the stopped-run and retry checks of
+ * `mismatch` (the decision refuses first); an agent-as-tool generator closed early (`calledAtEachStep`'s `done`);
+ * a result block that is not an object; a delegate tool's refusal text; a result with no seal that gate-audit did
+ * not make; the reason of the tampering record when a hook puts back a withheld result. (The stderr lines, a
+ * truthy cancel that is not a string, and call.ts's `settle` and `recordBestEffort` paths, once listed here, are
+ * pinned now: below and in `call.test.ts`.)
  */
 import {
   type Agent,
@@ -42,7 +41,7 @@ import {
   TextBlock,
   ToolResultBlock,
 } from '@strands-agents/sdk';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type Gate, GateFailedError, type GateRecord, install } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
 import { agentHookRegistry, liveCallbackArray } from '../../src/walker/sdk-internals.js';
@@ -287,5 +286,50 @@ describe('records', () => {
     expect(toolResults(agent)).toEqual([
       'error:[gate] ERROR: gate "ls-only" did not record the decision within 30 ms; the run stops',
     ]);
+  });
+});
+
+describe('a later hook that cancels an allowed call', () => {
+  for (const [what, cancel, text] of [
+    ['with true', true, 'Tool cancelled by hook'],
+    ['with its own text', 'not now', 'not now'],
+  ] as const) {
+    it(`${what}: the SDK's refusal stands, the tool does not run and the run goes on (no tampering)`, async () => {
+      const agent = agentWithTools();
+      const gate = lsGate();
+      install(agent, { gate });
+      agent.addHook(
+        BeforeToolCallEvent,
+        (e) => {
+          e.cancel = cancel;
+        },
+        { order: HookOrder.SDK_LAST },
+      );
+      expect(await settleRun(agent)).toBeUndefined();
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)).toEqual([`error:${text}`]);
+      expect(agent.model.calls).toBe(2);
+      expect(gate.records.map((r) => r.event)).toEqual(['allow']);
+    });
+  }
+});
+
+describe('the tampering line on stderr', () => {
+  it('names the tool, the tool use and the agent, with the reason', async () => {
+    const agent = agentWithTools();
+    install(agent, { gate: lsGate() });
+    agent.addHook(
+      BeforeToolCallEvent,
+      (e) => {
+        (e.toolUse.input as { path: string }).path = '/etc';
+      },
+      { order: HookOrder.SDK_LAST },
+    );
+    await settleRun(agent);
+    expect(ran).toEqual([]);
+    const lines = vi.mocked(console.error).mock.calls.map((args) => String(args[0]));
+    expect(lines).toContain(
+      '[gate-audit] ERROR tool=<ls>, toolUseId=<u1>, agent=<a> | call refused at execution: the input changed after the decision',
+    );
   });
 });
