@@ -28,12 +28,13 @@
  * (`event.agent !== state.agent`, seal.ts `noteCancel`/`keepWithheld`); the stopped-run and retry checks of
  * `mismatch` (the decision refuses first); an agent-as-tool generator closed early (`calledAtEachStep`'s `done`);
  * a result block that is not an object; a delegate tool's refusal text; a result with no seal that gate-audit did
- * not make; the reason of the tampering record when a hook puts back a withheld result. (The stderr lines, a
- * truthy cancel that is not a string, and call.ts's `settle` and `recordBestEffort` paths, once listed here, are
- * pinned now: below and in `call.test.ts`.)
+ * not make. (The stderr lines, the tampering record of a hook that puts back a withheld result, a truthy cancel
+ * that is not a string, and call.ts's `settle` and `recordBestEffort` paths, once listed here, are pinned now:
+ * below and in `call.test.ts`.)
  */
 import {
   type Agent,
+  AfterToolCallEvent,
   BeforeToolCallEvent,
   ExecuteToolStage,
   HookOrder,
@@ -331,5 +332,33 @@ describe('the tampering line on stderr', () => {
     expect(lines).toContain(
       '[gate-audit] ERROR tool=<ls>, toolUseId=<u1>, agent=<a> | call refused at execution: the input changed after the decision',
     );
+  });
+});
+
+describe('a later hook that puts back the result of a call answered around the gate', () => {
+  it('gets the withheld result again, with its own tampering record; the run stops', async () => {
+    const agent = agentWithTools();
+    const gate = lsGate();
+    install(agent, { gate });
+    answerWithout(
+      agent,
+      (id) => new ToolResultBlock({ toolUseId: id, status: 'success', content: [new TextBlock('secret')] }),
+    );
+    let original: ToolResultBlock | undefined;
+    agent.addHook(AfterToolCallEvent, (e) => {
+      original ??= new ToolResultBlock({
+        toolUseId: e.toolUse.toolUseId,
+        status: 'success',
+        content: [new TextBlock('secret')],
+      });
+      e.result = original;
+    });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    const withheld = '[gate] ERROR: tool call "ls" skipped the gate check; its result is withheld and the run stops';
+    expect(toolResults(agent)).toEqual([`error:${withheld}`]);
+    expect(gate.records.filter((r) => r.event === 'tampering').map((r) => r.reason)).toEqual([
+      withheld,
+      'a hook put back the result of a call that bypassed the gate',
+    ]);
   });
 });
