@@ -22,10 +22,10 @@
  *   next line refuses before `changed` is read; computing it anyway changes nothing.
  *
  * Mutants that survive because the outcome is the same refusal with another message or observation (not
- * equivalent): line 100 (the verdict told to the observer for a refusal recorded before the gate answered),
- * line 102 `if (view === undefined) return` (→ never: without a usable gate `writeRecord` throws and the
+ * equivalent): line 102 `if (view === undefined) return` (→ never: without a usable gate `writeRecord` throws and the
  * decision hook's catch-all refuses and stops the run, "gate-audit failed while deciding"), line 283 (the
- * observer's reason for a run stopped while the allowance was recorded).
+ * observer's reason for a run stopped while the allowance was recorded). Line 100 (the verdict told to the
+ * observer for a refusal made before the gate is asked) is killed by the observer tests at the end.
  *
  * run-state.ts (also covered here by the reused-invocationState and install-twice tests): its survivors are
  * killed or explained in test/enforce/run-state.test.ts.
@@ -42,7 +42,8 @@
  */
 import { type Agent, BeforeToolsEvent } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type ToolDecision, setDecisionObserver } from '../../src/enforce/observe.js';
 import { type Gate, GateFailedError, type GateRecord, install, installMultiagent } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
 import { liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
@@ -480,4 +481,63 @@ it('installing the same tree twice does not make one place look like two (run-st
   await runOrchestrator(graph);
   expect(ran).toEqual(['ls({})@w']);
   expect(seen).toEqual([['g', 'w']]);
+});
+
+describe('what the observer is told of a refusal made before the gate is asked', () => {
+  afterEach(() => setDecisionObserver(undefined));
+
+  function observed(): ToolDecision[] {
+    const seen: ToolDecision[] = [];
+    setDecisionObserver({ tool: (d) => void seen.push(d), node: () => undefined });
+    return seen;
+  }
+
+  it('a later call of a stopped run: an error, with the failure as its reason', async () => {
+    const seen = observed();
+    const agent = scriptedAgent(
+      'a',
+      [
+        {
+          tools: [
+            { name: 'rm', input: {} },
+            { name: 'ls', input: {} },
+          ],
+        },
+        say('x'),
+      ],
+      {
+        tools: [recordingTool('rm'), recordingTool('ls')],
+      },
+    );
+    install(agent, {
+      gate: {
+        name: 'g',
+        decide: (r) => {
+          if (r.toolName === 'rm') throw new Error('boom');
+          return { verdict: 'allow' };
+        },
+      },
+    });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(seen.map((d) => [d.toolName, d.verdict, d.reason])).toEqual([
+      ['rm', 'error', 'gate "g" threw: boom'],
+      ['ls', 'error', 'the gate failed earlier in this run (gate "g" threw: boom)'],
+    ]);
+  });
+
+  it('an agent used as a tool that carries no gate: a deny, with why', async () => {
+    const seen = observed();
+    const helper = scriptedAgent('helper', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')], { tools: [helper.asTool()] });
+    install(lead, { gate: { name: 'g', decide: () => ({ verdict: 'allow' }) } });
+    await settleRun(lead);
+    expect(ran).toEqual([]);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({
+      toolName: 'helper',
+      verdict: 'deny',
+      reason: expect.stringMatching(/^tool "helper" /),
+    });
+  });
 });
