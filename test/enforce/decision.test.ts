@@ -31,8 +31,8 @@
  * killed or explained in test/enforce/run-state.test.ts.
  *
  * Mutants not yet killed (open work): lines 110-116 (a delegate agent-as-tool re-yielding its inner call to
- * the outer agent while the run is stopped or the inner agent is ungateable: messages), line 164 (an opaque
- * agent-as-tool: its reason).
+ * the outer agent while the run is stopped or the inner agent is ungateable: messages). Line 164 (an opaque
+ * agent-as-tool: its reason) is killed by the last test.
  *
  * Mutants that survive because no real SDK object can reach the line (defence in depth, not equivalent):
  * - lines 85-87 (the tool name, the tool use id or the selected tool changed while the gate decided): the
@@ -539,5 +539,28 @@ describe('what the observer is told of a refusal made before the gate is asked',
       verdict: 'deny',
       reason: expect.stringMatching(/^tool "helper" /),
     });
+  });
+});
+
+describe('an agent used as a tool that cannot be trusted', () => {
+  it('is refused with the reason it cannot be read, before the gate is asked', async () => {
+    const helper = scriptedAgent('helper', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    const tool = helper.asTool();
+    const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')], { tools: [tool] });
+    const asked: string[] = [];
+    const gate = recordingGate((r) => {
+      asked.push(r.toolName);
+      return { verdict: 'allow' };
+    });
+    install(helper, { gate });
+    install(lead, { gate });
+    Object.defineProperty(tool, 'stream', { value: tool.stream.bind(tool), configurable: true, writable: true });
+    await settleRun(lead);
+    expect(ran).toEqual([]);
+    expect(asked).toEqual([]);
+    expect(gate.records.map((r) => r.event)).toEqual(['deny']);
+    expect(toolResults(lead)).toEqual([
+      'error:[gate] BLOCKED: tool "helper" is an AgentAsTool whose "stream" was replaced on the instance',
+    ]);
   });
 });
