@@ -227,6 +227,9 @@ describe('gate identity', () => {
         }
         expect((error as GateAuditError).code).toBe('INVALID_ARGUMENT');
         expect((error as Error).message).toContain(`options.gate is not a usable Gate: ${why}`);
+        expect((error as Error).message).toMatch(
+          / \| give it a non-empty string id \(or none\), a record\(\) function \(or none\) and an approval object \(or none\)$/,
+        );
       }
       expect(isGated(agent)).toBe(false);
       expect(audit(graph).nodes.find((n) => n.id === 'n')?.status).toBe('ungated');

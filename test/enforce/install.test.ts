@@ -37,7 +37,9 @@
  *
  * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/install.ts --concurrency 1`
  * (`--force`, all 390 mutants): before these tests 70.0% (273 killed or timed out / 91 survived / 26 no
- * coverage), after them 93.8% (366 / 20 / 4); the 24 left are the ones above.
+ * coverage), after them 93.8% (366 / 20 / 4). Rerun on 2026-12-01 after `install` gained its gate checks and lost
+ * the early return (393 mutants): 94.1% (370 / 19 / 4); the 23 left are the ones above, and the fix-hint text of
+ * an unusable gate, since pinned in `gate-identity.test.ts`.
  */
 import {
   Agent,
