@@ -117,9 +117,68 @@ export function seal(state: GateState, call: Call, allowed: boolean, cancelText?
   });
 }
 
+/** Events whose cancel gate-audit holds: set once, then only changed through the held setter. */
+const held = new WeakSet<object>();
+
+/**
+ * Sets a refusal as the event's cancel and holds it there: a later hook may give the cancel another truthy
+ * value (the SDK still answers the call itself, running no middleware and no body), but one that tries to
+ * clear it leaves the refusal in place, and the call's run is stopped and the attempt recorded as tampering.
+ * Where the cancel cannot be held (someone made it unchangeable first), it is set plainly: the execution check
+ * refuses a refused call that reaches it all the same.
+ */
+function holdCancel(state: GateState, call: Call, text: string): void {
+  const event = call.event;
+  if (!held.has(event)) {
+    let current: unknown = text;
+    try {
+      Object.defineProperty(event, 'cancel', {
+        configurable: false,
+        enumerable: true,
+        get: () => current,
+        set: (value: unknown) => {
+          if (value) current = value;
+          else clearedCancel(state, call);
+        },
+      });
+      held.add(event);
+      return;
+    } catch {
+      // not held: set below
+    }
+  }
+  call.event.cancel = text;
+}
+
+/** A hook tried to clear the cancel of a refused call: the refusal stays, the run stops, it is recorded. */
+function clearedCancel(state: GateState, call: Call): void {
+  const reason = `a hook tried to clear the gate's refusal of tool call "${call.name}"`;
+  stopRun(call.invocation, reason);
+  recordTampering(state, call.name, call.toolUseId, `${reason}; the refusal stands and the run stops`);
+}
+
+/** Records tampering seen after the decision (best effort: the call is refused either way). */
+export function recordTampering(state: GateState, toolName: string, toolUseId: string, reason: string): void {
+  try {
+    log('error', { tool: toolName, toolUseId, agent: agentIdOf(state.agent) }, reason);
+  } catch {
+    // stderr failed; the record below and the refusal still stand
+  }
+  const view = viewOf(state.source.resolve());
+  recordBestEffort(state, view, {
+    event: 'tampering',
+    verdict: 'deny',
+    reason,
+    toolName,
+    toolUseId,
+    agentId: agentIdOf(state.agent),
+    path: [],
+  });
+}
+
 /** Refuses a call: the SDK turns the cancel message into the call's error result. */
 export function refuse(state: GateState, call: Call, message: string): void {
-  call.event.cancel = message;
+  holdCancel(state, call, message);
   seal(state, call, false, message);
 }
 
@@ -294,7 +353,7 @@ export function recordBestEffort(state: GateState, view: GateView | undefined, r
 export function fail(state: GateState, call: Call, problem: string, tampering = false): void {
   const text = `${ERROR} ${problem}; the run stops`;
   try {
-    call.event.cancel = text;
+    holdCancel(state, call, text);
   } catch {
     // the event refuses the cancel: the execution check still refuses, there is no seal allowing it
   }

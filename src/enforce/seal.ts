@@ -24,9 +24,8 @@ import type {
 import { messageOf } from '../errors.js';
 import { segmentOf, UNNAMED } from '../paths.js';
 import { readAgentTool, readData } from '../walker/sdk-internals.js';
-import { agentIdOf, BLOCKED, ERROR, type GateState, recordBestEffort, refusalResult, viewOf } from './call.js';
+import { BLOCKED, ERROR, type GateState, recordTampering, refusalResult } from './call.js';
 import { canonicalInput } from './digest.js';
-import { log } from './log.js';
 import { type CalledAt, runCalledAt, runFailure, stopRun } from './run-state.js';
 import { isInnermostMiddleware } from './sdk-mutations.js';
 
@@ -37,25 +36,6 @@ type ExecuteContext = Parameters<ExecuteToolHandler>[0];
 const DELEGATION_REFUSAL =
   'Delegation failed: a delegation tool must be the only tool called in a turn. ' +
   'Retry with a single delegation tool call or use only non-delegation tools.';
-
-/** Records tampering seen after the decision (best effort: the call is refused either way). */
-function recordTampering(state: GateState, toolName: string, toolUseId: string, reason: string): void {
-  try {
-    log('error', { tool: toolName, toolUseId, agent: agentIdOf(state.agent) }, reason);
-  } catch {
-    // stderr failed; the record below and the refusal still stand
-  }
-  const view = viewOf(state.source.resolve());
-  recordBestEffort(state, view, {
-    event: 'tampering',
-    verdict: 'deny',
-    reason,
-    toolName,
-    toolUseId,
-    agentId: agentIdOf(state.agent),
-    path: [],
-  });
-}
 
 /** The last `BeforeToolCallEvent` hook: notes the cancel the SDK will act on, after every other hook. */
 export function noteCancel(state: GateState, event: BeforeToolCallEvent): void {
@@ -68,9 +48,10 @@ export function noteCancel(state: GateState, event: BeforeToolCallEvent): void {
 
 /** Why a call reaching the execution check must not run, or undefined when it is exactly what was allowed. */
 function mismatch(state: GateState, context: ExecuteContext): string | undefined {
-  const failure = runFailure(context.invocationState);
-  if (failure !== undefined) return `the run was stopped: ${failure}`;
   const sealed = state.seals.get(context.toolUse.toolUseId);
+  // The run is the one the call was decided in: a middleware can hand the check another invocationState.
+  const failure = runFailure(sealed?.invocation ?? context.invocationState) ?? runFailure(context.invocationState);
+  if (failure !== undefined) return `the run was stopped: ${failure}`;
   if (sealed === undefined) return 'no gate decision exists for this tool use';
   if (!sealed.allowed) return 'the gate refused this call, but a later hook cleared the cancel';
   if (sealed.checked) return 'the call was already run once under its decision (a retry needs a new decision)';
@@ -193,7 +174,9 @@ function checkCall(
   if (problem !== undefined || sealed === undefined) {
     const why = problem ?? 'no gate decision exists for this tool use';
     const name = String(context.toolUse.name);
-    stopRun(context.invocationState, `tool call "${name}" was refused at execution (${why})`);
+    const reason = `tool call "${name}" was refused at execution (${why})`;
+    if (sealed !== undefined) stopRun(sealed.invocation, reason);
+    stopRun(context.invocationState, reason);
     recordTampering(state, name, id, `call refused at execution: ${why}`);
     return { result: refusalResult(state, id, `${BLOCKED} ${why} | tool=<${name}>`) };
   }
@@ -258,7 +241,9 @@ export function auditResult(state: GateState, event: AfterToolCallEvent): void {
   const withheld = refusalResult(state, id, text);
   state.withheld.set(id, withheld);
   event.result = withheld;
-  stopRun(event.invocationState, `tool call "${name}" bypassed the gate earlier in this run`);
+  const reason = `tool call "${name}" bypassed the gate earlier in this run`;
+  if (sealed !== undefined) stopRun(sealed.invocation, reason);
+  stopRun(event.invocationState, reason);
   recordTampering(state, name, id, text);
 }
 

@@ -820,3 +820,65 @@ describe('D: the checks that only one test can catch', () => {
     expect(isGatedAgent(warm)).toBe(false);
   });
 });
+
+describe('B: the stop belongs to the run the call was decided in, whatever invocationState reaches the check', () => {
+  /** Allows write at once; fails on ls a few ms later, which stops the run. */
+  const failsOnLs: Gate = {
+    name: 'fails-on-ls',
+    decide: async (request) => {
+      if (request.toolName === 'ls') {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        throw new Error('policy service down');
+      }
+      return { verdict: 'allow' };
+    },
+  };
+
+  it('a sibling allowed before the stop, stepped after it with a fresh invocationState, is refused', async () => {
+    const agent = scriptedAgent(
+      'victim',
+      [
+        {
+          tools: [
+            { name: 'write', input: { path: '/tmp/x' } },
+            { name: 'ls', input: {} },
+          ],
+        },
+        say('done'),
+      ],
+      { tools: [recordingTool('write'), recordingTool('ls')] },
+    );
+    install(agent, { gate: failsOnLs });
+    let lsFailed: () => void = () => undefined;
+    const failed = new Promise<void>((resolve) => {
+      lsFailed = resolve;
+    });
+    agent.addHook(AfterToolCallEvent, (event) => {
+      if (event.toolUse.name === 'ls') lsFailed();
+    });
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      if (ctx.toolUse.name !== 'write') return yield* next(ctx);
+      await failed;
+      return yield* next({ ...ctx, invocationState: {} });
+    });
+    expect(await agent.invoke('go').catch((error: unknown) => error)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+  });
+
+  it('tampering caught at execution stops the decided run, not the fresh invocationState it was handed', async () => {
+    const agent = scriptedAgent('victim', [call('ls', { path: '/tmp' }), call('ls', { path: '/tmp' }), say('done')], {
+      tools: [recordingTool('ls'), recordingTool('rm')],
+    });
+    install(agent, { gate: allowAll() });
+    let first = true;
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      if (!first) return yield* next(ctx);
+      first = false;
+      return yield* next({ ...ctx, invocationState: {}, toolUse: { ...ctx.toolUse, name: 'rm' } });
+    });
+    expect(await agent.invoke('go').catch((error: unknown) => error)).toBeInstanceOf(GateFailedError);
+    expect(toolResults(agent)[0]).toMatch(/BLOCKED: the tool name changed after the decision/);
+    expect(ran).toEqual([]);
+    expect(agent.model.calls).toBe(1);
+  });
+});

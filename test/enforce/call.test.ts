@@ -63,7 +63,10 @@ describe("settling a gate's answer", () => {
   it('clears the deadline timer once the answer settled, so nothing keeps the process alive', async () => {
     const timers = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const agent = scriptedAgent('a', [call('ls', {}, 'u1'), say('done')], { tools: [recordingTool('ls')] });
-    install(agent, { gate: { name: 'async-allow', decide: async () => ({ verdict: 'allow' }) }, timeoutMs: 600_000 });
+    install(agent, {
+      gate: { name: 'async-allow', decide: () => Promise.resolve({ verdict: 'allow' as const }) },
+      timeoutMs: 600_000,
+    });
     const before = timers();
     await settleRun(agent);
     expect(ran).toEqual(['ls({})@a']);

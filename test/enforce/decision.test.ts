@@ -537,8 +537,8 @@ describe('what the observer is told of a refusal made before the gate is asked',
     expect(seen[0]).toMatchObject({
       toolName: 'helper',
       verdict: 'deny',
-      reason: expect.stringMatching(/^tool "helper" /),
     });
+    expect(seen[0]?.reason).toMatch(/^tool "helper" /);
   });
 });
 

@@ -471,9 +471,7 @@ describe('install.ts, line by line', () => {
       const agent = scriptedAgent('a', [say('x')]);
       const gate = allowAll();
       install(agent, { gate });
-      expect(() => install(agent, { gate, timeoutMs: -5 })).toThrow(
-        expect.objectContaining({ code: 'INVALID_ARGUMENT', message: expect.stringContaining('options.timeoutMs') }),
-      );
+      expect(() => install(agent, { gate, timeoutMs: -5 })).toThrow(/options\.timeoutMs must be a positive number/);
     });
 
     it('still needs a gate: with the configured gate unset it throws NoGateError, as installMultiagent does', () => {

@@ -73,19 +73,24 @@ function replaceProperty(owner: object, key: string, value: unknown): void {
 }
 
 /**
- * Relays an SDK event generator to its consumer; `skip` drops an event (its hooks never run), `afterHooks` sees
+ * Relays an SDK event generator to its consumer; `skip` drops an event (its hooks never run), `standIn` hands the
+ * consumer another event in its place (its hooks act on that one, the SDK reads its own), `afterHooks` sees
  * each event once the consumer resumed the generator (after the hooks on it ran).
  */
 async function* relay(
   events: Events,
-  options: { skip?: (event: unknown) => boolean; afterHooks?: (event: unknown) => void | Promise<void> } = {},
+  options: {
+    skip?: (event: unknown) => boolean;
+    standIn?: (event: unknown) => unknown;
+    afterHooks?: (event: unknown) => void | Promise<void>;
+  } = {},
 ): Events {
   let next = await events.next();
   try {
     while (!next.done) {
       const event = next.value;
       if (options.skip?.(event) !== true) {
-        yield event;
+        yield options.standIn === undefined ? event : options.standIn(event);
         await options.afterHooks?.(event);
       }
       next = await events.next();
@@ -128,10 +133,17 @@ function toolPathIgnoresGate(agentId?: string): void {
       function (this: unknown, ...args: never[]): Events {
         const events = original.apply(this, args) as Events;
         if (!applies(args[0])) return events;
+        // The hooks decide on a stand-in: the SDK's own event keeps no cancel, as if it read none.
         return relay(events, {
-          afterHooks: (event) => {
-            if (event instanceof BeforeToolCallEvent) event.cancel = false;
-          },
+          standIn: (event) =>
+            event instanceof BeforeToolCallEvent
+              ? new BeforeToolCallEvent({
+                  agent: event.agent,
+                  toolUse: event.toolUse,
+                  tool: event.tool,
+                  invocationState: event.invocationState,
+                })
+              : event,
         });
       },
   );

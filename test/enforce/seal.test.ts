@@ -107,18 +107,6 @@ describe('the execution check refuses a call that differs from its seal, naming 
       'the input changed after the decision',
     ],
     [
-      'a later hook cleared the cancel of a refused call',
-      (a) =>
-        a.addHook(
-          BeforeToolCallEvent,
-          (e) => {
-            e.cancel = false;
-          },
-          { order: Infinity },
-        ),
-      'the gate refused this call, but a later hook cleared the cancel',
-    ],
-    [
       'the decision hook was removed',
       (a) => {
         const hooks = liveCallbackArray(agentHookRegistry(a), BeforeToolCallEvent) ?? [];
@@ -167,53 +155,76 @@ function answerWithout(agent: Scripted, result: (toolUseId: string) => ToolResul
   });
 }
 
-describe('a refused call answered by a middleware without next', () => {
+describe('a later hook that tries to clear the cancel of a refused call', () => {
   const cancel = 'error:[gate] BLOCKED: only ls | tool=<rm>, agent=<a>';
   const text = cancel.slice('error:'.length);
-  const answers: [string, (id: string) => ToolResultBlock][] = [
-    [
-      'the refusal text with status success',
-      (id) => new ToolResultBlock({ toolUseId: id, status: 'success', content: [new TextBlock(text)] }),
-    ],
-    [
-      'the refusal text followed by the body output',
-      (id) =>
-        new ToolResultBlock({
-          toolUseId: id,
-          status: 'error',
-          content: [new TextBlock(text), new TextBlock('secret')],
-        }),
-    ],
-    [
-      'another error text',
-      (id) => new ToolResultBlock({ toolUseId: id, status: 'error', content: [new TextBlock('secret')] }),
-    ],
-  ];
-  for (const [what, answer] of answers) {
-    it(`${what}: withheld, recorded once as tampering, the run stops`, async () => {
+  const tampered = `a hook tried to clear the gate's refusal of tool call "rm"; the refusal stands and the run stops`;
+  for (const cleared of [false, '', 0, null, undefined] as const) {
+    it(`with ${JSON.stringify(cleared) ?? 'undefined'}: the refusal stands, no middleware or body runs, it is recorded and the run stops`, async () => {
       const agent = agentWithTools(call('rm', { path: '/' }, 'u1'));
       const gate = lsGate();
       install(agent, { gate });
-      // The SDK answers a cancelled call itself: the middleware only gets it once a hook clears the cancel, here
-      // one after the gate noted it (so the audit compares the answer with the refusal text).
+      const seen: unknown[] = [];
       agent.addHook(
         BeforeToolCallEvent,
         (e) => {
-          e.cancel = false;
+          (e as { cancel: unknown }).cancel = cleared;
+          seen.push(e.cancel);
         },
         { order: Infinity },
       );
-      answerWithout(agent, answer);
+      let reached = 0;
+      answerWithout(agent, (id) => {
+        reached += 1;
+        return new ToolResultBlock({ toolUseId: id, status: 'error', content: [new TextBlock(text)] });
+      });
       expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
-      const withheld =
-        'error:[gate] ERROR: tool call "rm" ran although the gate refused it; its result is withheld and the run stops';
-      expect(toolResults(agent)).toEqual([withheld]);
-      expect(gate.records.filter((r) => r.event === 'tampering').map((r) => r.reason)).toEqual([
-        withheld.slice('error:'.length),
+      expect(seen).toEqual([text]);
+      expect(reached).toBe(0);
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)).toEqual([cancel]);
+      expect(gate.records.map((r) => [r.event, r.reason])).toEqual([
+        ['deny', 'only ls'],
+        ['tampering', tampered],
       ]);
       expect(agent.model.calls).toBe(1);
     });
   }
+
+  it('cannot redefine the cancel either', async () => {
+    const agent = agentWithTools(call('rm', { path: '/' }, 'u1'));
+    install(agent, { gate: lsGate() });
+    const thrown: unknown[] = [];
+    agent.addHook(BeforeToolCallEvent, (e) => {
+      try {
+        Object.defineProperty(e, 'cancel', { value: false });
+      } catch (error) {
+        thrown.push(error);
+      }
+    });
+    await settleRun(agent);
+    expect(thrown).toEqual([expect.any(TypeError)]);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)).toEqual([cancel]);
+  });
+
+  it('may change its text: the SDK still answers the call itself and the run goes on', async () => {
+    const agent = agentWithTools(call('rm', { path: '/' }, 'u1'));
+    const gate = lsGate();
+    install(agent, { gate });
+    agent.addHook(BeforeToolCallEvent, (e) => {
+      e.cancel = 'not today';
+    });
+    expect(await settleRun(agent)).toBeUndefined();
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)).toEqual(['error:not today']);
+    expect(gate.records.map((r) => r.event)).toEqual(['deny']);
+  });
+});
+
+describe('a refused call answered by a middleware without next', () => {
+  const cancel = 'error:[gate] BLOCKED: only ls | tool=<rm>, agent=<a>';
+  const text = cancel.slice('error:'.length);
 
   it('exactly the refusal: let through, the run goes on (the SDK itself answers refused calls so)', async () => {
     const agent = agentWithTools(call('rm', { path: '/' }, 'u1'));
