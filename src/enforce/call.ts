@@ -12,6 +12,7 @@ import { type GateView, viewGate } from './gate-identity.js';
 import { log } from './log.js';
 import { type ObservedVerdict, observeTool } from './observe.js';
 import { stopRun } from './run-state.js';
+import { holdCancel } from './sdk-mutations.js';
 
 /** Prefix of the message a refused call returns to the model. */
 export const BLOCKED = '[gate] BLOCKED:';
@@ -117,37 +118,13 @@ export function seal(state: GateState, call: Call, allowed: boolean, cancelText?
   });
 }
 
-/** Events whose cancel gate-audit holds: set once, then only changed through the held setter. */
-const held = new WeakSet<object>();
-
 /**
- * Sets a refusal as the event's cancel and holds it there: a later hook may give the cancel another truthy
- * value (the SDK still answers the call itself, running no middleware and no body), but one that tries to
- * clear it leaves the refusal in place, and the call's run is stopped and the attempt recorded as tampering.
- * Where the cancel cannot be held (someone made it unchangeable first), it is set plainly: the execution check
- * refuses a refused call that reaches it all the same.
+ * Sets a refusal as the call's cancel and holds it (`holdCancel`): a hook that tries to clear it gets the run
+ * stopped and the attempt recorded. Where the cancel cannot be held, the execution check refuses a refused
+ * call that reaches it all the same.
  */
-function holdCancel(state: GateState, call: Call, text: string): void {
-  const event = call.event;
-  if (!held.has(event)) {
-    let current: unknown = text;
-    try {
-      Object.defineProperty(event, 'cancel', {
-        configurable: false,
-        enumerable: true,
-        get: () => current,
-        set: (value: unknown) => {
-          if (value) current = value;
-          else clearedCancel(state, call);
-        },
-      });
-      held.add(event);
-      return;
-    } catch {
-      // not held: set below
-    }
-  }
-  call.event.cancel = text;
+function refuseHeld(state: GateState, call: Call, text: string): void {
+  holdCancel(call.event, text, () => clearedCancel(state, call));
 }
 
 /** A hook tried to clear the cancel of a refused call: the refusal stays, the run stops, it is recorded. */
@@ -178,7 +155,7 @@ export function recordTampering(state: GateState, toolName: string, toolUseId: s
 
 /** Refuses a call: the SDK turns the cancel message into the call's error result. */
 export function refuse(state: GateState, call: Call, message: string): void {
-  holdCancel(state, call, message);
+  refuseHeld(state, call, message);
   seal(state, call, false, message);
 }
 
@@ -353,7 +330,7 @@ export function recordBestEffort(state: GateState, view: GateView | undefined, r
 export function fail(state: GateState, call: Call, problem: string, tampering = false): void {
   const text = `${ERROR} ${problem}; the run stops`;
   try {
-    holdCancel(state, call, text);
+    refuseHeld(state, call, text);
   } catch {
     // the event refuses the cancel: the execution check still refuses, there is no seal allowing it
   }

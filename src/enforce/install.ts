@@ -41,7 +41,7 @@ import { viewGate } from './gate-identity.js';
 import { type AcceptedNodes, installNodeGuard } from './node-guard.js';
 import { addPlaces } from './run-state.js';
 import { ensureSdk } from './sdk-check.js';
-import { lockFields } from './sdk-mutations.js';
+import { freezeFields } from './sdk-mutations.js';
 
 /** An acknowledged remote or opaque node: installed around, never gated, always shown with its reason. */
 export interface AcceptEntry {
@@ -284,21 +284,26 @@ function pendingGatePluginSource(agent: Agent): GateSource | undefined {
 function lockTree(inventory: Inventory): void {
   for (const { agent } of inventory.agents) {
     lockAgent(agent);
-    for (const tool of listTools(agent))
-      if (readAgentTool(tool).kind === 'agent-tool') lockFields(tool as object, ['_agent']);
+    lockAgentTools(agent);
   }
   for (const { orchestrator } of inventory.orchestrators) {
-    lockFields(orchestrator, [
+    freezeFields(orchestrator, [
       'nodes',
       '_hookRegistry',
       ...(orchestrator instanceof Graph ? ['edges', '_sources'] : ['start']),
     ]);
     const nodes = nodeMap(orchestrator);
     if (typeof nodes !== 'string')
-      for (const node of nodes.values()) lockFields(node as object, ['_agent', '_orchestrator', 'id']);
+      for (const node of nodes.values()) freezeFields(node as object, ['_agent', '_orchestrator', 'id']);
     const edges = readData(orchestrator, 'edges');
-    if (Array.isArray(edges)) for (const edge of edges) lockFields(edge as object, ['source', 'target']);
+    if (Array.isArray(edges)) for (const edge of edges) freezeFields(edge as object, ['source', 'target']);
   }
+}
+
+/** Freezes the agent inside each agent-as-tool an agent has now. */
+function lockAgentTools(agent: Agent): void {
+  for (const tool of listTools(agent))
+    if (readAgentTool(tool).kind === 'agent-tool') freezeFields(tool as object, ['_agent']);
 }
 
 /**
@@ -340,6 +345,7 @@ export function install(agent: Agent, options?: InstallOptions): AgentGate {
   const handle = installAgentGate(agent, source, path) ?? existingHandle(agent);
   handles.set(agent, handle);
   lockAgent(agent);
+  lockAgentTools(agent);
   return handle;
 }
 

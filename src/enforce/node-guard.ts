@@ -37,7 +37,7 @@ import type { Gate } from './gate.js';
 import { log } from './log.js';
 import { observeNode } from './observe.js';
 import { enterRun, leaveRun, runFailure, stopRun } from './run-state.js';
-import { addOrchestratorHook, moveOrchestratorHookFirst } from './sdk-mutations.js';
+import { addOrchestratorHook, holdCancel, moveOrchestratorHookFirst } from './sdk-mutations.js';
 
 /** Prefix of the message a cancelled node carries. */
 export const UNGATED_NODE = '[gate] UNGATED NODE:';
@@ -194,7 +194,9 @@ export function installNodeGuard(
 
   const cancel = (event: BeforeNodeCallEvent, nodeId: string, refusal: string): void => {
     const text = `${UNGATED_NODE} node "${nodeId}" in "${where}" ${refusal}`;
-    event.cancel = text;
+    holdCancel(event as { cancel: unknown }, text, () =>
+      tamper(event.invocationState, `something tried to clear the cancel of node "${nodeId}"`),
+    );
     observeNode(() => {
       const view = viewOf(gate());
       return { orchestrator, nodeId, reason: text, ...(view === undefined ? {} : { gate: view.name }) };

@@ -115,3 +115,58 @@ export function lockFields(owner: object, keys: readonly string[]): void {
     if (descriptor?.configurable === true) Object.defineProperty(owner, key, { configurable: false });
   }
 }
+
+/**
+ * Like `lockFields`, and makes the fields read-only too: for fields the SDK writes only in its constructor
+ * (the agent inside an `AgentNode` or an `AgentAsTool`, a nested orchestrator, node ids, edge ends, an
+ * orchestrator's nodes, edges and entry points), so nothing can swap what runs between a check and the SDK's
+ * read of the field. Writing one afterwards throws (modules are strict).
+ *
+ * @param owner - the object
+ * @param keys - the fields the SDK reads to choose what runs
+ */
+export function freezeFields(owner: object, keys: readonly string[]): void {
+  for (const key of keys) {
+    const read = dataField(owner, key);
+    if (!read.ok) continue;
+    const descriptor = Object.getOwnPropertyDescriptor(owner, key);
+    if (descriptor?.configurable === true || descriptor?.writable === true) {
+      Object.defineProperty(owner, key, { configurable: false, writable: false });
+    }
+  }
+}
+
+/** Events whose cancel gate-audit holds: set once, then only changed through the held setter. */
+const held = new WeakSet<object>();
+
+/**
+ * Sets a refusal as an event's `cancel` (a `BeforeToolCallEvent` or a `BeforeNodeCallEvent`) and holds it
+ * there: a later hook (or a stream consumer) may give it another truthy value, and the SDK still refuses the call
+ * or node, but one that tries to clear it leaves the refusal in place and `onClear` runs; the property cannot be
+ * redefined. Where it cannot be held (already made unchangeable), it is set plainly.
+ *
+ * @param event - the SDK event
+ * @param text - the refusal
+ * @param onClear - told of each attempt to clear it
+ */
+export function holdCancel(event: { cancel: unknown }, text: string, onClear: () => void): void {
+  if (!held.has(event)) {
+    let current: unknown = text;
+    try {
+      Object.defineProperty(event, 'cancel', {
+        configurable: false,
+        enumerable: true,
+        get: () => current,
+        set: (value: unknown) => {
+          if (value) current = value;
+          else onClear();
+        },
+      });
+      held.add(event);
+      return;
+    } catch {
+      // not held: set below
+    }
+  }
+  event.cancel = text;
+}

@@ -23,6 +23,7 @@ import type {
 } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
 import { segmentOf, UNNAMED } from '../paths.js';
+import { executorRefusal } from '../walker/classify.js';
 import { readAgentTool, readData } from '../walker/sdk-internals.js';
 import { BLOCKED, ERROR, type GateState, recordTampering, refusalResult } from './call.js';
 import { canonicalInput } from './digest.js';
@@ -62,6 +63,13 @@ function mismatch(state: GateState, context: ExecuteContext): string | undefined
     return `the tool name changed after the decision ("${sealed.name}" → "${context.toolUse.name}")`;
   }
   if (context.tool !== sealed.tool) return 'a different tool object was selected after the decision';
+  // The agent an agent-as-tool runs is read by the SDK only when it runs: classify it again now.
+  const callee = readAgentTool(sealed.tool);
+  if (callee.kind === 'opaque') return `the agent-as-tool ${callee.reason}`;
+  if (callee.kind === 'agent-tool') {
+    const refusal = executorRefusal(callee.agent);
+    if (refusal !== undefined) return `the agent-as-tool ${refusal}`;
+  }
   let input: string | undefined;
   try {
     input = canonicalInput(context.toolUse.input);

@@ -3,7 +3,7 @@
  * only the executor found at install is let through.
  */
 import { A2AAgent } from '@strands-agents/sdk/a2a';
-import { AgentNode, Graph, Node, Swarm } from '@strands-agents/sdk/multiagent';
+import { AgentNode, Edge, Graph, Node, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import { allowAll, audit, installMultiagent, isGated, plan, UngateableError } from '../../src/index.js';
 import {
@@ -57,9 +57,11 @@ describe('installMultiagent({ accept })', () => {
   it('cancels another object swapped in later at the accepted path', async () => {
     const { graph } = app();
     installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'app/legacy', reason: 'reviewed' }] });
-    nodesOf(graph).set('legacy', new Opaque('legacy'));
-    const edge = graph.edges[0] as unknown as { target: unknown };
-    edge.target = graph.nodes.get('legacy');
+    const swapped = new Opaque('legacy');
+    nodesOf(graph).set('legacy', swapped);
+    // An edge's ends are read-only after install: the edge object is swapped instead.
+    const edges = graph.edges as unknown as Edge[];
+    edges[0] = new Edge({ source: edges[0]!.source, target: swapped });
     const { cancelled } = await runOrchestrator(graph);
     expect(ran).toEqual(['ls({})@writer']);
     expect(cancelled.legacy).toMatch(/is not the object accepted at install/);

@@ -15,7 +15,16 @@ import {
   TextBlock,
   ToolResultBlock,
 } from '@strands-agents/sdk';
-import { AgentNode, Graph, MultiAgentHandoffEvent, Node, Swarm } from '@strands-agents/sdk/multiagent';
+import {
+  AgentNode,
+  BeforeNodeCallEvent,
+  Edge,
+  Graph,
+  MultiAgentHandoffEvent,
+  MultiAgentNode,
+  Node,
+  Swarm,
+} from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import {
   allowAll,
@@ -122,18 +131,23 @@ describe('A1: the node that runs is the node that was judged', () => {
     expect(status).not.toBe('COMPLETED');
   });
 
-  it('a Graph handoff hook that restores the edge target after the SDK took the rogue gets it cancelled', async () => {
+  it('a Graph handoff hook that restores the edge after the SDK took the rogue gets it cancelled', async () => {
     const c = scriptedAgent('c', [say('c')]);
     const d = scriptedAgent('d', [call('ls'), say('d')], { tools: [recordingTool('ls')] });
     const graph = new Graph({ id: 'g', nodes: [c, d], edges: [['c', 'd']], maxSteps: 5 });
     installMultiagent(graph, { gate: allowAll() });
     const gatedD = graph.nodes.get('d')!;
     const rogue = new AgentNode({ agent: rmOnce('d') });
-    const edge = edgesOf(graph)[0] as unknown as { target: unknown };
-    edge.target = rogue;
+    // An edge's ends are read-only after install; the edge list is not, so the edge object is swapped.
+    const edges = edgesOf(graph);
+    const edge = edges[0]!;
+    expect(() => {
+      (edge as unknown as { target: unknown }).target = rogue;
+    }).toThrow(TypeError);
+    edges[0] = new Edge({ source: graph.nodes.get('c')!, target: rogue });
     nodesOf(graph).set('d', rogue);
     graph.addHook(MultiAgentHandoffEvent, () => {
-      edge.target = gatedD;
+      edges[0] = edge;
       nodesOf(graph).set('d', gatedD);
     });
     const { cancelled } = await runOrchestrator(graph);
@@ -461,12 +475,16 @@ describe('A6: proxies and getters cannot show gate-audit one object and the SDK 
       installMultiagent(graph, { gate: allowAll() });
       const map = graph.nodes as Map<string, unknown>;
       if (swap === 'own-get') Object.defineProperty(map, 'get', { value: Map.prototype.get.bind(map) });
-      else (graph as unknown as { nodes: unknown }).nodes = new Proxy(map, {});
-      const outcome = await runOrchestrator(graph).catch((error: unknown) => ({ error }));
+      else {
+        // The field is read-only after install; before it, the walk refuses a Proxy (see above).
+        expect(() => {
+          (graph as unknown as { nodes: unknown }).nodes = new Proxy(map, {});
+        }).toThrow(TypeError);
+        continue;
+      }
+      const outcome = await runOrchestrator(graph);
       expect({ swap, ran }).toEqual({ swap, ran: [] });
-      // The guard cancels the node; a Proxy for nodes is already more than the SDK itself can iterate.
-      if ('error' in outcome) expect(swap).toBe('proxy');
-      else expect(outcome.cancelled.d).toMatch(/not a plain Map/);
+      expect(outcome.cancelled.d).toMatch(/not a plain Map/);
     }
   });
 });
@@ -880,5 +898,139 @@ describe('B: the stop belongs to the run the call was decided in, whatever invoc
     expect(toolResults(agent)[0]).toMatch(/BLOCKED: the tool name changed after the decision/);
     expect(ran).toEqual([]);
     expect(agent.model.calls).toBe(1);
+  });
+});
+
+describe('A5/A6: what runs cannot be swapped between a check and the SDK reading it', () => {
+  function swap(owner: unknown, key: string, value: unknown): unknown {
+    try {
+      (owner as Record<string, unknown>)[key] = value;
+      return undefined;
+    } catch (error) {
+      return error;
+    }
+  }
+
+  it('after installMultiagent the agent in an AgentNode or an AgentAsTool, node ids and edge ends are read-only', () => {
+    const helper = scriptedAgent('helper', [say('-')]);
+    const tool = helper.asTool();
+    const lead = scriptedAgent('lead', [say('-')], { tools: [tool] });
+    const worker = scriptedAgent('worker', [say('-')]);
+    const inner = new Graph({ id: 'inner', nodes: [scriptedAgent('x', [say('-')])], edges: [] });
+    const graph = new Graph({
+      id: 'g',
+      nodes: [lead, worker, new MultiAgentNode({ orchestrator: inner })],
+      edges: [['lead', 'worker']],
+    });
+    installMultiagent(graph, { gate: allowAll() });
+    const rogue = scriptedAgent('rogue', [say('-')]);
+    const node = graph.nodes.get('worker')!;
+    const edge = (graph as unknown as { edges: object[] }).edges[0];
+    for (const [owner, key] of [
+      [node, '_agent'],
+      [node, 'id'],
+      [tool, '_agent'],
+      [graph.nodes.get('inner'), '_orchestrator'],
+      [edge, 'source'],
+      [edge, 'target'],
+      [graph, 'nodes'],
+      [graph, 'edges'],
+      [graph, '_sources'],
+    ] as const) {
+      expect(swap(owner, key, rogue), key).toBeInstanceOf(TypeError);
+    }
+    expect((node as unknown as { _agent: unknown })._agent).toBe(worker);
+  });
+
+  it('install(agent) makes the agent in its agent-as-tools read-only too', () => {
+    const helper = scriptedAgent('helper', [say('-')]);
+    const tool = helper.asTool();
+    const lead = scriptedAgent('lead', [say('-')], { tools: [tool] });
+    install(lead, { gate: allowAll() });
+    expect(swap(tool, '_agent', scriptedAgent('rogue', []))).toBeInstanceOf(TypeError);
+  });
+
+  it('a node hook that schedules an _agent swap for after the guard gets a TypeError, and the gated agent runs', async () => {
+    const worker = scriptedAgent('worker', [say('nothing to do')]);
+    const graph = new Graph({ id: 'g', nodes: [worker], edges: [] });
+    installMultiagent(graph, { gate: allowAll() });
+    const rogue = scriptedAgent('rogue', [call('rm', { path: '/' }), say('-')], { tools: [recordingTool('rm')] });
+    const node = graph.nodes.get('worker');
+    const errors: unknown[] = [];
+    graph.addHook(BeforeNodeCallEvent, () => {
+      for (let ticks = 0; ticks < 40; ticks += 1) {
+        let n = ticks;
+        const later = (): void => {
+          if (n-- > 0) queueMicrotask(later);
+          else errors.push(swap(node, '_agent', rogue));
+        };
+        queueMicrotask(later);
+      }
+    });
+    const { status } = await runOrchestrator(graph);
+    expect(status).toBe('COMPLETED');
+    expect(ran).toEqual([]);
+    expect(errors).toHaveLength(40);
+    expect(errors.every((e) => e instanceof TypeError)).toBe(true);
+    expect(worker.model.calls).toBe(1);
+  });
+
+  it('an agent-as-tool added after install whose agent is swapped after the decision is refused at execution', async () => {
+    const helper = scriptedAgent('helper', [call('ls', {}), say('-')], { tools: [recordingTool('ls')] });
+    const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')]);
+    const gate: Gate = {
+      name: 'no-rm',
+      decide: (r) => (r.toolName === 'rm' ? { verdict: 'deny', reason: 'no rm' } : { verdict: 'allow' }),
+    };
+    install(helper, { gate });
+    install(lead, { gate });
+    const tool = helper.asTool();
+    lead.toolRegistry.add(tool);
+    const rogue = scriptedAgent('rogue', [call('rm', { path: '/' }), say('-')], { tools: [recordingTool('rm')] });
+    lead.addHook(BeforeToolCallEvent, (event) => {
+      if (event.toolUse.name === 'helper') (tool as unknown as { _agent: unknown })._agent = rogue;
+    });
+    expect(await lead.invoke('go').catch((error: unknown) => error)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(lead)[0]).toMatch(
+      /^error:\[gate\] BLOCKED: the agent-as-tool runs an agent that carries no gate/,
+    );
+  });
+});
+
+describe('A held cancel: a stream consumer cannot clear what the gate refused', () => {
+  it("clearing a node guard's cancel on the streamed BeforeNodeCallEvent leaves the node cancelled", async () => {
+    const c = scriptedAgent('c', [say('c')]);
+    const d = scriptedAgent('d', [say('d')]);
+    const graph = new Graph({ id: 'g', nodes: [c, d], edges: [['c', 'd']], maxSteps: 5 });
+    installMultiagent(graph, { gate: allowAll() });
+    nodesOf(graph).set('d', new AgentNode({ agent: rmOnce('d') }));
+    const seen: unknown[] = [];
+    try {
+      for await (const event of graph.stream('go')) {
+        if (event instanceof BeforeNodeCallEvent && event.cancel) {
+          event.cancel = false;
+          seen.push(event.cancel);
+        }
+      }
+    } catch {
+      // a stopped run may end the stream with an error: what matters is what ran
+    }
+    expect(seen).toEqual([expect.stringMatching(/^\[gate\] UNGATED NODE: node "d"/)]);
+    expect(ran).toEqual([]);
+  });
+
+  it("clearing a tool refusal's cancel on the streamed BeforeToolCallEvent leaves the call refused", async () => {
+    const agent = scriptedAgent('a', [call('rm', { path: '/' }), say('done')], { tools: [recordingTool('rm')] });
+    install(agent, { gate: { name: 'no-rm', decide: () => ({ verdict: 'deny', reason: 'no rm' }) } });
+    try {
+      for await (const event of agent.stream('go')) {
+        if (event instanceof BeforeToolCallEvent && event.cancel) event.cancel = false;
+      }
+    } catch {
+      // the run stops: what matters is what ran
+    }
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)).toEqual(['error:[gate] BLOCKED: no rm | tool=<rm>, agent=<a>']);
   });
 });

@@ -3,7 +3,7 @@
  * failed, stop the run), never let a call or a node through.
  */
 import { BeforeToolCallEvent, BeforeToolsEvent } from '@strands-agents/sdk';
-import { BeforeNodeCallEvent, Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';
+import { AgentNode, BeforeNodeCallEvent, Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import { allowAll, configureGate, type Gate, GateFailedError, install, installMultiagent } from '../../src/index.js';
 import { agentHookRegistry, liveCallbackArray, orchestratorHookRegistry } from '../../src/walker/sdk-internals.js';
@@ -194,11 +194,12 @@ describe('the node guard', () => {
         },
       },
     });
-    (graph.nodes.get('d') as unknown as { _agent: unknown })._agent = scriptedAgent('d', [call('ls'), say('x')], {
-      tools: [recordingTool('ls')],
-    });
+    (graph.nodes as Map<string, unknown>).set(
+      'd',
+      new AgentNode({ agent: scriptedAgent('d', [call('ls'), say('x')], { tools: [recordingTool('ls')] }) }),
+    );
     const { cancelled } = await runOrchestrator(graph);
-    expect(cancelled.d).toMatch(/carries no gate/);
+    expect(cancelled.d).toMatch(/UNGATED NODE: node "d"/);
     expect(ran).toEqual([]);
   });
 });

@@ -49,7 +49,7 @@ import {
   SequentialToolExecutor,
 } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
-import { Graph, MultiAgentNode, Node, Swarm } from '@strands-agents/sdk/multiagent';
+import { Edge, Graph, MultiAgentNode, Node, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import {
   allowAll,
@@ -683,7 +683,7 @@ describe('install.ts, line by line', () => {
       installMultiagent(graph, { gate });
       const rogue = new Graph({ id: 'tmp', nodes: [scriptedAgent('b', [say('x')])], edges: [] }).nodes.get('b')!;
       nodesOf(graph).set('b', rogue);
-      (graph.edges[0] as unknown as { target: unknown }).target = rogue;
+      (graph.edges as unknown as Edge[])[0] = new Edge({ source: graph.nodes.get('a')!, target: rogue });
       const { cancelled } = await runOrchestrator(graph);
       expect(cancelled.b).toBeDefined();
       expect(records.filter((r) => r.event === 'node-cancelled')).toEqual([{ event: 'node-cancelled', nodeId: 'b' }]);

@@ -17,7 +17,7 @@ import {
 import { inputDigest } from '../../src/policy/approval.js';
 import { verifyLog } from '../../src/policy/verify-log.js';
 import { call, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
-import { Graph } from '@strands-agents/sdk/multiagent';
+import { AgentNode, Graph } from '@strands-agents/sdk/multiagent';
 
 const scratch = join(dirname(fileURLToPath(import.meta.url)), '../.generated/decision-log');
 beforeAll(() => mkdirSync(scratch, { recursive: true }));
@@ -374,7 +374,7 @@ describe('the decision log (policyGate { log })', () => {
       maxSteps: 5,
     });
     installMultiagent(graph, { gate });
-    (graph.nodes.get('d') as unknown as { _agent: unknown })._agent = scriptedAgent('d', [say('ungated')]);
+    (graph.nodes as Map<string, unknown>).set('d', new AgentNode({ agent: scriptedAgent('d', [say('ungated')]) }));
     await graph.invoke('go');
     const events = lines.map((l) => JSON.parse(l) as { event: string; nodeId?: string; path: string; reason: string });
     expect(events).toEqual([

@@ -247,9 +247,6 @@ function nestedTree(): { root: Graph; inner: Graph } {
 
 const nodeTampers: Record<string, (inner: Graph) => void> = {
   'a node swapped in the map': (inner) => void nodesOf(inner).set('d', new AgentNode({ agent: rmAgent('d') })),
-  "an AgentNode's agent swapped in place": (inner) => {
-    (inner.nodes.get('d') as unknown as { _agent: unknown })._agent = rmAgent('d');
-  },
   'a shadow node behind an edge': (inner) => {
     const shadow = new AgentNode({ agent: rmAgent('d') });
     edgesOf(inner).splice(0, 1, new Edge({ source: inner.nodes.get('c')!, target: shadow }));
