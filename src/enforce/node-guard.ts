@@ -194,7 +194,7 @@ export function installNodeGuard(
 
   const cancel = (event: BeforeNodeCallEvent, nodeId: string, refusal: string): void => {
     const text = `${UNGATED_NODE} node "${nodeId}" in "${where}" ${refusal}`;
-    holdCancel(event as { cancel: unknown }, text, () =>
+    holdCancel(event, text, () =>
       tamper(event.invocationState, `something tried to clear the cancel of node "${nodeId}"`),
     );
     observeNode(() => {

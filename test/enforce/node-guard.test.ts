@@ -196,7 +196,7 @@ describe('the node guard', () => {
       expect(ran).toEqual([]);
     });
 
-    it('a start node cannot be replaced by a shadow: the field is read-only after install', async () => {
+    it('a start node cannot be replaced by a shadow: the field is read-only after install', () => {
       const sw = swarm();
       expect(() => {
         (sw as { start: unknown }).start = new AgentNode({ agent: rmAgent('s1') });
