@@ -21,6 +21,7 @@ import type {
   ExecuteToolStage,
   MiddlewareHandlerOf,
 } from '@strands-agents/sdk';
+import { types } from 'node:util';
 import { messageOf } from '../errors.js';
 import { segmentOf, UNNAMED } from '../paths.js';
 import { executorRefusal } from '../walker/classify.js';
@@ -48,7 +49,7 @@ export function noteCancel(state: GateState, event: BeforeToolCallEvent): void {
 }
 
 /** Why a call reaching the execution check must not run, or undefined when it is exactly what was allowed. */
-function mismatch(state: GateState, context: ExecuteContext): string | undefined {
+function mismatch(state: GateState, context: ExecuteContext, next: unknown): string | undefined {
   const sealed = state.seals.get(context.toolUse.toolUseId);
   // The run is the one the call was decided in: a middleware can hand the check another invocationState.
   const failure = runFailure(sealed?.invocation ?? context.invocationState) ?? runFailure(context.invocationState);
@@ -58,6 +59,12 @@ function mismatch(state: GateState, context: ExecuteContext): string | undefined
   if (sealed.checked) return 'the call was already run once under its decision (a retry needs a new decision)';
   if (!isInnermostMiddleware(state.agent, state.executionCheck)) {
     return 'another middleware was registered inside the gate check and could change the call';
+  }
+  // The SDK composes the chain when it runs it: each link is an arrow to the next middleware, and only the
+  // innermost gets the SDK's own tool run, an async generator function. The registry read above can be
+  // emptied again before the check runs; what the check hands the call to cannot.
+  if (!types.isGeneratorFunction(next) || !types.isAsyncFunction(next)) {
+    return 'another middleware runs inside the gate check and could change the call';
   }
   if (context.toolUse.name !== sealed.name) {
     return `the tool name changed after the decision ("${sealed.name}" → "${context.toolUse.name}")`;
@@ -174,7 +181,7 @@ function checkCall(
   const id = context.toolUse.toolUseId;
   let problem: string | undefined;
   try {
-    problem = mismatch(state, context);
+    problem = mismatch(state, context, next);
   } catch (error) {
     problem = `the call could not be checked: ${messageOf(error)}`;
   }
