@@ -26,18 +26,27 @@ import {
 } from '@strands-agents/sdk';
 import { GateFailedError, messageOf } from '../errors.js';
 import { agentGateState } from '../walker/classify.js';
-import { AGENT_GATE_MARK, type AgentGateMark, agentGateMark, type MarkedHook } from '../walker/marks.js';
+import {
+  AGENT_GATE_MARK,
+  type AgentGateMark,
+  agentGateMark,
+  gatePluginMark,
+  isGatePlugin,
+  type MarkedHook,
+} from '../walker/marks.js';
+import { pendingPlugins, readData } from '../walker/sdk-internals.js';
+import { segmentOf, UNNAMED } from '../paths.js';
 import { ERROR, fail, type GateSource, type GateState, type PendingApproval, type Seal } from './call.js';
 import { decideCall } from './decision.js';
 import { enterRun, leaveRun, runFailure } from './run-state.js';
 import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './seal.js';
+import { gateSource } from './gate-source.js';
 import { lockFields, moveHookFirst } from './sdk-mutations.js';
 
 export { APPROVAL_INTERRUPT } from './ask.js';
 export { BLOCKED, ERROR, type GateSource } from './call.js';
 
-/** How long an asynchronous gate decision may take by default, in milliseconds. */
-export const DEFAULT_DECISION_TIMEOUT_MS = 30_000;
+export { DEFAULT_DECISION_TIMEOUT_MS } from './gate-source.js';
 
 /** The agent fields the SDK reads to choose what runs: locked against becoming getters at install. */
 export const LOCKED_AGENT_FIELDS = ['_toolExecutor', '_toolRegistry', '_hooksRegistry', '_middlewareRegistry'] as const;
@@ -63,6 +72,7 @@ class AgentGateRuntime implements GateState {
   readonly withheld = new Map<string, ToolResultBlock>();
   readonly ownResults = new WeakSet<object>();
   readonly executionCheck = createExecutionCheck(this);
+  readonly adopt = adoptPendingPlugin;
 
   constructor(
     readonly agent: Agent,
@@ -203,4 +213,34 @@ export function installAgentGate(agent: Agent, source: GateSource, path: readonl
     isActive: () => agentGateMark(agent)?.decisionHook === runtime.decide && agentGateState(agent) === 'gated',
     uninstall,
   };
+}
+
+/**
+ * Installs, now, the gate a pending `GatePlugin` of `agent` would install when the agent initialises: for an
+ * agent about to run (a node, an agent used as a tool) whose plugin has not run yet. The gate is taken from
+ * the plugin's mark as data (never by calling the plugin), so an object that only carries the mark gets a
+ * real gate, not a pass. Idempotent with the plugin: it then finds the agent gated and adds nothing.
+ *
+ * @param agent - any executor
+ * @returns undefined when the agent is gated now (or was not waiting on a plugin), else why it cannot be
+ */
+export function adoptPendingPlugin(agent: unknown): string | undefined {
+  if (!(agent instanceof Object) || agentGateState(agent as Agent) !== 'pending-plugin') return undefined;
+  const plugin = pendingPlugins(agent as Agent).find(isGatePlugin);
+  const mark = gatePluginMark(plugin);
+  const id = String(readData(agent, 'id'));
+  try {
+    const source = gateSource(
+      {
+        ...(mark?.gate === undefined ? {} : { gate: mark.gate as never }),
+        ...(mark?.timeoutMs === undefined ? {} : { timeoutMs: mark.timeoutMs as never }),
+      },
+      `GatePlugin of agent "${id}"`,
+    );
+    installAgentGate(agent as Agent, source, [segmentOf(id, UNNAMED)]);
+    lockAgent(agent as Agent);
+    return undefined;
+  } catch (error) {
+    return `runs an agent whose GatePlugin cannot install its gate: ${messageOf(error)} | give the GatePlugin a usable gate`;
+  }
 }

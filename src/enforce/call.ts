@@ -59,6 +59,8 @@ export interface GateState {
   readonly withheld: Map<string, ToolResultBlock>;
   /** Results gate-audit itself made for refused calls (so they are not taken for bypasses). */
   readonly ownResults: WeakSet<object>;
+  /** Installs the gate a pending `GatePlugin` of an agent about to be called would install; why not, if not. */
+  readonly adopt: (agent: unknown) => string | undefined;
   readonly executionCheck: unknown;
 }
 

@@ -161,7 +161,10 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
   }
   const agentTool = readAgentTool(call.tool);
   if (agentTool.kind !== 'not-agent-tool') {
-    const refusal = agentTool.kind === 'opaque' ? agentTool.reason : executorRefusal(agentTool.agent);
+    const refusal =
+      agentTool.kind === 'opaque'
+        ? agentTool.reason
+        : (state.adopt(agentTool.agent) ?? executorRefusal(agentTool.agent));
     if (refusal !== undefined) {
       const reason = `tool "${call.name}" ${refusal}`;
       return refuseRecorded(state, call, `${BLOCKED} ${reason}`, reason).then(() => undefined);

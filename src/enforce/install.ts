@@ -11,13 +11,12 @@ import {
   GateAuditError,
   GateConflictError,
   messageOf,
-  NoGateError,
   SdkMismatchError,
   UngateableError,
 } from '../errors.js';
 import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { agentGateState, classifyExecutor, openNode } from '../walker/classify.js';
-import { agentGateMark, gatePluginGate, isGatePlugin } from '../walker/marks.js';
+import { agentGateMark, gatePluginGate, gatePluginMark, isGatePlugin } from '../walker/marks.js';
 import {
   className,
   Graph,
@@ -31,13 +30,12 @@ import { nodeMap } from '../walker/topology.js';
 import { type Entry, type Inventory, walk } from '../walker/walk.js';
 import {
   type AgentGate,
-  DEFAULT_DECISION_TIMEOUT_MS,
   type GateSource,
   installAgentGate,
   lockAgent,
 } from './agent-gate.js';
-import { configuredDefaultGate, type Gate, isGate } from './gate.js';
-import { viewGate } from './gate-identity.js';
+import { type Gate, isGate } from './gate.js';
+import { CONFIGURED, gateSource } from './gate-source.js';
 import { type AcceptedNodes, installNodeGuard } from './node-guard.js';
 import { addPlaces } from './run-state.js';
 import { ensureSdk } from './sdk-check.js';
@@ -71,51 +69,6 @@ export interface InstallOptions {
    * on, instead of warning once and running the behavioural self-test.
    */
   requireTestedSdk?: boolean;
-}
-
-function decisionTimeout(options: InstallOptions | undefined, subject: string): number {
-  const ms = options?.timeoutMs ?? DEFAULT_DECISION_TIMEOUT_MS;
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
-    throw new GateAuditError(
-      'INVALID_ARGUMENT',
-      `subject=<${subject}> | options.timeoutMs must be a positive number of milliseconds`,
-    );
-  }
-  return ms;
-}
-
-/** The key of the process-wide gate in marks and conflicts. */
-const CONFIGURED = 'configured';
-
-/**
- * Turns options into a gate source, or throws `NoGateError` when there is no gate at all.
- *
- * @param options - the caller's options
- * @param subject - what is being installed, for the error message
- */
-export function gateSource(options: InstallOptions | undefined, subject: string): GateSource {
-  const gate = options?.gate;
-  const timeoutMs = decisionTimeout(options, subject);
-  if (gate !== undefined) {
-    if (!isGate(gate)) {
-      throw new GateAuditError(
-        'INVALID_ARGUMENT',
-        `subject=<${subject}> | options.gate is not a Gate | pass an object with a string name and a decide() method`,
-      );
-    }
-    // Every call reads the gate this way and refuses one it cannot use: say so now, before gating anything.
-    const view = viewGate(gate);
-    if ('error' in view) {
-      throw new GateAuditError(
-        'INVALID_ARGUMENT',
-        `subject=<${subject}> | options.gate is not a usable Gate: ${view.error} | ` +
-          'give it a non-empty string id (or none), a record() function (or none) and an approval object (or none)',
-      );
-    }
-    return { name: gate.name, key: gate, resolve: () => gate, timeoutMs };
-  }
-  if (configuredDefaultGate() === undefined) throw new NoGateError(subject);
-  return { name: CONFIGURED, key: CONFIGURED, resolve: configuredDefaultGate, timeoutMs };
 }
 
 /** Throws the one error that lists every finding, choosing `SdkMismatchError` when copies of the SDK differ. */
@@ -271,13 +224,18 @@ function existingHandle(agent: Agent): AgentGate {
   };
 }
 
+/** The gate a pending `GatePlugin` of the agent would install, read from its mark (the plugin is not called). */
 function pendingGatePluginSource(agent: Agent): GateSource | undefined {
-  for (const plugin of pendingPlugins(agent)) {
-    if (isGatePlugin(plugin) && typeof (plugin as { gateSource?: unknown }).gateSource === 'function') {
-      return (plugin as { gateSource(): GateSource }).gateSource();
-    }
-  }
-  return undefined;
+  const plugin = pendingPlugins(agent).find(isGatePlugin);
+  if (plugin === undefined) return undefined;
+  const mark = gatePluginMark(plugin);
+  return gateSource(
+    {
+      ...(mark?.gate === undefined ? {} : { gate: mark.gate as Gate }),
+      ...(mark?.timeoutMs === undefined ? {} : { timeoutMs: mark.timeoutMs as number }),
+    },
+    `GatePlugin of agent "${String(readData(agent, 'id'))}"`,
+  );
 }
 
 /** Locks the fields the SDK reads to choose what runs, once everything is installed. */
@@ -370,12 +328,18 @@ export function installMultiagent(orchestrator: Orchestrator, options?: InstallO
   const conflicts = conflictsOf(inventory.agents, source);
   if (conflicts.length > 0) throw new GateConflictError(conflicts);
   const acceptedNodes = acceptedByOrchestrator(inventory, accepted);
+  // An agent waiting on its GatePlugin gets that plugin's gate now (checked here, before any change), so
+  // nothing in the tree runs on a promise that a look-alike plugin would not keep.
+  const pluginSources = new Map<Agent, GateSource>();
+  for (const { agent } of inventory.agents) {
+    const own = agentGateState(agent) === 'pending-plugin' ? pendingGatePluginSource(agent) : undefined;
+    if (own !== undefined) pluginSources.set(agent, own);
+  }
   const installed: AgentGate[] = [];
   const guards: (() => void)[] = [];
   try {
     for (const { agent, path } of inventory.agents) {
-      if (agentGateState(agent) === 'pending-plugin') continue;
-      const handle = installAgentGate(agent, source, path);
+      const handle = installAgentGate(agent, pluginSources.get(agent) ?? source, path);
       if (handle === undefined) continue;
       installed.push(handle);
       handles.set(agent, handle);

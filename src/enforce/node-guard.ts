@@ -32,6 +32,7 @@ import {
   readData,
 } from '../walker/sdk-internals.js';
 import { nodeMap, topologyProblems } from '../walker/topology.js';
+import { adoptPendingPlugin } from './agent-gate.js';
 import { ERROR, viewOf } from './call.js';
 import type { Gate } from './gate.js';
 import { log } from './log.js';
@@ -60,7 +61,7 @@ function contentRefusal(node: unknown, accepted: AcceptedNodes, nodeId: string):
   }
   if (content.via === 'custom') return `${content.problem.reason} | ${content.problem.fix}`;
   if (content.via === 'declared') return declaredRefusal(content.declared);
-  return executorRefusal(content.executor);
+  return adoptPendingPlugin(content.executor) ?? executorRefusal(content.executor);
 }
 
 function callbackAt(orchestrator: Orchestrator, eventClass: unknown, index: 'first' | 'last'): unknown {

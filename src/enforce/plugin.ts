@@ -9,7 +9,8 @@ import { segmentOf, UNNAMED } from '../paths.js';
 import { agentGateState, classifyExecutor } from '../walker/classify.js';
 import { GATE_PLUGIN_MARK, type GatePluginMark } from '../walker/marks.js';
 import { type GateSource, installAgentGate, lockAgent } from './agent-gate.js';
-import { gateSource, type InstallOptions } from './install.js';
+import { gateSource } from './gate-source.js';
+import type { InstallOptions } from './install.js';
 import { ensureSdk } from './sdk-check.js';
 
 /** Gates the agent it is given to, when that agent initialises. */
@@ -24,7 +25,10 @@ export class GatePlugin implements Plugin {
    */
   constructor(options: InstallOptions = {}) {
     this._options = { ...options };
-    const mark: GatePluginMark = options.gate === undefined ? {} : { gate: options.gate };
+    const mark: GatePluginMark = {
+      ...(options.gate === undefined ? {} : { gate: options.gate }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
     Object.defineProperty(this, GATE_PLUGIN_MARK, { value: mark, enumerable: false });
   }
 

@@ -44,9 +44,10 @@ export interface NodeGuardMark {
   readonly accepted?: ReadonlyMap<string, { readonly object: unknown; readonly reason: string }>;
 }
 
-/** What a `GatePlugin` carries: its own gate, if it was given one. */
+/** What a `GatePlugin` carries: its own gate and decision timeout, if it was given them. */
 export interface GatePluginMark {
   readonly gate?: unknown;
+  readonly timeoutMs?: unknown;
 }
 
 function readMark<T>(target: unknown, key: symbol): T | undefined {
@@ -75,4 +76,16 @@ export function isGatePlugin(plugin: unknown): boolean {
 export function gatePluginGate(plugin: unknown): unknown {
   const mark = readMark<unknown>(plugin, GATE_PLUGIN_MARK);
   return typeof mark === 'object' && mark !== null ? (mark as GatePluginMark).gate : undefined;
+}
+
+/** The mark of a `GatePlugin` as data, or undefined when `plugin` carries none (or an unreadable one). */
+export function gatePluginMark(plugin: unknown): GatePluginMark | undefined {
+  const mark = readMark<unknown>(plugin, GATE_PLUGIN_MARK);
+  if (mark === true) return {};
+  if (typeof mark !== 'object' || mark === null || isProxy(mark)) return undefined;
+  const read = (key: string): unknown => {
+    const descriptor = Object.getOwnPropertyDescriptor(mark, key);
+    return descriptor !== undefined && 'value' in descriptor ? descriptor.value : undefined;
+  };
+  return { gate: read('gate'), timeoutMs: read('timeoutMs') };
 }

@@ -11,6 +11,7 @@ import {
   ExecuteToolStage,
   FunctionTool,
   type MiddlewareHandlerOf,
+  type Plugin,
   SequentialToolExecutor,
   TextBlock,
   ToolResultBlock,
@@ -29,6 +30,8 @@ import { describe, expect, it } from 'vitest';
 import {
   allowAll,
   audit,
+  configureGate,
+  denyAll,
   type Decision,
   type Gate,
   GateFailedError,
@@ -1092,5 +1095,62 @@ describe('A3: nothing runs inside the execution check, whatever the registry say
     expect(await agent.invoke('go').catch((error: unknown) => error)).toBeInstanceOf(GateFailedError);
     expect(ran).toEqual([]);
     expect(toolResults(agent)[0]).toMatch(/BLOCKED: another middleware runs inside the gate check/);
+  });
+});
+
+describe('A6: a look-alike GatePlugin (the mark without the plugin) is no pass', () => {
+  /** A plugin that does nothing, wearing the GatePlugin mark (optionally naming a gate). */
+  function fakeGatePlugin(gate?: unknown): Plugin {
+    const plugin = { name: 'metrics', initAgent: (): void => undefined };
+    Object.defineProperty(plugin, Symbol.for('gate-audit.gate-plugin.v1'), {
+      value: gate === undefined ? {} : { gate },
+    });
+    return plugin;
+  }
+
+  it('installMultiagent gives its agent the gate the mark names: nothing runs ungated', async () => {
+    configureGate(denyAll('nothing may run'));
+    const worker = scriptedAgent('worker', [call('rm', { path: '/' }), say('done')], {
+      tools: [recordingTool('rm')],
+      plugins: [fakeGatePlugin()],
+    });
+    const graph = new Graph({ id: 'g', nodes: [worker], edges: [] });
+    installMultiagent(graph);
+    expect(agentGateMark(worker)).toBeDefined();
+    const { status } = await runOrchestrator(graph);
+    expect(status).toBe('COMPLETED');
+    expect(ran).toEqual([]);
+    expect(worker.model.calls).toBe(2);
+  });
+
+  it('a node swapped in later with one: the node guard installs the named gate before it runs', async () => {
+    const gate: Gate = {
+      name: 'no-rm',
+      decide: (r) => (r.toolName === 'rm' ? { verdict: 'deny', reason: 'no rm' } : { verdict: 'allow' }),
+    };
+    const worker = scriptedAgent('worker', [say('done')]);
+    const swarm = new Swarm({ id: 's', nodes: [scriptedAgent('lead', [handoff('worker', 'go'), say('-')]), worker] });
+    installMultiagent(swarm, { gate });
+    const rogue = scriptedAgent('worker', [call('rm', { path: '/' }), say('done')], {
+      tools: [recordingTool('rm')],
+      plugins: [fakeGatePlugin(agentGateMark(worker)?.gateKey)],
+    });
+    nodesOf(swarm).set('worker', new AgentNode({ agent: rogue }));
+    await runOrchestrator(swarm);
+    expect(ran).toEqual([]);
+    expect(agentGateMark(rogue)?.gateKey).toBe(gate);
+    expect(rogue.model.calls).toBeGreaterThan(0);
+  });
+
+  it('an agent used as a tool that carries one gets that gate before its call runs', async () => {
+    const helper = scriptedAgent('helper', [call('rm', { path: '/' }), say('-')], {
+      tools: [recordingTool('rm')],
+      plugins: [fakeGatePlugin(denyAll('helpers may not rm'))],
+    });
+    const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')], { tools: [helper.asTool()] });
+    install(lead, { gate: allowAll() });
+    await lead.invoke('go');
+    expect(ran).toEqual([]);
+    expect(toolResults(helper)).toEqual(['error:[gate] BLOCKED: helpers may not rm | tool=<rm>, agent=<helper>']);
   });
 });

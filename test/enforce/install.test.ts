@@ -367,7 +367,8 @@ describe('installMultiagent', () => {
       });
       install(byInstall, { gate });
       const graph = new Graph({ id: 'g', nodes: [byInstall, byPlugin], edges: [] });
-      expect(installMultiagent(graph, { gate })).toEqual([]);
+      // The agent waiting on its GatePlugin gets the plugin's gate now; the plugin then finds it gated.
+      expect(installMultiagent(graph, { gate }).map((h) => h.agent)).toEqual([byPlugin]);
       expect(hasNodeGuard(graph)).toBe(true);
       await graph.invoke('go');
       expect(gate.calls).toBe(2);

@@ -37,7 +37,8 @@ describe('the shell analysis with inherited names', () => {
     for (const name of INHERITED) {
       for (const line of [`timeout --${name} rm -rf /`, `sudo --${name} rm -rf /`, `bash --${name} -c 'rm -rf /'`]) {
         const parts = analyzeShell(line, 'bash');
-        expect(parts[0]?.opaque, line).toMatchObject({ kind: 'code', reason: expect.stringContaining(`--${name}`) });
+        expect(parts[0]?.opaque?.kind, line).toBe('code');
+        expect(parts[0]?.opaque?.reason, line).toContain(`--${name}`);
       }
     }
   });
