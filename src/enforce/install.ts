@@ -28,12 +28,7 @@ import {
 } from '../walker/sdk-internals.js';
 import { nodeMap } from '../walker/topology.js';
 import { type Entry, type Inventory, walk } from '../walker/walk.js';
-import {
-  type AgentGate,
-  type GateSource,
-  installAgentGate,
-  lockAgent,
-} from './agent-gate.js';
+import { type AgentGate, type GateSource, installAgentGate, lockAgent } from './agent-gate.js';
 import { type Gate, isGate } from './gate.js';
 import { CONFIGURED, gateSource } from './gate-source.js';
 import { type AcceptedNodes, installNodeGuard } from './node-guard.js';
