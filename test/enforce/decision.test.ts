@@ -5,7 +5,8 @@
  * fails when the line it names is changed.
  *
  * Mutants of decision.ts that survive on purpose, and why they are equivalent (line numbers of the rerun after
- * the synchronous-path rework, 2026-12-01):
+ * the synchronous-path rework, 2026-12-01; rerun again with the observer and agent-as-tool tests below: 281
+ * mutants, 93.6%, 263 killed, 15 survived, 3 no coverage, every survivor one listed here):
  * - line 77 `called.paths.length > 0` (→ `true`, `>= 0`): the caller's execution check only sets a store when
  *   the sealed call has at least one place (seal.ts, `sealed.paths.length > 0`), so `called.paths` is never
  *   empty here.

@@ -6,6 +6,22 @@
  * check saw. The checks run in order and stop at the first failure, so a fault that breaks an earlier check too
  * would be reported under that earlier check: where a realistic fault would do so, it is scoped to the target
  * check's probe (by its id) and the test says so.
+ *
+ * Measured with these tests (`GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/sdk-self-test.ts
+ * --concurrency 1 --force`, 2026-12-01): 257 mutants, 77.8% (200 killed, 53 survived, 4 no coverage); without
+ * them about half of the first 195 survived. What survives changes no outcome of a check on a working or a
+ * broken SDK, so each is equivalent for the self-test's purpose:
+ * - the probes' ids, prompts, scripted texts, the recording tool's return text, the gates' names, the Graph and
+ *   Swarm ids and `maxSteps`, the handoff message: labels that no check reads;
+ * - the deny gate's verdict object and the broken gate's body (→ `{}`, `() => undefined`, an empty `throw`):
+ *   an answer that is not a decision, or a gate that returns nothing, is refused as a gate error, so the tool
+ *   still does not run and the run still stops;
+ * - the `{ order: +Infinity }` of the "last" hooks (→ `{}`): registered after the default hook with the same
+ *   default order, it still runs last; the `-Infinity` ones are what the check needs, and are killed;
+ * - `expectThat(ran.length === 0 && …)` in the swapped-node check (→ `true` for the first half): a tool body
+ *   only runs when the swapped-in agent's model asks for it, which the second half already sees;
+ * - the allow gate of the swapped-node check (never asked: the gated node calls no tool) and the `check N`
+ *   fallback name (every check has a text): not reached.
  */
 import {
   Agent,

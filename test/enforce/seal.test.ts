@@ -24,6 +24,16 @@
  * - `input === undefined` (→ `false`) in `mismatch`: `input` starts undefined and the sealed canonical form of
  *   an allowed call is a string, so `undefined !== sealed.canonical` refuses anyway.
  *
+ * Rerun on 2026-12-01 (`--force`, before the invocation, composed-chain and agent-as-tool re-checks were added
+ * to `mismatch`; each of those is pinned by an attack test in `attacks.test.ts`, checked by mutating its line):
+ * seal.ts 239 mutants, 83.7% (198 killed, 2 timed out, 28 survived, 11 no coverage); call.ts 152 mutants, 93.4%
+ * (141 killed, 1 timed out, 10 survived: the equivalents above and in `call.test.ts`).
+ *
+ * Open in the execution check's iterator (not equivalent): `finished = true` after a refusal (a second `next()`
+ * would check the call again and refuse it as run once), and `return()`/`throw()` after the first step
+ * forwarded to the tool's run (→ not forwarded): a tool run closed early is not told; the text of a bypass
+ * without any decision (`'ran without a gate decision'`).
+ *
  * Open (not killed yet, not equivalent): the events of another agent re-yielded by a delegate agent-as-tool
  * (`event.agent !== state.agent`, seal.ts `noteCancel`/`keepWithheld`); the stopped-run and retry checks of
  * `mismatch` (the decision refuses first); an agent-as-tool generator closed early (`calledAtEachStep`'s `done`);
