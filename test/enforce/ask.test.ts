@@ -25,8 +25,8 @@
  * Open (not killed yet, not equivalent), agent-gate.ts: the decision hook's catch-all (`failUnexpected`, reached
  * only by a bug in gate-audit: its fallback names and empty places), `uninstall` when the mark is already gone,
  * and the `-Infinity` orders of the invocation, decision and model hooks (the decision hook is moved first
- * anyway; the model stop runs first and last). agent-gate.ts rerun on 2026-12-01 (`--force`, at the commit that
- * added the held cancel's predecessor, before `adoptPendingPlugin`): 73 mutants, 84.9% (62 killed, 10 survived,
+ * anyway; the model stop runs first and last). agent-gate.ts rerun on 2026-12-01 (`--force`, before this session's
+ * hardening commits, e.g. `adoptPendingPlugin`): 73 mutants, 84.9% (62 killed, 10 survived,
  * 1 no coverage), every survivor one of these.
  */
 import type { InterruptResponseContentData, JSONValue } from '@strands-agents/sdk';
