@@ -11,7 +11,16 @@
  * commands run (`cd`, `alias`, `set`, `export`, …). A line the parser refuses, a NUL byte, or a
  * substitution that the parts found do not account for makes the whole line one opaque part.
  */
-import { INTERPRETERS, type InterpreterSpec, SHELLS, WRAPPERS } from './commands.js';
+import {
+  FILE_READERS,
+  GIT_GLOBAL_FLAGS,
+  GIT_NO_INPUT,
+  INTERPRETERS,
+  type InterpreterSpec,
+  NO_INPUT,
+  SHELLS,
+  WRAPPERS,
+} from './commands.js';
 import { type Dialect, type GoNode, kind, list, node, num, parseShell, ShellSyntaxError, text } from './syntax.js';
 import { countSubstitutionMarks, decodeAnsiC, isPattern, unescapeDouble, unescapeUnquoted } from './words.js';
 import { scanOptions } from './options.js';
@@ -57,6 +66,8 @@ interface MutablePart {
 interface Context {
   readonly writes: readonly (string | undefined)[];
   readonly opaque: Opacity | undefined;
+  /** Whether standard input comes from a pipe or a redirection rather than from the shell's own input. */
+  readonly input?: boolean;
 }
 
 const MAX_DEPTH = 8;
@@ -95,11 +106,15 @@ const OP = {
   all: 64,
   appendAll: 65,
 } as const;
+const INPUT_OPS = new Set<number>([OP.in, OP.readWrite, OP.heredoc, OP.heredocTabs, OP.herestring]);
 const WRITE_OPS = new Set<number>([OP.out, OP.append, OP.readWrite, OP.clobber, OP.all, OP.appendAll]);
 // Test operators that evaluate their operands as arithmetic, and those that take a variable name.
 const ARITH_TESTS = new Set([116, 117, 118, 119, 120, 121]);
 const NAME_TESTS = new Set([110, 111]);
 const PARAM_TRANSFORM = 84;
+// Pipe operators of a `BinaryCmd` (`|`, `|&`).
+const PIPE = 12;
+const PIPE_ALL = 13;
 
 const INTEGER = /^[-+]?(0[xX][0-9a-fA-F]+|[0-9]+|[0-9]+#[0-9a-zA-Z@_]+)$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -167,6 +182,8 @@ export function basename(program: string): string {
 class Analysis {
   readonly parts: MutablePart[] = [];
   substitutions = { parens: 0, backquotes: 0 };
+  /** Whether a part may read the shell's own input (the persistent bash tool reads its script there). */
+  readsInput = false;
 
   constructor(
     readonly dialect: Dialect,
@@ -200,8 +217,12 @@ class Analysis {
   statement(statement: GoNode, outer: Context): void {
     const sink = new Sink();
     const writes = [...outer.writes];
-    for (const redirect of list(statement.Redirs)) this.redirect(redirect, writes, sink);
-    const context: Context = { writes, opaque: merge(outer.opaque, sink.opaque) };
+    let input = outer.input === true;
+    for (const redirect of list(statement.Redirs)) {
+      this.redirect(redirect, writes, sink);
+      if (redirectsInput(redirect)) input = true;
+    }
+    const context: Context = { writes, opaque: merge(outer.opaque, sink.opaque), input };
     const command = node(statement.Cmd);
     if (command === undefined) {
       this.newPart(context);
@@ -233,13 +254,16 @@ class Analysis {
       case 'CallExpr':
         this.call(command, context);
         return;
-      case 'BinaryCmd':
+      case 'BinaryCmd': {
+        const pipe = num(command.Op) === PIPE || num(command.Op) === PIPE_ALL;
         for (const side of [command.X, command.Y]) {
           const statement = node(side);
           if (statement === undefined) throw new Gap('a command list without a side');
-          this.statement(statement, context);
+          // The right side of a pipe reads the pipe, not the shell's input.
+          this.statement(statement, pipe && side === command.Y ? { ...context, input: true } : context);
         }
         return;
+      }
       case 'Subshell':
       case 'Block':
         this.statements(command.Stmts, context);
@@ -270,7 +294,7 @@ class Analysis {
         } else if (loop !== undefined) {
           throw new Gap(`an unknown loop (${kind(loop)})`);
         }
-        const inner = { writes: context.writes, opaque: merge(context.opaque, sink.opaque) };
+        const inner = { ...context, opaque: merge(context.opaque, sink.opaque) };
         if (sink.opaque !== undefined) this.newPart(inner);
         this.statements(command.Do, inner);
         return;
@@ -280,7 +304,7 @@ class Analysis {
         const subject = node(command.Word);
         if (subject !== undefined) this.word(subject, sink);
         for (const item of list(command.Items)) for (const pattern of list(item.Patterns)) this.word(pattern, sink);
-        const inner = { writes: context.writes, opaque: merge(context.opaque, sink.opaque) };
+        const inner = { ...context, opaque: merge(context.opaque, sink.opaque) };
         if (sink.opaque !== undefined) this.newPart(inner);
         for (const item of list(command.Items)) this.statements(item.Stmts, inner);
         return;
@@ -403,7 +427,7 @@ class Analysis {
       this.assignmentValue(assign, sink);
     }
     const words = list(command.Args).map((w) => this.word(w, sink));
-    const inner: Context = { writes: context.writes, opaque: merge(context.opaque, sink.opaque) };
+    const inner: Context = { ...context, opaque: merge(context.opaque, sink.opaque) };
     if (words.length === 0) {
       const part = this.newPart(inner);
       part.assigns = assigns;
@@ -427,6 +451,7 @@ class Analysis {
     }
     part.program = program;
     const name = basename(program);
+    if (context.input !== true && !leavesInput(name, args)) this.readsInput = true;
     const builtin = !program.includes('/');
     if (builtin && this.builtin(name, part, context)) return;
     const wrapper = ownEntry(WRAPPERS, name);
@@ -707,7 +732,7 @@ class Analysis {
   }
 
   innerContext(part: MutablePart, context: Context): Context {
-    return { writes: part.writes, opaque: context.opaque };
+    return { writes: part.writes, opaque: context.opaque, input: context.input };
   }
 
   xargs(
@@ -864,7 +889,13 @@ class Analysis {
       this.mark(part, 'code', `${what}: scripts nested too deeply`);
       return;
     }
-    const nested = analyzeSource(source, dialect, this.depth + 1, { writes: part.writes, opaque: context.opaque });
+    const nested = analyzeSource(
+      source,
+      dialect,
+      this.depth + 1,
+      { writes: part.writes, opaque: context.opaque, input: context.input },
+      this,
+    );
     for (const p of nested) this.push({ ...p, args: [...p.args], assigns: [...p.assigns], writes: [...p.writes] });
   }
 
@@ -1083,7 +1114,84 @@ function opaqueLine(reason: string, context?: Context): ShellPart[] {
   ];
 }
 
-function analyzeSource(source: string, dialect: Dialect, depth: number, context: Context): ShellPart[] {
+/** Whether a redirection gives the command its standard input (`<`, `<>`, a here-document, a here-string). */
+function redirectsInput(redirect: GoNode): boolean {
+  const op = num(redirect.Op);
+  if (!INPUT_OPS.has(op)) return false;
+  const fd = node(redirect.N);
+  return fd === undefined || text(fd.Value) === '0';
+}
+
+/**
+ * Whether a program is known not to read its standard input: one that never does, or a file reader given
+ * files (not `-`). Anything else may read the shell's own input.
+ */
+function leavesInput(name: string, args: readonly (string | undefined)[]): boolean {
+  if (NO_INPUT.has(name)) return true;
+  if (args.some((a) => a === undefined || a === '-')) return false;
+  if (name === 'git') return !args.some((a) => a?.startsWith('--std')) && gitLeavesInput(args as readonly string[]);
+  const reader = ownEntry(FILE_READERS, name);
+  if (reader === undefined) return false;
+  // GNU getopt takes options after operands too: every word must be an option, its value or an operand.
+  let i = 0;
+  const operands: string[] = [];
+  const seen = new Set<string>();
+  while (i < args.length) {
+    const scanned = scanOptions(args.slice(i), reader.options);
+    if (scanned.opaque !== undefined) return false;
+    for (const [option, value] of scanned.seen) {
+      if (value === '-') return false;
+      seen.add(option);
+    }
+    i += scanned.next;
+    const operand = args[i];
+    if (operand !== undefined) operands.push(operand);
+    i += 1;
+  }
+  const patternGiven = reader.pattern?.some((o) => seen.has(o)) ?? true;
+  return operands.length > (patternGiven ? 0 : 1);
+}
+
+/** `git [global options] SUBCOMMAND …` with a subcommand that never reads standard input. */
+function gitLeavesInput(args: readonly string[]): boolean {
+  for (let i = 0; i < args.length; i += 1) {
+    const word = args[i] ?? '';
+    if (word === '-C' || word === '-c') i += 1;
+    else if (/^--[a-z-]+=/.test(word) || GIT_GLOBAL_FLAGS.has(word)) continue;
+    else return GIT_NO_INPUT.has(word);
+  }
+  return true;
+}
+
+/**
+ * The persistent bash tool writes each line to the standard input of one bash, which reads its script from
+ * there as it runs: a command that reads that input takes the text after its own line, so what bash runs
+ * next is not what the line says. Returns a reason when a top-level command may read that input and text
+ * follows on a later line.
+ */
+function readsScript(file: GoNode, analysis: Analysis, context: Context, source: string): string | undefined {
+  let bytes: Buffer | undefined;
+  for (const statement of list(file.Stmts)) {
+    analysis.readsInput = false;
+    analysis.statement(statement, context);
+    if (!analysis.readsInput) continue;
+    bytes ??= Buffer.from(source, 'utf8');
+    const start = num(node(statement.Position)?.offs);
+    const newline = bytes.indexOf(0x0a, Math.max(start, 0));
+    if (newline !== -1 && /[^ \t\n]/.test(bytes.subarray(newline + 1).toString('latin1'))) {
+      return 'a command that may read standard input is followed by more lines: the bash tool reads its script from that input, so what runs next cannot be known';
+    }
+  }
+  return undefined;
+}
+
+function analyzeSource(
+  source: string,
+  dialect: Dialect,
+  depth: number,
+  context: Context,
+  parent?: Analysis,
+): ShellPart[] {
   if (source.includes('\0')) return opaqueLine('the line holds a NUL byte, which bash drops', context);
   let file: GoNode;
   try {
@@ -1094,7 +1202,13 @@ function analyzeSource(source: string, dialect: Dialect, depth: number, context:
   }
   const analysis = new Analysis(dialect, depth);
   try {
-    analysis.statements(file.Stmts, context);
+    if (depth === 0 && dialect === 'bash' && context.input !== true) {
+      const reason = readsScript(file, analysis, context, source);
+      if (reason !== undefined) return opaqueLine(reason, context);
+    } else {
+      analysis.statements(file.Stmts, context);
+      if (analysis.readsInput && parent !== undefined) parent.readsInput = true;
+    }
   } catch (error) {
     if (error instanceof Gap) return opaqueLine(`the analysis cannot read ${error.message}`, context);
     return opaqueLine('the analysis failed on this line', context);

@@ -419,3 +419,135 @@ export const INTERPRETERS: Readonly<Record<string, InterpreterSpec>> = {
   jshell: opaqueOptions,
   gdb: opaqueOptions,
 };
+
+/** Programs and builtins that never read their standard input (wrappers: what they run is judged on its own). */
+export const NO_INPUT: ReadonlySet<string> = new Set([
+  'ls',
+  'pwd',
+  'echo',
+  'printf',
+  'true',
+  'false',
+  ':',
+  'mkdir',
+  'touch',
+  'date',
+  'whoami',
+  'id',
+  'uname',
+  'hostname',
+  'sleep',
+  'test',
+  '[',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'stat',
+  'du',
+  'df',
+  'which',
+  'type',
+  'mktemp',
+  'seq',
+  'nproc',
+  'cd',
+  'pushd',
+  'popd',
+  'export',
+  'declare',
+  'typeset',
+  'local',
+  'readonly',
+  'unset',
+  'set',
+  'shopt',
+  'alias',
+  'unalias',
+  'hash',
+  'umask',
+  'ulimit',
+  'shift',
+  'getopts',
+  'trap',
+  'enable',
+  'env',
+  'command',
+  'builtin',
+  'time',
+  'nice',
+  'nohup',
+  'timeout',
+  'stdbuf',
+  'exit',
+  'return',
+  'break',
+  'continue',
+]);
+
+/** A program that reads the files named as operands, and its standard input only without one (or for `-`). */
+export interface FileReaderSpec {
+  /** Its options. */
+  readonly options: OptionSpec;
+  /** Options that give the pattern, for programs whose first operand is a pattern otherwise (`grep`). */
+  readonly pattern?: readonly string[];
+}
+
+/** File readers by program basename. */
+export const FILE_READERS: Readonly<Record<string, FileReaderSpec>> = {
+  cat: { options: { flag: 'AbeEnstTuv', long: { 'show-all': 'flag', number: 'flag', 'number-nonblank': 'flag' } } },
+  head: {
+    options: { value: 'cn', flag: 'qvz', long: { bytes: 'value', lines: 'value', quiet: 'flag', verbose: 'flag' } },
+  },
+  tail: {
+    options: { value: 'cns', flag: 'qvzF', long: { bytes: 'value', lines: 'value', quiet: 'flag', verbose: 'flag' } },
+  },
+  wc: { options: { flag: 'clmwL', long: { bytes: 'flag', chars: 'flag', lines: 'flag', words: 'flag' } } },
+  grep: {
+    pattern: ['-e', '-f', '--regexp', '--file'],
+    options: {
+      value: 'efmABCdD',
+      flag: 'EFGPiyvwxcLlnhHoqsbrRUzZaTI',
+      long: {
+        regexp: 'value',
+        file: 'value',
+        'max-count': 'value',
+        context: 'value',
+        'after-context': 'value',
+        'before-context': 'value',
+        include: 'value',
+        exclude: 'value',
+        'exclude-dir': 'value',
+        color: 'optional',
+        colour: 'optional',
+        recursive: 'flag',
+        'line-number': 'flag',
+        'ignore-case': 'flag',
+        'files-with-matches': 'flag',
+        count: 'flag',
+        'invert-match': 'flag',
+        'word-regexp': 'flag',
+        'fixed-strings': 'flag',
+        'extended-regexp': 'flag',
+        'no-filename': 'flag',
+        'with-filename': 'flag',
+        quiet: 'flag',
+        'only-matching': 'flag',
+      },
+    },
+  },
+};
+
+/** git subcommands that never read standard input. */
+export const GIT_NO_INPUT: ReadonlySet<string> = new Set([
+  'status',
+  'log',
+  'diff',
+  'show',
+  'branch',
+  'rev-parse',
+  'ls-files',
+]);
+
+/** git global options that take no value. */
+export const GIT_GLOBAL_FLAGS: ReadonlySet<string> = new Set(['-P', '-p', '--no-pager', '--paginate', '--bare']);

@@ -301,6 +301,25 @@ const HAND: CorpusLine[] = [
   line('sh', 'sh -c "rm -rf /"', 'deny', 'ask', 'sh'),
   line('sh', 'x=$(rm -rf /tmp/x)', 'deny', 'ask', 'sh'),
   line('sh', 'echo `rm -rf /`', 'deny', 'ask', 'sh'),
+  // The persistent bash tool reads its script from its input: a command reading that input eats later lines.
+  line('input', "head -c 6\necho '\nrm -rf /\n' #'", 'deny', 'ask'),
+  line('input', "read -r x\necho '\nrm -rf /\n'", 'deny', 'ask'),
+  line('input', "echo $(head -c 6)\necho '\nrm -rf /\n'", 'deny', 'ask'),
+  line('input', "grep x\necho '\nrm -rf /\n'", 'deny', 'ask'),
+  line('input', "sudo cat\necho '\nrm -rf /\n'", 'deny', 'ask'),
+  line('input', "bash -c 'head -c 6'\necho '\nrm -rf /\n'", 'deny', 'ask'),
+  line('input', "git log --stdin\necho '\nrm -rf /\n'", 'deny', 'ask'),
+  line('input', "head -c 6 -\necho '\nrm -rf /\n'", 'deny', 'ask'),
+  line('input', 'head -c 6\n#rm -rf /', 'deny', 'ask'),
+  line('input', 'head -c 6 a.txt\nls', 'allow', 'allow'),
+  line('input', 'cat a.txt | head -c 6\nls', 'allow', 'allow'),
+  line('input', 'head -c 6 < a.txt\nls', 'allow', 'allow'),
+  line('input', '{ head -c 6; } < a.txt\nls', 'allow', 'allow'),
+  line('input', 'head -c 6 <<< x\nls', 'allow', 'allow'),
+  line('input', 'head -c 6; ls', 'allow', 'allow'),
+  line('input', 'head -c 6\n\n', 'allow', 'allow'),
+  line('input', 'grep -n x a.txt\ngit status\nwc -l a b', 'allow', 'allow'),
+  line('input', 'ls\npwd\necho ok', 'allow', 'allow'),
 ];
 
 /** Dangerous commands: deny under the deny policy wherever they appear. */
