@@ -1193,6 +1193,12 @@ function analyzeSource(
   parent?: Analysis,
 ): ShellPart[] {
   if (source.includes('\0')) return opaqueLine('the line holds a NUL byte, which bash drops', context);
+  if (source.includes('\r')) {
+    return opaqueLine(
+      'the line holds a carriage return, which bash reads as part of a word and the parser as a blank',
+      context,
+    );
+  }
   let file: GoNode;
   try {
     file = parseShell(source, dialect);

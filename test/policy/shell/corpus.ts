@@ -301,6 +301,12 @@ const HAND: CorpusLine[] = [
   line('sh', 'sh -c "rm -rf /"', 'deny', 'ask', 'sh'),
   line('sh', 'x=$(rm -rf /tmp/x)', 'deny', 'ask', 'sh'),
   line('sh', 'echo `rm -rf /`', 'deny', 'ask', 'sh'),
+  // A carriage return is a blank to the parser, part of a word to bash.
+  line('cr', 'ls\r#$(rm -rf /)', 'deny', 'ask'),
+  line('cr', "cat <<'EOF'\r\nEOF\r\nrm -rf /\nEOF", 'deny', 'ask'),
+  line('cr', 'ls\r#$(rm -rf /)', 'deny', 'ask', 'sh'),
+  line('cr', "bash -c $'ls\\r#$(rm -rf /)'", 'deny', 'ask'),
+  line('cr', 'ls\r', 'deny', 'ask'),
   // The persistent bash tool reads its script from its input: a command reading that input eats later lines.
   line('input', "head -c 6\necho '\nrm -rf /\n' #'", 'deny', 'ask'),
   line('input', "read -r x\necho '\nrm -rf /\n'", 'deny', 'ask'),

@@ -18,7 +18,7 @@ describe('a command that reads the shell input, followed by more lines', () => {
     // head prints the 6 bytes it took (`echo '`), then bash runs `echo PWNED` as a command.
     expect(piped(line)).toBe("echo 'PWNED\n");
     // Read as written, the second line only echoes a string (as `bash -c` runs it).
-    expect(spawnSync('bash', ['-c', line], { input: '', encoding: 'utf8' }).stdout).toBe("\necho PWNED\n\n");
+    expect(spawnSync('bash', ['-c', line], { input: '', encoding: 'utf8' }).stdout).toBe('\necho PWNED\n\n');
   });
 
   it.each([
