@@ -173,6 +173,15 @@ const CODE_BUILTINS: Readonly<Record<string, string>> = {
   coproc: 'runs a command',
 };
 
+/**
+ * Quoted text as pattern matching sees it: every character neutral except those that may close or split
+ * a pattern opened outside the quotes (`]`, `}`, `,`, `.`), kept so that such a word is never read as a
+ * literal (a false pattern only makes the word unknown).
+ */
+function maskQuoted(raw: string): string {
+  return raw.replace(/[^\]},.]/g, 'a');
+}
+
 /** The last path segment of a program word. */
 export function basename(program: string): string {
   const slash = program.lastIndexOf('/');
@@ -905,18 +914,22 @@ class Analysis {
   word(word: GoNode, sink: Sink): string | undefined {
     let value = '';
     let known = true;
+    // The word as pattern matching sees it: unquoted text as written, quoted text masked (a quoted `{` or
+    // `[` never opens a pattern, while a pattern opened outside quotes may go on across them).
+    let skeleton = '';
     const parts = list(word.Parts);
     for (let index = 0; index < parts.length; index += 1) {
       const part = parts[index] as GoNode;
       switch (kind(part)) {
         case 'Lit': {
           const raw = text(part.Value);
-          if (isPattern(raw, index === 0)) known = false;
+          skeleton += raw;
           value += unescapeUnquoted(raw);
           break;
         }
         case 'SglQuoted': {
           const raw = text(part.Value);
+          skeleton += maskQuoted(raw);
           if (part.Dollar === true) {
             const decoded = decodeAnsiC(raw);
             if (decoded === undefined) known = false;
@@ -927,8 +940,11 @@ class Analysis {
         case 'DblQuoted': {
           if (part.Dollar === true) known = false;
           for (const inner of list(part.Parts)) {
-            if (kind(inner) === 'Lit') value += unescapeDouble(text(inner.Value));
-            else {
+            if (kind(inner) === 'Lit') {
+              const raw = text(inner.Value);
+              skeleton += maskQuoted(raw);
+              value += unescapeDouble(raw);
+            } else {
               this.wordPart(inner, sink);
               known = false;
             }
@@ -940,6 +956,7 @@ class Analysis {
           known = false;
       }
     }
+    if (known && isPattern(skeleton, parts.length > 0 && kind(parts[0] as GoNode) === 'Lit')) known = false;
     return known ? value : undefined;
   }
 

@@ -17,9 +17,19 @@ const DISAGREEMENTS: readonly {
   { line: 'ls\r#$(rm -rf /)', dialect: 'sh', why: 'carriage return' },
   { line: "cat <<'EOF'\r\nEOF\r\nrm -rf /\nEOF", dialect: 'bash', why: 'carriage return' },
   { line: "cat <<'EOF'\r\nEOF\r\nrm -rf /\nEOF", dialect: 'sh', why: 'carriage return' },
+  { line: "{r'm',-rf,/}", dialect: 'bash', why: 'brace expansion across quotes' },
+  { line: "/bin/r['m'] -rf /", dialect: 'bash', why: 'bracket glob across quotes' },
+  { line: "/bin/r['m'] -rf /", dialect: 'sh', why: 'bracket glob across quotes' },
+  {
+    line: "find / {'-exec',} rm -rf '{}' ';'",
+    dialect: 'bash',
+    why: 'brace expansion across quotes',
+    runs: 'find / -exec rm -rf {} ;',
+  },
 ];
 
-/** Whether the analysis accounts for a run of `rm -rf /`: an opaque code part, or that very part. */
+/** Whether the analysis accounts for a run of `rm -rf /`: an opaque code part, or that very part (`find` with
+ * an unknown word is opaque code too). */
 function accounted(parts: readonly ShellPart[]): boolean {
   return parts.some(
     (p) =>
@@ -41,10 +51,10 @@ describe.skipIf(!available())('the same lines under bash itself', () => {
   });
   afterAll(() => oracle.dispose());
 
-  it('bash (or sh) runs rm -rf / for every line', () => {
+  it('bash (or sh) runs rm -rf / (or find -exec rm) for every line', () => {
     const runs = oracle.runAll(DISAGREEMENTS.map(({ line, dialect }) => ({ line, dialect })));
     const missing = DISAGREEMENTS.filter(
-      (_, i) => !(runs[i] ?? []).some((r) => r.program === 'rm' && r.args.join(' ') === '-rf /'),
+      (entry, i) => !(runs[i] ?? []).some((r) => [r.program, ...r.args].join(' ') === (entry.runs ?? 'rm -rf /')),
     );
     expect(missing).toEqual([]);
   });
