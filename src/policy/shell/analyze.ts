@@ -194,9 +194,13 @@ class Analysis {
   /** Whether a part may read the shell's own input (the persistent bash tool reads its script there). */
   readsInput = false;
 
+  /** Set when a here-document may end elsewhere for bash than for the parser. */
+  heredocHazard: string | undefined;
+
   constructor(
     readonly dialect: Dialect,
     readonly depth: number,
+    readonly source: string,
   ) {}
 
   push(part: MutablePart): MutablePart {
@@ -223,7 +227,7 @@ class Analysis {
     for (const statement of list(statements)) this.statement(statement, context);
   }
 
-  statement(statement: GoNode, outer: Context): void {
+  statement(statement: GoNode, outer: Context, afterTime = false): void {
     const sink = new Sink();
     const writes = [...outer.writes];
     let input = outer.input === true;
@@ -237,14 +241,20 @@ class Analysis {
       this.newPart(context);
       return;
     }
-    this.command(command, context);
+    if (afterTime && kind(command) === 'CallExpr') this.call(command, context, true);
+    else this.command(command, context);
   }
 
   redirect(redirect: GoNode, writes: (string | undefined)[], sink: Sink): void {
     const op = num(redirect.Op);
     const hdoc = node(redirect.Hdoc);
     if (hdoc !== undefined) this.word(hdoc, sink);
-    if (op === OP.heredoc || op === OP.heredocTabs) return; // the word is the delimiter, never expanded
+    if (op === OP.heredoc || op === OP.heredocTabs) {
+      // The word is the delimiter, never expanded.
+      const target = node(redirect.Word);
+      this.heredocHazard ??= heredocHazard(target === undefined ? undefined : delimiter(target), this.source);
+      return;
+    }
     const target = node(redirect.Word);
     const value = target === undefined ? undefined : this.word(target, sink);
     if (value === undefined) {
@@ -361,7 +371,8 @@ class Analysis {
         part.program = 'time';
         if (command.PosixFormat === true) part.args = ['-p'];
         const inner = node(command.Stmt);
-        if (inner !== undefined) this.statement(inner, context);
+        // Bash's `time` keyword takes `--` (after `-p` too): the parser reads it as the program.
+        if (inner !== undefined) this.statement(inner, context, true);
         return;
       }
       case 'CoprocClause': {
@@ -426,7 +437,7 @@ class Analysis {
     }
   }
 
-  call(command: GoNode, context: Context): void {
+  call(command: GoNode, context: Context, afterTime = false): void {
     const sink = new Sink();
     const assigns: string[] = [];
     for (const assign of list(command.Assigns)) {
@@ -436,6 +447,7 @@ class Analysis {
       this.assignmentValue(assign, sink);
     }
     const words = list(command.Args).map((w) => this.word(w, sink));
+    if (afterTime && words[0] === '--') words.shift();
     const inner: Context = { ...context, opaque: merge(context.opaque, sink.opaque) };
     if (words.length === 0) {
       const part = this.newPart(inner);
@@ -1131,6 +1143,46 @@ function opaqueLine(reason: string, context?: Context): ShellPart[] {
   ];
 }
 
+/** A here-document delimiter as written: its text, and whether any of it is quoted (then the body is not expanded). */
+function delimiter(word: GoNode): { text: string; quoted: boolean } | undefined {
+  let value = '';
+  let quoted = false;
+  for (const part of list(word.Parts)) {
+    const raw = text(part.Value);
+    if (kind(part) === 'Lit') {
+      if (raw.includes('\\')) quoted = true;
+      value += unescapeUnquoted(raw);
+    } else if (kind(part) === 'SglQuoted' && part.Dollar !== true) {
+      quoted = true;
+      value += raw;
+    } else if (kind(part) === 'DblQuoted' && part.Dollar !== true && list(part.Parts).every((p) => kind(p) === 'Lit')) {
+      quoted = true;
+      for (const inner of list(part.Parts)) value += unescapeDouble(text(inner.Value));
+    } else return undefined;
+  }
+  return { text: value, quoted };
+}
+
+/**
+ * Why a here-document may end elsewhere for bash than for the parser, if it may: bash joins
+ * backslash-newlines in an unquoted body before it looks for the terminator (`EO\⏎F` ends it), and inside
+ * `$( )` it ends the body at a line that starts with the delimiter (`EOF)`). Any line that starts with the
+ * delimiter but is not it, or any backslash-newline with an unquoted here-document, makes the line opaque.
+ */
+function heredocHazard(word: { text: string; quoted: boolean } | undefined, source: string): string | undefined {
+  if (word === undefined) return 'a here-document delimiter that is not plain text';
+  if (!word.quoted && source.includes('\\\n')) {
+    return 'a backslash-newline with an unquoted here-document (bash joins the lines of its body before it looks for the end)';
+  }
+  for (const line of source.split('\n')) {
+    const stripped = line.replace(/^\t+/, '');
+    if (stripped !== word.text && stripped.startsWith(word.text)) {
+      return `a line starts with the here-document delimiter ${JSON.stringify(word.text)} but is not it (bash may end the here-document there)`;
+    }
+  }
+  return undefined;
+}
+
 /** Whether a redirection gives the command its standard input (`<`, `<>`, a here-document, a here-string). */
 function redirectsInput(redirect: GoNode): boolean {
   const op = num(redirect.Op);
@@ -1223,7 +1275,7 @@ function analyzeSource(
     const why = error instanceof ShellSyntaxError ? error.message : 'the line does not parse';
     return opaqueLine(`the line does not parse as ${dialect === 'sh' ? 'sh' : dialect} (${why})`, context);
   }
-  const analysis = new Analysis(dialect, depth);
+  const analysis = new Analysis(dialect, depth, source);
   try {
     if (depth === 0 && dialect === 'bash' && context.input !== true) {
       const reason = readsScript(file, analysis, context, source);
@@ -1238,8 +1290,17 @@ function analyzeSource(
   }
   const marks = countSubstitutionMarks(source);
   if (marks.parens !== analysis.substitutions.parens || marks.backquotes !== analysis.substitutions.backquotes) {
-    return opaqueLine('the parts found do not account for every substitution in the line', context);
+    return opaqueLine(
+      /\$\\\n/.test(source)
+        ? 'a backslash-newline after $: bash joins the lines and reads a substitution the parser does not see'
+        : 'the parts found do not account for every substitution in the line',
+      context,
+    );
   }
+  if (marks.continuedComment) {
+    return opaqueLine('a comment ends with a backslash, which bash does not read as a line continuation', context);
+  }
+  if (analysis.heredocHazard !== undefined) return opaqueLine(analysis.heredocHazard, context);
   const parts = analysis.parts.length === 0 ? [analysis.newPart(context)] : analysis.parts;
   for (const part of parts) {
     const variable = part.assigns.find(isCodeVariable);

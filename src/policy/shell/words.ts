@@ -141,17 +141,26 @@ export function decodeAnsiC(raw: string): string | undefined {
 
 /**
  * How many substitutions a line holds as written: `$(` (which also opens `$((`), `<(`, `>(` and
- * backquotes, outside single quotes, `$'…'` strings and comments, and not escaped.
+ * backquotes, outside single quotes, `$'…'` strings and comments, and not escaped. Bash removes a
+ * backslash-newline before it reads `$(` (`$\⏎(` is a substitution). Also says whether a comment ends with
+ * a backslash, which bash does not read as a line continuation.
  *
  * @param source - the line
  */
-export function countSubstitutionMarks(source: string): { parens: number; backquotes: number } {
+export function countSubstitutionMarks(source: string): {
+  parens: number;
+  backquotes: number;
+  continuedComment: boolean;
+} {
   let parens = 0;
   let backquotes = 0;
+  let continuedComment = false;
   let mode: 'plain' | 'single' | 'double' | 'ansi' = 'plain';
   for (let i = 0; i < source.length; i += 1) {
     const c = source[i];
-    const next = source[i + 1];
+    let after = i + 1;
+    while (source[after] === '\\' && source[after + 1] === '\n') after += 2;
+    const next = source[after];
     if (mode === 'single') {
       if (c === "'") mode = 'plain';
       continue;
@@ -171,6 +180,7 @@ export function countSubstitutionMarks(source: string): { parens: number; backqu
     }
     if ((c === '$' || c === '<' || c === '>') && next === '(') {
       parens += 1;
+      i = after;
       continue;
     }
     if (mode === 'double') {
@@ -181,11 +191,12 @@ export function countSubstitutionMarks(source: string): { parens: number; backqu
     else if (c === '"') mode = 'double';
     else if (c === '$' && next === "'") {
       mode = 'ansi';
-      i += 1;
-    } else if (c === '#' && (i === 0 || /[\s;&|()]/.test(source[i - 1] ?? ''))) {
+      i = after;
+    } else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(source[i - 1] ?? ''))) {
       const end = source.indexOf('\n', i);
+      if (end !== -1 && source[end - 1] === '\\') continuedComment = true;
       i = end === -1 ? source.length : end;
     }
   }
-  return { parens, backquotes };
+  return { parens, backquotes, continuedComment };
 }

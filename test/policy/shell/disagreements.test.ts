@@ -12,6 +12,8 @@ const DISAGREEMENTS: readonly {
   readonly line: string;
   readonly dialect: 'bash' | 'sh';
   readonly why: string;
+  /** What bash runs, when not `rm -rf /` itself. */
+  readonly runs?: string;
 }[] = [
   { line: 'ls\r#$(rm -rf /)', dialect: 'bash', why: 'carriage return' },
   { line: 'ls\r#$(rm -rf /)', dialect: 'sh', why: 'carriage return' },
@@ -20,6 +22,16 @@ const DISAGREEMENTS: readonly {
   { line: "{r'm',-rf,/}", dialect: 'bash', why: 'brace expansion across quotes' },
   { line: "/bin/r['m'] -rf /", dialect: 'bash', why: 'bracket glob across quotes' },
   { line: "/bin/r['m'] -rf /", dialect: 'sh', why: 'bracket glob across quotes' },
+  { line: 'echo "$\\\n(rm -rf /)"', dialect: 'bash', why: 'backslash-newline after $' },
+  { line: 'echo "$\\\n(rm -rf /)"', dialect: 'sh', why: 'backslash-newline after $' },
+  { line: 'echo ${x:-$\\\n(rm -rf /)}', dialect: 'bash', why: 'backslash-newline after $' },
+  { line: 'cat <<EOF\n$\\\n(rm -rf /)\nEOF', dialect: 'bash', why: 'backslash-newline after $' },
+  { line: 'ls #\\\nrm -rf /', dialect: 'bash', why: 'backslash at the end of a comment' },
+  { line: 'ls #\\\nrm -rf /', dialect: 'sh', why: 'backslash at the end of a comment' },
+  { line: 'cat <<EOF\nEO\\\nF\nrm -rf /\nEOF\n', dialect: 'bash', why: 'here-document terminator continued' },
+  { line: "echo $(cat <<'EOF'\nEOF)\nrm -rf /\nEOF\n)", dialect: 'bash', why: 'here-document ended by EOF)' },
+  { line: 'time -- rm -rf /', dialect: 'bash', why: 'time --' },
+  { line: 'time -p -- rm -rf /', dialect: 'bash', why: 'time -p --' },
   {
     line: "find / {'-exec',} rm -rf '{}' ';'",
     dialect: 'bash',
