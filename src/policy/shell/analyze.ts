@@ -700,6 +700,16 @@ class Analysis {
     let start = scanned.next + (spec.leading ?? 0);
     if (spec.kind === 'script') {
       // su -c, script -c, flock -c, runuser -c: a shell script given as an option value, or a program.
+      const users = spec.userOperands;
+      const userMode = users !== undefined && !(users.unless ?? []).some((o) => scanned.seen.has(o));
+      if (userMode) {
+        // su [-] USER ARGS…: the words after the user go to the user's shell (a later -c wins).
+        const rest = args.slice(scanned.next);
+        if (rest.length > (rest[0] === '-' ? 2 : 1)) {
+          this.mark(part, 'code', `${name} passes the words after the user to the user's shell`);
+          return;
+        }
+      }
       const option = spec.scriptOptions?.find((o) => scanned.seen.has(o));
       if (option !== undefined) {
         const script = scanned.seen.get(option);
@@ -711,8 +721,13 @@ class Analysis {
         this.mark(part, 'code', `${name} without -c starts an interactive shell`);
         return;
       }
-      // flock FILE -c CMD: the option may follow the lock file.
-      if (spec.leading !== undefined && args[scanned.next + 1] === '-c') {
+      if (userMode) {
+        this.mark(part, 'code', `${name} without -c starts a shell reading its input`);
+        return;
+      }
+      // flock FILE -c CMD (or --command CMD): the option may follow the lock file.
+      const after = args[scanned.next + 1];
+      if (spec.leading !== undefined && (after === '-c' || after === '--command')) {
         const script = args[scanned.next + 2];
         if (script === undefined) this.mark(part, 'code', `${name} -c of a script that is not a literal`);
         else this.script(script, 'bash', context, part, `${name} -c`);
@@ -738,6 +753,9 @@ class Analysis {
     if (start > args.length) start = args.length;
     const inner = args.slice(start);
     if (inner.length === 0) {
+      if (spec.shellWhenEmpty === true) {
+        this.mark(part, 'code', `${name} without a command runs a shell reading its input`);
+      }
       if (name === 'exec') this.mark(part, 'state', 'exec without a program changes the shell itself');
       if (name === 'xargs') this.simple(['echo'], [], this.innerContext(part, context), hops + 1);
       return;

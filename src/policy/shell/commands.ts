@@ -29,9 +29,17 @@ export interface WrapperSpec {
   readonly stateOptions?: readonly string[];
   /** For `opaque`: why. */
   readonly reason?: string;
+  /** Without a command it starts a shell, which reads its script from its input (`unshare`, `chroot DIR`). */
+  readonly shellWhenEmpty?: boolean;
+  /**
+   * `su`-style operands: `[-] USER [ARGS…]`, the words after the user passed to the user's shell; for
+   * `runuser` only without the options listed here (`-u USER` runs a program instead).
+   */
+  readonly userOperands?: { readonly unless?: readonly string[] };
 }
 
 const plain: WrapperSpec = { kind: 'program', options: {} };
+const startsShell: WrapperSpec = { kind: 'program', options: {}, shellWhenEmpty: true };
 
 /** Wrappers by program basename. */
 export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
@@ -160,6 +168,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   su: {
     kind: 'script',
     scriptOnly: true,
+    userOperands: {},
     scriptOptions: ['-c', '--command', '--session-command'],
     options: {
       value: 'cgGsw',
@@ -181,6 +190,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   },
   runuser: {
     kind: 'script',
+    userOperands: { unless: ['-u', '--user'] },
     scriptOptions: ['-c', '--command', '--session-command'],
     options: {
       value: 'ucgGsw',
@@ -270,6 +280,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   chroot: {
     kind: 'program',
     leading: 1,
+    shellWhenEmpty: true,
     options: { long: { userspec: 'value', groups: 'value', 'skip-chdir': 'flag' } },
     stateOptions: ['--skip-chdir'],
   },
@@ -277,22 +288,26 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   taskset: { kind: 'program', leading: 1, options: { flag: 'acp' }, noCommandOptions: ['-p'] },
   chrt: { kind: 'program', leading: 1, options: { value: 'T', flag: 'abdefimoRrv' }, noCommandOptions: ['-p', '-m'] },
   unbuffer: plain,
-  fakeroot: plain,
+  fakeroot: startsShell,
   catchsegv: plain,
   torsocks: plain,
   proxychains: plain,
   proxychains4: plain,
   'dbus-run-session': plain,
-  nsenter: plain,
-  unshare: plain,
+  nsenter: startsShell,
+  unshare: startsShell,
   strace: plain,
   ltrace: plain,
   valgrind: plain,
   numactl: plain,
-  firejail: plain,
-  proot: plain,
+  firejail: startsShell,
+  proot: startsShell,
   rlwrap: plain,
-  pkexec: plain,
+  pkexec: startsShell,
+  // zsh precommand modifiers (a zsh -c script is read as bash): the program is the next word.
+  noglob: plain,
+  nocorrect: plain,
+  '-': plain,
   sg: { kind: 'opaque', reason: 'sg runs its command through a shell' },
   at: { kind: 'opaque', reason: 'at runs commands read from its input or a file later' },
   batch: { kind: 'opaque', reason: 'batch runs commands read from its input later' },
