@@ -341,6 +341,13 @@ const HAND: CorpusLine[] = [
   line('wrappers', "zsh -c 'noglob rm -rf /'", 'deny', 'ask'),
   line('wrappers', "zsh -c 'nocorrect rm -rf /'", 'deny', 'ask'),
   line('wrappers', "zsh -c '- rm -rf /'", 'deny', 'ask'),
+  // find's expression goes on after `--`.
+  line('find--', 'find -- / -delete', 'deny', 'ask'),
+  line('find--', 'find -H -- / -delete', 'deny', 'ask'),
+  line('find--', 'find -- /etc -fprint /etc/cron.d/x', 'allow', 'ask'),
+  line('find--', 'find -- . -exec rm -rf / \\;', 'deny', 'ask'),
+  line('find--', "find -- . -name '*.ts'", 'allow', 'allow'),
+  line('find--', 'rm -- -rf', 'allow', 'ask'),
   // Where the parser and bash disagree.
   line('disagree', 'echo "$\\\n(rm -rf /)"', 'deny', 'ask'),
   line('disagree', 'echo ${x:-$\\\n(rm -rf /)}', 'deny', 'ask'),
