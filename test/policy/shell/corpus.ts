@@ -348,6 +348,16 @@ const HAND: CorpusLine[] = [
   line('find--', 'find -- . -exec rm -rf / \\;', 'deny', 'ask'),
   line('find--', "find -- . -name '*.ts'", 'allow', 'allow'),
   line('find--', 'rm -- -rf', 'allow', 'ask'),
+  // sed options after the file (GNU getopt permutes them).
+  line('sed', "sed -n 1p /etc/hostname -e '1e rm -rf /'", 'allow', 'ask'),
+  line('sed', 'sed -n 1p f -i', 'allow', 'ask'),
+  line('sed', 'sed -n 1p f -i.bak', 'allow', 'ask'),
+  line('sed', 'sed -n 1p f --in-place', 'allow', 'ask'),
+  line('sed', 'sed -n 1p f --in', 'allow', 'ask'),
+  line('sed', "sed -n 1p f --expression='1e rm -rf /'", 'allow', 'ask'),
+  line('sed', 'sed -n 1p f -f script.sed', 'allow', 'ask'),
+  line('sed', 'sed -n 1p f g', 'allow', 'allow'),
+  line('sed', 'sed -n 1p f -E', 'allow', 'allow'),
   // Where the parser and bash disagree.
   line('disagree', 'echo "$\\\n(rm -rf /)"', 'deny', 'ask'),
   line('disagree', 'echo ${x:-$\\\n(rm -rf /)}', 'deny', 'ask'),
