@@ -22,7 +22,14 @@ import {
   WRAPPERS,
 } from './commands.js';
 import { type Dialect, type GoNode, kind, list, node, num, parseShell, ShellSyntaxError, text } from './syntax.js';
-import { countSubstitutionMarks, decodeAnsiC, isPattern, unescapeDouble, unescapeUnquoted } from './words.js';
+import {
+  countSubstitutionMarks,
+  decodeAnsiC,
+  isPattern,
+  mayContinueComment,
+  unescapeDouble,
+  unescapeUnquoted,
+} from './words.js';
 import { scanOptions } from './options.js';
 import { ownEntry } from '../own-entry.js';
 
@@ -1315,7 +1322,7 @@ function analyzeSource(
       context,
     );
   }
-  if (marks.continuedComment) {
+  if (mayContinueComment(source)) {
     return opaqueLine('a comment ends with a backslash, which bash does not read as a line continuation', context);
   }
   if (analysis.heredocHazard !== undefined) return opaqueLine(analysis.heredocHazard, context);

@@ -142,19 +142,13 @@ export function decodeAnsiC(raw: string): string | undefined {
 /**
  * How many substitutions a line holds as written: `$(` (which also opens `$((`), `<(`, `>(` and
  * backquotes, outside single quotes, `$'…'` strings and comments, and not escaped. Bash removes a
- * backslash-newline before it reads `$(` (`$\⏎(` is a substitution). Also says whether a comment ends with
- * a backslash, which bash does not read as a line continuation.
+ * backslash-newline before it reads `$(` (`$\⏎(` is a substitution).
  *
  * @param source - the line
  */
-export function countSubstitutionMarks(source: string): {
-  parens: number;
-  backquotes: number;
-  continuedComment: boolean;
-} {
+export function countSubstitutionMarks(source: string): { parens: number; backquotes: number } {
   let parens = 0;
   let backquotes = 0;
-  let continuedComment = false;
   let mode: 'plain' | 'single' | 'double' | 'ansi' = 'plain';
   for (let i = 0; i < source.length; i += 1) {
     const c = source[i];
@@ -194,9 +188,22 @@ export function countSubstitutionMarks(source: string): {
       i = after;
     } else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(source[i - 1] ?? ''))) {
       const end = source.indexOf('\n', i);
-      if (end !== -1 && source[end - 1] === '\\') continuedComment = true;
       i = end === -1 ? source.length : end;
     }
   }
-  return { parens, backquotes, continuedComment };
+  return { parens, backquotes };
+}
+
+/**
+ * Whether a comment may end with a backslash: bash ends a comment at the newline, while the parser may join
+ * the next line to it. Checked on the raw text whatever the quoting (a comment inside `"$( )"` counts), so a
+ * `#` that only looks like the start of a comment counts too.
+ *
+ * @param source - the line
+ */
+export function mayContinueComment(source: string): boolean {
+  if (!source.includes('\\\n')) return false;
+  const lines = source.split('\n');
+  // Every line but the last ends with a newline: one that ends with a backslash after a `#` may continue a comment.
+  return lines.some((line, i) => i < lines.length - 1 && line.endsWith('\\') && /(^|[\s;&|()<>`])#/.test(line));
 }

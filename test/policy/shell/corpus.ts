@@ -363,6 +363,8 @@ const HAND: CorpusLine[] = [
   line('disagree', 'echo ${x:-$\\\n(rm -rf /)}', 'deny', 'ask'),
   line('disagree', 'cat <<EOF\n$\\\n(rm -rf /)\nEOF', 'deny', 'ask'),
   line('disagree', 'ls #\\\nrm -rf /', 'deny', 'ask'),
+  line('disagree', 'echo "$(ls #\\\nrm -rf /)"', 'deny', 'ask'),
+  line('disagree', 'ls \\\n  -la # listing', 'allow', 'allow'),
   line('disagree', 'cat <<EOF\nEO\\\nF\nrm -rf /\nEOF\n', 'deny', 'ask'),
   line('disagree', "echo $(cat <<'EOF'\nEOF)\nrm -rf /\nEOF\n)", 'deny', 'ask'),
   line('disagree', 'time -- rm -rf /', 'deny', 'ask'),

@@ -28,6 +28,8 @@ const DISAGREEMENTS: readonly {
   { line: 'cat <<EOF\n$\\\n(rm -rf /)\nEOF', dialect: 'bash', why: 'backslash-newline after $' },
   { line: 'ls #\\\nrm -rf /', dialect: 'bash', why: 'backslash at the end of a comment' },
   { line: 'ls #\\\nrm -rf /', dialect: 'sh', why: 'backslash at the end of a comment' },
+  { line: 'echo "$(ls #\\\nrm -rf /)"', dialect: 'bash', why: 'backslash at the end of a comment in "$( )"' },
+  { line: 'echo "$(ls #\\\nrm -rf /)"', dialect: 'sh', why: 'backslash at the end of a comment in "$( )"' },
   { line: 'cat <<EOF\nEO\\\nF\nrm -rf /\nEOF\n', dialect: 'bash', why: 'here-document terminator continued' },
   { line: "echo $(cat <<'EOF'\nEOF)\nrm -rf /\nEOF\n)", dialect: 'bash', why: 'here-document ended by EOF)' },
   { line: 'time -- rm -rf /', dialect: 'bash', why: 'time --' },
