@@ -210,6 +210,39 @@ class Analysis {
     readonly source: string,
   ) {}
 
+  /** The source's lines without leading tabs, sorted: a prefix look-up is a binary search. */
+  private _sortedLines: readonly string[] | undefined;
+
+  /**
+   * Why a here-document may end elsewhere for bash than for the parser, if it may: bash joins
+   * backslash-newlines in an unquoted body before it looks for the terminator (`EO\⏎F` ends it), and inside
+   * `$( )` it ends the body at a line that starts with the delimiter (`EOF)`). Any line that starts with the
+   * delimiter but is not it, or any backslash-newline with an unquoted here-document, makes the line opaque.
+   */
+  heredocEnd(word: { text: string; quoted: boolean } | undefined): string | undefined {
+    if (word === undefined) return 'a here-document delimiter that is not plain text';
+    if (!word.quoted && this.source.includes('\\\n')) {
+      return 'a backslash-newline with an unquoted here-document (bash joins the lines of its body before it looks for the end)';
+    }
+    this._sortedLines ??= this.source
+      .split('\n')
+      .map((line) => line.replace(/^\t+/, ''))
+      .sort();
+    const lines = this._sortedLines;
+    // The first line greater than the delimiter: if it starts with it, a line starts with it and is not it.
+    let low = 0;
+    let high = lines.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((lines[middle] ?? '') <= word.text) low = middle + 1;
+      else high = middle;
+    }
+    if (lines[low]?.startsWith(word.text) === true) {
+      return `a line starts with the here-document delimiter ${JSON.stringify(word.text)} but is not it (bash may end the here-document there)`;
+    }
+    return undefined;
+  }
+
   push(part: MutablePart): MutablePart {
     if (this.parts.length >= MAX_PARTS) throw new Gap('too many parts');
     this.parts.push(part);
@@ -259,7 +292,7 @@ class Analysis {
     if (op === OP.heredoc || op === OP.heredocTabs) {
       // The word is the delimiter, never expanded.
       const target = node(redirect.Word);
-      this.heredocHazard ??= heredocHazard(target === undefined ? undefined : delimiter(target), this.source);
+      this.heredocHazard ??= this.heredocEnd(target === undefined ? undefined : delimiter(target));
       return;
     }
     const target = node(redirect.Word);
@@ -1188,26 +1221,6 @@ function delimiter(word: GoNode): { text: string; quoted: boolean } | undefined 
   return { text: value, quoted };
 }
 
-/**
- * Why a here-document may end elsewhere for bash than for the parser, if it may: bash joins
- * backslash-newlines in an unquoted body before it looks for the terminator (`EO\⏎F` ends it), and inside
- * `$( )` it ends the body at a line that starts with the delimiter (`EOF)`). Any line that starts with the
- * delimiter but is not it, or any backslash-newline with an unquoted here-document, makes the line opaque.
- */
-function heredocHazard(word: { text: string; quoted: boolean } | undefined, source: string): string | undefined {
-  if (word === undefined) return 'a here-document delimiter that is not plain text';
-  if (!word.quoted && source.includes('\\\n')) {
-    return 'a backslash-newline with an unquoted here-document (bash joins the lines of its body before it looks for the end)';
-  }
-  for (const line of source.split('\n')) {
-    const stripped = line.replace(/^\t+/, '');
-    if (stripped !== word.text && stripped.startsWith(word.text)) {
-      return `a line starts with the here-document delimiter ${JSON.stringify(word.text)} but is not it (bash may end the here-document there)`;
-    }
-  }
-  return undefined;
-}
-
 /** Whether a redirection gives the command its standard input (`<`, `<>`, a here-document, a here-string). */
 function redirectsInput(redirect: GoNode): boolean {
   const op = num(redirect.Op);
@@ -1231,13 +1244,13 @@ function leavesInput(name: string, args: readonly (string | undefined)[]): boole
   const operands: string[] = [];
   const seen = new Set<string>();
   while (i < args.length) {
-    const scanned = scanOptions(args.slice(i), reader.options);
+    const scanned = scanOptions(args, reader.options, i);
     if (scanned.opaque !== undefined) return false;
     for (const [option, value] of scanned.seen) {
       if (value === '-') return false;
       seen.add(option);
     }
-    i += scanned.next;
+    i = scanned.next;
     const operand = args[i];
     if (operand !== undefined) operands.push(operand);
     i += 1;
