@@ -1229,13 +1229,16 @@ function redirectsInput(redirect: GoNode): boolean {
   return fd === undefined || text(fd.Value) === '0';
 }
 
+const STDIN_PATH = /(^|\/)(dev|proc)(\/|$)/;
+
 /**
  * Whether a program is known not to read its standard input: one that never does, or a file reader given
  * files (not `-`). Anything else may read the shell's own input.
  */
 function leavesInput(name: string, args: readonly (string | undefined)[]): boolean {
   if (NO_INPUT.has(name)) return true;
-  if (args.some((a) => a === undefined || a === '-')) return false;
+  // `-`, and any path through /dev or /proc (`/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`), may be the input.
+  if (args.some((a) => a === undefined || a === '-' || STDIN_PATH.test(a))) return false;
   if (name === 'git') return !args.some((a) => a?.startsWith('--std')) && gitLeavesInput(args as readonly string[]);
   const reader = ownEntry(FILE_READERS, name);
   if (reader === undefined) return false;
