@@ -309,6 +309,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   nocorrect: plain,
   '-': plain,
   sg: { kind: 'opaque', reason: 'sg runs its command through a shell' },
+  newgrp: { kind: 'opaque', reason: 'newgrp runs a shell reading its input' },
   at: { kind: 'opaque', reason: 'at runs commands read from its input or a file later' },
   batch: { kind: 'opaque', reason: 'batch runs commands read from its input later' },
   parallel: { kind: 'opaque', reason: 'parallel runs commands built from its input' },

@@ -323,6 +323,7 @@ const HAND: CorpusLine[] = [
   line('wrappers', "pkexec <<< 'rm -rf /'", 'deny', 'ask'),
   line('wrappers', "firejail <<< 'rm -rf /'", 'deny', 'ask'),
   line('wrappers', "nsenter <<< 'rm -rf /'", 'deny', 'ask'),
+  line('wrappers', "newgrp <<< 'rm -rf /'", 'deny', 'ask'),
   line('wrappers', 'unshare ls', 'allow', 'ask'),
   line('wrappers', 'chroot / ls', 'allow', 'ask'),
   line('wrappers', "runuser root -c 'rm -rf /'", 'deny', 'ask'),
