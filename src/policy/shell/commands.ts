@@ -436,7 +436,10 @@ export const INTERPRETERS: Readonly<Record<string, InterpreterSpec>> = {
   gdb: opaqueOptions,
 };
 
-/** Programs and builtins that never read their standard input (wrappers: what they run is judged on its own). */
+/**
+ * Programs and builtins that never read their standard input, whatever their words (wrappers: what they run
+ * is judged on its own). Not `date` (`-f -`), `hostname` (`-F`), `du` (`--files0-from=-`).
+ */
 export const NO_INPUT: ReadonlySet<string> = new Set([
   'ls',
   'pwd',
@@ -447,11 +450,9 @@ export const NO_INPUT: ReadonlySet<string> = new Set([
   ':',
   'mkdir',
   'touch',
-  'date',
   'whoami',
   'id',
   'uname',
-  'hostname',
   'sleep',
   'test',
   '[',
@@ -460,7 +461,6 @@ export const NO_INPUT: ReadonlySet<string> = new Set([
   'realpath',
   'readlink',
   'stat',
-  'du',
   'df',
   'which',
   'type',

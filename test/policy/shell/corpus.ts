@@ -391,6 +391,8 @@ const HAND: CorpusLine[] = [
   line('input', "git log --stdin\necho '\nrm -rf /\n'", 'deny', 'ask'),
   line('input', "head -c 6 -\necho '\nrm -rf /\n'", 'deny', 'ask'),
   line('input', "cat /dev/stdin\necho '\nrm -rf /\n'", 'deny', 'ask'),
+  line('input', "date -f -\necho '\nrm -rf /\n'", 'deny', 'ask'),
+  line('input', "du --files0-from=-\necho '\nrm -rf /\n'", 'deny', 'ask'),
   line('input', "head -c 6 /proc/self/fd/0\necho '\nrm -rf /\n'", 'deny', 'ask'),
   line('input', "grep -e x ../dev/fd/0\necho '\nrm -rf /\n'", 'deny', 'ask'),
   line('input', 'head -c 6\n#rm -rf /', 'deny', 'ask'),
