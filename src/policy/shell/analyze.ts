@@ -988,6 +988,8 @@ class Analysis {
     // `[` never opens a pattern, while a pattern opened outside quotes may go on across them).
     let skeleton = '';
     const parts = list(word.Parts);
+    // A quoted part alone never forms a pattern: mask quoted text only in words of several parts.
+    const mixed = parts.length > 1;
     for (let index = 0; index < parts.length; index += 1) {
       const part = parts[index] as GoNode;
       switch (kind(part)) {
@@ -999,7 +1001,7 @@ class Analysis {
         }
         case 'SglQuoted': {
           const raw = text(part.Value);
-          skeleton += maskQuoted(raw);
+          if (mixed) skeleton += maskQuoted(raw);
           if (part.Dollar === true) {
             const decoded = decodeAnsiC(raw);
             if (decoded === undefined) known = false;
@@ -1012,7 +1014,7 @@ class Analysis {
           for (const inner of list(part.Parts)) {
             if (kind(inner) === 'Lit') {
               const raw = text(inner.Value);
-              skeleton += maskQuoted(raw);
+              if (mixed) skeleton += maskQuoted(raw);
               value += unescapeDouble(raw);
             } else {
               this.wordPart(inner, sink);
