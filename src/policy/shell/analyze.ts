@@ -282,7 +282,23 @@ class Analysis {
       return;
     }
     if (afterTime && kind(command) === 'CallExpr') this.call(command, context, true);
+    else if (afterTime && kind(command) === 'BinaryCmd') this.binary(command, context, true);
     else this.command(command, context);
+  }
+
+  /** `a && b`, `a | b`, …; `afterTime`: the first command follows bash's `time`, which takes a `--`. */
+  binary(command: GoNode, context: Context, afterTime: boolean): void {
+    const pipe = num(command.Op) === PIPE || num(command.Op) === PIPE_ALL;
+    for (const side of [command.X, command.Y]) {
+      const statement = node(side);
+      if (statement === undefined) throw new Gap('a command list without a side');
+      // The right side of a pipe reads the pipe, not the shell's input.
+      this.statement(
+        statement,
+        pipe && side === command.Y ? { ...context, input: true } : context,
+        afterTime && side === command.X,
+      );
+    }
   }
 
   redirect(redirect: GoNode, writes: (string | undefined)[], sink: Sink): void {
@@ -313,16 +329,9 @@ class Analysis {
       case 'CallExpr':
         this.call(command, context);
         return;
-      case 'BinaryCmd': {
-        const pipe = num(command.Op) === PIPE || num(command.Op) === PIPE_ALL;
-        for (const side of [command.X, command.Y]) {
-          const statement = node(side);
-          if (statement === undefined) throw new Gap('a command list without a side');
-          // The right side of a pipe reads the pipe, not the shell's input.
-          this.statement(statement, pipe && side === command.Y ? { ...context, input: true } : context);
-        }
+      case 'BinaryCmd':
+        this.binary(command, context, false);
         return;
-      }
       case 'Subshell':
       case 'Block':
         this.statements(command.Stmts, context);

@@ -370,6 +370,8 @@ const HAND: CorpusLine[] = [
   line('disagree', "echo $(cat <<'EOF'\nEOF)\nrm -rf /\nEOF\n)", 'deny', 'ask'),
   line('disagree', 'time -- rm -rf /', 'deny', 'ask'),
   line('disagree', 'time -p -- rm -rf /', 'deny', 'ask'),
+  line('disagree', 'time -- rm -rf / | cat', 'deny', 'ask'),
+  line('disagree', 'time -p -- rm -rf / && ls', 'deny', 'ask'),
   line('disagree', 'time -- ls', 'allow', 'ask'),
   line('disagree', 'ls \\\n  -la', 'allow', 'allow'),
   line('disagree', "cat <<'EOF'\na \\\nb\nEOF", 'allow', 'allow'),
