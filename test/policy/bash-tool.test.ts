@@ -98,10 +98,11 @@ describe('the SDK bash tool refuses the red-team lines (redteam5) that ran a com
       `head -c 6\necho '\ntouch ${marker('rt-pipe')}\n' #'`,
       `find -- ${marker('rt-victim')} -delete`,
       `sed -n 1p ${marker('rt-input')} -i`,
+      `find -- /etc/hostname -fprintf ${marker('rt-fprintf')} 'x'`,
     ]);
-    expect(results).toHaveLength(7);
+    expect(results).toHaveLength(8);
     for (const result of results) expect(result).toMatch(/^error:\[gate\] BLOCKED/);
-    for (const name of ['rt-cr', 'rt-heredoc', 'rt-find', 'rt-sed', 'rt-pipe'])
+    for (const name of ['rt-cr', 'rt-heredoc', 'rt-find', 'rt-sed', 'rt-pipe', 'rt-fprintf'])
       expect(existsSync(marker(name))).toBe(false);
     expect(existsSync(`${marker('rt-victim')}/sub`)).toBe(true);
     expect(readFileSync(marker('rt-input'), 'utf8')).toBe('x\n');
