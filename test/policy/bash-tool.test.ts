@@ -108,6 +108,13 @@ describe('the SDK bash tool refuses the red-team lines (redteam5) that ran a com
     expect(readFileSync(marker('rt-input'), 'utf8')).toBe('x\n');
   });
 
+  it("read-only-shell refuses a head -c N that would eat part of the tool's own line and leave bash in a quote", async () => {
+    const results = await run(readOnly, ['head -c 45', `echo 'a" ; touch ${marker('rt-sentinel')} ; #'`]);
+    expect(results[0]).toMatch(/^error:\[gate\] BLOCKED/);
+    expect(results[1]).toMatch(/^success:/);
+    expect(existsSync(marker('rt-sentinel'))).toBe(false);
+  });
+
   it('vended-tools refuses a recursive delete hidden in braces or fed to unshare', async () => {
     await run(allowAll, [`mkdir -p ${marker('rt-braces')}/sub ${marker('rt-unshare')}/sub`]);
     const results = await run(vendedTools, [

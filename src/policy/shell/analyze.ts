@@ -12,8 +12,10 @@
  * substitution that the parts found do not account for makes the whole line one opaque part.
  */
 import {
+  EARLY_EXIT,
   FILE_READERS,
   GIT_GLOBAL_FLAGS,
+  PART_READERS,
   GIT_NO_INPUT,
   INTERPRETERS,
   type InterpreterSpec,
@@ -200,6 +202,8 @@ class Analysis {
   substitutions = { parens: 0, backquotes: 0 };
   /** Whether a part may read the shell's own input (the persistent bash tool reads its script there). */
   readsInput = false;
+  /** Whether such a part may also stop reading before the end of that input (`head -c N`, `read -n N`). */
+  readsPart = false;
 
   /** Set when a here-document may end elsewhere for bash than for the parser. */
   heredocHazard: string | undefined;
@@ -521,7 +525,10 @@ class Analysis {
     }
     part.program = program;
     const name = basename(program);
-    if (context.input !== true && !leavesInput(name, args)) this.readsInput = true;
+    if (context.input !== true && !leavesInput(name, args)) {
+      this.readsInput = true;
+      if (PART_READERS.has(name) && stopsEarly(name, args)) this.readsPart = true;
+    }
     const builtin = !program.includes('/');
     if (builtin && this.builtin(name, part, context)) return;
     const wrapper = ownEntry(WRAPPERS, name);
@@ -1250,6 +1257,8 @@ function leavesInput(name: string, args: readonly (string | undefined)[]): boole
   if (NO_INPUT.has(name)) return true;
   // `-`, and any path through /dev or /proc (`/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`), may be the input.
   if (args.some((a) => a === undefined || a === '-' || STDIN_PATH.test(a))) return false;
+  // dd reads its input unless given `if=FILE`.
+  if (name === 'dd') return args.some((a) => a !== undefined && a.startsWith('if=') && a.length > 3);
   if (name === 'git') return !args.some((a) => a?.startsWith('--std')) && gitLeavesInput(args as readonly string[]);
   const reader = ownEntry(FILE_READERS, name);
   if (reader === undefined) return false;
@@ -1273,6 +1282,20 @@ function leavesInput(name: string, args: readonly (string | undefined)[]): boole
   return operands.length > (patternGiven ? 0 : 1);
 }
 
+/** Whether a part reader may stop before the end of its input: always, unless it has early-exit options. */
+function stopsEarly(name: string, args: readonly (string | undefined)[]): boolean {
+  const early = ownEntry(EARLY_EXIT, name);
+  if (early === undefined) return true;
+  return args.some((word) => {
+    if (word === undefined) return true;
+    if (word.startsWith('--')) {
+      const option = word.split('=')[0] ?? word;
+      return option.length > 2 && early.some((o) => o.startsWith(option));
+    }
+    return word.startsWith('-') && early.some((o) => o.length === 2 && word.includes(o[1] ?? ''));
+  });
+}
+
 /** `git [global options] SUBCOMMAND …` with a subcommand that never reads standard input. */
 function gitLeavesInput(args: readonly string[]): boolean {
   for (let i = 0; i < args.length; i += 1) {
@@ -1288,13 +1311,18 @@ function gitLeavesInput(args: readonly string[]): boolean {
  * The persistent bash tool writes each line to the standard input of one bash, which reads its script from
  * there as it runs: a command that reads that input takes the text after its own line, so what bash runs
  * next is not what the line says. Returns a reason when a top-level command may read that input and text
- * follows on a later line.
+ * follows on a later line, or when it may stop reading part-way (the tool ends every line with its own
+ * `echo "<sentinel>"` line: a command that takes part of it leaves bash inside a quote, and the next call's
+ * line is read from there).
  */
 function readsScript(file: GoNode, analysis: Analysis, context: Context, source: string): string | undefined {
   let bytes: Buffer | undefined;
   for (const statement of list(file.Stmts)) {
     analysis.readsInput = false;
     analysis.statement(statement, context);
+    if (analysis.readsPart) {
+      return 'a command that may read part of standard input: the bash tool reads its script from that input and ends each line with a line of its own, so what bash runs next (in this call or the next) cannot be known';
+    }
     if (!analysis.readsInput) continue;
     bytes ??= Buffer.from(source, 'utf8');
     const start = num(node(statement.Position)?.offs);
@@ -1334,7 +1362,10 @@ function analyzeSource(
       if (reason !== undefined) return opaqueLine(reason, context);
     } else {
       analysis.statements(file.Stmts, context);
-      if (analysis.readsInput && parent !== undefined) parent.readsInput = true;
+      if (parent !== undefined) {
+        if (analysis.readsInput) parent.readsInput = true;
+        if (analysis.readsPart) parent.readsPart = true;
+      }
     }
   } catch (error) {
     if (error instanceof Gap) return opaqueLine(`the analysis cannot read ${error.message}`, context);

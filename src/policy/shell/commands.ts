@@ -509,6 +509,148 @@ export interface FileReaderSpec {
   readonly pattern?: readonly string[];
 }
 
+const grep: FileReaderSpec = {
+  pattern: ['-e', '-f', '--regexp', '--file'],
+  options: {
+    value: 'efmABCdD',
+    flag: 'EFGPiyvwxcLlnhHoqsbrRUzZaTI',
+    long: {
+      regexp: 'value',
+      file: 'value',
+      'max-count': 'value',
+      context: 'value',
+      'after-context': 'value',
+      'before-context': 'value',
+      include: 'value',
+      exclude: 'value',
+      'exclude-dir': 'value',
+      color: 'optional',
+      colour: 'optional',
+      recursive: 'flag',
+      'line-number': 'flag',
+      'ignore-case': 'flag',
+      'files-with-matches': 'flag',
+      count: 'flag',
+      'invert-match': 'flag',
+      'word-regexp': 'flag',
+      'fixed-strings': 'flag',
+      'extended-regexp': 'flag',
+      'no-filename': 'flag',
+      'with-filename': 'flag',
+      quiet: 'flag',
+      'only-matching': 'flag',
+    },
+  },
+};
+
+/** More file readers: the pattern, script or filter comes first unless an option gives it. */
+const MORE_READERS: Readonly<Record<string, FileReaderSpec>> = {
+  egrep: grep,
+  fgrep: grep,
+  sed: {
+    pattern: ['-e', '-f', '--expression', '--file'],
+    options: {
+      value: 'efl',
+      attached: 'i',
+      flag: 'nrEsuz',
+      long: {
+        expression: 'value',
+        file: 'value',
+        'line-length': 'value',
+        quiet: 'flag',
+        silent: 'flag',
+        'in-place': 'optional',
+        'regexp-extended': 'flag',
+        separate: 'flag',
+        'null-data': 'flag',
+        'zero-terminated': 'flag',
+        debug: 'flag',
+        posix: 'flag',
+        sandbox: 'flag',
+        unbuffered: 'flag',
+        'follow-symlinks': 'flag',
+      },
+    },
+  },
+  rg: {
+    pattern: ['-e', '-f', '--regexp', '--file'],
+    options: {
+      value: 'ABCefgmMtTjErd',
+      flag: 'iIsSnNwvxclLoqpuUHzaF0',
+      long: {
+        regexp: 'value',
+        file: 'value',
+        glob: 'value',
+        iglob: 'value',
+        type: 'value',
+        'type-not': 'value',
+        'max-count': 'value',
+        'max-depth': 'value',
+        context: 'value',
+        'after-context': 'value',
+        'before-context': 'value',
+        replace: 'value',
+        color: 'value',
+        pre: 'value',
+        'pre-glob': 'value',
+        'search-zip': 'flag',
+        'line-number': 'flag',
+        'ignore-case': 'flag',
+        'smart-case': 'flag',
+        'files-with-matches': 'flag',
+        count: 'flag',
+        'fixed-strings': 'flag',
+        'word-regexp': 'flag',
+        'invert-match': 'flag',
+        'only-matching': 'flag',
+        hidden: 'flag',
+        'no-ignore': 'flag',
+        json: 'flag',
+        quiet: 'flag',
+        'no-heading': 'flag',
+        heading: 'flag',
+      },
+    },
+  },
+  awk: { pattern: ['-f', '--file'], options: { value: 'fFv', long: { file: 'value' } } },
+  jq: {
+    pattern: ['-f', '--from-file'],
+    options: {
+      value: 'fL',
+      flag: 'cCMajrSesRh',
+      opaque: 'n',
+      long: {
+        'from-file': 'value',
+        indent: 'value',
+        tab: 'flag',
+        'raw-output': 'flag',
+        'compact-output': 'flag',
+        'sort-keys': 'flag',
+        slurp: 'flag',
+        'raw-input': 'flag',
+        'exit-status': 'flag',
+        'ascii-output': 'flag',
+        'join-output': 'flag',
+        'color-output': 'flag',
+        'monochrome-output': 'flag',
+        seq: 'flag',
+        stream: 'flag',
+        arg: 'opaque',
+        argjson: 'opaque',
+        slurpfile: 'opaque',
+        rawfile: 'opaque',
+        args: 'opaque',
+        jsonargs: 'opaque',
+        'null-input': 'opaque',
+      },
+    },
+  },
+  od: { options: { value: 'AjNStw', flag: 'bcdfilosxv' } },
+  // cmp FILE1 [FILE2]: a missing FILE2 is the input, so two operands are needed (as for a pattern).
+  cmp: { pattern: [], options: { value: 'inI', flag: 'bls' } },
+  xxd: { options: { value: 'cglos', flag: 'abeEiprRuv' } },
+};
+
 /** File readers by program basename. */
 export const FILE_READERS: Readonly<Record<string, FileReaderSpec>> = {
   cat: { options: { flag: 'AbeEnstTuv', long: { 'show-all': 'flag', number: 'flag', 'number-nonblank': 'flag' } } },
@@ -519,39 +661,8 @@ export const FILE_READERS: Readonly<Record<string, FileReaderSpec>> = {
     options: { value: 'cns', flag: 'qvzF', long: { bytes: 'value', lines: 'value', quiet: 'flag', verbose: 'flag' } },
   },
   wc: { options: { flag: 'clmwL', long: { bytes: 'flag', chars: 'flag', lines: 'flag', words: 'flag' } } },
-  grep: {
-    pattern: ['-e', '-f', '--regexp', '--file'],
-    options: {
-      value: 'efmABCdD',
-      flag: 'EFGPiyvwxcLlnhHoqsbrRUzZaTI',
-      long: {
-        regexp: 'value',
-        file: 'value',
-        'max-count': 'value',
-        context: 'value',
-        'after-context': 'value',
-        'before-context': 'value',
-        include: 'value',
-        exclude: 'value',
-        'exclude-dir': 'value',
-        color: 'optional',
-        colour: 'optional',
-        recursive: 'flag',
-        'line-number': 'flag',
-        'ignore-case': 'flag',
-        'files-with-matches': 'flag',
-        count: 'flag',
-        'invert-match': 'flag',
-        'word-regexp': 'flag',
-        'fixed-strings': 'flag',
-        'extended-regexp': 'flag',
-        'no-filename': 'flag',
-        'with-filename': 'flag',
-        quiet: 'flag',
-        'only-matching': 'flag',
-      },
-    },
-  },
+  grep,
+  ...MORE_READERS,
 };
 
 /** git subcommands that never read standard input. */
@@ -567,3 +678,56 @@ export const GIT_NO_INPUT: ReadonlySet<string> = new Set([
 
 /** git global options that take no value. */
 export const GIT_GLOBAL_FLAGS: ReadonlySet<string> = new Set(['-P', '-p', '--no-pager', '--paginate', '--bare']);
+
+/**
+ * Programs that may stop reading their standard input before its end: byte counts (`head -c`, `dd`, `read
+ * -n`), a first match or line (`grep -m`, `sed q`, `awk exit`, `jq input`). Given the bash tool's input,
+ * they may take part of a line and leave the rest to bash. Programs that read to the end (`cat`, `wc`,
+ * `sort`) only block until the tool's time-out, which restarts the shell.
+ */
+export const PART_READERS: ReadonlySet<string> = new Set([
+  'head',
+  'dd',
+  'read',
+  'mapfile',
+  'readarray',
+  'line',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'sed',
+  'awk',
+  'gawk',
+  'mawk',
+  'nawk',
+  'jq',
+  'od',
+  'cmp',
+  'xxd',
+  'hexdump',
+  'hd',
+]);
+
+const grepEarly = [
+  '-m',
+  '--max-count',
+  '-q',
+  '--quiet',
+  '--silent',
+  '-l',
+  '--files-with-matches',
+  '-L',
+  '--files-without-match',
+];
+
+/**
+ * Part readers that read to the end of their input unless one of these options stops them early (at a
+ * count, the first match or the first file): without one they only block until the tool's time-out.
+ */
+export const EARLY_EXIT: Readonly<Record<string, readonly string[]>> = {
+  grep: grepEarly,
+  egrep: grepEarly,
+  fgrep: grepEarly,
+  rg: grepEarly,
+};
