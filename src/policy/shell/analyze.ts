@@ -1257,6 +1257,8 @@ function leavesInput(name: string, args: readonly (string | undefined)[]): boole
   if (NO_INPUT.has(name)) return true;
   // `-`, and any path through /dev or /proc (`/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`), may be the input.
   if (args.some((a) => a === undefined || a === '-' || STDIN_PATH.test(a))) return false;
+  // xargs reads its input unless given `-a FILE` (its command keeps the input: it is a part of its own).
+  if (name === 'xargs') return args.some((a) => a === '-a' || a?.startsWith('--arg-file') === true);
   // dd reads its input unless given `if=FILE`.
   if (name === 'dd') return args.some((a) => a !== undefined && a.startsWith('if=') && a.length > 3);
   if (name === 'git') return !args.some((a) => a?.startsWith('--std')) && gitLeavesInput(args as readonly string[]);

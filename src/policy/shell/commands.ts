@@ -692,6 +692,7 @@ export const PART_READERS: ReadonlySet<string> = new Set([
   'mapfile',
   'readarray',
   'line',
+  'xargs',
   'grep',
   'egrep',
   'fgrep',

@@ -414,6 +414,8 @@ const HAND: CorpusLine[] = [
   line('input', 'read -r -n 45 x', 'deny', 'ask'),
   line('input', 'dd bs=1 count=45', 'deny', 'ask'),
   line('input', 'dd if=a.img of=b.img', 'allow', 'ask'),
+  line('input', 'xargs -L 1 env', 'deny', 'ask'),
+  line('input', 'xargs -a list.txt echo', 'allow', 'ask'),
   line('input', "sed -n '1q'", 'deny', 'ask'),
   line('input', 'jq -n input', 'deny', 'ask'),
   line('input', 'head -n 1 a.txt; grep -m 1 x a.txt', 'allow', 'allow'),
