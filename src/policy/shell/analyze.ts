@@ -277,7 +277,8 @@ class Analysis {
     let input = outer.input === true;
     for (const redirect of list(statement.Redirs)) {
       this.redirect(redirect, writes, sink);
-      if (redirectsInput(redirect)) input = true;
+      const effect = inputRedirect(redirect);
+      if (effect !== undefined) input = effect === 'file';
     }
     const context: Context = { writes, opaque: merge(outer.opaque, sink.opaque), input };
     const command = node(statement.Cmd);
@@ -1239,12 +1240,19 @@ function delimiter(word: GoNode): { text: string; quoted: boolean } | undefined 
   return { text: value, quoted };
 }
 
-/** Whether a redirection gives the command its standard input (`<`, `<>`, a here-document, a here-string). */
-function redirectsInput(redirect: GoNode): boolean {
+/**
+ * What a redirection does to the command's standard input: `file` for `<`, `<>`, a here-document or a
+ * here-string; `dup` when fd 0 becomes a copy of another descriptor (`<&5`, `0>&5`), which may be the shell's
+ * own input; `undefined` when it leaves fd 0 alone.
+ */
+function inputRedirect(redirect: GoNode): 'file' | 'dup' | undefined {
   const op = num(redirect.Op);
-  if (!INPUT_OPS.has(op)) return false;
   const fd = node(redirect.N);
-  return fd === undefined || text(fd.Value) === '0';
+  const zero = fd !== undefined && text(fd.Value) === '0';
+  if (INPUT_OPS.has(op)) return fd === undefined || zero ? 'file' : undefined;
+  if (op === OP.dupIn) return fd === undefined || zero ? 'dup' : undefined;
+  if (op === OP.dupOut) return zero ? 'dup' : undefined;
+  return undefined;
 }
 
 const STDIN_PATH = /(^|\/)(dev|proc)(\/|$)/;
