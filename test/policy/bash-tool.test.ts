@@ -4,7 +4,7 @@
  * its body ran: a refused command never creates it, an allowed one does. Includes a first call that tries to
  * change what a second, allowed call runs.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent } from '@strands-agents/sdk';
@@ -84,5 +84,48 @@ describe('the same two calls without the preset (the attack is real)', () => {
   it('lets the first call point ls at touch, and the second call then runs touch', async () => {
     await run(allowAll, [`hash -p /usr/bin/touch ls`, `ls ${marker('open-hash')}`]);
     expect(existsSync(marker('open-hash'))).toBe(true);
+  });
+});
+
+describe('the SDK bash tool refuses the red-team lines (redteam5) that ran a command the policy forbids', () => {
+  it('read-only-shell refuses CR tricks, split braces, permuted sed options, find --, and input-eating commands', async () => {
+    await run(allowAll, [`mkdir -p ${marker('rt-victim')}/sub && printf 'x\\n' > ${marker('rt-input')}`]);
+    const results = await run(readOnly, [
+      `ls ${dir}\r#$(touch ${marker('rt-cr')})`,
+      `cat <<'EOF'\r\nEOF\r\ntouch ${marker('rt-heredoc')}\nEOF`,
+      `find ${dir} -maxdepth 0 {'-exec',} touch ${marker('rt-find')} ';'`,
+      `sed -n 1p ${marker('rt-input')} -e '1e touch ${marker('rt-sed')}'`,
+      `head -c 6\necho '\ntouch ${marker('rt-pipe')}\n' #'`,
+      `find -- ${marker('rt-victim')} -delete`,
+      `sed -n 1p ${marker('rt-input')} -i`,
+      `find -- /etc/hostname -fprintf ${marker('rt-fprintf')} 'x'`,
+    ]);
+    expect(results).toHaveLength(8);
+    for (const result of results) expect(result).toMatch(/^error:\[gate\] BLOCKED/);
+    for (const name of ['rt-cr', 'rt-heredoc', 'rt-find', 'rt-sed', 'rt-pipe', 'rt-fprintf'])
+      expect(existsSync(marker(name))).toBe(false);
+    expect(existsSync(`${marker('rt-victim')}/sub`)).toBe(true);
+    expect(readFileSync(marker('rt-input'), 'utf8')).toBe('x\n');
+  });
+
+  it("read-only-shell refuses a head -c N that would eat part of the tool's own line and leave bash in a quote", async () => {
+    const results = await run(readOnly, ['head -c 45', `echo 'a" ; touch ${marker('rt-sentinel')} ; #'`]);
+    expect(results[0]).toMatch(/^error:\[gate\] BLOCKED/);
+    expect(results[1]).toMatch(/^success:/);
+    expect(existsSync(marker('rt-sentinel'))).toBe(false);
+  });
+
+  it('vended-tools refuses a recursive delete hidden in braces or fed to unshare', async () => {
+    await run(allowAll, [`mkdir -p ${marker('rt-braces')}/sub ${marker('rt-unshare')}/sub`]);
+    const results = await run(vendedTools, [
+      `{r'm',-rf,${marker('rt-braces')}}`,
+      `unshare <<'EOF'\nrm -rf ${marker('rt-unshare')}\nEOF`,
+    ]);
+    expect(results).toEqual([
+      expect.stringMatching(/^error:\[gate\] BLOCKED/),
+      expect.stringMatching(/^error:\[gate\] BLOCKED/),
+    ]);
+    expect(existsSync(`${marker('rt-braces')}/sub`)).toBe(true);
+    expect(existsSync(`${marker('rt-unshare')}/sub`)).toBe(true);
   });
 });

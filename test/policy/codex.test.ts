@@ -75,7 +75,11 @@ const SAFE_CASES: [string[], boolean, string?][] = [
   [['bash', '-lc', 'ls && git status'], true],
   [['bash', '-lc', 'ls | head'], true],
   [['bash', '-lc', 'ls ; git status'], true],
-  [['bash', '-lc', 'ls && git status || head'], true],
+  [
+    ['bash', '-lc', 'ls && git status || head'],
+    true,
+    "a head that is not fed by a pipe reads the SDK bash tool's own input, and may take part of the line the tool writes after each call: opaque",
+  ],
   [['bash', '-lc', 'ls && git status | head'], true],
   [['bash', '-lc', 'git', 'status'], false],
   [['bash', '-lc', "'git status'"], false],

@@ -11,9 +11,27 @@
  * commands run (`cd`, `alias`, `set`, `export`, …). A line the parser refuses, a NUL byte, or a
  * substitution that the parts found do not account for makes the whole line one opaque part.
  */
-import { INTERPRETERS, type InterpreterSpec, SHELLS, WRAPPERS } from './commands.js';
+import {
+  EARLY_EXIT,
+  FILE_READERS,
+  GIT_GLOBAL_FLAGS,
+  PART_READERS,
+  GIT_NO_INPUT,
+  INTERPRETERS,
+  type InterpreterSpec,
+  NO_INPUT,
+  SHELLS,
+  WRAPPERS,
+} from './commands.js';
 import { type Dialect, type GoNode, kind, list, node, num, parseShell, ShellSyntaxError, text } from './syntax.js';
-import { countSubstitutionMarks, decodeAnsiC, isPattern, unescapeDouble, unescapeUnquoted } from './words.js';
+import {
+  countSubstitutionMarks,
+  decodeAnsiC,
+  isPattern,
+  mayContinueComment,
+  unescapeDouble,
+  unescapeUnquoted,
+} from './words.js';
 import { scanOptions } from './options.js';
 import { ownEntry } from '../own-entry.js';
 
@@ -57,6 +75,8 @@ interface MutablePart {
 interface Context {
   readonly writes: readonly (string | undefined)[];
   readonly opaque: Opacity | undefined;
+  /** Whether standard input comes from a pipe or a redirection rather than from the shell's own input. */
+  readonly input?: boolean;
 }
 
 const MAX_DEPTH = 8;
@@ -95,11 +115,15 @@ const OP = {
   all: 64,
   appendAll: 65,
 } as const;
+const INPUT_OPS = new Set<number>([OP.in, OP.readWrite, OP.heredoc, OP.heredocTabs, OP.herestring]);
 const WRITE_OPS = new Set<number>([OP.out, OP.append, OP.readWrite, OP.clobber, OP.all, OP.appendAll]);
 // Test operators that evaluate their operands as arithmetic, and those that take a variable name.
 const ARITH_TESTS = new Set([116, 117, 118, 119, 120, 121]);
 const NAME_TESTS = new Set([110, 111]);
 const PARAM_TRANSFORM = 84;
+// Pipe operators of a `BinaryCmd` (`|`, `|&`).
+const PIPE = 12;
+const PIPE_ALL = 13;
 
 const INTEGER = /^[-+]?(0[xX][0-9a-fA-F]+|[0-9]+|[0-9]+#[0-9a-zA-Z@_]+)$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -158,6 +182,15 @@ const CODE_BUILTINS: Readonly<Record<string, string>> = {
   coproc: 'runs a command',
 };
 
+/**
+ * Quoted text as pattern matching sees it: every character neutral except those that may close or split
+ * a pattern opened outside the quotes (`]`, `}`, `,`, `.`), kept so that such a word is never read as a
+ * literal (a false pattern only makes the word unknown).
+ */
+function maskQuoted(raw: string): string {
+  return raw.replace(/[^\]},.]/g, 'a');
+}
+
 /** The last path segment of a program word. */
 export function basename(program: string): string {
   const slash = program.lastIndexOf('/');
@@ -167,11 +200,52 @@ export function basename(program: string): string {
 class Analysis {
   readonly parts: MutablePart[] = [];
   substitutions = { parens: 0, backquotes: 0 };
+  /** Whether a part may read the shell's own input (the persistent bash tool reads its script there). */
+  readsInput = false;
+  /** Whether such a part may also stop reading before the end of that input (`head -c N`, `read -n N`). */
+  readsPart = false;
+
+  /** Set when a here-document may end elsewhere for bash than for the parser. */
+  heredocHazard: string | undefined;
 
   constructor(
     readonly dialect: Dialect,
     readonly depth: number,
+    readonly source: string,
   ) {}
+
+  /** The source's lines without leading tabs, sorted: a prefix look-up is a binary search. */
+  private _sortedLines: readonly string[] | undefined;
+
+  /**
+   * Why a here-document may end elsewhere for bash than for the parser, if it may: bash joins
+   * backslash-newlines in an unquoted body before it looks for the terminator (`EO\⏎F` ends it), and inside
+   * `$( )` it ends the body at a line that starts with the delimiter (`EOF)`). Any line that starts with the
+   * delimiter but is not it, or any backslash-newline with an unquoted here-document, makes the line opaque.
+   */
+  heredocEnd(word: { text: string; quoted: boolean } | undefined): string | undefined {
+    if (word === undefined) return 'a here-document delimiter that is not plain text';
+    if (!word.quoted && this.source.includes('\\\n')) {
+      return 'a backslash-newline with an unquoted here-document (bash joins the lines of its body before it looks for the end)';
+    }
+    this._sortedLines ??= this.source
+      .split('\n')
+      .map((line) => line.replace(/^\t+/, ''))
+      .sort();
+    const lines = this._sortedLines;
+    // The first line greater than the delimiter: if it starts with it, a line starts with it and is not it.
+    let low = 0;
+    let high = lines.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((lines[middle] ?? '') <= word.text) low = middle + 1;
+      else high = middle;
+    }
+    if (lines[low]?.startsWith(word.text) === true) {
+      return `a line starts with the here-document delimiter ${JSON.stringify(word.text)} but is not it (bash may end the here-document there)`;
+    }
+    return undefined;
+  }
 
   push(part: MutablePart): MutablePart {
     if (this.parts.length >= MAX_PARTS) throw new Gap('too many parts');
@@ -197,24 +271,51 @@ class Analysis {
     for (const statement of list(statements)) this.statement(statement, context);
   }
 
-  statement(statement: GoNode, outer: Context): void {
+  statement(statement: GoNode, outer: Context, afterTime = false): void {
     const sink = new Sink();
     const writes = [...outer.writes];
-    for (const redirect of list(statement.Redirs)) this.redirect(redirect, writes, sink);
-    const context: Context = { writes, opaque: merge(outer.opaque, sink.opaque) };
+    let input = outer.input === true;
+    for (const redirect of list(statement.Redirs)) {
+      this.redirect(redirect, writes, sink);
+      const effect = inputRedirect(redirect);
+      if (effect !== undefined) input = effect === 'file';
+    }
+    const context: Context = { writes, opaque: merge(outer.opaque, sink.opaque), input };
     const command = node(statement.Cmd);
     if (command === undefined) {
       this.newPart(context);
       return;
     }
-    this.command(command, context);
+    if (afterTime && kind(command) === 'CallExpr') this.call(command, context, true);
+    else if (afterTime && kind(command) === 'BinaryCmd') this.binary(command, context, true);
+    else this.command(command, context);
+  }
+
+  /** `a && b`, `a | b`, …; `afterTime`: the first command follows bash's `time`, which takes a `--`. */
+  binary(command: GoNode, context: Context, afterTime: boolean): void {
+    const pipe = num(command.Op) === PIPE || num(command.Op) === PIPE_ALL;
+    for (const side of [command.X, command.Y]) {
+      const statement = node(side);
+      if (statement === undefined) throw new Gap('a command list without a side');
+      // The right side of a pipe reads the pipe, not the shell's input.
+      this.statement(
+        statement,
+        pipe && side === command.Y ? { ...context, input: true } : context,
+        afterTime && side === command.X,
+      );
+    }
   }
 
   redirect(redirect: GoNode, writes: (string | undefined)[], sink: Sink): void {
     const op = num(redirect.Op);
     const hdoc = node(redirect.Hdoc);
     if (hdoc !== undefined) this.word(hdoc, sink);
-    if (op === OP.heredoc || op === OP.heredocTabs) return; // the word is the delimiter, never expanded
+    if (op === OP.heredoc || op === OP.heredocTabs) {
+      // The word is the delimiter, never expanded.
+      const target = node(redirect.Word);
+      this.heredocHazard ??= this.heredocEnd(target === undefined ? undefined : delimiter(target));
+      return;
+    }
     const target = node(redirect.Word);
     const value = target === undefined ? undefined : this.word(target, sink);
     if (value === undefined) {
@@ -234,11 +335,7 @@ class Analysis {
         this.call(command, context);
         return;
       case 'BinaryCmd':
-        for (const side of [command.X, command.Y]) {
-          const statement = node(side);
-          if (statement === undefined) throw new Gap('a command list without a side');
-          this.statement(statement, context);
-        }
+        this.binary(command, context, false);
         return;
       case 'Subshell':
       case 'Block':
@@ -270,7 +367,7 @@ class Analysis {
         } else if (loop !== undefined) {
           throw new Gap(`an unknown loop (${kind(loop)})`);
         }
-        const inner = { writes: context.writes, opaque: merge(context.opaque, sink.opaque) };
+        const inner = { ...context, opaque: merge(context.opaque, sink.opaque) };
         if (sink.opaque !== undefined) this.newPart(inner);
         this.statements(command.Do, inner);
         return;
@@ -280,7 +377,7 @@ class Analysis {
         const subject = node(command.Word);
         if (subject !== undefined) this.word(subject, sink);
         for (const item of list(command.Items)) for (const pattern of list(item.Patterns)) this.word(pattern, sink);
-        const inner = { writes: context.writes, opaque: merge(context.opaque, sink.opaque) };
+        const inner = { ...context, opaque: merge(context.opaque, sink.opaque) };
         if (sink.opaque !== undefined) this.newPart(inner);
         for (const item of list(command.Items)) this.statements(item.Stmts, inner);
         return;
@@ -328,7 +425,8 @@ class Analysis {
         part.program = 'time';
         if (command.PosixFormat === true) part.args = ['-p'];
         const inner = node(command.Stmt);
-        if (inner !== undefined) this.statement(inner, context);
+        // Bash's `time` keyword takes `--` (after `-p` too): the parser reads it as the program.
+        if (inner !== undefined) this.statement(inner, context, true);
         return;
       }
       case 'CoprocClause': {
@@ -393,7 +491,7 @@ class Analysis {
     }
   }
 
-  call(command: GoNode, context: Context): void {
+  call(command: GoNode, context: Context, afterTime = false): void {
     const sink = new Sink();
     const assigns: string[] = [];
     for (const assign of list(command.Assigns)) {
@@ -403,7 +501,8 @@ class Analysis {
       this.assignmentValue(assign, sink);
     }
     const words = list(command.Args).map((w) => this.word(w, sink));
-    const inner: Context = { writes: context.writes, opaque: merge(context.opaque, sink.opaque) };
+    if (afterTime && words[0] === '--') words.shift();
+    const inner: Context = { ...context, opaque: merge(context.opaque, sink.opaque) };
     if (words.length === 0) {
       const part = this.newPart(inner);
       part.assigns = assigns;
@@ -427,6 +526,10 @@ class Analysis {
     }
     part.program = program;
     const name = basename(program);
+    if (context.input !== true && !leavesInput(name, args)) {
+      this.readsInput = true;
+      if (PART_READERS.has(name) && stopsEarly(name, args)) this.readsPart = true;
+    }
     const builtin = !program.includes('/');
     if (builtin && this.builtin(name, part, context)) return;
     const wrapper = ownEntry(WRAPPERS, name);
@@ -654,6 +757,16 @@ class Analysis {
     let start = scanned.next + (spec.leading ?? 0);
     if (spec.kind === 'script') {
       // su -c, script -c, flock -c, runuser -c: a shell script given as an option value, or a program.
+      const users = spec.userOperands;
+      const userMode = users !== undefined && !(users.unless ?? []).some((o) => scanned.seen.has(o));
+      if (userMode) {
+        // su [-] USER ARGS…: the words after the user go to the user's shell (a later -c wins).
+        const rest = args.slice(scanned.next);
+        if (rest.length > (rest[0] === '-' ? 2 : 1)) {
+          this.mark(part, 'code', `${name} passes the words after the user to the user's shell`);
+          return;
+        }
+      }
       const option = spec.scriptOptions?.find((o) => scanned.seen.has(o));
       if (option !== undefined) {
         const script = scanned.seen.get(option);
@@ -665,8 +778,13 @@ class Analysis {
         this.mark(part, 'code', `${name} without -c starts an interactive shell`);
         return;
       }
-      // flock FILE -c CMD: the option may follow the lock file.
-      if (spec.leading !== undefined && args[scanned.next + 1] === '-c') {
+      if (userMode) {
+        this.mark(part, 'code', `${name} without -c starts a shell reading its input`);
+        return;
+      }
+      // flock FILE -c CMD (or --command CMD): the option may follow the lock file.
+      const after = args[scanned.next + 1];
+      if (spec.leading !== undefined && (after === '-c' || after === '--command')) {
         const script = args[scanned.next + 2];
         if (script === undefined) this.mark(part, 'code', `${name} -c of a script that is not a literal`);
         else this.script(script, 'bash', context, part, `${name} -c`);
@@ -692,6 +810,9 @@ class Analysis {
     if (start > args.length) start = args.length;
     const inner = args.slice(start);
     if (inner.length === 0) {
+      if (spec.shellWhenEmpty === true) {
+        this.mark(part, 'code', `${name} without a command runs a shell reading its input`);
+      }
       if (name === 'exec') this.mark(part, 'state', 'exec without a program changes the shell itself');
       if (name === 'xargs') this.simple(['echo'], [], this.innerContext(part, context), hops + 1);
       return;
@@ -707,7 +828,7 @@ class Analysis {
   }
 
   innerContext(part: MutablePart, context: Context): Context {
-    return { writes: part.writes, opaque: context.opaque };
+    return { writes: part.writes, opaque: context.opaque, input: context.input };
   }
 
   xargs(
@@ -864,7 +985,13 @@ class Analysis {
       this.mark(part, 'code', `${what}: scripts nested too deeply`);
       return;
     }
-    const nested = analyzeSource(source, dialect, this.depth + 1, { writes: part.writes, opaque: context.opaque });
+    const nested = analyzeSource(
+      source,
+      dialect,
+      this.depth + 1,
+      { writes: part.writes, opaque: context.opaque, input: context.input },
+      this,
+    );
     for (const p of nested) this.push({ ...p, args: [...p.args], assigns: [...p.assigns], writes: [...p.writes] });
   }
 
@@ -874,18 +1001,24 @@ class Analysis {
   word(word: GoNode, sink: Sink): string | undefined {
     let value = '';
     let known = true;
+    // The word as pattern matching sees it: unquoted text as written, quoted text masked (a quoted `{` or
+    // `[` never opens a pattern, while a pattern opened outside quotes may go on across them).
+    let skeleton = '';
     const parts = list(word.Parts);
+    // A quoted part alone never forms a pattern: mask quoted text only in words of several parts.
+    const mixed = parts.length > 1;
     for (let index = 0; index < parts.length; index += 1) {
       const part = parts[index] as GoNode;
       switch (kind(part)) {
         case 'Lit': {
           const raw = text(part.Value);
-          if (isPattern(raw, index === 0)) known = false;
+          skeleton += raw;
           value += unescapeUnquoted(raw);
           break;
         }
         case 'SglQuoted': {
           const raw = text(part.Value);
+          if (mixed) skeleton += maskQuoted(raw);
           if (part.Dollar === true) {
             const decoded = decodeAnsiC(raw);
             if (decoded === undefined) known = false;
@@ -896,8 +1029,11 @@ class Analysis {
         case 'DblQuoted': {
           if (part.Dollar === true) known = false;
           for (const inner of list(part.Parts)) {
-            if (kind(inner) === 'Lit') value += unescapeDouble(text(inner.Value));
-            else {
+            if (kind(inner) === 'Lit') {
+              const raw = text(inner.Value);
+              if (mixed) skeleton += maskQuoted(raw);
+              value += unescapeDouble(raw);
+            } else {
               this.wordPart(inner, sink);
               known = false;
             }
@@ -909,6 +1045,7 @@ class Analysis {
           known = false;
       }
     }
+    if (known && isPattern(skeleton, parts.length > 0 && kind(parts[0] as GoNode) === 'Lit')) known = false;
     return known ? value : undefined;
   }
 
@@ -1083,8 +1220,144 @@ function opaqueLine(reason: string, context?: Context): ShellPart[] {
   ];
 }
 
-function analyzeSource(source: string, dialect: Dialect, depth: number, context: Context): ShellPart[] {
+/** A here-document delimiter as written: its text, and whether any of it is quoted (then the body is not expanded). */
+function delimiter(word: GoNode): { text: string; quoted: boolean } | undefined {
+  let value = '';
+  let quoted = false;
+  for (const part of list(word.Parts)) {
+    const raw = text(part.Value);
+    if (kind(part) === 'Lit') {
+      if (raw.includes('\\')) quoted = true;
+      value += unescapeUnquoted(raw);
+    } else if (kind(part) === 'SglQuoted' && part.Dollar !== true) {
+      quoted = true;
+      value += raw;
+    } else if (kind(part) === 'DblQuoted' && part.Dollar !== true && list(part.Parts).every((p) => kind(p) === 'Lit')) {
+      quoted = true;
+      for (const inner of list(part.Parts)) value += unescapeDouble(text(inner.Value));
+    } else return undefined;
+  }
+  return { text: value, quoted };
+}
+
+/**
+ * What a redirection does to the command's standard input: `file` for `<`, `<>`, a here-document or a
+ * here-string; `dup` when fd 0 becomes a copy of another descriptor (`<&5`, `0>&5`), which may be the shell's
+ * own input; `undefined` when it leaves fd 0 alone.
+ */
+function inputRedirect(redirect: GoNode): 'file' | 'dup' | undefined {
+  const op = num(redirect.Op);
+  const fd = node(redirect.N);
+  const zero = fd !== undefined && text(fd.Value) === '0';
+  if (INPUT_OPS.has(op)) return fd === undefined || zero ? 'file' : undefined;
+  if (op === OP.dupIn) return fd === undefined || zero ? 'dup' : undefined;
+  if (op === OP.dupOut) return zero ? 'dup' : undefined;
+  return undefined;
+}
+
+const STDIN_PATH = /(^|\/)(dev|proc)(\/|$)/;
+
+/**
+ * Whether a program is known not to read its standard input: one that never does, or a file reader given
+ * files (not `-`). Anything else may read the shell's own input.
+ */
+function leavesInput(name: string, args: readonly (string | undefined)[]): boolean {
+  if (NO_INPUT.has(name)) return true;
+  // `-`, and any path through /dev or /proc (`/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`), may be the input.
+  if (args.some((a) => a === undefined || a === '-' || STDIN_PATH.test(a))) return false;
+  // xargs reads its input unless given `-a FILE` (its command keeps the input: it is a part of its own).
+  if (name === 'xargs') return args.some((a) => a === '-a' || a?.startsWith('--arg-file') === true);
+  // dd reads its input unless given `if=FILE`.
+  if (name === 'dd') return args.some((a) => a !== undefined && a.startsWith('if=') && a.length > 3);
+  if (name === 'git') return !args.some((a) => a?.startsWith('--std')) && gitLeavesInput(args as readonly string[]);
+  const reader = ownEntry(FILE_READERS, name);
+  if (reader === undefined) return false;
+  // GNU getopt takes options after operands too: every word must be an option, its value or an operand.
+  let i = 0;
+  const operands: string[] = [];
+  const seen = new Set<string>();
+  while (i < args.length) {
+    const scanned = scanOptions(args, reader.options, i);
+    if (scanned.opaque !== undefined) return false;
+    for (const [option, value] of scanned.seen) {
+      if (value === '-') return false;
+      seen.add(option);
+    }
+    i = scanned.next;
+    const operand = args[i];
+    if (operand !== undefined) operands.push(operand);
+    i += 1;
+  }
+  const patternGiven = reader.pattern?.some((o) => seen.has(o)) ?? true;
+  return operands.length > (patternGiven ? 0 : 1);
+}
+
+/** Whether a part reader may stop before the end of its input: always, unless it has early-exit options. */
+function stopsEarly(name: string, args: readonly (string | undefined)[]): boolean {
+  const early = ownEntry(EARLY_EXIT, name);
+  if (early === undefined) return true;
+  return args.some((word) => {
+    if (word === undefined) return true;
+    if (word.startsWith('--')) {
+      const option = word.split('=')[0] ?? word;
+      return option.length > 2 && early.some((o) => o.startsWith(option));
+    }
+    return word.startsWith('-') && early.some((o) => o.length === 2 && word.includes(o[1] ?? ''));
+  });
+}
+
+/** `git [global options] SUBCOMMAND …` with a subcommand that never reads standard input. */
+function gitLeavesInput(args: readonly string[]): boolean {
+  for (let i = 0; i < args.length; i += 1) {
+    const word = args[i] ?? '';
+    if (word === '-C' || word === '-c') i += 1;
+    else if (/^--[a-z-]+=/.test(word) || GIT_GLOBAL_FLAGS.has(word)) continue;
+    else return GIT_NO_INPUT.has(word);
+  }
+  return true;
+}
+
+/**
+ * The persistent bash tool writes each line to the standard input of one bash, which reads its script from
+ * there as it runs: a command that reads that input takes the text after its own line, so what bash runs
+ * next is not what the line says. Returns a reason when a top-level command may read that input and text
+ * follows on a later line, or when it may stop reading part-way (the tool ends every line with its own
+ * `echo "<sentinel>"` line: a command that takes part of it leaves bash inside a quote, and the next call's
+ * line is read from there).
+ */
+function readsScript(file: GoNode, analysis: Analysis, context: Context, source: string): string | undefined {
+  let bytes: Buffer | undefined;
+  for (const statement of list(file.Stmts)) {
+    analysis.readsInput = false;
+    analysis.statement(statement, context);
+    if (analysis.readsPart) {
+      return 'a command that may read part of standard input: the bash tool reads its script from that input and ends each line with a line of its own, so what bash runs next (in this call or the next) cannot be known';
+    }
+    if (!analysis.readsInput) continue;
+    bytes ??= Buffer.from(source, 'utf8');
+    const start = num(node(statement.Position)?.offs);
+    const newline = bytes.indexOf(0x0a, Math.max(start, 0));
+    if (newline !== -1 && /[^ \t\n]/.test(bytes.subarray(newline + 1).toString('latin1'))) {
+      return 'a command that may read standard input is followed by more lines: the bash tool reads its script from that input, so what runs next cannot be known';
+    }
+  }
+  return undefined;
+}
+
+function analyzeSource(
+  source: string,
+  dialect: Dialect,
+  depth: number,
+  context: Context,
+  parent?: Analysis,
+): ShellPart[] {
   if (source.includes('\0')) return opaqueLine('the line holds a NUL byte, which bash drops', context);
+  if (source.includes('\r')) {
+    return opaqueLine(
+      'the line holds a carriage return, which bash reads as part of a word and the parser as a blank',
+      context,
+    );
+  }
   let file: GoNode;
   try {
     file = parseShell(source, dialect);
@@ -1092,17 +1365,35 @@ function analyzeSource(source: string, dialect: Dialect, depth: number, context:
     const why = error instanceof ShellSyntaxError ? error.message : 'the line does not parse';
     return opaqueLine(`the line does not parse as ${dialect === 'sh' ? 'sh' : dialect} (${why})`, context);
   }
-  const analysis = new Analysis(dialect, depth);
+  const analysis = new Analysis(dialect, depth, source);
   try {
-    analysis.statements(file.Stmts, context);
+    if (depth === 0 && dialect === 'bash' && context.input !== true) {
+      const reason = readsScript(file, analysis, context, source);
+      if (reason !== undefined) return opaqueLine(reason, context);
+    } else {
+      analysis.statements(file.Stmts, context);
+      if (parent !== undefined) {
+        if (analysis.readsInput) parent.readsInput = true;
+        if (analysis.readsPart) parent.readsPart = true;
+      }
+    }
   } catch (error) {
     if (error instanceof Gap) return opaqueLine(`the analysis cannot read ${error.message}`, context);
     return opaqueLine('the analysis failed on this line', context);
   }
   const marks = countSubstitutionMarks(source);
   if (marks.parens !== analysis.substitutions.parens || marks.backquotes !== analysis.substitutions.backquotes) {
-    return opaqueLine('the parts found do not account for every substitution in the line', context);
+    return opaqueLine(
+      /\$\\\n/.test(source)
+        ? 'a backslash-newline after $: bash joins the lines and reads a substitution the parser does not see'
+        : 'the parts found do not account for every substitution in the line',
+      context,
+    );
   }
+  if (mayContinueComment(source)) {
+    return opaqueLine('a comment ends with a backslash, which bash does not read as a line continuation', context);
+  }
+  if (analysis.heredocHazard !== undefined) return opaqueLine(analysis.heredocHazard, context);
   const parts = analysis.parts.length === 0 ? [analysis.newPart(context)] : analysis.parts;
   for (const part of parts) {
     const variable = part.assigns.find(isCodeVariable);

@@ -29,9 +29,17 @@ export interface WrapperSpec {
   readonly stateOptions?: readonly string[];
   /** For `opaque`: why. */
   readonly reason?: string;
+  /** Without a command it starts a shell, which reads its script from its input (`unshare`, `chroot DIR`). */
+  readonly shellWhenEmpty?: boolean;
+  /**
+   * `su`-style operands: `[-] USER [ARGS…]`, the words after the user passed to the user's shell; for
+   * `runuser` only without the options listed here (`-u USER` runs a program instead).
+   */
+  readonly userOperands?: { readonly unless?: readonly string[] };
 }
 
 const plain: WrapperSpec = { kind: 'program', options: {} };
+const startsShell: WrapperSpec = { kind: 'program', options: {}, shellWhenEmpty: true };
 
 /** Wrappers by program basename. */
 export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
@@ -160,6 +168,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   su: {
     kind: 'script',
     scriptOnly: true,
+    userOperands: {},
     scriptOptions: ['-c', '--command', '--session-command'],
     options: {
       value: 'cgGsw',
@@ -181,6 +190,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   },
   runuser: {
     kind: 'script',
+    userOperands: { unless: ['-u', '--user'] },
     scriptOptions: ['-c', '--command', '--session-command'],
     options: {
       value: 'ucgGsw',
@@ -270,6 +280,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   chroot: {
     kind: 'program',
     leading: 1,
+    shellWhenEmpty: true,
     options: { long: { userspec: 'value', groups: 'value', 'skip-chdir': 'flag' } },
     stateOptions: ['--skip-chdir'],
   },
@@ -277,23 +288,28 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
   taskset: { kind: 'program', leading: 1, options: { flag: 'acp' }, noCommandOptions: ['-p'] },
   chrt: { kind: 'program', leading: 1, options: { value: 'T', flag: 'abdefimoRrv' }, noCommandOptions: ['-p', '-m'] },
   unbuffer: plain,
-  fakeroot: plain,
+  fakeroot: startsShell,
   catchsegv: plain,
   torsocks: plain,
   proxychains: plain,
   proxychains4: plain,
   'dbus-run-session': plain,
-  nsenter: plain,
-  unshare: plain,
+  nsenter: startsShell,
+  unshare: startsShell,
   strace: plain,
   ltrace: plain,
   valgrind: plain,
   numactl: plain,
-  firejail: plain,
-  proot: plain,
+  firejail: startsShell,
+  proot: startsShell,
   rlwrap: plain,
-  pkexec: plain,
+  pkexec: startsShell,
+  // zsh precommand modifiers (a zsh -c script is read as bash): the program is the next word.
+  noglob: plain,
+  nocorrect: plain,
+  '-': plain,
   sg: { kind: 'opaque', reason: 'sg runs its command through a shell' },
+  newgrp: { kind: 'opaque', reason: 'newgrp runs a shell reading its input' },
   at: { kind: 'opaque', reason: 'at runs commands read from its input or a file later' },
   batch: { kind: 'opaque', reason: 'batch runs commands read from its input later' },
   parallel: { kind: 'opaque', reason: 'parallel runs commands built from its input' },
@@ -418,4 +434,301 @@ export const INTERPRETERS: Readonly<Record<string, InterpreterSpec>> = {
   powershell: opaqueOptions,
   jshell: opaqueOptions,
   gdb: opaqueOptions,
+};
+
+/**
+ * Programs and builtins that never read their standard input, whatever their words (wrappers: what they run
+ * is judged on its own). Not `date` (`-f -`), `hostname` (`-F`), `du` (`--files0-from=-`).
+ */
+export const NO_INPUT: ReadonlySet<string> = new Set([
+  'ls',
+  'pwd',
+  'echo',
+  'printf',
+  'true',
+  'false',
+  ':',
+  'mkdir',
+  'touch',
+  'whoami',
+  'id',
+  'uname',
+  'sleep',
+  'test',
+  '[',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'stat',
+  'df',
+  'which',
+  'type',
+  'mktemp',
+  'seq',
+  'nproc',
+  'cd',
+  'pushd',
+  'popd',
+  'export',
+  'declare',
+  'typeset',
+  'local',
+  'readonly',
+  'unset',
+  'set',
+  'shopt',
+  'alias',
+  'unalias',
+  'hash',
+  'umask',
+  'ulimit',
+  'shift',
+  'getopts',
+  'trap',
+  'enable',
+  'env',
+  'command',
+  'builtin',
+  'time',
+  'nice',
+  'nohup',
+  'timeout',
+  'stdbuf',
+  'exit',
+  'return',
+  'break',
+  'continue',
+]);
+
+/** A program that reads the files named as operands, and its standard input only without one (or for `-`). */
+export interface FileReaderSpec {
+  /** Its options. */
+  readonly options: OptionSpec;
+  /** Options that give the pattern, for programs whose first operand is a pattern otherwise (`grep`). */
+  readonly pattern?: readonly string[];
+}
+
+const grep: FileReaderSpec = {
+  pattern: ['-e', '-f', '--regexp', '--file'],
+  options: {
+    value: 'efmABCdD',
+    flag: 'EFGPiyvwxcLlnhHoqsbrRUzZaTI',
+    long: {
+      regexp: 'value',
+      file: 'value',
+      'max-count': 'value',
+      context: 'value',
+      'after-context': 'value',
+      'before-context': 'value',
+      include: 'value',
+      exclude: 'value',
+      'exclude-dir': 'value',
+      color: 'optional',
+      colour: 'optional',
+      recursive: 'flag',
+      'line-number': 'flag',
+      'ignore-case': 'flag',
+      'files-with-matches': 'flag',
+      count: 'flag',
+      'invert-match': 'flag',
+      'word-regexp': 'flag',
+      'fixed-strings': 'flag',
+      'extended-regexp': 'flag',
+      'no-filename': 'flag',
+      'with-filename': 'flag',
+      quiet: 'flag',
+      'only-matching': 'flag',
+    },
+  },
+};
+
+/** More file readers: the pattern, script or filter comes first unless an option gives it. */
+const MORE_READERS: Readonly<Record<string, FileReaderSpec>> = {
+  egrep: grep,
+  fgrep: grep,
+  sed: {
+    pattern: ['-e', '-f', '--expression', '--file'],
+    options: {
+      value: 'efl',
+      attached: 'i',
+      flag: 'nrEsuz',
+      long: {
+        expression: 'value',
+        file: 'value',
+        'line-length': 'value',
+        quiet: 'flag',
+        silent: 'flag',
+        'in-place': 'optional',
+        'regexp-extended': 'flag',
+        separate: 'flag',
+        'null-data': 'flag',
+        'zero-terminated': 'flag',
+        debug: 'flag',
+        posix: 'flag',
+        sandbox: 'flag',
+        unbuffered: 'flag',
+        'follow-symlinks': 'flag',
+      },
+    },
+  },
+  rg: {
+    pattern: ['-e', '-f', '--regexp', '--file'],
+    options: {
+      value: 'ABCefgmMtTjErd',
+      flag: 'iIsSnNwvxclLoqpuUHzaF0',
+      long: {
+        regexp: 'value',
+        file: 'value',
+        glob: 'value',
+        iglob: 'value',
+        type: 'value',
+        'type-not': 'value',
+        'max-count': 'value',
+        'max-depth': 'value',
+        context: 'value',
+        'after-context': 'value',
+        'before-context': 'value',
+        replace: 'value',
+        color: 'value',
+        pre: 'value',
+        'pre-glob': 'value',
+        'search-zip': 'flag',
+        'line-number': 'flag',
+        'ignore-case': 'flag',
+        'smart-case': 'flag',
+        'files-with-matches': 'flag',
+        count: 'flag',
+        'fixed-strings': 'flag',
+        'word-regexp': 'flag',
+        'invert-match': 'flag',
+        'only-matching': 'flag',
+        hidden: 'flag',
+        'no-ignore': 'flag',
+        json: 'flag',
+        quiet: 'flag',
+        'no-heading': 'flag',
+        heading: 'flag',
+      },
+    },
+  },
+  awk: { pattern: ['-f', '--file'], options: { value: 'fFv', long: { file: 'value' } } },
+  jq: {
+    pattern: ['-f', '--from-file'],
+    options: {
+      value: 'fL',
+      flag: 'cCMajrSesRh',
+      opaque: 'n',
+      long: {
+        'from-file': 'value',
+        indent: 'value',
+        tab: 'flag',
+        'raw-output': 'flag',
+        'compact-output': 'flag',
+        'sort-keys': 'flag',
+        slurp: 'flag',
+        'raw-input': 'flag',
+        'exit-status': 'flag',
+        'ascii-output': 'flag',
+        'join-output': 'flag',
+        'color-output': 'flag',
+        'monochrome-output': 'flag',
+        seq: 'flag',
+        stream: 'flag',
+        arg: 'opaque',
+        argjson: 'opaque',
+        slurpfile: 'opaque',
+        rawfile: 'opaque',
+        args: 'opaque',
+        jsonargs: 'opaque',
+        'null-input': 'opaque',
+      },
+    },
+  },
+  od: { options: { value: 'AjNStw', flag: 'bcdfilosxv' } },
+  // cmp FILE1 [FILE2]: a missing FILE2 is the input, so two operands are needed (as for a pattern).
+  cmp: { pattern: [], options: { value: 'inI', flag: 'bls' } },
+  xxd: { options: { value: 'cglos', flag: 'abeEiprRuv' } },
+};
+
+/** File readers by program basename. */
+export const FILE_READERS: Readonly<Record<string, FileReaderSpec>> = {
+  cat: { options: { flag: 'AbeEnstTuv', long: { 'show-all': 'flag', number: 'flag', 'number-nonblank': 'flag' } } },
+  head: {
+    options: { value: 'cn', flag: 'qvz', long: { bytes: 'value', lines: 'value', quiet: 'flag', verbose: 'flag' } },
+  },
+  tail: {
+    options: { value: 'cns', flag: 'qvzF', long: { bytes: 'value', lines: 'value', quiet: 'flag', verbose: 'flag' } },
+  },
+  wc: { options: { flag: 'clmwL', long: { bytes: 'flag', chars: 'flag', lines: 'flag', words: 'flag' } } },
+  grep,
+  ...MORE_READERS,
+};
+
+/** git subcommands that never read standard input. */
+export const GIT_NO_INPUT: ReadonlySet<string> = new Set([
+  'status',
+  'log',
+  'diff',
+  'show',
+  'branch',
+  'rev-parse',
+  'ls-files',
+]);
+
+/** git global options that take no value. */
+export const GIT_GLOBAL_FLAGS: ReadonlySet<string> = new Set(['-P', '-p', '--no-pager', '--paginate', '--bare']);
+
+/**
+ * Programs that may stop reading their standard input before its end: byte counts (`head -c`, `dd`, `read
+ * -n`), a first match or line (`grep -m`, `sed q`, `awk exit`, `jq input`). Given the bash tool's input,
+ * they may take part of a line and leave the rest to bash. Programs that read to the end (`cat`, `wc`,
+ * `sort`) only block until the tool's time-out, which restarts the shell.
+ */
+export const PART_READERS: ReadonlySet<string> = new Set([
+  'head',
+  'dd',
+  'read',
+  'mapfile',
+  'readarray',
+  'line',
+  'xargs',
+  'grep',
+  'egrep',
+  'fgrep',
+  'rg',
+  'sed',
+  'awk',
+  'gawk',
+  'mawk',
+  'nawk',
+  'jq',
+  'od',
+  'cmp',
+  'xxd',
+  'hexdump',
+  'hd',
+]);
+
+const grepEarly = [
+  '-m',
+  '--max-count',
+  '-q',
+  '--quiet',
+  '--silent',
+  '-l',
+  '--files-with-matches',
+  '-L',
+  '--files-without-match',
+];
+
+/**
+ * Part readers that read to the end of their input unless one of these options stops them early (at a
+ * count, the first match or the first file): without one they only block until the tool's time-out.
+ */
+export const EARLY_EXIT: Readonly<Record<string, readonly string[]>> = {
+  grep: grepEarly,
+  egrep: grepEarly,
+  fgrep: grepEarly,
+  rg: grepEarly,
 };

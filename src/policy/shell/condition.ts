@@ -40,7 +40,7 @@ function wordTest(spec: { matches?: string; path?: PathTestInput }, field: strin
 
 type PathTestInput = NonNullable<NonNullable<ShellCondition['args']>['path']>;
 
-/** Whether a word of the part may be a flag: before `--`, starting with `-`, not `-` alone. */
+/** Whether a word of the part may be a flag: before `--` (for most programs), starting with `-`, not `-` alone. */
 interface Words {
   readonly flags: readonly (string | undefined)[];
   readonly operands: readonly (string | undefined)[];
@@ -56,13 +56,20 @@ function splitWords(part: ShellPart): Words {
   return words;
 }
 
+/**
+ * Programs whose `--` ends only their leading options, not the words that act as flags: find's expression
+ * (`-delete`, `-exec`, `-fprint`) goes on after `find -- DIR`.
+ */
+const NO_END_OF_FLAGS = new Set(['find']);
+
 function split(part: ShellPart): Words {
   const flags: (string | undefined)[] = [];
   const operands: (string | undefined)[] = [];
   let ended = false;
+  const ends = part.program === undefined || !NO_END_OF_FLAGS.has(basename(part.program));
   for (const word of part.args) {
     if (ended) operands.push(word);
-    else if (word === '--') ended = true;
+    else if (word === '--' && ends) ended = true;
     else if (word === undefined) {
       // Not known: it may be a flag or an operand.
       flags.push(undefined);

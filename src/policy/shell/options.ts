@@ -59,11 +59,12 @@ function longKind(spec: OptionSpec, name: string): LongKind | undefined {
  *
  * @param args - the words, `undefined` for a word that is not a literal
  * @param spec - the program's options
+ * @param start - where to start reading (options after an operand, for programs that permute them)
  */
-export function scanOptions(args: readonly (string | undefined)[], spec: OptionSpec): ScannedOptions {
+export function scanOptions(args: readonly (string | undefined)[], spec: OptionSpec, start = 0): ScannedOptions {
   const seen = new Map<string, string | undefined>();
   const assigns: string[] = [];
-  let i = 0;
+  let i = start;
   const stop = (opaque: string): ScannedOptions => ({ next: i, seen, assigns, opaque });
   while (i < args.length) {
     const word = args[i];

@@ -141,7 +141,8 @@ export function decodeAnsiC(raw: string): string | undefined {
 
 /**
  * How many substitutions a line holds as written: `$(` (which also opens `$((`), `<(`, `>(` and
- * backquotes, outside single quotes, `$'…'` strings and comments, and not escaped.
+ * backquotes, outside single quotes, `$'…'` strings and comments, and not escaped. Bash removes a
+ * backslash-newline before it reads `$(` (`$\⏎(` is a substitution).
  *
  * @param source - the line
  */
@@ -151,7 +152,9 @@ export function countSubstitutionMarks(source: string): { parens: number; backqu
   let mode: 'plain' | 'single' | 'double' | 'ansi' = 'plain';
   for (let i = 0; i < source.length; i += 1) {
     const c = source[i];
-    const next = source[i + 1];
+    let after = i + 1;
+    while (source[after] === '\\' && source[after + 1] === '\n') after += 2;
+    const next = source[after];
     if (mode === 'single') {
       if (c === "'") mode = 'plain';
       continue;
@@ -171,6 +174,7 @@ export function countSubstitutionMarks(source: string): { parens: number; backqu
     }
     if ((c === '$' || c === '<' || c === '>') && next === '(') {
       parens += 1;
+      i = after;
       continue;
     }
     if (mode === 'double') {
@@ -181,11 +185,25 @@ export function countSubstitutionMarks(source: string): { parens: number; backqu
     else if (c === '"') mode = 'double';
     else if (c === '$' && next === "'") {
       mode = 'ansi';
-      i += 1;
-    } else if (c === '#' && (i === 0 || /[\s;&|()]/.test(source[i - 1] ?? ''))) {
+      i = after;
+    } else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(source[i - 1] ?? ''))) {
       const end = source.indexOf('\n', i);
       i = end === -1 ? source.length : end;
     }
   }
   return { parens, backquotes };
+}
+
+/**
+ * Whether a comment may end with a backslash: bash ends a comment at the newline, while the parser may join
+ * the next line to it. Checked on the raw text whatever the quoting (a comment inside `"$( )"` counts), so a
+ * `#` that only looks like the start of a comment counts too.
+ *
+ * @param source - the line
+ */
+export function mayContinueComment(source: string): boolean {
+  if (!source.includes('\\\n')) return false;
+  const lines = source.split('\n');
+  // Every line but the last ends with a newline: one that ends with a backslash after a `#` may continue a comment.
+  return lines.some((line, i) => i < lines.length - 1 && line.endsWith('\\') && /(^|[\s;&|()<>`])#/.test(line));
 }

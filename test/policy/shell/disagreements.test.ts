@@ -1,0 +1,75 @@
+/**
+ * Lines that the parser (mvdan-sh) or the word checks read differently from bash. For each, bash itself
+ * (the oracle: a throwaway root with stub programs) runs `rm -rf /`, and the analysis must either find that
+ * part or hold a part that runs code it cannot see (which every policy refuses).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { analyzeShell, basename, type ShellPart } from '../../../src/policy/shell/analyze.js';
+import { available, Oracle } from './oracle.js';
+
+/** Lines bash runs `rm -rf /` for, by finding, in the dialect of the tool that runs them. */
+const DISAGREEMENTS: readonly {
+  readonly line: string;
+  readonly dialect: 'bash' | 'sh';
+  readonly why: string;
+  /** What bash runs, when not `rm -rf /` itself. */
+  readonly runs?: string;
+}[] = [
+  { line: 'ls\r#$(rm -rf /)', dialect: 'bash', why: 'carriage return' },
+  { line: 'ls\r#$(rm -rf /)', dialect: 'sh', why: 'carriage return' },
+  { line: "cat <<'EOF'\r\nEOF\r\nrm -rf /\nEOF", dialect: 'bash', why: 'carriage return' },
+  { line: "cat <<'EOF'\r\nEOF\r\nrm -rf /\nEOF", dialect: 'sh', why: 'carriage return' },
+  { line: "{r'm',-rf,/}", dialect: 'bash', why: 'brace expansion across quotes' },
+  { line: "/bin/r['m'] -rf /", dialect: 'bash', why: 'bracket glob across quotes' },
+  { line: "/bin/r['m'] -rf /", dialect: 'sh', why: 'bracket glob across quotes' },
+  { line: 'echo "$\\\n(rm -rf /)"', dialect: 'bash', why: 'backslash-newline after $' },
+  { line: 'echo "$\\\n(rm -rf /)"', dialect: 'sh', why: 'backslash-newline after $' },
+  { line: 'echo ${x:-$\\\n(rm -rf /)}', dialect: 'bash', why: 'backslash-newline after $' },
+  { line: 'cat <<EOF\n$\\\n(rm -rf /)\nEOF', dialect: 'bash', why: 'backslash-newline after $' },
+  { line: 'ls #\\\nrm -rf /', dialect: 'bash', why: 'backslash at the end of a comment' },
+  { line: 'ls #\\\nrm -rf /', dialect: 'sh', why: 'backslash at the end of a comment' },
+  { line: 'echo "$(ls #\\\nrm -rf /)"', dialect: 'bash', why: 'backslash at the end of a comment in "$( )"' },
+  { line: 'echo "$(ls #\\\nrm -rf /)"', dialect: 'sh', why: 'backslash at the end of a comment in "$( )"' },
+  { line: 'cat <<EOF\nEO\\\nF\nrm -rf /\nEOF\n', dialect: 'bash', why: 'here-document terminator continued' },
+  { line: "echo $(cat <<'EOF'\nEOF)\nrm -rf /\nEOF\n)", dialect: 'bash', why: 'here-document ended by EOF)' },
+  { line: 'time -- rm -rf /', dialect: 'bash', why: 'time --' },
+  { line: 'time -p -- rm -rf /', dialect: 'bash', why: 'time -p --' },
+  {
+    line: "find / {'-exec',} rm -rf '{}' ';'",
+    dialect: 'bash',
+    why: 'brace expansion across quotes',
+    runs: 'find / -exec rm -rf {} ;',
+  },
+];
+
+/** Whether the analysis accounts for a run of `rm -rf /`: an opaque code part, or that very part (`find` with
+ * an unknown word is opaque code too). */
+function accounted(parts: readonly ShellPart[]): boolean {
+  return parts.some(
+    (p) =>
+      p.opaque?.kind === 'code' ||
+      (p.program !== undefined && basename(p.program) === 'rm' && p.args.includes('-rf') && p.args.includes('/')),
+  );
+}
+
+describe('lines bash reads differently from the parser', () => {
+  it.each(DISAGREEMENTS)('$why: $line ($dialect) is accounted for', ({ line, dialect }) => {
+    expect(accounted(analyzeShell(line, dialect))).toBe(true);
+  });
+});
+
+describe.skipIf(!available())('the same lines under bash itself', () => {
+  let oracle: Oracle;
+  beforeAll(() => {
+    oracle = new Oracle(['rm', 'ls', 'cat', 'echo', 'find']);
+  });
+  afterAll(() => oracle.dispose());
+
+  it('bash (or sh) runs rm -rf / (or find -exec rm) for every line', () => {
+    const runs = oracle.runAll(DISAGREEMENTS.map(({ line, dialect }) => ({ line, dialect })));
+    const missing = DISAGREEMENTS.filter(
+      (entry, i) => !(runs[i] ?? []).some((r) => [r.program, ...r.args].join(' ') === (entry.runs ?? 'rm -rf /')),
+    );
+    expect(missing).toEqual([]);
+  });
+});
