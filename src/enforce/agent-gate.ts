@@ -40,7 +40,7 @@ import { ERROR, fail, type GateSource, type GateState, type PendingApproval, typ
 import { decideCall } from './decision.js';
 import { enterRun, leaveRun, runFailure } from './run-state.js';
 import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './seal.js';
-import { gateSource } from './gate-source.js';
+import { CONFIGURED, gateSource } from './gate-source.js';
 import { lockFields, moveHookFirst } from './sdk-mutations.js';
 
 export { APPROVAL_INTERRUPT } from './ask.js';
@@ -167,7 +167,7 @@ export function lockAgent(agent: Agent): void {
  * @returns the new handle, or undefined when the agent was gated already
  */
 export function installAgentGate(agent: Agent, source: GateSource, path: readonly string[]): AgentGate | undefined {
-  if (agentGateState(agent) === 'gated') return undefined;
+  if (agentGateState(agent) === 'gated' && isOwnGate(agent)) return undefined;
   const runtime = new AgentGateRuntime(agent, source);
   const cleanups: (() => void)[] = [];
   const hooks: MarkedHook[] = [];
@@ -202,6 +202,7 @@ export function installAgentGate(agent: Agent, source: GateSource, path: readonl
       path,
     };
     Object.defineProperty(agent, AGENT_GATE_MARK, { value: mark, configurable: true, enumerable: false });
+    ownDecisionHooks.add(runtime.decide);
   } catch (error) {
     uninstall();
     throw error;
@@ -215,32 +216,49 @@ export function installAgentGate(agent: Agent, source: GateSource, path: readonl
   };
 }
 
+/** The decision hooks this copy of gate-audit made: a gate mark naming another is not taken on trust. */
+const ownDecisionHooks = new WeakSet<object>();
+
+/** Whether the agent's gate mark names a decision hook this copy of gate-audit installed. */
+export function isOwnGate(agent: Agent): boolean {
+  const hook = agentGateMark(agent)?.decisionHook;
+  return typeof hook === 'function' && ownDecisionHooks.has(hook);
+}
+
 /**
- * Installs, now, the gate a pending `GatePlugin` of `agent` would install when the agent initialises: for an
- * agent about to run (a node, an agent used as a tool) whose plugin has not run yet. The gate is taken from
- * the plugin's mark as data (never by calling the plugin), so an object that only carries the mark gets a
- * real gate, not a pass. Idempotent with the plugin: it then finds the agent gated and adds nothing.
+ * Before an agent runs (a node, an agent used as a tool), installs this copy's gate where the agent only
+ * promises one: a pending `GatePlugin`, or a gate mark that this copy did not make (another copy of gate-audit,
+ * or code that wrote the mark with hooks of its own). The gate is the one the plugin's or the mark's data name,
+ * read as data (the plugin is never called), so a look-alike gets a real gate, not a pass. Idempotent: an agent
+ * this copy gated is left alone, and a real plugin then finds the agent gated and adds nothing.
  *
  * @param agent - any executor
- * @returns undefined when the agent is gated now (or was not waiting on a plugin), else why it cannot be
+ * @returns undefined when the agent is gated by this copy now (or is not an agent that promises a gate), else
+ *   why it cannot be
  */
 export function adoptPendingPlugin(agent: unknown): string | undefined {
-  if (!(agent instanceof Object) || agentGateState(agent as Agent) !== 'pending-plugin') return undefined;
-  const plugin = pendingPlugins(agent as Agent).find(isGatePlugin);
-  const mark = gatePluginMark(plugin);
+  if (!(agent instanceof Object)) return undefined;
+  const state = agentGateState(agent as Agent);
+  // A gate whose hooks were removed is refused as such (the node guard cancels it), never quietly replaced.
+  if (state === 'none' || state === 'removed' || (state === 'gated' && isOwnGate(agent as Agent))) return undefined;
   const id = String(readData(agent, 'id'));
   try {
+    const promised =
+      state === 'pending-plugin' ? gatePluginMark(pendingPlugins(agent as Agent).find(isGatePlugin)) : undefined;
+    const key = state === 'pending-plugin' ? promised?.gate : agentGateMark(agent)?.gateKey;
+    const gate = key === CONFIGURED ? undefined : key;
+    const timeoutMs = promised?.timeoutMs;
     const source = gateSource(
       {
-        ...(mark?.gate === undefined ? {} : { gate: mark.gate as never }),
-        ...(mark?.timeoutMs === undefined ? {} : { timeoutMs: mark.timeoutMs as never }),
+        ...(gate === undefined ? {} : { gate: gate as never }),
+        ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as never }),
       },
-      `GatePlugin of agent "${id}"`,
+      `the gate promised to agent "${id}"`,
     );
     installAgentGate(agent as Agent, source, [segmentOf(id, UNNAMED)]);
     lockAgent(agent as Agent);
     return undefined;
   } catch (error) {
-    return `runs an agent whose GatePlugin cannot install its gate: ${messageOf(error)} | give the GatePlugin a usable gate`;
+    return `runs an agent whose promised gate cannot be installed: ${messageOf(error)} | gate it with installMultiagent or install`;
   }
 }
