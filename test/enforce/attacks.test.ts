@@ -1158,9 +1158,9 @@ describe('A6: a look-alike GatePlugin (the mark without the plugin) is no pass',
 describe('A6: a forged gate mark (hooks of its own, a gate read from another agent) is no pass', () => {
   function forgeGateMark(agent: Agent, gateKey: unknown): void {
     const decisionHook = (): void => undefined;
-    // eslint-disable-next-line @typescript-eslint/require-await -- a pass-through, like a real check
-    const executionCheck = async function* (ctx: unknown, next: (c: unknown) => AsyncGenerator) {
-      return yield* next(ctx);
+    const executionCheck = async function* (ctx: unknown, next: (c: unknown) => AsyncGenerator<unknown, unknown>) {
+      const result: unknown = yield* next(ctx);
+      return result;
     };
     agent.addHook(BeforeToolCallEvent, decisionHook);
     agent.addMiddleware(ExecuteToolStage, executionCheck as never);
