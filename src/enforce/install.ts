@@ -341,7 +341,7 @@ export function installMultiagent(orchestrator: Orchestrator, options?: InstallO
     }
     for (const { orchestrator: node, path } of inventory.orchestrators) {
       const accepts: AcceptedNodes = acceptedNodes.get(node) ?? new Map();
-      const cleanup = installNodeGuard(node, path, () => source.resolve(), accepts);
+      const cleanup = installNodeGuard(node, path, () => source.resolve(), accepts, source);
       if (cleanup !== undefined) guards.push(cleanup);
     }
   } catch (error) {

@@ -19,7 +19,7 @@
  */
 import { GateAuditError, messageOf } from '../errors.js';
 import { declaredRefusal, executorRefusal, hasNodeGuard, openNode } from '../walker/classify.js';
-import { NODE_GUARD_MARK, type MarkedHook, type NodeGuardMark, nodeGuardMark } from '../walker/marks.js';
+import { agentGateMark, NODE_GUARD_MARK, type MarkedHook, type NodeGuardMark, nodeGuardMark } from '../walker/marks.js';
 import {
   AfterMultiAgentInvocationEvent,
   BeforeMultiAgentInvocationEvent,
@@ -50,7 +50,12 @@ const POISONED = Symbol('gate-audit.poisoned-choice');
 export type AcceptedNodes = ReadonlyMap<string, { readonly object: unknown; readonly reason: string }>;
 
 /** Why the node chosen must not run, or undefined when it may. */
-function contentRefusal(node: unknown, accepted: AcceptedNodes, nodeId: string): string | undefined {
+function contentRefusal(
+  node: unknown,
+  accepted: AcceptedNodes,
+  nodeId: string,
+  treeGate: TreeGate | undefined,
+): string | undefined {
   const content = openNode(node);
   const acceptance = accepted.get(nodeId);
   if (acceptance !== undefined) {
@@ -61,7 +66,24 @@ function contentRefusal(node: unknown, accepted: AcceptedNodes, nodeId: string):
   }
   if (content.via === 'custom') return `${content.problem.reason} | ${content.problem.fix}`;
   if (content.via === 'declared') return declaredRefusal(content.declared);
-  return adoptPendingPlugin(content.executor) ?? executorRefusal(content.executor);
+  const refusal = adoptPendingPlugin(content.executor) ?? executorRefusal(content.executor);
+  if (refusal !== undefined || treeGate === undefined) return refusal;
+  // One gate per tree (installMultiagent refuses another at install): an agent swapped in later under another
+  // gate, its own or one a promise named, does not run under this tree.
+  const mark = agentGateMark(content.executor);
+  if (mark !== undefined && mark.gateKey !== treeGate.key) {
+    return (
+      `runs an agent gated by "${String(mark.gateName)}", not by this tree's gate "${treeGate.name}" | ` +
+      "gate it with the tree's gate: call installMultiagent(orchestrator) after adding or swapping nodes"
+    );
+  }
+  return undefined;
+}
+
+/** The gate an orchestrator's tree was installed with: its key (gate object or `configured`) and name. */
+export interface TreeGate {
+  readonly key: unknown;
+  readonly name: string;
 }
 
 function callbackAt(orchestrator: Orchestrator, eventClass: unknown, index: 'first' | 'last'): unknown {
@@ -84,6 +106,7 @@ export function installNodeGuard(
   path: readonly string[],
   gate: () => Gate | undefined = () => undefined,
   accepted: AcceptedNodes = new Map(),
+  treeGate?: TreeGate,
 ): (() => void) | undefined {
   if (hasNodeGuard(orchestrator)) return undefined;
   const handoffs = new WeakMap<object, Map<string, unknown>>();
@@ -190,7 +213,7 @@ export function installNodeGuard(
       tamper(event.invocationState, `node "${nodeId}" was swapped after the orchestrator chose it`);
       return 'was swapped after the orchestrator chose it: the object about to run is not the one in nodes now';
     }
-    return contentRefusal(chosen, accepted, nodeId);
+    return contentRefusal(chosen, accepted, nodeId, treeGate);
   };
 
   const cancel = (event: BeforeNodeCallEvent, nodeId: string, refusal: string): void => {

@@ -1205,3 +1205,58 @@ describe('A6: a forged gate mark (hooks of its own, a gate read from another age
     expect(ran).toEqual([]);
   });
 });
+
+describe("C at run time: a node swapped in under another gate than its tree's is cancelled", () => {
+  const noRm: Gate = {
+    name: 'no-rm',
+    decide: (r) => (r.toolName === 'rm' ? { verdict: 'deny', reason: 'no rm' } : { verdict: 'allow' }),
+  };
+  const rmAgent = (plugins: Plugin[] = []): ReturnType<typeof scriptedAgent> =>
+    scriptedAgent('worker', [call('rm', { path: '/' }), say('done')], { tools: [recordingTool('rm')], plugins });
+  const ways: [string, () => Agent][] = [
+    [
+      'gated by install() with an allow-all gate',
+      () => {
+        const rogue = rmAgent();
+        install(rogue, { gate: allowAll() });
+        return rogue;
+      },
+    ],
+    ['waiting on a GatePlugin with an allow-all gate', () => rmAgent([new GatePlugin({ gate: allowAll() })])],
+    [
+      'carrying a forged gate mark that names an allow-all gate',
+      () => {
+        const rogue = rmAgent();
+        const decisionHook = (): void => undefined;
+        const executionCheck = async function* (ctx: unknown, next: (c: unknown) => AsyncGenerator<unknown, unknown>) {
+          const result: unknown = yield* next(ctx);
+          return result;
+        };
+        rogue.addHook(BeforeToolCallEvent, decisionHook);
+        rogue.addMiddleware(ExecuteToolStage, executionCheck as never);
+        Object.defineProperty(rogue, Symbol.for('gate-audit.agent-gate.v1'), {
+          value: { decisionHook, executionCheck, hooks: [], gateName: 'no-rm', gateKey: allowAll(), path: ['worker'] },
+          configurable: true,
+        });
+        expect(isGatedAgent(rogue)).toBe(true);
+        return rogue;
+      },
+    ],
+  ];
+  for (const [what, make] of ways) {
+    it(what, async () => {
+      const worker = scriptedAgent('worker', [say('done')]);
+      const swarm = new Swarm({
+        id: 's',
+        nodes: [scriptedAgent('lead', [handoff('worker', 'go'), say('-')]), worker],
+      });
+      installMultiagent(swarm, { gate: noRm });
+      nodesOf(swarm).set('worker', new AgentNode({ agent: make() }));
+      const { cancelled } = await runOrchestrator(swarm);
+      expect(ran).toEqual([]);
+      expect(cancelled.worker).toMatch(
+        /UNGATED NODE: node "worker" in "s" runs an agent gated by "[^"]+", not by this tree's gate "no-rm"/,
+      );
+    });
+  }
+});
