@@ -34,14 +34,21 @@ import {
   isGatePlugin,
   type MarkedHook,
 } from '../walker/marks.js';
-import { pendingPlugins, readData } from '../walker/sdk-internals.js';
+import {
+  agentHookRegistry,
+  liveCallbackArray,
+  liveMiddlewareArray,
+  pendingPlugins,
+  pinArrayMethods,
+  readData,
+} from '../walker/sdk-internals.js';
 import { segmentOf, UNNAMED } from '../paths.js';
 import { ERROR, fail, type GateSource, type GateState, type PendingApproval, type Seal } from './call.js';
 import { decideCall } from './decision.js';
 import { enterRun, leaveRun, runFailure } from './run-state.js';
 import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './seal.js';
 import { CONFIGURED, gateSource } from './gate-source.js';
-import { lockFields, moveHookFirst } from './sdk-mutations.js';
+import { freezeFields, lockFields, moveHookFirst } from './sdk-mutations.js';
 
 export { APPROVAL_INTERRUPT } from './ask.js';
 export { BLOCKED, ERROR, type GateSource } from './call.js';
@@ -156,6 +163,8 @@ function failUnexpected(state: GateState, event: BeforeToolCallEvent, error: unk
  */
 export function lockAgent(agent: Agent): void {
   lockFields(agent, LOCKED_AGENT_FIELDS);
+  // The SDK writes these only in its constructor: swapping one for a registry without the gate is refused.
+  freezeFields(agent, ['_toolRegistry', '_hooksRegistry', '_middlewareRegistry']);
 }
 
 /**
@@ -193,6 +202,14 @@ export function installAgentGate(agent: Agent, source: GateSource, path: readonl
     add(AfterInvocationEvent, runtime.leave, -Infinity);
     add(AfterInvocationEvent, runtime.endStopped, Infinity);
     cleanups.push(agent.addMiddleware(ExecuteToolStage, runtime.executionCheck));
+    for (const { event } of hooks) {
+      const live = liveCallbackArray(agentHookRegistry(agent), event);
+      if (live !== undefined) pinArrayMethods(live);
+    }
+    const decisions = liveCallbackArray(agentHookRegistry(agent), BeforeToolCallEvent);
+    if (decisions !== undefined) pinArrayMethods(decisions);
+    const middleware = liveMiddlewareArray(agent);
+    if (middleware !== undefined) pinArrayMethods(middleware);
     const mark: AgentGateMark = {
       decisionHook: runtime.decide,
       executionCheck: runtime.executionCheck,

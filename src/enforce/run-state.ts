@@ -53,8 +53,10 @@ export function enterRun(invocationState: unknown): void {
   const key = keyOf(invocationState);
   if (key === undefined) return;
   const run = runs.get(key);
-  if (run === undefined || run.depth <= 0) runs.set(key, { depth: 1, failure: undefined });
-  else run.depth += 1;
+  // A stop is never lifted: a later run given the same invocationState object is refused too (entering and
+  // leaving can be driven by any code that reads gate-audit's hooks, so they must not clear it).
+  if (run === undefined) runs.set(key, { depth: 1, failure: undefined });
+  else run.depth = Math.max(run.depth, 0) + 1;
 }
 
 /**
@@ -65,7 +67,7 @@ export function enterRun(invocationState: unknown): void {
 export function leaveRun(invocationState: unknown): void {
   const key = keyOf(invocationState);
   const run = key === undefined ? undefined : runs.get(key);
-  if (run !== undefined) run.depth -= 1;
+  if (run !== undefined) run.depth = Math.max(run.depth - 1, 0);
 }
 
 /**

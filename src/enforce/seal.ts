@@ -74,7 +74,7 @@ function mismatch(state: GateState, context: ExecuteContext, next: unknown): str
   const callee = readAgentTool(sealed.tool);
   if (callee.kind === 'opaque') return `the agent-as-tool ${callee.reason}`;
   if (callee.kind === 'agent-tool') {
-    const refusal = executorRefusal(callee.agent);
+    const refusal = state.adopt(callee.agent) ?? executorRefusal(callee.agent);
     if (refusal !== undefined) return `the agent-as-tool ${refusal}`;
   }
   let input: string | undefined;
@@ -198,6 +198,8 @@ function checkCall(
   sealed.checked = true;
   const exact = {
     ...context,
+    // The run the call was decided in: a callee agent-as-tool runs in it, so a stop inside reaches the caller.
+    invocationState: sealed.invocation as ExecuteContext['invocationState'],
     tool: sealed.tool as ExecuteContext['tool'],
     toolUse: {
       name: sealed.name,

@@ -446,7 +446,7 @@ it('an allowed call on an agent whose execution check was removed is refused as 
 });
 
 describe('one invocationState passed to several runs', () => {
-  it('a run that reuses the state object of a stopped run starts clean', async () => {
+  it('a run that reuses the state object of a stopped run is stopped too (a stop is never lifted)', async () => {
     const agent = scriptedAgent('a', [call('ls'), call('ls'), say('two')], { tools: [recordingTool('ls')] });
     let crash = true;
     install(agent, {
@@ -461,7 +461,10 @@ describe('one invocationState passed to several runs', () => {
     const invocationState = {};
     await expect(agent.invoke('first', { invocationState })).rejects.toBeInstanceOf(GateFailedError);
     crash = false;
-    await agent.invoke('second', { invocationState });
+    await expect(agent.invoke('second', { invocationState })).rejects.toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    // A fresh state object is a new run.
+    await agent.invoke('third', { invocationState: {} });
     expect(ran).toEqual(['ls({})@a']);
   });
 });

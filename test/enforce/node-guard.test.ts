@@ -497,7 +497,7 @@ describe('a topology that is inconsistent when the choice is recorded and fixed 
 });
 
 describe('one invocationState reused', () => {
-  it('a run stopped by tampering does not stop the next invocation with the same invocationState', async () => {
+  it('a run stopped by tampering stops a later invocation with the same invocationState too, not one with a fresh one', async () => {
     const s1 = scriptedAgent('s1', [handoff('s2', 'go on'), handoff('s2', 'go on'), say('-')]);
     const s2 = scriptedAgent('s2', [call('rm', { path: '/s2' }), handoff(undefined, 'done'), say('-')], {
       tools: [recordingTool('rm')],
@@ -515,10 +515,12 @@ describe('one invocationState reused', () => {
     expect(ran).toEqual([]);
     swap = false;
     nodesOf(sw).set('s2', gated);
-    const again = await sw.invoke('go', { invocationState });
-    expect(again.status).toBe('COMPLETED');
+    await sw.invoke('go', { invocationState }).catch(() => undefined);
+    expect(ran).toEqual([]);
+    expect(runFailure(invocationState)).toMatch(/node "s2" was swapped/);
+    const fresh = await sw.invoke('go', { invocationState: {} });
+    expect(fresh.status).toBe('COMPLETED');
     expect(ran).toEqual(['rm({"path":"/s2"})@s2']);
-    expect(runFailure(invocationState)).toBeUndefined();
   });
 });
 
