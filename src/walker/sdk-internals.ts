@@ -125,7 +125,9 @@ export function isPlainArray(value: unknown): value is readonly unknown[] {
   // entries than gate-audit's reads see; an item that is a getter could answer each read differently. The only
   // other own properties allowed are `Array.prototype`'s own methods pinned by `pinArrayMethods`.
   const keys = Reflect.ownKeys(value);
-  if (keys.length === value.length + 1) {
+  // A pinned array's methods can never change (read-only, non-configurable): only its items need a look.
+  const expected = value.length + 1 + (pinnedArrays.has(value) ? ARRAY_METHODS.length : 0);
+  if (keys.length === expected) {
     for (let i = 0; i < value.length; i += 1) {
       const descriptor = Object.getOwnPropertyDescriptor(value, i);
       if (descriptor === undefined || !('value' in descriptor)) return false;
@@ -142,6 +144,9 @@ export function isPlainArray(value: unknown): value is readonly unknown[] {
   return true;
 }
 
+/** Arrays whose methods `pinArrayMethods` pinned (all of them, read-only and non-configurable). */
+const pinnedArrays = new WeakSet<object>();
+
 /** `Array.prototype`'s own methods, by key. */
 const ARRAY_METHODS: readonly PropertyKey[] = Reflect.ownKeys(Array.prototype).filter(
   (key) => key !== 'length' && typeof (Array.prototype as unknown as Record<PropertyKey, unknown>)[key] === 'function',
@@ -155,9 +160,15 @@ const ARRAY_METHODS: readonly PropertyKey[] = Reflect.ownKeys(Array.prototype).f
  * @param array - a live hook or middleware array of a registry gate-audit installed into
  */
 export function pinArrayMethods(array: unknown[]): void {
+  let all = true;
   for (const key of ARRAY_METHODS) {
     const descriptor = Object.getOwnPropertyDescriptor(array, key);
-    if (descriptor !== undefined && descriptor.configurable !== true) continue;
+    if (descriptor !== undefined && descriptor.configurable !== true) {
+      all &&=
+        descriptor.writable === false &&
+        descriptor.value === (Array.prototype as unknown as Record<PropertyKey, unknown>)[key];
+      continue;
+    }
     Object.defineProperty(array, key, {
       value: (Array.prototype as unknown as Record<PropertyKey, unknown>)[key],
       writable: false,
@@ -165,6 +176,7 @@ export function pinArrayMethods(array: unknown[]): void {
       enumerable: false,
     });
   }
+  if (all) pinnedArrays.add(array);
 }
 
 /** Whether `value` is a plain `Map`: not a Proxy, not a subclass, no own properties (which could shadow `get`). */
