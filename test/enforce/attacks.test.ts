@@ -64,6 +64,24 @@ import {
 
 isolateEachTest();
 
+/**
+ * Writes a gate mark on an agent with a hook and a middleware of its own (registered, so the mark reads as live):
+ * what code that forges gate-audit's mark would do.
+ */
+function forgeGateMark(agent: Agent, gateKey: unknown): void {
+  const decisionHook = (): void => undefined;
+  const executionCheck = async function* (ctx: unknown, next: (c: unknown) => AsyncGenerator<unknown, unknown>) {
+    const result: unknown = yield* next(ctx);
+    return result;
+  };
+  agent.addHook(BeforeToolCallEvent, decisionHook);
+  agent.addMiddleware(ExecuteToolStage, executionCheck as never);
+  Object.defineProperty(agent, Symbol.for('gate-audit.agent-gate.v1'), {
+    value: { decisionHook, executionCheck, hooks: [], gateName: 'no-rm', gateKey, path: [agent.id] },
+    configurable: true,
+  });
+}
+
 /** Runs an agent to its end; returns what it threw (a run stopped by a gate failure throws `GateFailedError`). */
 async function settleRun(agent: Agent): Promise<unknown> {
   return agent.invoke('go').then(
@@ -1158,19 +1176,6 @@ describe('A6: a look-alike GatePlugin (the mark without the plugin) is no pass',
 });
 
 describe('A6: a forged gate mark (hooks of its own, a gate read from another agent) is no pass', () => {
-  function forgeGateMark(agent: Agent, gateKey: unknown): void {
-    const decisionHook = (): void => undefined;
-    const executionCheck = async function* (ctx: unknown, next: (c: unknown) => AsyncGenerator<unknown, unknown>) {
-      const result: unknown = yield* next(ctx);
-      return result;
-    };
-    agent.addHook(BeforeToolCallEvent, decisionHook);
-    agent.addMiddleware(ExecuteToolStage, executionCheck as never);
-    Object.defineProperty(agent, Symbol.for('gate-audit.agent-gate.v1'), {
-      value: { decisionHook, executionCheck, hooks: [], gateName: 'no-rm', gateKey, path: [agent.id] },
-      configurable: true,
-    });
-  }
   const noRm: Gate = {
     name: 'no-rm',
     decide: (r) => (r.toolName === 'rm' ? { verdict: 'deny', reason: 'no rm' } : { verdict: 'allow' }),
@@ -1229,17 +1234,7 @@ describe("C at run time: a node swapped in under another gate than its tree's is
       'carrying a forged gate mark that names an allow-all gate',
       () => {
         const rogue = rmAgent();
-        const decisionHook = (): void => undefined;
-        const executionCheck = async function* (ctx: unknown, next: (c: unknown) => AsyncGenerator<unknown, unknown>) {
-          const result: unknown = yield* next(ctx);
-          return result;
-        };
-        rogue.addHook(BeforeToolCallEvent, decisionHook);
-        rogue.addMiddleware(ExecuteToolStage, executionCheck as never);
-        Object.defineProperty(rogue, Symbol.for('gate-audit.agent-gate.v1'), {
-          value: { decisionHook, executionCheck, hooks: [], gateName: 'no-rm', gateKey: allowAll(), path: ['worker'] },
-          configurable: true,
-        });
+        forgeGateMark(rogue, allowAll());
         expect(isGatedAgent(rogue)).toBe(true);
         return rogue;
       },
