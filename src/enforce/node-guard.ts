@@ -253,7 +253,12 @@ export function installNodeGuard(
     cleanups.push(addOrchestratorHook(orchestrator, eventClass, callback, order));
     hooks.push({ event: eventClass, callback });
   };
-  const mark: NodeGuardMark = { guardHook: guard, hooks, accepted };
+  const mark: NodeGuardMark = {
+    guardHook: guard,
+    hooks,
+    accepted,
+    ...(treeGate === undefined ? {} : { treeGateKey: treeGate.key, treeGateName: treeGate.name }),
+  };
   try {
     add(BeforeNodeCallEvent, guard, Number.POSITIVE_INFINITY);
     add(BeforeNodeCallEvent, witness, Number.NEGATIVE_INFINITY);

@@ -216,6 +216,27 @@ function acceptedByGuard(entry: Entry, parent: Entry | undefined): string | unde
   return undefined;
 }
 
+/**
+ * A node of a guarded tree that carries another gate than the tree's: the node guard cancels it at run time
+ * (one gate per tree), so it is `blocked`, not `gated`.
+ */
+function otherGateThanTree(entry: Entry, parent: Entry | undefined, verdict: Verdict): Verdict {
+  if (verdict.status !== 'gated' || entry.kind !== 'agent' || parent === undefined) return verdict;
+  if (parent.kind !== 'graph' && parent.kind !== 'swarm') return verdict;
+  const guard = nodeGuardMark(parent.target);
+  if (guard === undefined || !('treeGateKey' in guard)) return verdict;
+  const agent = entry.target as Agent;
+  const key = agentGateState(agent) === 'pending-plugin' ? pendingPluginKey(agent) : agentGateMark(agent)?.gateKey;
+  if (key === guard.treeGateKey) return verdict;
+  return {
+    status: 'blocked',
+    reason:
+      `gated by "${verdict.gate?.name ?? '?'}", not by its tree's gate "${String(guard.treeGateName)}": ` +
+      'the node guard cancels it at run time',
+    fix: "gate it with the tree's gate: call installMultiagent(root) again after adding or swapping nodes",
+  };
+}
+
 /** Decides a node's status from our marks and its parent's protection. */
 function judge(
   entry: Entry,
@@ -335,7 +356,11 @@ function build(
             ...(first.fix === undefined ? {} : { fix: first.fix }),
             ...(first.gate === undefined ? {} : { gate: first.gate }),
           }
-        : judge(entry, parent, assumeInstalled, acceptance);
+        : otherGateThanTree(
+            entry,
+            parentKey === undefined ? undefined : entryAt.get(parentKey),
+            judge(entry, parent, assumeInstalled, acceptance),
+          );
     const isAgent = (entry.kind === 'agent' || entry.kind === 'agent-tool') && entry.problem === undefined;
     const tools = isAgent && first === undefined ? toolsOf(entry.target as Agent) : { tools: [], unknown: false };
     const node: CoverageNode = {

@@ -42,6 +42,10 @@ export interface NodeGuardMark {
   readonly hooks: readonly MarkedHook[];
   /** Remote or opaque nodes accepted at install, by node id: the object let through, and why. */
   readonly accepted?: ReadonlyMap<string, { readonly object: unknown; readonly reason: string }>;
+  /** The key (gate object or `configured`) of the gate the tree was installed with: the one a node must carry. */
+  readonly treeGateKey?: unknown;
+  /** That gate's name. */
+  readonly treeGateName?: string;
 }
 
 /** What a `GatePlugin` carries: its own gate and decision timeout, if it was given them. */

@@ -1249,6 +1249,10 @@ describe("C at run time: a node swapped in under another gate than its tree's is
       });
       installMultiagent(swarm, { gate: noRm });
       nodesOf(swarm).set('worker', new AgentNode({ agent: make() }));
+      // The audit says what the guard will do.
+      const row = audit(swarm).nodes.find((n) => n.id === 'worker');
+      expect(row?.status).toBe('blocked');
+      expect(row?.reason).toMatch(/not by its tree's gate "no-rm": the node guard cancels it at run time$/);
       const { cancelled } = await runOrchestrator(swarm);
       expect(ran).toEqual([]);
       expect(cancelled.worker).toMatch(
