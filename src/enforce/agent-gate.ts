@@ -202,12 +202,11 @@ export function installAgentGate(agent: Agent, source: GateSource, path: readonl
     add(AfterInvocationEvent, runtime.leave, -Infinity);
     add(AfterInvocationEvent, runtime.endStopped, Infinity);
     cleanups.push(agent.addMiddleware(ExecuteToolStage, runtime.executionCheck));
-    for (const { event } of hooks) {
+    // Every event the gate hooks (the decision's too: noteCancel shares it), each live array once.
+    for (const event of new Set(hooks.map((hook) => hook.event))) {
       const live = liveCallbackArray(agentHookRegistry(agent), event);
       if (live !== undefined) pinArrayMethods(live);
     }
-    const decisions = liveCallbackArray(agentHookRegistry(agent), BeforeToolCallEvent);
-    if (decisions !== undefined) pinArrayMethods(decisions);
     const middleware = liveMiddlewareArray(agent);
     if (middleware !== undefined) pinArrayMethods(middleware);
     const mark: AgentGateMark = {
@@ -243,11 +242,43 @@ export function isOwnGate(agent: Agent): boolean {
 }
 
 /**
+ * The gate an agent only promises, as a source, read as data (a plugin is never called): a pending
+ * `GatePlugin`'s gate and timeout, or the gate a gate mark this copy did not make names. Undefined when the agent
+ * promises nothing (no gate, one this copy installed, or one whose hooks were removed). Throws what `gateSource`
+ * throws for a promise that names no usable gate.
+ *
+ * @param agent - a local agent
+ */
+export function promisedGateSource(agent: Agent): GateSource | undefined {
+  const state = agentGateState(agent);
+  let gate: unknown;
+  let timeoutMs: unknown;
+  if (state === 'pending-plugin') {
+    const mark = gatePluginMark(pendingPlugins(agent).find(isGatePlugin));
+    gate = mark?.gate;
+    timeoutMs = mark?.timeoutMs;
+  } else if (state === 'gated' && !isOwnGate(agent)) {
+    const key = agentGateMark(agent)?.gateKey;
+    gate = key === CONFIGURED ? undefined : key;
+  } else {
+    return undefined;
+  }
+  return gateSource(
+    {
+      ...(gate === undefined ? {} : { gate: gate as never }),
+      ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as never }),
+    },
+    `the gate promised to agent "${String(readData(agent, 'id'))}"`,
+  );
+}
+
+/**
  * Before an agent runs (a node, an agent used as a tool), installs this copy's gate where the agent only
- * promises one: a pending `GatePlugin`, or a gate mark that this copy did not make (another copy of gate-audit,
- * or code that wrote the mark with hooks of its own). The gate is the one the plugin's or the mark's data name,
- * read as data (the plugin is never called), so a look-alike gets a real gate, not a pass. Idempotent: an agent
- * this copy gated is left alone, and a real plugin then finds the agent gated and adds nothing.
+ * promises one (`promisedGateSource`: a pending `GatePlugin`, or a gate mark this copy did not make, from
+ * another copy of gate-audit or from code that wrote the mark with hooks of its own), so a look-alike gets a
+ * real gate, not a pass. A gate whose hooks were removed is refused as such (the node guard cancels it), never
+ * quietly replaced. Idempotent: an agent this copy gated is left alone, and a real plugin then finds the agent
+ * gated and adds nothing.
  *
  * @param agent - any executor
  * @returns undefined when the agent is gated by this copy now (or is not an agent that promises a gate), else
@@ -255,23 +286,10 @@ export function isOwnGate(agent: Agent): boolean {
  */
 export function adoptPendingPlugin(agent: unknown): string | undefined {
   if (!(agent instanceof Object)) return undefined;
-  const state = agentGateState(agent as Agent);
-  // A gate whose hooks were removed is refused as such (the node guard cancels it), never quietly replaced.
-  if (state === 'none' || state === 'removed' || (state === 'gated' && isOwnGate(agent as Agent))) return undefined;
-  const id = String(readData(agent, 'id'));
   try {
-    const promised =
-      state === 'pending-plugin' ? gatePluginMark(pendingPlugins(agent as Agent).find(isGatePlugin)) : undefined;
-    const key = state === 'pending-plugin' ? promised?.gate : agentGateMark(agent)?.gateKey;
-    const gate = key === CONFIGURED ? undefined : key;
-    const timeoutMs = promised?.timeoutMs;
-    const source = gateSource(
-      {
-        ...(gate === undefined ? {} : { gate: gate as never }),
-        ...(timeoutMs === undefined ? {} : { timeoutMs: timeoutMs as never }),
-      },
-      `the gate promised to agent "${id}"`,
-    );
+    const source = promisedGateSource(agent as Agent);
+    if (source === undefined) return undefined;
+    const id = String(readData(agent, 'id'));
     installAgentGate(agent as Agent, source, [segmentOf(id, UNNAMED)]);
     lockAgent(agent as Agent);
     return undefined;

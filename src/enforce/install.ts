@@ -16,7 +16,7 @@ import {
 } from '../errors.js';
 import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { agentGateState, classifyExecutor, openNode } from '../walker/classify.js';
-import { agentGateMark, gatePluginGate, gatePluginMark, isGatePlugin } from '../walker/marks.js';
+import { agentGateMark, gatePluginGate, isGatePlugin } from '../walker/marks.js';
 import {
   className,
   Graph,
@@ -28,7 +28,7 @@ import {
 } from '../walker/sdk-internals.js';
 import { nodeMap } from '../walker/topology.js';
 import { type Entry, type Inventory, walk } from '../walker/walk.js';
-import { type AgentGate, type GateSource, installAgentGate, lockAgent } from './agent-gate.js';
+import { type AgentGate, type GateSource, installAgentGate, lockAgent, promisedGateSource } from './agent-gate.js';
 import { type Gate, isGate } from './gate.js';
 import { CONFIGURED, gateSource } from './gate-source.js';
 import { type AcceptedNodes, installNodeGuard } from './node-guard.js';
@@ -221,16 +221,7 @@ function existingHandle(agent: Agent): AgentGate {
 
 /** The gate a pending `GatePlugin` of the agent would install, read from its mark (the plugin is not called). */
 function pendingGatePluginSource(agent: Agent): GateSource | undefined {
-  const plugin = pendingPlugins(agent).find(isGatePlugin);
-  if (plugin === undefined) return undefined;
-  const mark = gatePluginMark(plugin);
-  return gateSource(
-    {
-      ...(mark?.gate === undefined ? {} : { gate: mark.gate as Gate }),
-      ...(mark?.timeoutMs === undefined ? {} : { timeoutMs: mark.timeoutMs as number }),
-    },
-    `GatePlugin of agent "${String(readData(agent, 'id'))}"`,
-  );
+  return agentGateState(agent) === 'pending-plugin' ? promisedGateSource(agent) : undefined;
 }
 
 /** Locks the fields the SDK reads to choose what runs, once everything is installed. */
@@ -327,7 +318,7 @@ export function installMultiagent(orchestrator: Orchestrator, options?: InstallO
   // nothing in the tree runs on a promise that a look-alike plugin would not keep.
   const pluginSources = new Map<Agent, GateSource>();
   for (const { agent } of inventory.agents) {
-    const own = agentGateState(agent) === 'pending-plugin' ? pendingGatePluginSource(agent) : undefined;
+    const own = pendingGatePluginSource(agent);
     if (own !== undefined) pluginSources.set(agent, own);
   }
   const installed: AgentGate[] = [];

@@ -52,7 +52,8 @@ export function noteCancel(state: GateState, event: BeforeToolCallEvent): void {
 function mismatch(state: GateState, context: ExecuteContext, next: unknown): string | undefined {
   const sealed = state.seals.get(context.toolUse.toolUseId);
   // The run is the one the call was decided in: a middleware can hand the check another invocationState.
-  const failure = runFailure(sealed?.invocation ?? context.invocationState) ?? runFailure(context.invocationState);
+  const failure =
+    (sealed === undefined ? undefined : runFailure(sealed.invocation)) ?? runFailure(context.invocationState);
   if (failure !== undefined) return `the run was stopped: ${failure}`;
   if (sealed === undefined) return 'no gate decision exists for this tool use';
   if (!sealed.allowed) return 'the gate refused this call, but a later hook cleared the cancel';
