@@ -10,8 +10,17 @@
 import type { Agent } from '@strands-agents/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { configureGate, type Gate, install } from '../../src/index.js';
-import { type ToolDecision, setDecisionObserver } from '../../src/enforce/observe.js';
-import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+import { setDecisionObserver } from '../../src/enforce/observe.js';
+import {
+  call,
+  isolateEachTest,
+  observedDecisions,
+  ran,
+  recordingTool,
+  say,
+  scriptedAgent,
+  toolResults,
+} from '../helpers/sdk.js';
 
 isolateEachTest();
 afterEach(() => setDecisionObserver(undefined));
@@ -75,14 +84,8 @@ describe("settling a gate's answer", () => {
 });
 
 describe('what the decision observer is told', () => {
-  function observed(): ToolDecision[] {
-    const seen: ToolDecision[] = [];
-    setDecisionObserver({ tool: (d) => void seen.push(d), node: () => undefined });
-    return seen;
-  }
-
   it('an allowance: the gate, no rule and no reason keys', async () => {
-    const seen = observed();
+    const seen = observedDecisions();
     const agent = scriptedAgent('a', [call('ls', {}, 'u1'), say('done')], { tools: [recordingTool('ls')] });
     install(agent, { gate: { name: 'allow-all', decide: () => ({ verdict: 'allow' }) } });
     await settleRun(agent);
@@ -98,7 +101,7 @@ describe('what the decision observer is told', () => {
   });
 
   it('a refusal: its rule and reason', async () => {
-    const seen = observed();
+    const seen = observedDecisions();
     const agent = rmAgent();
     install(agent, { gate: { name: 'no-rm', decide: () => ({ verdict: 'deny', rule: 'r1', reason: 'no rm' }) } });
     await settleRun(agent);
@@ -106,7 +109,7 @@ describe('what the decision observer is told', () => {
   });
 
   it('a call with no gate to resolve: an error without a gate key', async () => {
-    const seen = observed();
+    const seen = observedDecisions();
     const agent = rmAgent();
     configureGate({ name: 'configured', decide: () => ({ verdict: 'allow' }) });
     install(agent);

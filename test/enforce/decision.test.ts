@@ -44,13 +44,14 @@
 import { type Agent, BeforeToolsEvent } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type ToolDecision, setDecisionObserver } from '../../src/enforce/observe.js';
+import { setDecisionObserver } from '../../src/enforce/observe.js';
 import { type Gate, GateFailedError, type GateRecord, install, installMultiagent } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
 import { liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
 import {
   call,
   isolateEachTest,
+  observedDecisions,
   ran,
   recordingTool,
   runOrchestrator,
@@ -490,14 +491,8 @@ it('installing the same tree twice does not make one place look like two (run-st
 describe('what the observer is told of a refusal made before the gate is asked', () => {
   afterEach(() => setDecisionObserver(undefined));
 
-  function observed(): ToolDecision[] {
-    const seen: ToolDecision[] = [];
-    setDecisionObserver({ tool: (d) => void seen.push(d), node: () => undefined });
-    return seen;
-  }
-
   it('a later call of a stopped run: an error, with the failure as its reason', async () => {
-    const seen = observed();
+    const seen = observedDecisions();
     const agent = scriptedAgent(
       'a',
       [
@@ -531,7 +526,7 @@ describe('what the observer is told of a refusal made before the gate is asked',
   });
 
   it('an agent used as a tool that carries no gate: a deny, with why', async () => {
-    const seen = observed();
+    const seen = observedDecisions();
     const helper = scriptedAgent('helper', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
     const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')], { tools: [helper.asTool()] });
     install(lead, { gate: { name: 'g', decide: () => ({ verdict: 'allow' }) } });

@@ -4,6 +4,7 @@
 import { Agent, type AgentConfig, tool } from '@strands-agents/sdk';
 import { afterEach, beforeEach, vi } from 'vitest';
 import { z } from 'zod';
+import { type ToolDecision, setDecisionObserver } from '../../src/enforce/observe.js';
 import { configureGate } from '../../src/index.js';
 import { ScriptedModel, type ScriptedTurn } from '../../fixtures/support/scripted-model.js';
 
@@ -88,4 +89,11 @@ export function isolateEachTest(): void {
     configureGate(undefined);
     vi.restoreAllMocks();
   });
+}
+
+/** Sets a decision observer that keeps every tool decision it is told of (remove it with setDecisionObserver). */
+export function observedDecisions(): ToolDecision[] {
+  const seen: ToolDecision[] = [];
+  setDecisionObserver({ tool: (d) => void seen.push(d), node: () => undefined });
+  return seen;
 }
