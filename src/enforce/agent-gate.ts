@@ -34,14 +34,7 @@ import {
   isGatePlugin,
   type MarkedHook,
 } from '../walker/marks.js';
-import {
-  agentHookRegistry,
-  liveCallbackArray,
-  liveMiddlewareArray,
-  pendingPlugins,
-  pinArrayMethods,
-  readData,
-} from '../walker/sdk-internals.js';
+import { pendingPlugins, readData } from '../walker/sdk-internals.js';
 import { segmentOf, UNNAMED } from '../paths.js';
 import { ERROR, fail, type GateSource, type GateState, type PendingApproval, type Seal } from './call.js';
 import { decideCall } from './decision.js';
@@ -202,13 +195,6 @@ export function installAgentGate(agent: Agent, source: GateSource, path: readonl
     add(AfterInvocationEvent, runtime.leave, -Infinity);
     add(AfterInvocationEvent, runtime.endStopped, Infinity);
     cleanups.push(agent.addMiddleware(ExecuteToolStage, runtime.executionCheck));
-    // Every event the gate hooks (the decision's too: noteCancel shares it), each live array once.
-    for (const event of new Set(hooks.map((hook) => hook.event))) {
-      const live = liveCallbackArray(agentHookRegistry(agent), event);
-      if (live !== undefined) pinArrayMethods(live);
-    }
-    const middleware = liveMiddlewareArray(agent);
-    if (middleware !== undefined) pinArrayMethods(middleware);
     const mark: AgentGateMark = {
       decisionHook: runtime.decide,
       executionCheck: runtime.executionCheck,

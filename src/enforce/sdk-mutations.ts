@@ -8,7 +8,7 @@ import type { Agent } from '@strands-agents/sdk';
 import { GateAuditError } from '../errors.js';
 import { testedRange } from '../sdk-version.js';
 import {
-  dataField,
+  isProxy,
   liveCallbackArray,
   liveMiddlewareArray,
   type Orchestrator,
@@ -108,12 +108,7 @@ export function addOrchestratorHook<E>(
  * @param keys - the fields the SDK reads to choose what runs
  */
 export function lockFields(owner: object, keys: readonly string[]): void {
-  for (const key of keys) {
-    const read = dataField(owner, key);
-    if (!read.ok) continue;
-    const descriptor = Object.getOwnPropertyDescriptor(owner, key);
-    if (descriptor?.configurable === true) Object.defineProperty(owner, key, { configurable: false });
-  }
+  restrictFields(owner, keys, false);
 }
 
 /**
@@ -126,15 +121,23 @@ export function lockFields(owner: object, keys: readonly string[]): void {
  * @param keys - the fields the SDK reads to choose what runs
  */
 export function freezeFields(owner: object, keys: readonly string[]): void {
+  restrictFields(owner, keys, true);
+}
+
+/** Makes each plain data field of a non-Proxy owner non-configurable, and read-only when asked to. */
+function restrictFields(owner: object, keys: readonly string[], readOnly: boolean): void {
+  if (isProxy(owner)) return;
   for (const key of keys) {
-    const read = dataField(owner, key);
-    if (!read.ok) continue;
     const descriptor = Object.getOwnPropertyDescriptor(owner, key);
-    if (descriptor?.configurable === true || descriptor?.writable === true) {
-      Object.defineProperty(owner, key, { configurable: false, writable: false });
+    if (descriptor === undefined || !('value' in descriptor)) continue;
+    if (descriptor.configurable === true || (readOnly && descriptor.writable === true)) {
+      Object.defineProperty(owner, key, readOnly ? READ_ONLY : NON_CONFIGURABLE);
     }
   }
 }
+
+const NON_CONFIGURABLE: PropertyDescriptor = Object.freeze({ configurable: false });
+const READ_ONLY: PropertyDescriptor = Object.freeze({ configurable: false, writable: false });
 
 /** Events whose cancel gate-audit holds: set once, then only changed through the held setter. */
 const held = new WeakSet<object>();

@@ -122,61 +122,13 @@ export function describeFieldProblem(what: string, key: string, read: FieldRead)
 export function isPlainArray(value: unknown): value is readonly unknown[] {
   if (!Array.isArray(value) || types.isProxy(value) || Object.getPrototypeOf(value) !== Array.prototype) return false;
   // Own properties besides the items and `length` (an own `map` or `Symbol.iterator`) could show the SDK other
-  // entries than gate-audit's reads see; an item that is a getter could answer each read differently. The only
-  // other own properties allowed are `Array.prototype`'s own methods pinned by `pinArrayMethods`.
-  const keys = Reflect.ownKeys(value);
-  // A pinned array's methods can never change (read-only, non-configurable): only its items need a look.
-  const expected = value.length + 1 + (pinnedArrays.has(value) ? ARRAY_METHODS.length : 0);
-  if (keys.length === expected) {
-    for (let i = 0; i < value.length; i += 1) {
-      const descriptor = Object.getOwnPropertyDescriptor(value, i);
-      if (descriptor === undefined || !('value' in descriptor)) return false;
-    }
-    return true;
-  }
-  for (const key of keys) {
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+  // entries than gate-audit's reads see; an item that is a getter could answer each read differently.
+  if (Reflect.ownKeys(value).length !== value.length + 1) return false;
+  for (let i = 0; i < value.length; i += 1) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, i);
     if (descriptor === undefined || !('value' in descriptor)) return false;
-    if (key === 'length' || (typeof key === 'string' && String(Number(key)) === key)) continue;
-    if (descriptor.value !== (Array.prototype as unknown as Record<PropertyKey, unknown>)[key]) return false;
-    if (descriptor.writable === true || descriptor.configurable === true) return false;
   }
   return true;
-}
-
-/** Arrays whose methods `pinArrayMethods` pinned (all of them, read-only and non-configurable). */
-const pinnedArrays = new WeakSet<object>();
-
-/** `Array.prototype`'s own methods, by key. */
-const ARRAY_METHODS: readonly PropertyKey[] = Reflect.ownKeys(Array.prototype).filter(
-  (key) => key !== 'length' && typeof (Array.prototype as unknown as Record<PropertyKey, unknown>)[key] === 'function',
-);
-
-/**
- * Pins `Array.prototype`'s methods on one live array as its own read-only, non-configurable properties, so no
- * code can later give the array an own `map` or `Symbol.iterator` that shows the SDK other entries than
- * gate-audit sees. Pushing and splicing still work (they are the real methods).
- *
- * @param array - a live hook or middleware array of a registry gate-audit installed into
- */
-export function pinArrayMethods(array: unknown[]): void {
-  let all = true;
-  for (const key of ARRAY_METHODS) {
-    const descriptor = Object.getOwnPropertyDescriptor(array, key);
-    if (descriptor !== undefined && descriptor.configurable !== true) {
-      all &&=
-        descriptor.writable === false &&
-        descriptor.value === (Array.prototype as unknown as Record<PropertyKey, unknown>)[key];
-      continue;
-    }
-    Object.defineProperty(array, key, {
-      value: (Array.prototype as unknown as Record<PropertyKey, unknown>)[key],
-      writable: false,
-      configurable: false,
-      enumerable: false,
-    });
-  }
-  if (all) pinnedArrays.add(array);
 }
 
 /** Whether `value` is a plain `Map`: not a Proxy, not a subclass, no own properties (which could shadow `get`). */
