@@ -36,7 +36,7 @@ import {
 } from '../walker/marks.js';
 import { pendingPlugins, readData } from '../walker/sdk-internals.js';
 import { segmentOf, UNNAMED } from '../paths.js';
-import { ERROR, fail, type GateSource, type GateState, type PendingApproval, type Seal } from './call.js';
+import { ERROR, fail, otherRun, type GateSource, type GateState, type PendingApproval, type Seal } from './call.js';
 import { decideCall } from './decision.js';
 import { enterRun, leaveRun, runFailure } from './run-state.js';
 import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './seal.js';
@@ -104,12 +104,22 @@ class AgentGateRuntime implements GateState {
 
   /** Once the run was stopped by a gate failure, the model is not called again. */
   readonly stopModel = (event: BeforeModelCallEvent): void => {
-    const failure = runFailure(event.invocationState);
+    const failure =
+      (event.agent === this.agent ? otherRun(this, event.invocationState) : undefined) ??
+      runFailure(event.invocationState);
     if (failure !== undefined) event.cancel = `${ERROR} ${failure}; the run was stopped`;
   };
 
-  readonly enter = (event: BeforeInvocationEvent): void => enterRun(event.invocationState);
-  readonly leave = (event: AfterInvocationEvent): void => leaveRun(event.invocationState);
+  run: unknown = undefined;
+
+  readonly enter = (event: BeforeInvocationEvent): void => {
+    this.run = event.invocationState;
+    enterRun(event.invocationState);
+  };
+  readonly leave = (event: AfterInvocationEvent): void => {
+    this.run = undefined;
+    leaveRun(event.invocationState);
+  };
 
   /** A run stopped by a gate failure ends with an error naming it, so a node running this agent fails. */
   readonly endStopped = (event: AfterInvocationEvent): void => {

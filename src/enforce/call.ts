@@ -62,6 +62,30 @@ export interface GateState {
   /** Installs the gate a pending `GatePlugin` of an agent about to be called would install; why not, if not. */
   readonly adopt: (agent: unknown) => string | undefined;
   readonly executionCheck: unknown;
+  /**
+   * The `invocationState` of the invocation the agent is in, from its `BeforeInvocationEvent` (the SDK runs
+   * one invocation of an agent at a time); undefined outside one.
+   */
+  readonly run: unknown;
+}
+
+/**
+ * Why a hook of the agent sees another `invocationState` than its agent's invocation, or undefined when it sees
+ * the same (or the agent is in none). An agent-stream middleware can run the agent's loop under a fresh object,
+ * where a stop of the real run would not reach: both runs are stopped.
+ *
+ * @param state - the agent's gate
+ * @param invocationState - what the hook's event carries
+ */
+export function otherRun(state: GateState, invocationState: unknown): string | undefined {
+  const run = state.run;
+  if (run === undefined || invocationState === run) return undefined;
+  const reason =
+    `agent "${agentIdOf(state.agent)}" runs under another invocationState than the invocation it is in ` +
+    '(a middleware replaced it), where a stop would not reach';
+  stopRun(run, reason);
+  stopRun(invocationState, reason);
+  return reason;
 }
 
 /** An approval interrupt this gate raised, kept in memory only. */

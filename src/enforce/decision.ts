@@ -19,6 +19,7 @@ import {
   fail,
   type GateState,
   observe,
+  otherRun,
   Late,
   recordBestEffort,
   recordOf,
@@ -147,6 +148,11 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
   }
   if (event.agent !== state.agent) {
     decideForeign(event);
+    return undefined;
+  }
+  const elsewhere = otherRun(state, call.invocation);
+  if (elsewhere !== undefined) {
+    fail(state, call, elsewhere, true);
     return undefined;
   }
   try {

@@ -3,11 +3,15 @@
  * against the gate's decision, or gets the audit to say more than is true, unless the defence it names
  * holds. Real SDK objects throughout; the only double is the scripted model.
  */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   AfterInvocationEvent,
   AfterToolCallEvent,
   Agent,
   BeforeInvocationEvent,
+  BeforeModelCallEvent,
   BeforeToolCallEvent,
   BeforeToolsEvent,
   ExecuteToolStage,
@@ -1401,5 +1405,72 @@ describe('Second red-team pass: each attack now fails', () => {
     await lead.invoke('go').catch(() => undefined);
     expect(ran).toEqual([]);
     expect(agentGateMark(rogue)?.gateKey).toBe(noRm);
+  });
+});
+
+describe("An agent's loop run under another invocationState than its invocation", () => {
+  /** The SDK's agent-stream stage token (not exported by the package root; any code in the process can load it). */
+  async function agentStreamStage(): Promise<Parameters<Agent['addMiddleware']>[0]> {
+    const sdkEntry = createRequire(import.meta.url).resolve('@strands-agents/sdk');
+    const stages = (await import(pathToFileURL(join(dirname(sdkEntry), 'middleware/stages.js')).href)) as {
+      AgentStreamStage: Parameters<Agent['addMiddleware']>[0];
+    };
+    return stages.AgentStreamStage;
+  }
+
+  /** An agent-stream middleware that runs the agent's whole loop under a fresh `invocationState`. */
+  async function freshRunFor(agent: Agent): Promise<void> {
+    const stage = await agentStreamStage();
+    agent.addMiddleware(stage, async function* (ctx: { options?: object }, next: (c: object) => AsyncGenerator) {
+      return (yield* next({ ...ctx, options: { ...ctx.options, invocationState: {} } })) as unknown;
+    } as never);
+  }
+
+  const failsOnBoom: Gate = {
+    name: 'fails-on-boom',
+    decide: (request) => {
+      if (request.toolName === 'boom') throw new Error('policy service down');
+      return { verdict: 'allow' };
+    },
+  };
+
+  it('is refused from its first model call: the model is not called, and the agent ends with GateFailedError', async () => {
+    const agent = scriptedAgent('victim', [say('done')]);
+    install(agent, { gate: failsOnBoom });
+    await freshRunFor(agent);
+    const error = await agent.invoke('go').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect(String(error)).toMatch(/runs under another invocationState than the invocation it is in/);
+    expect(agent.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(JSON.stringify(agent.messages[1])).not.toContain('done');
+  });
+
+  it('a tool call under the fresh object is refused at its decision too (the model hooks taken out)', async () => {
+    const agent = scriptedAgent('victim', [call('after', { path: '/x' }), say('done')], {
+      tools: [recordingTool('after')],
+    });
+    install(agent, { gate: allowAll() });
+    await freshRunFor(agent);
+    const registry = agent as unknown as { _hooksRegistry: { _callbacks: Map<unknown, unknown[]> } };
+    registry._hooksRegistry._callbacks.get(BeforeModelCallEvent)!.splice(0);
+    const error = await agent.invoke('go').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)[0]).toMatch(/ERROR: agent "victim" runs under another invocationState/);
+  });
+
+  it('in a Graph: the node fails, the Graph fails, and the next node does not run', async () => {
+    const first = scriptedAgent('first', [call('boom', {}), call('after', { path: '/x' }), say('done')], {
+      tools: [recordingTool('boom'), recordingTool('after')],
+    });
+    const second = scriptedAgent('second', [call('after', { path: '/y' }), say('done')], {
+      tools: [recordingTool('after')],
+    });
+    const graph = new Graph({ id: 'g', nodes: [first, second], edges: [['first', 'second']] });
+    installMultiagent(graph, { gate: failsOnBoom });
+    await freshRunFor(first);
+    const { status } = await runOrchestrator(graph);
+    expect(status).toBe('FAILED');
+    expect(ran).toEqual([]);
   });
 });
