@@ -29,9 +29,8 @@
  * seal.ts 239 mutants, 83.7% (198 killed, 2 timed out, 28 survived, 11 no coverage); call.ts 152 mutants, 93.4%
  * (141 killed, 1 timed out, 10 survived: the equivalents above and in `call.test.ts`).
  *
- * Open in the execution check's iterator (not equivalent): `finished = true` after a refusal (a second `next()`
- * would check the call again and refuse it as run once), and `return()`/`throw()` after the first step
- * forwarded to the tool's run (→ not forwarded): a tool run closed early is not told; the text of a bypass
+ * The execution check's iterator (`finished = true` after a refusal, `return()`/`throw()` forwarded to the
+ * tool's run after the first step), once open here, is pinned by the last block. Open: the text of a bypass
  * without any decision (`'ran without a gate decision'`).
  *
  * Open (not killed yet, not equivalent): the events of another agent re-yielded by a delegate agent-as-tool
@@ -51,9 +50,11 @@ import {
   JsonBlock,
   TextBlock,
   ToolResultBlock,
+  tool,
 } from '@strands-agents/sdk';
+import { z } from 'zod';
 import { describe, expect, it, vi } from 'vitest';
-import { type Gate, GateFailedError, type GateRecord, install } from '../../src/index.js';
+import { allowAll, type Gate, GateFailedError, type GateRecord, install } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
 import { agentHookRegistry, liveCallbackArray } from '../../src/walker/sdk-internals.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
@@ -381,5 +382,94 @@ describe('a later hook that puts back the result of a call answered around the g
       withheld,
       'a hook put back the result of a call that bypassed the gate',
     ]);
+  });
+});
+
+describe("the execution check's iterator, driven by a middleware outside it", () => {
+  /** A tool whose run yields two updates before its result. */
+  const streaming = tool({
+    name: 'stream',
+    description: 'yields twice',
+    inputSchema: z.object({ path: z.string() }),
+    // eslint-disable-next-line @typescript-eslint/require-await
+    callback: async function* () {
+      yield 'one';
+      yield 'two';
+      return 'done';
+    },
+  });
+
+  /** An answer made by the middleware itself, for a call it closed early. */
+  const answer = (toolUseId: string): { result: ToolResultBlock } => ({
+    result: new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock('closed early')] }),
+  });
+
+  it("return() after the first step closes the tool's own run: nothing more comes out of it", async () => {
+    const steps: boolean[] = [];
+    const agent = scriptedAgent('victim', [call('stream', { path: '/tmp' }), say('done')], { tools: [streaming] });
+    install(agent, { gate: allowAll() });
+    // After the SDK's own tool-stage middleware (registered at initialisation), so this one is right outside
+    // the check and its `next` is the check's run itself.
+    await agent.initialize();
+    // eslint-disable-next-line require-yield
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      const run = next(ctx);
+      steps.push((await run.next()).done === true);
+      steps.push((await run.return(answer(ctx.toolUse.toolUseId))).done === true);
+      steps.push((await run.next()).done === true);
+      return answer(ctx.toolUse.toolUseId);
+    });
+    await agent.invoke('go').catch(() => undefined);
+    expect(steps).toEqual([false, true, true]);
+  });
+
+  it("throw() after the first step is thrown into the tool's own run, which answers it", async () => {
+    const outcome: unknown[] = [];
+    const agent = scriptedAgent('victim', [call('stream', { path: '/tmp' }), say('done')], { tools: [streaming] });
+    install(agent, { gate: allowAll() });
+    // After the SDK's own tool-stage middleware (registered at initialisation), so this one is right outside
+    // the check and its `next` is the check's run itself.
+    await agent.initialize();
+    // eslint-disable-next-line require-yield
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      const run = next(ctx);
+      await run.next();
+      // The SDK's function tool catches what is thrown into its run and answers it as an error result.
+      outcome.push(
+        await run.throw(new Error('stop')).then(
+          (step) => (step.done ? JSON.stringify(step.value) : 'not done'),
+          (error: unknown) => `rejected: ${String(error)}`,
+        ),
+      );
+      return answer(ctx.toolUse.toolUseId);
+    });
+    await agent.invoke('go').catch(() => undefined);
+    expect(outcome).toHaveLength(1);
+    expect(outcome[0]).toMatch(/"status":"error".*stop/);
+  });
+
+  it('a refused call is finished: a second next() is done with no value and checks nothing again', async () => {
+    const steps: unknown[] = [];
+    const agent = scriptedAgent('victim', [call('rm', { path: '/tmp/x' }), say('done')], {
+      tools: [recordingTool('rm')],
+    });
+    const records: GateRecord[] = [];
+    install(agent, {
+      gate: { name: 'recording', decide: () => ({ verdict: 'allow' }), record: (r) => void records.push(r) },
+    });
+    // After the SDK's own tool-stage middleware (registered at initialisation), so this one is right outside
+    // the check and its `next` is the check's run itself.
+    await agent.initialize();
+    // eslint-disable-next-line require-yield
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      const run = next({ ...ctx, toolUse: { ...ctx.toolUse, input: { path: '/etc/passwd' } } });
+      const first = await run.next();
+      steps.push(first.done, await run.next());
+      return first.done === true ? first.value : answer(ctx.toolUse.toolUseId);
+    });
+    await agent.invoke('go').catch(() => undefined);
+    expect(steps).toEqual([true, { done: true, value: undefined }]);
+    expect(records.filter((r) => r.event === 'tampering')).toHaveLength(1);
+    expect(ran).toEqual([]);
   });
 });
