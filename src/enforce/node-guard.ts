@@ -65,19 +65,40 @@ function contentRefusal(
     return 'is not the object accepted at install (it was swapped) | accept entries cover the executor found at install only';
   }
   if (content.via === 'custom') return `${content.problem.reason} | ${content.problem.fix}`;
-  if (content.via === 'declared') return declaredRefusal(content.declared);
-  const refusal = adoptPendingPlugin(content.executor) ?? executorRefusal(content.executor);
-  if (refusal !== undefined || treeGate === undefined) return refusal;
-  // One gate per tree (installMultiagent refuses another at install): an agent swapped in later under another
-  // gate, its own or one a promise named, does not run under this tree.
-  const mark = agentGateMark(content.executor);
-  if (mark !== undefined && mark.gateKey !== treeGate.key) {
-    return (
-      `runs an agent gated by "${String(mark.gateName)}", not by this tree's gate "${treeGate.name}" | ` +
-      "gate it with the tree's gate: call installMultiagent(orchestrator) after adding or swapping nodes"
-    );
+  if (content.via === 'declared') {
+    // The agents a custom node declares run as a node's agent does: a promised gate is installed first.
+    for (const executor of content.declared.agents) {
+      const adopted = adoptPendingPlugin(executor);
+      if (adopted !== undefined) return `has a declared executor that ${adopted.replace(/^runs /, 'is ')}`;
+    }
+    const refusal = declaredRefusal(content.declared);
+    if (refusal !== undefined) return refusal;
+    for (const executor of content.declared.agents) {
+      const other = otherTreeGate(executor, treeGate);
+      if (other !== undefined) return other;
+    }
+    return undefined;
   }
-  return undefined;
+  return (
+    adoptPendingPlugin(content.executor) ??
+    executorRefusal(content.executor) ??
+    otherTreeGate(content.executor, treeGate)
+  );
+}
+
+/**
+ * One gate per tree (installMultiagent refuses another at install): an agent swapped in later under another
+ * gate, its own or one a promise named, does not run under this tree. Undefined when it carries the tree's gate
+ * (or the tree's gate is not known).
+ */
+function otherTreeGate(executor: unknown, treeGate: TreeGate | undefined): string | undefined {
+  if (treeGate === undefined) return undefined;
+  const mark = agentGateMark(executor);
+  if (mark === undefined || mark.gateKey === treeGate.key) return undefined;
+  return (
+    `runs an agent gated by "${String(mark.gateName)}", not by this tree's gate "${treeGate.name}" | ` +
+    "gate it with the tree's gate: call installMultiagent(orchestrator) after adding or swapping nodes"
+  );
 }
 
 /** The gate an orchestrator's tree was installed with: its key (gate object or `configured`) and name. */

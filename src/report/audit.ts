@@ -220,6 +220,16 @@ function acceptedByGuard(entry: Entry, parent: Entry | undefined): string | unde
  * A node of a guarded tree that carries another gate than the tree's: the node guard cancels it at run time
  * (one gate per tree), so it is `blocked`, not `gated`.
  */
+/**
+ * The orchestrator whose node guard checks an entry at run time: its parent, or for an agent a custom node
+ * declares, the orchestrator holding that node.
+ */
+function guardingOrchestrator(entryAt: ReadonlyMap<string, Entry>, parentKey: string | undefined): Entry | undefined {
+  const parent = parentKey === undefined ? undefined : entryAt.get(parentKey);
+  if (parent?.kind !== 'custom' || parent.declared === undefined || parent.path.length < 2) return parent;
+  return entryAt.get(keyOf(parent.path.slice(0, -1)));
+}
+
 function otherGateThanTree(entry: Entry, parent: Entry | undefined, verdict: Verdict): Verdict {
   if (verdict.status !== 'gated' || entry.kind !== 'agent' || parent === undefined) return verdict;
   if (parent.kind !== 'graph' && parent.kind !== 'swarm') return verdict;
@@ -358,7 +368,7 @@ function build(
           }
         : otherGateThanTree(
             entry,
-            parentKey === undefined ? undefined : entryAt.get(parentKey),
+            guardingOrchestrator(entryAt, parentKey),
             judge(entry, parent, assumeInstalled, acceptance),
           );
     const isAgent = (entry.kind === 'agent' || entry.kind === 'agent-tool') && entry.problem === undefined;

@@ -1190,6 +1190,54 @@ describe('A6: a look-alike GatePlugin (the mark without the plugin) is no pass',
     expect(ran).toEqual([]);
     expect(toolResults(helper)).toEqual(['error:[gate] BLOCKED: helpers may not rm | tool=<rm>, agent=<helper>']);
   });
+
+  /** A custom node that declares the agent it runs and runs whichever `pick()` names at that moment. */
+  function declaringNode(pick: () => Agent): Node {
+    class Step extends Node {
+      constructor() {
+        super('step', {});
+      }
+      [GOVERNS](): GovernanceDeclaration {
+        return { agents: [pick()] };
+      }
+      async *handle(input: unknown): ReturnType<Node['handle']> {
+        yield* [];
+        const result = await pick().invoke(input as string);
+        return { content: result.lastMessage.content };
+      }
+    }
+    return new Step();
+  }
+
+  it("a declared custom node's agent swapped for one that carries it gets the named gate before it runs", async () => {
+    configureGate(denyAll('nothing may run'));
+    const worker = scriptedAgent('worker', [say('done')]);
+    const rogue = scriptedAgent('rogue', [call('rm', { path: '/' }), say('done')], {
+      tools: [recordingTool('rm')],
+      plugins: [fakeGatePlugin()],
+    });
+    let current = worker;
+    const graph = new Graph({ id: 'g', nodes: [declaringNode(() => current)], edges: [] });
+    installMultiagent(graph);
+    current = rogue;
+    await runOrchestrator(graph);
+    expect(ran).toEqual([]);
+    expect(agentGateMark(rogue)).toBeDefined();
+  });
+
+  it("a declared custom node's agent swapped for one gated by another gate than the tree's: blocked, cancelled", async () => {
+    const worker = scriptedAgent('worker', [say('done')]);
+    const rogue = scriptedAgent('rogue', [call('rm', { path: '/' }), say('done')], { tools: [recordingTool('rm')] });
+    install(rogue, { gate: allowAll() });
+    let current = worker;
+    const graph = new Graph({ id: 'g', nodes: [declaringNode(() => current)], edges: [] });
+    installMultiagent(graph, { gate: denyAll() });
+    current = rogue;
+    expect(audit(graph).nodes.find((n) => n.id === 'rogue')).toMatchObject({ status: 'blocked' });
+    const { cancelled } = await runOrchestrator(graph);
+    expect(ran).toEqual([]);
+    expect(cancelled.step).toMatch(/gated by "allow-all", not by this tree's gate/);
+  });
 });
 
 describe('A6: a forged gate mark (hooks of its own, a gate read from another agent) is no pass', () => {
