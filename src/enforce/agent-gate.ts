@@ -111,6 +111,7 @@ class AgentGateRuntime implements GateState {
   };
 
   run: unknown = undefined;
+  lastRun: unknown = undefined;
 
   readonly enter = (event: BeforeInvocationEvent): void => {
     this.run = event.invocationState;
@@ -118,6 +119,7 @@ class AgentGateRuntime implements GateState {
   };
   readonly leave = (event: AfterInvocationEvent): void => {
     this.run = undefined;
+    this.lastRun = event.invocationState;
     leaveRun(event.invocationState);
   };
 

@@ -11,7 +11,7 @@ import type { Gate, GateRecord, ToolCallRequest } from './gate.js';
 import { type GateView, viewGate } from './gate-identity.js';
 import { log } from './log.js';
 import { type ObservedVerdict, observeTool } from './observe.js';
-import { stopRun } from './run-state.js';
+import { joinRun, stopRun } from './run-state.js';
 import { holdCancel } from './sdk-mutations.js';
 
 /** Prefix of the message a refused call returns to the model. */
@@ -66,26 +66,41 @@ export interface GateState {
    * The `invocationState` of the invocation the agent is in, from its `BeforeInvocationEvent` (the SDK runs
    * one invocation of an agent at a time); undefined outside one.
    */
-  readonly run: unknown;
+  run: unknown;
+  /** The `invocationState` of the last invocation the agent ended. */
+  readonly lastRun: unknown;
 }
 
 /**
- * Why a hook of the agent sees another `invocationState` than its agent's invocation, or undefined when it sees
- * the same (or the agent is in none). An agent-stream middleware can run the agent's loop under a fresh object,
- * where a stop of the real run would not reach: both runs are stopped.
+ * Why a hook of the agent must refuse for the run it sees: the agent is in no invocation though it ended one
+ * before (the SDK fires `BeforeInvocationEvent` before anything else of a run, so a loop driven after its
+ * invocation ended is not the SDK's), or undefined. An agent gated during the first event of a run takes the
+ * run it first sees as its own. An event carrying another `invocationState` than the agent's invocation (an agent-stream
+ * middleware can hand the loop a fresh or copied object) joins that object to the invocation's run, so a stop
+ * of either reaches both.
  *
  * @param state - the agent's gate
  * @param invocationState - what the hook's event carries
  */
 export function otherRun(state: GateState, invocationState: unknown): string | undefined {
   const run = state.run;
-  if (run === undefined || invocationState === run) return undefined;
-  const reason =
-    `agent "${agentIdOf(state.agent)}" runs under another invocationState than the invocation it is in ` +
-    '(a middleware replaced it), where a stop would not reach';
-  stopRun(run, reason);
-  stopRun(invocationState, reason);
-  return reason;
+  if (invocationState === run) return undefined;
+  if (run === undefined) {
+    // Gated during the first event of its run (its own run-entry hook was not called for it): this is its run.
+    if (state.lastRun === undefined) {
+      state.run = invocationState;
+      return undefined;
+    }
+    const reason =
+      `agent "${agentIdOf(state.agent)}" runs a model or tool call outside any invocation of its own ` +
+      '(its loop was driven without the SDK starting an invocation)';
+    stopRun(invocationState, reason);
+    // The run the agent was last in may still be going (a Graph running its next node): it stops too.
+    stopRun(state.lastRun, reason);
+    return reason;
+  }
+  joinRun(run, invocationState);
+  return undefined;
 }
 
 /** An approval interrupt this gate raised, kept in memory only. */

@@ -86,6 +86,29 @@ export function stopRun(invocationState: unknown, reason: string): void {
 }
 
 /**
+ * Makes `other` part of the run of `invocationState`: from now on a stop of either is a stop of both (an
+ * agent-stream middleware may hand an agent's loop another object than its invocation's). A stop either had
+ * already is kept.
+ *
+ * @param invocationState - the run's `invocationState`
+ * @param other - the object its loop runs under
+ */
+export function joinRun(invocationState: unknown, other: unknown): void {
+  const key = keyOf(invocationState);
+  const otherKey = keyOf(other);
+  if (key === undefined || otherKey === undefined) return;
+  let run = runs.get(key);
+  if (run === undefined) {
+    run = { depth: 0, failure: undefined };
+    runs.set(key, run);
+  }
+  const joined = runs.get(otherKey);
+  if (joined === run) return;
+  run.failure ??= joined?.failure;
+  runs.set(otherKey, run);
+}
+
+/**
  * Why the run was stopped, or undefined while it was not.
  *
  * @param invocationState - the run's `invocationState`
