@@ -93,12 +93,20 @@ function contentRefusal(
  */
 function otherTreeGate(executor: unknown, treeGate: TreeGate | undefined): string | undefined {
   if (treeGate === undefined) return undefined;
+  const fix = "gate it with the tree's gate: call installMultiagent(orchestrator) after adding or swapping nodes";
   const mark = agentGateMark(executor);
-  if (mark === undefined || mark.gateKey === treeGate.key) return undefined;
-  return (
-    `runs an agent gated by "${String(mark.gateName)}", not by this tree's gate "${treeGate.name}" | ` +
-    "gate it with the tree's gate: call installMultiagent(orchestrator) after adding or swapping nodes"
-  );
+  if (mark !== undefined && mark.gateKey !== treeGate.key) {
+    return `runs an agent gated by "${String(mark.gateName)}", not by this tree's gate "${treeGate.name}" | ${fix}`;
+  }
+  // A nested Graph or Swarm guarded for another gate runs its agents under that gate.
+  const guard = nodeGuardMark(executor);
+  if (guard !== undefined && 'treeGateKey' in guard && guard.treeGateKey !== treeGate.key) {
+    return (
+      `runs an orchestrator guarded for "${String(guard.treeGateName)}", not for this tree's gate ` +
+      `"${treeGate.name}" | ${fix}`
+    );
+  }
+  return undefined;
 }
 
 /** The gate an orchestrator's tree was installed with: its key (gate object or `configured`) and name. */

@@ -231,10 +231,23 @@ function guardingOrchestrator(entryAt: ReadonlyMap<string, Entry>, parentKey: st
 }
 
 function otherGateThanTree(entry: Entry, parent: Entry | undefined, verdict: Verdict): Verdict {
-  if (verdict.status !== 'gated' || entry.kind !== 'agent' || parent === undefined) return verdict;
+  if (verdict.status !== 'gated' || parent === undefined) return verdict;
   if (parent.kind !== 'graph' && parent.kind !== 'swarm') return verdict;
   const guard = nodeGuardMark(parent.target);
   if (guard === undefined || !('treeGateKey' in guard)) return verdict;
+  if (entry.kind === 'graph' || entry.kind === 'swarm') {
+    // A nested orchestrator guarded for another gate: the outer guard cancels it.
+    const inner = nodeGuardMark(entry.target);
+    if (inner === undefined || !('treeGateKey' in inner) || inner.treeGateKey === guard.treeGateKey) return verdict;
+    return {
+      status: 'blocked',
+      reason:
+        `guarded for "${String(inner.treeGateName)}", not for its tree's gate "${String(guard.treeGateName)}": ` +
+        'the node guard cancels it at run time',
+      fix: "gate it with the tree's gate: call installMultiagent(root) again after adding or swapping nodes",
+    };
+  }
+  if (entry.kind !== 'agent') return verdict;
   const agent = entry.target as Agent;
   const key = agentGateState(agent) === 'pending-plugin' ? pendingPluginKey(agent) : agentGateMark(agent)?.gateKey;
   if (key === guard.treeGateKey) return verdict;

@@ -1457,6 +1457,66 @@ describe('Second red-team pass: each attack now fails', () => {
   });
 });
 
+describe("A nested orchestrator guarded for another gate than the tree's", () => {
+  const noRm: Gate = {
+    name: 'no-rm',
+    decide: (r) => (r.toolName === 'rm' ? { verdict: 'deny', reason: 'no rm' } : { verdict: 'allow' }),
+  };
+
+  /** A Swarm under no-rm whose `worker` slot now holds a Graph guarded for allow-all, its agent calling rm. */
+  function swappedSwarm(): Swarm {
+    const worker = scriptedAgent('worker', [say('done')]);
+    const swarm = new Swarm({ id: 's', nodes: [scriptedAgent('lead', [handoff('worker', 'go'), say('-')]), worker] });
+    installMultiagent(swarm, { gate: noRm });
+    const rogue = scriptedAgent('rogue', [call('rm', { path: '/' }), say('done')], { tools: [recordingTool('rm')] });
+    const inner = new Graph({ id: 'worker', nodes: [rogue], edges: [] });
+    installMultiagent(inner, { gate: allowAll() });
+    nodesOf(swarm).set('worker', new AgentNode({ agent: inner as never }));
+    return swarm;
+  }
+
+  it('swapped into a node slot: the guard cancels it and nothing runs under the other gate', async () => {
+    const { cancelled } = await runOrchestrator(swappedSwarm());
+    expect(ran).toEqual([]);
+    expect(cancelled.worker).toMatch(/guarded for "allow-all", not for this tree's gate "no-rm"/);
+  });
+
+  it('swapped into a node slot: the audit calls it blocked and the tree is not fully gated', () => {
+    const report = audit(swappedSwarm());
+    expect(report.nodes.find((n) => n.id === 'worker' && (n.kind === 'graph' || n.kind === 'swarm'))).toMatchObject({
+      status: 'blocked',
+    });
+  });
+
+  it('declared by a custom node after install: blocked in the audit, cancelled by the guard', async () => {
+    const worker = scriptedAgent('worker', [say('done')]);
+    const rogue = scriptedAgent('rogue', [call('rm', { path: '/' }), say('done')], { tools: [recordingTool('rm')] });
+    const inner = new Graph({ id: 'inner', nodes: [rogue], edges: [] });
+    installMultiagent(inner, { gate: allowAll() });
+    let current: Agent | Graph = worker;
+    class Step extends Node {
+      constructor() {
+        super('step', {});
+      }
+      [GOVERNS](): GovernanceDeclaration {
+        return { agents: [current] };
+      }
+      async *handle(input: unknown): ReturnType<Node['handle']> {
+        yield* [];
+        await current.invoke(input as string);
+        return { content: [] };
+      }
+    }
+    const graph = new Graph({ id: 'g', nodes: [new Step()], edges: [] });
+    installMultiagent(graph, { gate: noRm });
+    current = inner;
+    expect(audit(graph).nodes.find((n) => n.id === 'inner')).toMatchObject({ status: 'blocked' });
+    const { cancelled } = await runOrchestrator(graph);
+    expect(ran).toEqual([]);
+    expect(cancelled.step).toMatch(/guarded for "allow-all"/);
+  });
+});
+
 describe("An agent's loop run under another invocationState than its invocation", () => {
   /** The SDK's agent-stream stage token (not exported by the package root; any code in the process can load it). */
   async function agentStreamStage(): Promise<Parameters<Agent['addMiddleware']>[0]> {
