@@ -24,6 +24,7 @@ import {
   writeRecord,
 } from './call.js';
 import type { ApprovalBinding, AskDecision, RaisedApproval, ToolCallRequest } from './gate.js';
+import { runFailure } from './run-state.js';
 
 /** Name of the interrupt an `ask` raises on the tool call (its id is `hook:beforeToolCall:<toolUseId>:<name>`). */
 export const APPROVAL_INTERRUPT = 'gate-audit:approval';
@@ -156,11 +157,18 @@ export async function settleAsk(
         name: call.name,
         canonical: call.snapshot!.canonical,
         ...(approvalId === undefined ? {} : { approvalId }),
+        invocation: call.invocation,
       });
       return error;
     }
     // Each interrupt is answered once, whatever the answer: the pending record is gone from here on.
     state.pending.delete(call.toolUseId);
+    // A stop is never lifted: an approval asked in a run a gate failure stopped is not answered in a new one.
+    const stopped = pending === undefined ? undefined : runFailure(pending.invocation);
+    if (stopped !== undefined) {
+      fail(state, call, `the approval of tool "${call.name}" was asked in a run that was stopped (${stopped})`);
+      return undefined;
+    }
     let settled: { value: unknown } | Late | { thrown: unknown } | undefined;
     const resume = readMember(approval, 'resume');
     if (pending === undefined && typeof resume === 'function') {

@@ -112,6 +112,8 @@ export interface PendingApproval {
   readonly canonical: string;
   /** The id of the pending approval in a durable store, when the path has one. */
   readonly approvalId?: string;
+  /** The run the approval was asked in: an answer resumed after that run was stopped is refused. */
+  readonly invocation: unknown;
 }
 
 /** One tool call, read once from the live event before anything awaits. */

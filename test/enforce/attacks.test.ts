@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   AfterInvocationEvent,
+  type InterruptResponseContentData,
   AfterToolCallEvent,
   Agent,
   BeforeInvocationEvent,
@@ -1454,6 +1455,48 @@ describe('Second red-team pass: each attack now fails', () => {
     await lead.invoke('go').catch(() => undefined);
     expect(ran).toEqual([]);
     expect(agentGateMark(rogue)?.gateKey).toBe(noRm);
+  });
+});
+
+describe('An approval asked in a run that a gate failure stopped', () => {
+  it('is not answered in a new run: the resumed call is refused, nothing runs and the model is not called', async () => {
+    const gate: Gate = {
+      name: 'asks-rm-fails-on-boom',
+      decide: (r) => {
+        if (r.toolName === 'boom') throw new Error('policy service down');
+        return r.toolName === 'rm' ? { verdict: 'ask', reason: 'risky' } : { verdict: 'allow' };
+      },
+      // A human who approves what is shown.
+      approval: { via: 'interrupt', check: () => ({ granted: true }) },
+    };
+    const agent = scriptedAgent(
+      'victim',
+      [
+        {
+          tools: [
+            { name: 'rm', input: { path: '/' } },
+            { name: 'boom', input: {} },
+          ],
+        },
+        say('model called after the stop'),
+      ],
+      { tools: [recordingTool('rm'), recordingTool('boom')] },
+    );
+    install(agent, { gate });
+    expect(await agent.invoke('go').catch((error: unknown) => error)).toBeInstanceOf(GateFailedError);
+    // The app shows the pending approval (the SDK keeps it) and resumes with the human's answer.
+    const pending = (
+      agent as unknown as { _interruptState: { getUnansweredInterrupts(): { id: string }[] } }
+    )._interruptState.getUnansweredInterrupts();
+    expect(pending).toHaveLength(1);
+    const answers: InterruptResponseContentData[] = pending.map((i) => ({
+      interruptResponse: { interruptId: i.id, response: { approved: true } },
+    }));
+    const second = await agent.invoke(answers).catch((error: unknown) => error);
+    expect(second).toBeInstanceOf(GateFailedError);
+    expect(String(second)).toMatch(/was asked in a run that was stopped/);
+    expect(ran).toEqual([]);
+    expect(JSON.stringify(agent.messages)).not.toContain('model called after the stop');
   });
 });
 
