@@ -28,6 +28,22 @@
  * anyway; the model stop runs first and last). agent-gate.ts rerun on 2026-12-01 (`--force`, before this session's
  * hardening commits, e.g. `adoptPendingPlugin`): 73 mutants, 84.9% (62 killed, 10 survived,
  * 1 no coverage), every survivor one of these.
+ *
+ * Rerun of agent-gate.ts on 2026-12-01 at 65cfe05 (README, "Mutation testing"): 131 mutants, 77.1% (101 killed,
+ * 27 survived, 3 no coverage). Each survivor:
+ * - open, above: L90 and L128-L146 (`failUnexpected` and its fallbacks, reached only by a bug in gate-audit),
+ *   L181-L182 (`uninstall` order and a mark already gone), L186/L187/L191/L195 (the `-Infinity` orders).
+ * - equivalent, L111/L112 (the run-entry and run-exit hooks made no-ops): a stop is never lifted and is keyed by
+ *   the run's object, so the depth they count changes nothing a test can see. (Since the run, they also keep the
+ *   invocation the agent is in, pinned by the "another invocationState" attacks.)
+ * - equivalent, L172 (`agentGateState(agent) === 'gated'` → `true`): an agent whose own mark names a decision hook
+ *   of this copy but whose hooks were removed is not gated again either way before the node guard refuses it.
+ * - equivalent, L226/L227, L244/L245/L247/L248, L254/L255 (optional chaining and the promise's `gate`/`timeoutMs`
+ *   spread): the mark is read only where `agentGateState` found it, and a promise naming no gate or no timeout
+ *   yields the same source as one naming them undefined (`gateSource` reads both with `??`).
+ * - open: L257 (the subject text of a bad promise), L274 (a non-object executor), L278/L279 (the adopted agent's
+ *   id and place: the promised gate's place is its id only, which no test reads).
+ * - no coverage: L282/L283 (a promise that names an unusable gate, refused by `gateSource` before this catch).
  */
 import type { InterruptResponseContentData, JSONValue } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';

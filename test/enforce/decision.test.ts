@@ -40,6 +40,15 @@
  *   decision hook runs first and is awaited before any other `BeforeToolCallEvent` hook, and the event's
  *   `toolUse` is the SDK's own copy of the block, so only its shared `input` can be changed meanwhile (tested
  *   below). A change made after the decision is refused by the execution check (tamper matrix).
+ *
+ * Rerun on 2026-12-01 at 65cfe05 (README, "Mutation testing"): 282 mutants, 93.6% (264 killed, 15 survived,
+ * 3 no coverage). Each survivor: L65 (`rule === undefined ? {} : { rule }`, an undefined key dropped by every
+ * reader), L77/L78 (a callee store with no places, which the execution check never sets) and L90/L91 (a snapshot
+ * that is always set before `drift` runs): equivalent. L85/L87 (the drift texts) and L116 (the delegate refusal
+ * text): open, text only. L86 (a changed tool use id: the SDK restores the id after the hooks), L102 (a deny
+ * record without a usable gate view), L110/L111 (a delegate's event in a stopped run), L254 (a gate without
+ * `record` sealing early), L283/L286 (drift after a stop): open, each refused or recorded the same way by
+ * another path.
  */
 import { type Agent, BeforeToolsEvent } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';

@@ -40,6 +40,16 @@
  * coverage), after them 93.8% (366 / 20 / 4). Rerun on 2026-12-01 after `install` gained its gate checks and lost
  * the early return (393 mutants): 94.1% (370 / 19 / 4); the 23 left are the ones above, and the fix-hint text of
  * an unusable gate, since pinned in `gate-identity.test.ts`.
+ *
+ * Rerun of install.ts and gate-source.ts on 2026-12-01 at 65cfe05 (README, "Mutation testing"): install.ts 347
+ * mutants, 92.5% (321 killed, 22 survived, 4 no coverage); gate-source.ts 44 mutants, 97.7% (43 killed, 1
+ * survived: L21 `typeof ms !== 'number'` → `false`, equivalent: `Number.isFinite` refuses every non-number).
+ * install.ts survivors: L83 (an empty `accept` list), L134/L136/L240 (an orchestrator or node map that the preflight
+ * already refused), L215/L216 (the handle of an agent gated by another copy, read only for its name), L224 and
+ * L320/L322 (the pending-plugin source computed once more than needed: `installAgentGate` skips an agent already
+ * gated), L250 (freezing `_agent` on a tool that is no agent-as-tool: nothing reads it), L339/L340 (rollback
+ * order: each cleanup removes one independent registration): equivalent. L104/L106 and L139/L140 (which accept
+ * entries name an acceptable node): open.
  */
 import {
   Agent,

@@ -37,6 +37,15 @@
  *
  * Open (not killed yet, not equivalent): none. At the last measured run (README, "Mutation testing") every
  * surviving or uncovered mutant of node-guard.ts is one of those listed above.
+ *
+ * Rerun on 2026-12-01 at 65cfe05 (README, "Mutation testing"): 224 mutants, 88.8% (199 killed, 24 survived, 1 no
+ * coverage). Survivors: L63/L64 (an accepted node compared as node and as executor: the same object for the nodes
+ * accept entries name), L91/L92 (an empty hook list), L128 (a Swarm's entry list read without `start`), L135 (a
+ * handoff recorded twice), L144/L165/L209 (a node map or topology the install check refused already),
+ * L247/L248 (run depth, see ask.test.ts), L272/L276 (cleanup order): equivalent. L70/L77 (changed since: the tree
+ * gate check is `otherTreeGate`, pinned by the declared-node and nested-orchestrator attacks), L178/L186 (texts),
+ * L212 (a poisoned choice, refused by the topology check first), L221/L222 (the held node cancel's tamper report):
+ * open.
  */
 import { type Agent, SequentialToolExecutor, tool } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';

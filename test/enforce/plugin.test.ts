@@ -13,6 +13,10 @@
  *
  * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/plugin.ts --concurrency 1`:
  * see the table in the README.
+ *
+ * Rerun on 2026-12-01 at 65cfe05: 32 mutants, 87.5% (28 killed, 4 survived). L29/L30 (the optional `gate` and
+ * `timeoutMs` spread: an undefined key reads as absent) and L52 (an agent already gated: `installAgentGate`
+ * returns without change anyway): equivalent.
  */
 import { SequentialToolExecutor } from '@strands-agents/sdk';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

@@ -31,6 +31,14 @@
  *
  * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/sdk-mutations.ts
  * --concurrency 1`: see the table in the README.
+ *
+ * Rerun on 2026-12-01 at 65cfe05 (README, "Mutation testing"): 120 mutants, 80.0% (96 killed, 17 survived, 7 no
+ * coverage). Survivors: L23/L25/L27 and L60/L68 (moving a callback that is absent, already first or already last:
+ * the callers check the result only where it matters), L129 (a Proxy owner, refused by the walk before any field
+ * is locked), L133 (locking a field that is already non-configurable or read-only), L156/L161 (holding a cancel
+ * twice; its enumerability): equivalent. L26 (`index > 0` → `>= 0`): equivalent (moving the first entry to the
+ * front). L87 and its texts (an orchestrator registry without `addCallback`, refused by the SDK shape check at
+ * startup): no coverage.
  */
 import { type Agent, BeforeInvocationEvent, BeforeToolCallEvent, ExecuteToolStage } from '@strands-agents/sdk';
 import { BeforeNodeCallEvent, Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';

@@ -40,6 +40,32 @@
  * not make. (The stderr lines, the tampering record of a hook that puts back a withheld result, a truthy cancel
  * that is not a string, and call.ts's `settle` and `recordBestEffort` paths, once listed here, are pinned now:
  * below and in `call.test.ts`.)
+ *
+ * Rerun of seal.ts and call.ts on 2026-12-01 at 65cfe05 (with the other changed files of src/enforce, README
+ * "Mutation testing"): seal.ts 263 mutants, 77.2% (202 killed, 1 timed out, 48 survived, 12 no coverage); call.ts
+ * 165 mutants, 93.3% (146 killed, 8 timed out, 11 survived). Each survivor of that run:
+ * - killed since, by the iterator block: L151, L158, L159, L163 (`finished`, `return()`/`throw()` forwarding).
+ * - equivalent, above: L87 (`input === undefined`), L190, L212 (five mutants of the callee's place store: with no
+ *   known place, or a tool that is no agent, the store names no callee that `currentCall` could match).
+ * - equivalent, L67 (`||` → `&&` in the composed-chain check): the links the SDK composes are plain arrows,
+ *   neither async nor generators, which both forms refuse; they differ only for a continuation that is one and
+ *   not the other, which only code calling the check directly can hand it (README: such code is not covered).
+ * - equivalent since the held cancel, L250/L251 (`!sealed.allowed`, its text): a refused call's cancel cannot be
+ *   cleared, so the SDK answers it itself with the cancel text and no middleware runs; were it answered otherwise,
+ *   the next branch withholds the result all the same (only its text differs).
+ * - equivalent, L226/L228/L232 (the shape checks of `isTextResult` and `isDelegationRefusal`): what they let
+ *   through is a result that carries exactly the refusal's or the SDK's delegation refusal's fixed text; the SDK
+ *   answers every cancelled call itself with one text block, and no middleware runs for it.
+ * - equivalent, L263 (`stopRun(sealed.invocation)`): the event's run is stopped on the next line, and a seal
+ *   whose run differs from the event's was refused at the check already (`mismatch`).
+ * - open, listed above: L44 and L270 (events of another agent re-yielded by a delegate), L57/L59/L60/L76 (the
+ *   stopped-run, refused, retry and opaque-callee checks of `mismatch`: the decision refuses those first), L96-L112
+ *   (`calledAtEachStep` closed early), L247 (the text of a bypass without any decision), L275.
+ * - no coverage (12): the catch branches of `mismatch` and `calledAtEachStep`, and the texts of refusals the
+ *   decision makes first.
+ * call.ts: L96/L97 (`agentIdOf`) and L306/L308 (`viewOf`) are the equivalents listed above; L161 and L341
+ * (`seal(…, false, …)` → `true` in `refuse` and `fail`): the held cancel refuses the call before the seal is read,
+ * and `fail` stops the run first.
  */
 import {
   type Agent,
@@ -421,6 +447,25 @@ describe("the execution check's iterator, driven by a middleware outside it", ()
     });
     await agent.invoke('go').catch(() => undefined);
     expect(steps).toEqual([false, true, true]);
+  });
+
+  it('return() before the first step ends the run unchecked: a next() after it is done and nothing runs', async () => {
+    const steps: unknown[] = [];
+    const agent = scriptedAgent('victim', [call('rm', { path: '/tmp/x' }), say('done')], {
+      tools: [recordingTool('rm')],
+    });
+    install(agent, { gate: allowAll() });
+    await agent.initialize();
+    // eslint-disable-next-line require-yield
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      const run = next(ctx);
+      steps.push(await run.return(answer(ctx.toolUse.toolUseId)).then((step) => step.done));
+      steps.push(await run.next());
+      return answer(ctx.toolUse.toolUseId);
+    });
+    await agent.invoke('go').catch(() => undefined);
+    expect(steps).toEqual([true, { done: true, value: undefined }]);
+    expect(ran).toEqual([]);
   });
 
   it("throw() after the first step is thrown into the tool's own run, which answers it", async () => {
