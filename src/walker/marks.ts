@@ -78,8 +78,7 @@ export function isGatePlugin(plugin: unknown): boolean {
 
 /** The gate a `GatePlugin` was given, or undefined when it resolves the configured gate (or is not one). */
 export function gatePluginGate(plugin: unknown): unknown {
-  const mark = readMark<unknown>(plugin, GATE_PLUGIN_MARK);
-  return typeof mark === 'object' && mark !== null ? (mark as GatePluginMark).gate : undefined;
+  return gatePluginMark(plugin)?.gate;
 }
 
 /** The mark of a `GatePlugin` as data, or undefined when `plugin` carries none (or an unreadable one). */
