@@ -273,11 +273,25 @@ function registered(hooks: readonly { readonly callback: unknown }[] | undefined
   return hooks?.some((entry) => entry.callback === callback) === true;
 }
 
+/** Whether every marked hook is registered, as many times as it is marked (one callback may be registered twice). */
 function allRegistered(
   hooks: readonly MarkedHook[],
   read: (event: unknown) => readonly { callback: unknown }[] | undefined,
 ): boolean {
-  return hooks.every((hook) => registered(read(hook.event), hook.callback));
+  const wanted = new Map<unknown, Map<unknown, number>>();
+  for (const hook of hooks) {
+    const counts = wanted.get(hook.event) ?? new Map<unknown, number>();
+    counts.set(hook.callback, (counts.get(hook.callback) ?? 0) + 1);
+    wanted.set(hook.event, counts);
+  }
+  for (const [event, counts] of wanted) {
+    const entries = read(event);
+    if (entries === undefined) return false;
+    for (const [callback, count] of counts) {
+      if (entries.filter((entry) => entry.callback === callback).length < count) return false;
+    }
+  }
+  return true;
 }
 
 /**
