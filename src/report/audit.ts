@@ -235,29 +235,22 @@ function otherGateThanTree(entry: Entry, parent: Entry | undefined, verdict: Ver
   if (parent.kind !== 'graph' && parent.kind !== 'swarm') return verdict;
   const guard = nodeGuardMark(parent.target);
   if (guard === undefined || !('treeGateKey' in guard)) return verdict;
+  const tree = String(guard.treeGateName);
+  const blocked = (what: string): Verdict => ({
+    status: 'blocked',
+    reason: `${what}, not by its tree's gate "${tree}": the node guard cancels it at run time`,
+    fix: "gate it with the tree's gate: call installMultiagent(root) again after adding or swapping nodes",
+  });
   if (entry.kind === 'graph' || entry.kind === 'swarm') {
     // A nested orchestrator guarded for another gate: the outer guard cancels it.
     const inner = nodeGuardMark(entry.target);
     if (inner === undefined || !('treeGateKey' in inner) || inner.treeGateKey === guard.treeGateKey) return verdict;
-    return {
-      status: 'blocked',
-      reason:
-        `guarded for "${String(inner.treeGateName)}", not for its tree's gate "${String(guard.treeGateName)}": ` +
-        'the node guard cancels it at run time',
-      fix: "gate it with the tree's gate: call installMultiagent(root) again after adding or swapping nodes",
-    };
+    return blocked(`guarded for "${String(inner.treeGateName)}"`);
   }
   if (entry.kind !== 'agent') return verdict;
   const agent = entry.target as Agent;
   const key = agentGateState(agent) === 'pending-plugin' ? pendingPluginKey(agent) : agentGateMark(agent)?.gateKey;
-  if (key === guard.treeGateKey) return verdict;
-  return {
-    status: 'blocked',
-    reason:
-      `gated by "${verdict.gate?.name ?? '?'}", not by its tree's gate "${String(guard.treeGateName)}": ` +
-      'the node guard cancels it at run time',
-    fix: "gate it with the tree's gate: call installMultiagent(root) again after adding or swapping nodes",
-  };
+  return key === guard.treeGateKey ? verdict : blocked(`gated by "${verdict.gate?.name ?? '?'}"`);
 }
 
 /** Decides a node's status from our marks and its parent's protection. */

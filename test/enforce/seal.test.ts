@@ -73,6 +73,7 @@ import {
   BeforeToolCallEvent,
   ExecuteToolStage,
   HookOrder,
+  type MiddlewareHandlerOf,
   JsonBlock,
   TextBlock,
   ToolResultBlock,
@@ -430,22 +431,28 @@ describe("the execution check's iterator, driven by a middleware outside it", ()
     result: new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock('closed early')] }),
   });
 
+  /**
+   * Runs `agent` with `middleware` registered right outside the execution check: after the SDK's own tool-stage
+   * middleware (registered at initialisation), so its `next` is the check's run itself.
+   */
+  async function runWithOuter(agent: Agent, middleware: MiddlewareHandlerOf<typeof ExecuteToolStage>): Promise<void> {
+    await agent.initialize();
+    agent.addMiddleware(ExecuteToolStage, middleware);
+    await agent.invoke('go').catch(() => undefined);
+  }
+
   it("return() after the first step closes the tool's own run: nothing more comes out of it", async () => {
     const steps: boolean[] = [];
     const agent = scriptedAgent('victim', [call('stream', { path: '/tmp' }), say('done')], { tools: [streaming] });
     install(agent, { gate: allowAll() });
-    // After the SDK's own tool-stage middleware (registered at initialisation), so this one is right outside
-    // the check and its `next` is the check's run itself.
-    await agent.initialize();
     // eslint-disable-next-line require-yield
-    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+    await runWithOuter(agent, async function* (ctx, next) {
       const run = next(ctx);
       steps.push((await run.next()).done === true);
       steps.push((await run.return(answer(ctx.toolUse.toolUseId))).done === true);
       steps.push((await run.next()).done === true);
       return answer(ctx.toolUse.toolUseId);
     });
-    await agent.invoke('go').catch(() => undefined);
     expect(steps).toEqual([false, true, true]);
   });
 
@@ -455,15 +462,13 @@ describe("the execution check's iterator, driven by a middleware outside it", ()
       tools: [recordingTool('rm')],
     });
     install(agent, { gate: allowAll() });
-    await agent.initialize();
     // eslint-disable-next-line require-yield
-    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+    await runWithOuter(agent, async function* (ctx, next) {
       const run = next(ctx);
       steps.push(await run.return(answer(ctx.toolUse.toolUseId)).then((step) => step.done));
       steps.push(await run.next());
       return answer(ctx.toolUse.toolUseId);
     });
-    await agent.invoke('go').catch(() => undefined);
     expect(steps).toEqual([true, { done: true, value: undefined }]);
     expect(ran).toEqual([]);
   });
@@ -472,11 +477,8 @@ describe("the execution check's iterator, driven by a middleware outside it", ()
     const outcome: unknown[] = [];
     const agent = scriptedAgent('victim', [call('stream', { path: '/tmp' }), say('done')], { tools: [streaming] });
     install(agent, { gate: allowAll() });
-    // After the SDK's own tool-stage middleware (registered at initialisation), so this one is right outside
-    // the check and its `next` is the check's run itself.
-    await agent.initialize();
     // eslint-disable-next-line require-yield
-    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+    await runWithOuter(agent, async function* (ctx, next) {
       const run = next(ctx);
       await run.next();
       // The SDK's function tool catches what is thrown into its run and answers it as an error result.
@@ -488,7 +490,6 @@ describe("the execution check's iterator, driven by a middleware outside it", ()
       );
       return answer(ctx.toolUse.toolUseId);
     });
-    await agent.invoke('go').catch(() => undefined);
     expect(outcome).toHaveLength(1);
     expect(outcome[0]).toMatch(/"status":"error".*stop/);
   });
@@ -502,17 +503,13 @@ describe("the execution check's iterator, driven by a middleware outside it", ()
     install(agent, {
       gate: { name: 'recording', decide: () => ({ verdict: 'allow' }), record: (r) => void records.push(r) },
     });
-    // After the SDK's own tool-stage middleware (registered at initialisation), so this one is right outside
-    // the check and its `next` is the check's run itself.
-    await agent.initialize();
     // eslint-disable-next-line require-yield
-    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+    await runWithOuter(agent, async function* (ctx, next) {
       const run = next({ ...ctx, toolUse: { ...ctx.toolUse, input: { path: '/etc/passwd' } } });
       const first = await run.next();
       steps.push(first.done, await run.next());
       return first.done === true ? first.value : answer(ctx.toolUse.toolUseId);
     });
-    await agent.invoke('go').catch(() => undefined);
     expect(steps).toEqual([true, { done: true, value: undefined }]);
     expect(records.filter((r) => r.event === 'tampering')).toHaveLength(1);
     expect(ran).toEqual([]);
