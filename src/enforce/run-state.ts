@@ -6,8 +6,9 @@
  * Swarm hands it to every node, a nested orchestrator and an agent used as a tool get the same object.
  * gate-audit keys its own state by that object's identity (in a `WeakMap`, never inside the object,
  * which tools can edit). Every gated agent and guarded orchestrator counts the invocations it enters and
- * leaves under that key; when the count comes back to zero the run is over, and the next run that uses
- * the same object (a caller may pass it again) starts clean.
+ * leaves under that key, but a stop is never lifted by that count: a later run that uses the same object (a
+ * caller may pass it again) is stopped too, since entering and leaving can be driven by any code that reads
+ * gate-audit's hooks.
  *
  * **Where an agent runs.** An agent can sit at several places (a node here, a tool there). When an agent
  * is called as a tool, the caller's execution check runs the call inside an `AsyncLocalStorage` store
