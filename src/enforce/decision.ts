@@ -105,13 +105,14 @@ async function refuseRecorded(state: GateState, call: Call, message: string, rea
   if (problem !== undefined) fail(state, call, problem);
 }
 
-/** A delegate agent-as-tool re-yields its inner `BeforeToolCallEvent` to the outer agent's hooks. */
+/**
+ * A delegate agent-as-tool re-yields its inner `BeforeToolCallEvent` to the outer agent's hooks, after the inner
+ * agent's own. An inner agent whose gate is not intact is refused here. One whose gate is intact decides and
+ * checks its own call (a stopped run included): a cancel set here after its gate noted the call would be taken
+ * by it for an answer around the gate, so an inner refusal keeps its own text and an allowed call is left alone.
+ */
 function decideForeign(event: BeforeToolCallEvent): void {
-  const failure = runFailure(event.invocationState);
-  if (failure !== undefined) {
-    event.cancel = `${ERROR} ${failure}; the run was stopped`;
-    return;
-  }
+  if (event.cancel) return;
   const refusal = executorRefusal(event.agent);
   if (refusal !== undefined) {
     event.cancel = `${BLOCKED} agent "${String(readData(event.agent, 'id'))}" ${refusal}`;

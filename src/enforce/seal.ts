@@ -26,7 +26,7 @@ import { messageOf } from '../errors.js';
 import { segmentOf, UNNAMED } from '../paths.js';
 import { executorRefusal } from '../walker/classify.js';
 import { readAgentTool, readData } from '../walker/sdk-internals.js';
-import { BLOCKED, ERROR, type GateState, recordTampering, refusalResult } from './call.js';
+import { BLOCKED, ERROR, type GateState, recordTampering, refusalResult, type Seal } from './call.js';
 import { canonicalInput } from './digest.js';
 import { type CalledAt, runCalledAt, runFailure, stopRun } from './run-state.js';
 import { isInnermostMiddleware } from './sdk-mutations.js';
@@ -173,6 +173,15 @@ function checkedRun(state: GateState, context: ExecuteContext, next: Parameters<
   return run;
 }
 
+/** The name a refusal shows: the call's as handed to the check, else (unreadable there) the sealed one. */
+function toolNameOf(context: ExecuteContext, sealed: Seal | undefined): string {
+  try {
+    return String(context.toolUse.name);
+  } catch {
+    return sealed?.name ?? 'unknown';
+  }
+}
+
 /** The check itself: the refusal as the call's result, or the tool's run with exactly what was judged. */
 function checkCall(
   state: GateState,
@@ -189,7 +198,7 @@ function checkCall(
   const sealed = state.seals.get(id);
   if (problem !== undefined || sealed === undefined) {
     const why = problem ?? 'no gate decision exists for this tool use';
-    const name = String(context.toolUse.name);
+    const name = toolNameOf(context, sealed);
     const reason = `tool call "${name}" was refused at execution (${why})`;
     if (sealed !== undefined) stopRun(sealed.invocation, reason);
     stopRun(context.invocationState, reason);
@@ -244,11 +253,11 @@ export function auditResult(state: GateState, event: AfterToolCallEvent): void {
   const result = event.result;
   let bypass: string | undefined;
   if (sealed === undefined) {
-    if (!state.ownResults.has(result)) bypass = 'ran without a gate decision';
+    if (!state.ownResults.has(result)) bypass = 'was answered without a gate decision';
   } else if (!sealed.checked) {
     const refusedAsSealed = isTextResult(result, sealed.cancelText) || state.ownResults.has(result);
     if (!sealed.allowed) {
-      if (!refusedAsSealed) bypass = 'ran although the gate refused it';
+      if (!refusedAsSealed) bypass = "was answered otherwise than with the gate's refusal";
     } else if (!refusedAsSealed && !isDelegationRefusal(sealed.tool, result)) {
       bypass = 'skipped the gate check';
     }

@@ -31,9 +31,14 @@
  * run-state.ts (also covered here by the reused-invocationState and install-twice tests): its survivors are
  * killed or explained in test/enforce/run-state.test.ts.
  *
- * Mutants not yet killed (open work): lines 110-116 (a delegate agent-as-tool re-yielding its inner call to
- * the outer agent while the run is stopped or the inner agent is ungateable: messages). Line 164 (an opaque
- * agent-as-tool: its reason) is killed by the last test.
+ * A delegate agent-as-tool re-yielding its inner call to the outer agent (`decideForeign`, once lines 110-116,
+ * open here): its refusal of an inner agent that is not intact, and its leaving alone a call the inner gate
+ * refused, are pinned by the delegate block at the end (each mutated by hand). Writing those tests found that its
+ * cancel, set after the inner gate had noted the call, made the inner gate record a bypass ("ran although the gate
+ * refused it") where no body ran; and its own stopped-run check could only do that: an intact inner gate refuses
+ * a stopped run itself, at its decision or its execution check, and one that is not intact is refused by the next
+ * check. That check is gone, and the bypass texts say "was answered", not "ran". Line 164 (an opaque
+ * agent-as-tool: its reason) is killed by the test before that block.
  *
  * Mutants that survive because no real SDK object can reach the line (defence in depth, not equivalent):
  * - lines 85-87 (the tool name, the tool use id or the selected tool changed while the gate decided): the
@@ -45,18 +50,18 @@
  * 3 no coverage). Each survivor: L65 (`rule === undefined ? {} : { rule }`, an undefined key dropped by every
  * reader), L77/L78 (a callee store with no places, which the execution check never sets) and L90/L91 (a snapshot
  * that is always set before `drift` runs): equivalent. L85/L87 (the drift texts) and L116 (the delegate refusal
- * text): open, text only. L86 (a changed tool use id: the SDK restores the id after the hooks), L102 (a deny
- * record without a usable gate view), L110/L111 (a delegate's event in a stopped run), L254 (a gate without
+ * text): killed since (delegate block). L86 (a changed tool use id: the SDK restores the id after the hooks), L102 (a
+ * deny record without a usable gate view), L110/L111 (a delegate's event in a stopped run: the check is gone), L254 (a gate without
  * `record` sealing early), L283/L286 (drift after a stop): open, each refused or recorded the same way by
  * another path.
  */
-import { type Agent, BeforeToolsEvent } from '@strands-agents/sdk';
+import { type Agent, BeforeToolCallEvent, BeforeToolsEvent } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setDecisionObserver } from '../../src/enforce/observe.js';
 import { type Gate, GateFailedError, type GateRecord, install, installMultiagent } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
-import { liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
+import { agentHookRegistry, liveCallbackArray, liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
 import {
   call,
   isolateEachTest,
@@ -70,6 +75,8 @@ import {
 } from '../helpers/sdk.js';
 
 isolateEachTest();
+
+type Scripted = ReturnType<typeof scriptedAgent>;
 
 async function settleRun(agent: Agent): Promise<unknown> {
   return agent.invoke('go').then(
@@ -569,6 +576,68 @@ describe('an agent used as a tool that cannot be trusted', () => {
     expect(gate.records.map((r) => r.event)).toEqual(['deny']);
     expect(toolResults(lead)).toEqual([
       'error:[gate] BLOCKED: tool "helper" is an AgentAsTool whose "stream" was replaced on the instance',
+    ]);
+  });
+});
+
+/**
+ * A delegate agent-as-tool (`asTool({ delegate: true })`) re-yields the inner agent's `BeforeToolCallEvent` to the
+ * outer agent's hooks after the inner agent's own: the outer gate refuses it for a stopped run or an inner agent
+ * that is not intact, and leaves a refusal of the inner gate as it is.
+ */
+describe("a delegate's inner call, seen by the outer agent's gate", () => {
+  /** Removes `agent`'s decision hook when `when` says so (from a hook of its own, after its decision). */
+  function removeDecisionHook(agent: Agent): void {
+    const hooks = liveCallbackArray(agentHookRegistry(agent), BeforeToolCallEvent) ?? [];
+    const index = hooks.findIndex((h) => (h as { callback?: unknown }).callback === agentGateMark(agent)?.decisionHook);
+    expect(index).toBeGreaterThanOrEqual(0);
+    hooks.splice(index, 1);
+  }
+
+  function delegation(helperTurn: Parameters<typeof scriptedAgent>[1][number]): { helper: Scripted; lead: Scripted } {
+    const helper = scriptedAgent('helper', [helperTurn, say('-')], {
+      tools: [recordingTool('rm'), recordingTool('ls')],
+    });
+    const lead = scriptedAgent('lead', [call('helper', { input: 'x' }), say('done')], {
+      tools: [helper.asTool({ delegate: true })],
+    });
+    return { helper, lead };
+  }
+
+  it('a refusal of the inner gate keeps its own text: no bypass is recorded for it', async () => {
+    const { helper, lead } = delegation({
+      tools: [
+        { name: 'rm', input: {}, id: 'h1' },
+        { name: 'ls', input: {}, id: 'h2' },
+      ],
+    });
+    const gate = recordingGate((r) => {
+      if (r.toolName === 'rm') throw new Error('boom');
+      return { verdict: 'allow' };
+    });
+    install(helper, { gate });
+    install(lead, { gate });
+    expect(await settleRun(lead)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(helper)).toEqual([
+      'error:[gate] ERROR: gate "g" threw: boom; the run stops',
+      'error:[gate] ERROR: the gate failed earlier in this run (gate "g" threw: boom); the run was stopped',
+    ]);
+    expect(gate.records.filter((r) => r.event === 'tampering')).toEqual([]);
+  });
+
+  it('an inner agent whose decision hook is gone: the outer gate refuses its call, which the inner audit then reports', async () => {
+    const { helper, lead } = delegation(call('rm', {}, 'h1'));
+    const inner = recordingGate(() => ({ verdict: 'allow' }));
+    install(helper, { gate: inner });
+    install(lead, { gate: recordingGate(() => ({ verdict: 'allow' })) });
+    helper.addHook(BeforeToolsEvent, () => removeDecisionHook(helper));
+    expect(await settleRun(lead)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    // Refused by the outer gate, the SDK answers the call with the outer refusal, which the inner audit (with no
+    // decision of its own) withholds; without it, the inner execution check would refuse it instead.
+    expect(inner.records.filter((r) => r.event === 'tampering').map((r) => r.reason)).toEqual([
+      '[gate] ERROR: tool call "rm" was answered without a gate decision; its result is withheld and the run stops',
     ]);
   });
 });

@@ -30,16 +30,9 @@
  * (141 killed, 1 timed out, 10 survived: the equivalents above and in `call.test.ts`).
  *
  * The execution check's iterator (`finished = true` after a refusal, `return()`/`throw()` forwarded to the
- * tool's run after the first step), once open here, is pinned by the last block. Open: the text of a bypass
- * without any decision (`'ran without a gate decision'`).
- *
- * Open (not killed yet, not equivalent): the events of another agent re-yielded by a delegate agent-as-tool
- * (`event.agent !== state.agent`, seal.ts `noteCancel`/`keepWithheld`); the stopped-run and retry checks of
- * `mismatch` (the decision refuses first); an agent-as-tool generator closed early (`calledAtEachStep`'s `done`);
- * a result block that is not an object; a delegate tool's refusal text; a result with no seal that gate-audit did
- * not make. (The stderr lines, the tampering record of a hook that puts back a withheld result, a truthy cancel
- * that is not a string, and call.ts's `settle` and `recordBestEffort` paths, once listed here, are pinned now:
- * below and in `call.test.ts`.)
+ * tool's run after the first step), once open here, is pinned by its block below; the checks of `mismatch` that the
+ * decision makes first, by "the execution check repeats what the decision checked"; `calledAtEachStep`, by "an
+ * agent-as-tool's run, driven by a middleware outside the execution check".
  *
  * Rerun of seal.ts and call.ts on 2026-12-01 at 65cfe05 (with the other changed files of src/enforce, README
  * "Mutation testing"): seal.ts 263 mutants, 77.2% (202 killed, 1 timed out, 48 survived, 12 no coverage); call.ts
@@ -58,11 +51,23 @@
  *   answers every cancelled call itself with one text block, and no middleware runs for it.
  * - equivalent, L263 (`stopRun(sealed.invocation)`): the event's run is stopped on the next line, and a seal
  *   whose run differs from the event's was refused at the check already (`mismatch`).
- * - open, listed above: L44 and L270 (events of another agent re-yielded by a delegate), L57/L59/L60/L76 (the
- *   stopped-run, refused, retry and opaque-callee checks of `mismatch`: the decision refuses those first), L96-L112
- *   (`calledAtEachStep` closed early), L247 (the text of a bypass without any decision), L275.
- * - no coverage (12): the catch branches of `mismatch` and `calledAtEachStep`, and the texts of refusals the
- *   decision makes first.
+ * - equivalent, L44 and L270 (`event.agent !== state.agent` in `noteCancel` and `keepWithheld`, for the events of
+ *   an inner agent that a delegate agent-as-tool re-yields to the outer agent's hooks): without them the outer gate
+ *   looks the inner call's id up in its own seals and withheld results. A seal of the same id can only be the
+ *   delegate call itself, already checked, whose cancel text is never read again; a withheld result lives only
+ *   between the first and the last `AfterToolCallEvent` hook of one of its own calls, and hooks run one event at
+ *   a time.
+ * - killed since: L57/L59/L60/L76 (a run stopped after the decision, a refused sibling's seal reused by a
+ *   middleware, a second run under one decision, an agent-as-tool whose `stream` a later hook replaced); L96-L112
+ *   (`calledAtEachStep`: `done`, the forwarded `return()` and `throw()`), except `done = true` (→ `false`) on the
+ *   way out, equivalent: `return()` on a finished generator does nothing; L247 (the text of an answer without any
+ *   decision, `decision.test.ts`, the delegate block); L275 (`event.result !== withheld`: no second record when no
+ *   hook put the result back).
+ * - no coverage (12): the texts of refusals the decision makes first, now reached by the block named above; the
+ *   catch of `checkCall` (a call the check cannot read: pinned by "a call the execution check cannot read", which
+ *   found the refusal's own read of the tool name throwing past it, so the run went on unrecorded: fixed); the
+ *   catch of `canonicalInput` in `mismatch`, equivalent: an input that cannot be made canonical leaves `input`
+ *   undefined, refused by the next line either way.
  * call.ts: L96/L97 (`agentIdOf`) and L306/L308 (`viewOf`) are the equivalents listed above; L161 and L341
  * (`seal(…, false, …)` → `true` in `refuse` and `fail`): the held cancel refuses the call before the seal is read,
  * and `fail` stops the run first.
@@ -79,9 +84,10 @@ import {
   ToolResultBlock,
   tool,
 } from '@strands-agents/sdk';
+import { Graph } from '@strands-agents/sdk/multiagent';
 import { z } from 'zod';
 import { describe, expect, it, vi } from 'vitest';
-import { allowAll, type Gate, GateFailedError, type GateRecord, install } from '../../src/index.js';
+import { allowAll, type Gate, GateFailedError, type GateRecord, install, installMultiagent } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
 import { agentHookRegistry, liveCallbackArray } from '../../src/walker/sdk-internals.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
@@ -410,6 +416,20 @@ describe('a later hook that puts back the result of a call answered around the g
       'a hook put back the result of a call that bypassed the gate',
     ]);
   });
+
+  it('without such a hook: one tampering record, the withheld result stays', async () => {
+    const agent = agentWithTools();
+    const gate = lsGate();
+    install(agent, { gate });
+    answerWithout(
+      agent,
+      (id) => new ToolResultBlock({ toolUseId: id, status: 'success', content: [new TextBlock('secret')] }),
+    );
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    const withheld = '[gate] ERROR: tool call "ls" skipped the gate check; its result is withheld and the run stops';
+    expect(toolResults(agent)).toEqual([`error:${withheld}`]);
+    expect(gate.records.filter((r) => r.event === 'tampering').map((r) => r.reason)).toEqual([withheld]);
+  });
 });
 
 describe("the execution check's iterator, driven by a middleware outside it", () => {
@@ -512,6 +532,231 @@ describe("the execution check's iterator, driven by a middleware outside it", ()
     });
     expect(steps).toEqual([true, { done: true, value: undefined }]);
     expect(records.filter((r) => r.event === 'tampering')).toHaveLength(1);
+    expect(ran).toEqual([]);
+  });
+});
+
+/**
+ * The checks of `mismatch` that the decision also makes: each is reached here with a call the decision allowed,
+ * so only the execution check stands between it and its body.
+ */
+describe('the execution check repeats what the decision checked, for what changed in between', () => {
+  it('a run stopped after the decision (a concurrent sibling crashed meanwhile): the allowed call does not run', async () => {
+    let crashed!: () => void;
+    const siblingCrashed = new Promise<void>((resolve) => {
+      crashed = resolve;
+    });
+    const agent = scriptedAgent(
+      'batch',
+      [
+        {
+          tools: [
+            { name: 'rm', input: { path: '/1' }, id: 'held' },
+            { name: 'rm', input: { path: '/2' }, id: 'crash' },
+          ],
+        },
+        say('done'),
+      ],
+      { tools: [recordingTool('rm')] },
+    );
+    install(agent, {
+      gate: {
+        name: 'second-crashes',
+        decide: (r) => {
+          if (r.toolUseId !== 'crash') return { verdict: 'allow' };
+          crashed();
+          throw new Error('boom');
+        },
+      },
+    });
+    // Holds the allowed call after its decision (hooks run one event at a time, a middleware runs in the call's own
+    // step) until its sibling's gate has crashed.
+    await agent.initialize();
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      if (ctx.toolUse.toolUseId === 'held') await siblingCrashed;
+      return yield* next(ctx);
+    });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)).toContainEqual(expect.stringMatching(/^error:\[gate\] BLOCKED: the run was stopped: /));
+  });
+
+  it('a middleware that runs an allowed call as a refused sibling (its id, name, tool and input): refused', async () => {
+    let outerDone!: () => void;
+    const outerFinished = new Promise<void>((resolve) => {
+      outerDone = resolve;
+    });
+    const gate = lsGate();
+    const agent = scriptedAgent(
+      'a',
+      [
+        {
+          tools: [
+            { name: 'ls', input: { path: '/tmp' }, id: 'ok' },
+            { name: 'rm', input: { path: '/' }, id: 'no' },
+          ],
+        },
+        say('done'),
+      ],
+      { tools: [recordingTool('ls'), recordingTool('rm')] },
+    );
+    install(agent, { gate });
+    let refusedDecided!: () => void;
+    const refused = new Promise<void>((resolve) => {
+      refusedDecided = resolve;
+    });
+    // Keeps the refused call's seal alive (its after-call hook deletes it) until the middleware is done.
+    agent.addHook(
+      BeforeToolCallEvent,
+      async (e) => {
+        if (e.toolUse.toolUseId !== 'no') return;
+        refusedDecided();
+        await outerFinished;
+      },
+      { order: 0 },
+    );
+    await agent.initialize();
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      if (ctx.toolUse.toolUseId !== 'ok') return yield* next(ctx);
+      await refused;
+      try {
+        return yield* next({
+          ...ctx,
+          toolUse: { name: 'rm', toolUseId: 'no', input: { path: '/' } },
+          tool: agent.toolRegistry.get('rm'),
+        });
+      } finally {
+        outerDone();
+      }
+    });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(gate.records.filter((r) => r.event === 'tampering').map((r) => r.reason)).toContain(
+      'call refused at execution: the gate refused this call, but a later hook cleared the cancel',
+    );
+  });
+
+  it('a middleware that runs the same allowed call twice: the second run is refused (a retry needs a new decision)', async () => {
+    const agent = agentWithTools();
+    const gate = lsGate();
+    install(agent, { gate });
+    await agent.initialize();
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      yield* next(ctx);
+      return yield* next(ctx);
+    });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual(['ls({"path":"/tmp"})@a']);
+    expect(gate.records.filter((r) => r.event === 'tampering').map((r) => r.reason)).toEqual([
+      'call refused at execution: the call was already run once under its decision (a retry needs a new decision)',
+    ]);
+  });
+
+  it('an agent-as-tool whose stream a later hook replaced on the instance: refused, the replacement never runs', async () => {
+    const helper = scriptedAgent('helper', [say('helped')]);
+    const asTool = helper.asTool();
+    const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')], { tools: [asTool] });
+    install(helper, { gate: allowAll() });
+    install(lead, { gate: allowAll() });
+    lead.addHook(
+      BeforeToolCallEvent,
+      () => {
+        Object.defineProperty(asTool, 'stream', {
+          // eslint-disable-next-line require-yield, @typescript-eslint/require-await -- a stand-in that never waits
+          value: async function* () {
+            ran.push('replaced stream');
+            return new ToolResultBlock({ toolUseId: 'x', status: 'success', content: [new TextBlock('ran')] });
+          },
+          configurable: true,
+          writable: true,
+        });
+      },
+      { order: 0 },
+    );
+    expect(await settleRun(lead)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(lead)[0]).toMatch(
+      /^error:\[gate\] BLOCKED: the agent-as-tool is an AgentAsTool whose "stream" was replaced/,
+    );
+  });
+});
+
+describe('a call the execution check cannot read', () => {
+  it('a middleware hands it a tool use whose name throws when read: refused, recorded, the run stops', async () => {
+    const agent = agentWithTools();
+    const gate = lsGate();
+    install(agent, { gate });
+    await agent.initialize();
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      const toolUse = { ...ctx.toolUse };
+      Object.defineProperty(toolUse, 'name', {
+        get: () => {
+          throw new Error('unreadable');
+        },
+      });
+      return yield* next({ ...ctx, toolUse });
+    });
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(gate.records.filter((r) => r.event === 'tampering').map((r) => r.reason)).toEqual([
+      'call refused at execution: the call could not be checked: unreadable',
+    ]);
+    // The refusal names the call by its sealed name, the one handed over being unreadable.
+    expect(toolResults(agent)).toEqual(['error:[gate] BLOCKED: the call could not be checked: unreadable | tool=<ls>']);
+  });
+});
+
+describe("an agent-as-tool's run, driven by a middleware outside the execution check", () => {
+  async function leadWithHelper(
+    middleware: MiddlewareHandlerOf<typeof ExecuteToolStage>,
+  ): Promise<{ helper: Scripted; lead: Scripted; metrics: unknown }> {
+    const helper = scriptedAgent('helper', [call('ls', { path: '/tmp' }), say('helped'), say('again')], {
+      tools: [recordingTool('ls')],
+    });
+    const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')], { tools: [helper.asTool()] });
+    // Installed over a tree, the call has a known place, and the callee's run is stepped with it in context.
+    installMultiagent(new Graph({ id: 'g', nodes: [lead], edges: [] }), { gate: allowAll() });
+    await lead.initialize();
+    lead.addMiddleware(ExecuteToolStage, middleware);
+    const result = await lead.invoke('go');
+    return { helper, lead, metrics: result.metrics?.toolMetrics };
+  }
+
+  const answer = (toolUseId: string): { result: ToolResultBlock } => ({
+    result: new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock('closed early')] }),
+  });
+
+  it("return() after the first step closes the SDK's run of the tool: its finally counts the call", async () => {
+    // eslint-disable-next-line require-yield
+    const { metrics } = await leadWithHelper(async function* (ctx, next) {
+      const run = next(ctx);
+      await run.next();
+      await run.return(answer(ctx.toolUse.toolUseId));
+      return answer(ctx.toolUse.toolUseId);
+    });
+    expect(ran).toEqual([]);
+    // The SDK's run of a tool counts the call in its `finally` (it does not close the tool's own stream there: an
+    // AgentAsTool closed early stays busy, and its agent in its invocation, which is the SDK's doing).
+    expect(metrics).toHaveProperty('helper');
+  });
+
+  it("throw() after the first step is thrown into the agent-as-tool's run, which answers it", async () => {
+    const outcome: string[] = [];
+    // eslint-disable-next-line require-yield
+    await leadWithHelper(async function* (ctx, next) {
+      const run = next(ctx);
+      await run.next();
+      outcome.push(
+        await run.throw(new Error('stop')).then(
+          (step) => (step.done ? JSON.stringify(step.value) : 'not done'),
+          (error: unknown) => `rejected: ${String(error)}`,
+        ),
+      );
+      return answer(ctx.toolUse.toolUseId);
+    });
+    // The SDK's AgentAsTool catches what is thrown into its run and answers it as an error result.
+    expect(outcome).toHaveLength(1);
+    expect(outcome[0]).toMatch(/"status":"error".*stop/);
     expect(ran).toEqual([]);
   });
 });
