@@ -22,17 +22,23 @@
  * approval check that throws or never answers. The durable path (`raise`, `resume`, the approval id) is pinned in
  * `test/policy/approval-store.test.ts`, which the enforce set of `vitest.mutation.config.ts` runs too.
  *
- * Open (not killed yet, not equivalent), agent-gate.ts: the decision hook's catch-all (`failUnexpected`, reached
- * only by a bug in gate-audit: its fallback names and empty places), `uninstall` when the mark is already gone,
- * and the `-Infinity` orders of the invocation, decision and model hooks (the decision hook is moved first
- * anyway; the model stop runs first and last). agent-gate.ts rerun on 2026-12-01 (`--force`, before this session's
- * hardening commits, e.g. `adoptPendingPlugin`): 73 mutants, 84.9% (62 killed, 10 survived,
- * 1 no coverage), every survivor one of these.
+ * agent-gate.ts, once listed open here: the decision hook's catch-all (`failUnexpected`) is reached by the
+ * "catch-all" block (gate-audit's own reordering of a frozen middleware list throws); `uninstall` with the mark
+ * gone, by the handle block; the promised-gate paths, by the `adoptPendingPlugin` block. agent-gate.ts rerun on
+ * 2026-12-01 (`--force`, before that day's hardening commits, e.g. `adoptPendingPlugin`): 73 mutants, 84.9% (62
+ * killed, 10 survived, 1 no coverage).
  *
  * Rerun of agent-gate.ts on 2026-12-01 at 65cfe05 (README, "Mutation testing"): 131 mutants, 77.1% (101 killed,
  * 27 survived, 3 no coverage). Each survivor:
- * - open, above: L90 and L128-L146 (`failUnexpected` and its fallbacks, reached only by a bug in gate-audit),
- *   L181-L182 (`uninstall` order and a mark already gone), L186/L187/L191/L195 (the `-Infinity` orders).
+ * - killed since: L90 and L130/L145/L146 (`failUnexpected`: its catch, the tool name and id it reads, the empty
+ *   places of its record), L182 (`uninstall` when the mark is already gone).
+ * - equivalent: L128/L129 (the placeholders `failUnexpected` keeps when the event's tool name or id cannot be read):
+ *   the SDK builds `BeforeToolCallEvent.toolUse` as plain data and the decision hook runs before any other hook
+ *   could replace it. L181 (`uninstall` order): each cleanup removes one registration by identity. L186/L195 (the
+ *   `-Infinity` orders of the run-entry and run-exit hooks → `+Infinity`): they only note the invocation the agent
+ *   is in, and no model or tool event of the agent fires between the SDK's `BeforeInvocationEvent` hooks, nor
+ *   after its `AfterInvocationEvent` ones. L187 (the decision hook's order → none): `moveHookFirst` puts it first
+ *   right after, and again at every decision. L191 (the model stop's first order): it is registered first and last.
  * - equivalent, L111/L112 (the run-entry and run-exit hooks made no-ops): a stop is never lifted and is keyed by
  *   the run's object, so the depth they count changes nothing a test can see. (Since the run, they also keep the
  *   invocation the agent is in, pinned by the "another invocationState" attacks.)
@@ -41,17 +47,19 @@
  * - equivalent, L226/L227, L244/L245/L247/L248, L254/L255 (optional chaining and the promise's `gate`/`timeoutMs`
  *   spread): the mark is read only where `agentGateState` found it, and a promise naming no gate or no timeout
  *   yields the same source as one naming them undefined (`gateSource` reads both with `??`).
- * - open: L257 (the subject text of a bad promise), L274 (a non-object executor), L278/L279 (the adopted agent's
- *   id and place: the promised gate's place is its id only, which no test reads).
- * - no coverage: L282/L283 (a promise that names an unusable gate, refused by `gateSource` before this catch).
+ * - killed since: L257, L282/L283 (a promise no gate can keep: the node guard's cancel names it), L278/L279 (the
+ *   adopted agent's place, read back by a later `install()`).
+ * - equivalent: L274 (`!(agent instanceof Object)` → never): `promisedGateSource` of a non-object finds no mark and
+ *   no plugin, and answers undefined the same way.
  */
-import type { InterruptResponseContentData, JSONValue } from '@strands-agents/sdk';
-import { Graph } from '@strands-agents/sdk/multiagent';
+import { ExecuteToolStage, type InterruptResponseContentData, type JSONValue } from '@strands-agents/sdk';
+import { AgentNode, Graph, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import { setDecisionObserver, type ToolDecision } from '../../src/enforce/observe.js';
 import {
   allowAll,
   configureGate,
+  GatePlugin,
   type Gate,
   GateFailedError,
   type GateRecord,
@@ -62,7 +70,18 @@ import {
 } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
 import { liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
-import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+import {
+  call,
+  handoff,
+  isolateEachTest,
+  nodesOf,
+  ran,
+  recordingTool,
+  runOrchestrator,
+  say,
+  scriptedAgent,
+  toolResults,
+} from '../helpers/sdk.js';
 
 isolateEachTest();
 
@@ -151,6 +170,8 @@ describe('the handle of an agent gate (agent-gate.ts)', () => {
     const first = install(agent, { gate: allowAll() });
     first.uninstall();
     expect(isGated(agent)).toBe(false);
+    // Its mark is gone: a second uninstall finds nothing to remove and does not throw.
+    expect(() => first.uninstall()).not.toThrow();
     const second = install(agent, { gate: allowAll() });
     expect(first.isActive()).toBe(false);
     expect(second.isActive()).toBe(true);
@@ -183,6 +204,81 @@ describe('the handle of an agent gate (agent-gate.ts)', () => {
     for (const field of ['_toolExecutor', '_toolRegistry', '_hooksRegistry', '_middlewareRegistry']) {
       expect(() => Object.defineProperty(agent, field, { get: () => undefined }), field).toThrow(TypeError);
     }
+  });
+});
+
+describe("the decision hook's catch-all (agent-gate.ts `failUnexpected`)", () => {
+  it('gate-audit failing while deciding (a frozen middleware list it must reorder): refused, recorded, the run stops', async () => {
+    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }, 'u1'), say('done')], {
+      tools: [recordingTool('ls')],
+    });
+    const records: GateRecord[] = [];
+    install(agent, { gate: { name: 'g', decide: () => ({ verdict: 'allow' }), record: (r) => void records.push(r) } });
+    await agent.initialize();
+    // A middleware added after the gate sits inside its execution check: the decision moves the check back
+    // innermost, which a frozen list refuses with a TypeError in gate-audit's own code.
+    agent.addMiddleware(ExecuteToolStage, (ctx, next) => next(ctx));
+    Object.freeze(liveMiddlewareArray(agent));
+    const error = await agent.invoke('go').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)).toHaveLength(1);
+    expect(toolResults(agent)[0]).toMatch(
+      /^error:\[gate\] ERROR: gate-audit failed while deciding: .+; the run stops$/,
+    );
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({
+      event: 'error',
+      toolName: 'ls',
+      toolUseId: 'u1',
+      agentId: 'a',
+      path: [],
+      paths: [],
+    });
+  });
+});
+
+describe('an agent that only promises a gate it cannot have (agent-gate.ts `adoptPendingPlugin`)', () => {
+  it("a GatePlugin naming the tree's gate, swapped in: adopted at run time, its handle placed at the agent's id", async () => {
+    const gate = allowAll();
+    const swarm = new Swarm({
+      id: 's',
+      nodes: [scriptedAgent('lead', [handoff('worker', 'go'), say('-')]), scriptedAgent('worker', [say('done')])],
+    });
+    installMultiagent(swarm, { gate });
+    const rogue = scriptedAgent('worker', [call('ls', { path: '/' }), say('done')], {
+      tools: [recordingTool('ls')],
+      plugins: [new GatePlugin({ gate })],
+    });
+    nodesOf(swarm).set('worker', new AgentNode({ agent: rogue }));
+    const { cancelled } = await runOrchestrator(swarm);
+    expect(cancelled).toEqual({});
+    expect(ran).toEqual(['ls({"path":"/"})@worker']);
+    // The gate installed for the promise is this copy's: a later install() with the same gate reports its place.
+    expect(install(rogue, { gate }).path).toEqual(['worker']);
+  });
+
+  it('a GatePlugin with no gate, no gate configured, swapped into a guarded Swarm: cancelled, naming the promise', async () => {
+    const swarm = new Swarm({
+      id: 's',
+      nodes: [scriptedAgent('lead', [handoff('worker', 'go'), say('-')]), scriptedAgent('worker', [say('done')])],
+    });
+    installMultiagent(swarm, { gate: allowAll() });
+    const rogue = scriptedAgent('worker', [call('rm', { path: '/' }), say('done')], {
+      tools: [recordingTool('rm')],
+      plugins: [new GatePlugin()],
+    });
+    nodesOf(swarm).set('worker', new AgentNode({ agent: rogue }));
+    const { cancelled } = await runOrchestrator(swarm);
+    expect(ran).toEqual([]);
+    expect(cancelled.worker).toBe(
+      '[gate] UNGATED NODE: node "worker" in "s" runs an agent whose promised gate cannot be installed: ' +
+        'subject=<the gate promised to agent "worker"> | no gate given and none configured | ' +
+        'pass { gate } or call configureGate(gate) before installing | gate it with installMultiagent or install',
+    );
   });
 });
 
