@@ -1322,7 +1322,7 @@ describe("C at run time: a node swapped in under another gate than its tree's is
       const { cancelled } = await runOrchestrator(swarm);
       expect(ran).toEqual([]);
       expect(cancelled.worker).toMatch(
-        /UNGATED NODE: node "worker" in "s" runs an agent gated by "[^"]+", not by this tree's gate "no-rm"/,
+        /UNGATED NODE: node "worker" in "s" runs an agent gated by "[^"]+", not by this tree's gate "no-rm" \| gate it with the tree's gate: call installMultiagent\(orchestrator\) after adding or swapping nodes$/,
       );
     });
   }

@@ -42,10 +42,17 @@
  * coverage). Survivors: L63/L64 (an accepted node compared as node and as executor: the same object for the nodes
  * accept entries name), L91/L92 (an empty hook list), L128 (a Swarm's entry list read without `start`), L135 (a
  * handoff recorded twice), L144/L165/L209 (a node map or topology the install check refused already),
- * L247/L248 (run depth, see ask.test.ts), L272/L276 (cleanup order): equivalent. L70/L77 (changed since: the tree
- * gate check is `otherTreeGate`, pinned by the declared-node and nested-orchestrator attacks), L178/L186 (texts),
- * L212 (a poisoned choice, refused by the topology check first), L221/L222 (the held node cancel's tamper report):
- * open.
+ * L247/L248 (run depth, see ask.test.ts), L272/L276 (cleanup order): equivalent. Once open, settled since:
+ * - L70/L77: the tree gate check is `otherTreeGate` now, each of its checks mutated by hand against the declared-node,
+ *   nested-orchestrator and swapped-agent attacks (`attacks.test.ts`, whose text now includes the fix hint). Its
+ *   `treeGate === undefined` early return is reached only by a guard installed without a tree gate, which
+ *   `installMultiagent` never does (only the direct `installNodeGuard` calls below): not reachable through the
+ *   public API.
+ * - L178 (`'(unknown)'`, the node id when `String(event.nodeId)` throws): equivalent, an SDK event's `nodeId` is
+ *   a string. L186 (`'last'` → `""`): equivalent, `callbackAt` reads the last entry for anything but `'first'`.
+ * - L212 (`chosen === POISONED || current !== chosen` → never): killed (the swap tests below fail).
+ * - L221/L222 (the held node cancel's tamper report): killed by "a cancel cleared later by code that kept the
+ *   event".
  */
 import { type Agent, SequentialToolExecutor, tool } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
@@ -340,6 +347,37 @@ describe('the order of the hooks around the guard', () => {
       'orchestrator "sw" was tampered with while it ran: a node hook was registered after the guard',
     );
     expect(ran).toEqual([]);
+  });
+});
+
+describe('a cancel cleared later by code that kept the event', () => {
+  it('the cancel stands and the attempt stops the run, naming the node', async () => {
+    const graph = new Graph({ id: 'g', nodes: [rmAgent('c')], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate: allowAll() });
+    const states: unknown[] = [];
+    let cleared!: () => void;
+    const attempted = new Promise<void>((resolve) => {
+      cleared = resolve;
+    });
+    // A hook keeps the event and tries to clear its cancel once the guard has set it.
+    const keeper = (e: BeforeNodeCallEvent): void => {
+      states.push(e.invocationState);
+      setTimeout(() => {
+        e.cancel = false;
+        cleared();
+      }, 0);
+    };
+    // Added after install, it still runs between the node witness (first) and the guard (last).
+    graph.addHook(BeforeNodeCallEvent, keeper);
+    nodesOf(graph).set('c', new AgentNode({ agent: rmAgent('c') }));
+    (graph as unknown as { _sources: unknown[] })._sources[0] = graph.nodes.get('c');
+    const { cancelled } = await runOrchestrator(graph);
+    await attempted;
+    expect(cancelled.c).toMatch(UNGATED);
+    expect(ran).toEqual([]);
+    expect(runFailure(states[0])).toBe(
+      'orchestrator "g" was tampered with while it ran: something tried to clear the cancel of node "c"',
+    );
   });
 });
 
