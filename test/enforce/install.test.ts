@@ -48,8 +48,11 @@
  * already refused), L215/L216 (the handle of an agent gated by another copy, read only for its name), L224 and
  * L320/L322 (the pending-plugin source computed once more than needed: `installAgentGate` skips an agent already
  * gated), L250 (freezing `_agent` on a tool that is no agent-as-tool: nothing reads it), L339/L340 (rollback
- * order: each cleanup removes one independent registration): equivalent. L104/L106 and L139/L140 (which accept
- * entries name an acceptable node): open.
+ * order: each cleanup removes one independent registration): equivalent. Once open, settled since: L104 (`||` →
+ * `&&` in "cannot be accepted") is killed by the foreign-agent accept test in `sdk-mismatch.test.ts`, its `false`
+ * and L106 by `accept.test.ts`; L139/L140 (the object an accept entry is matched against) are equivalent: for a
+ * node that is no `AgentNode` or `MultiAgentNode`, `object` is the node itself, so comparing the executor alone
+ * or the node alone differs only where the other comparison already matched.
  */
 import {
   Agent,

@@ -74,4 +74,20 @@ describe('when agents come from another copy of the SDK', () => {
       'local/remote:remote',
     ]);
   });
+
+  it('an accept entry cannot acknowledge a foreign agent node: a copy mismatch is fixed, not accepted', async () => {
+    const { Graph } = await import('@strands-agents/sdk/multiagent');
+    const foreign = new other.Agent({ id: 'foreign', model: new ScriptedModel([say('x')]), printer: false });
+    const graph = new Graph({ id: 'local', nodes: [foreign as never], edges: [] });
+    expect(() =>
+      installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'local/foreign', reason: 'x' }] }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_ACCEPT',
+        message: expect.stringMatching(
+          /^accept=<local\/foreign> \| cannot be accepted: it is a Agent from a different copy/,
+        ) as string,
+      }),
+    );
+  });
 });
