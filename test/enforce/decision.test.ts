@@ -22,11 +22,10 @@
  * - line 280 `stopped === undefined ? drift(call) : undefined` (→ `drift(call)`): when the run was stopped the
  *   next line refuses before `changed` is read; computing it anyway changes nothing.
  *
- * Mutants that survive because the outcome is the same refusal with another message or observation (not
- * equivalent): line 102 `if (view === undefined) return` (→ never: without a usable gate `writeRecord` throws and the
- * decision hook's catch-all refuses and stops the run, "gate-audit failed while deciding"), line 283 (the
- * observer's reason for a run stopped while the allowance was recorded). Line 100 (the verdict told to the
- * observer for a refusal made before the gate is asked) is killed by the observer tests at the end.
+ * Line 102 (`if (view === undefined) return`) and line 283 (the verdict observed for a run stopped while the
+ * allowance was recorded), once listed here as surviving with the same refusal and another message, are killed
+ * since (see the rerun paragraph below). Line 100 (the verdict told to the observer for a refusal made before the
+ * gate is asked) is killed by the observer tests at the end.
  *
  * run-state.ts (also covered here by the reused-invocationState and install-twice tests): its survivors are
  * killed or explained in test/enforce/run-state.test.ts.
@@ -49,17 +48,27 @@
  * Rerun on 2026-12-01 at 65cfe05 (README, "Mutation testing"): 282 mutants, 93.6% (264 killed, 15 survived,
  * 3 no coverage). Each survivor: L65 (`rule === undefined ? {} : { rule }`, an undefined key dropped by every
  * reader), L77/L78 (a callee store with no places, which the execution check never sets) and L90/L91 (a snapshot
- * that is always set before `drift` runs): equivalent. L85/L87 (the drift texts) and L116 (the delegate refusal
- * text): killed since (delegate block). L86 (a changed tool use id: the SDK restores the id after the hooks), L102 (a
- * deny record without a usable gate view), L110/L111 (a delegate's event in a stopped run: the check is gone), L254 (a gate without
- * `record` sealing early), L283/L286 (drift after a stop): open, each refused or recorded the same way by
- * another path.
+ * that is always set before `drift` runs): equivalent. L254 (`call.gate!.record === undefined` → `false`) and
+ * L283 (`drift` computed after a stop): the equivalents listed above as lines 251 and 280. L85/L86/L87 (the tool
+ * name, tool use id or selected tool changed while the gate decided, and their texts): not reachable with the SDK,
+ * as said above (no code but gate-audit holds the event while it decides). Killed since: L102 (a refusal made
+ * before the gate is asked, with no gate left to record it: "a refusal made before the gate is asked"), L110/L111
+ * and L116 (the delegate block; the stopped-run check is gone), L286 (the verdict observed for a call whose run
+ * stopped while its allow was recorded).
  */
 import { type Agent, BeforeToolCallEvent, BeforeToolsEvent } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setDecisionObserver } from '../../src/enforce/observe.js';
-import { type Gate, GateFailedError, type GateRecord, install, installMultiagent } from '../../src/index.js';
+import {
+  allowAll,
+  configureGate,
+  type Gate,
+  GateFailedError,
+  type GateRecord,
+  install,
+  installMultiagent,
+} from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
 import { agentHookRegistry, liveCallbackArray, liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
 import {
@@ -303,6 +312,7 @@ describe('a run stopped by a gate failure', () => {
   });
 
   it('while the allow was recorded: refused with the stop, not run', async () => {
+    const seen = observedDecisions();
     const graph = siblings();
     const gate = recordingGate(
       async (r) => {
@@ -320,6 +330,10 @@ describe('a run stopped by a gate failure', () => {
     expect(gate.records.filter((r) => r.toolUseId === 'slow-ls').map((r) => [r.event, r.reason])).toEqual([
       ['allow', undefined],
       ['deny', 'the gate failed earlier in this run (gate "g" threw: boom)'],
+    ]);
+    // Observed once, as the error that stopped it (the allow was never applied).
+    expect(seen.filter((d) => d.toolName === 'ls').map((d) => [d.verdict, d.reason])).toEqual([
+      ['error', 'the gate failed earlier in this run (gate "g" threw: boom)'],
     ]);
   });
 });
@@ -554,6 +568,20 @@ describe('what the observer is told of a refusal made before the gate is asked',
       verdict: 'deny',
     });
     expect(seen[0]?.reason).toMatch(/^tool "helper" /);
+  });
+});
+
+describe('a refusal made before the gate is asked, with no gate to record it', () => {
+  it('an ungated agent-as-tool after configureGate(undefined): refused, nothing recorded, the run goes on', async () => {
+    configureGate(allowAll());
+    const helper = scriptedAgent('helper', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')], { tools: [helper.asTool()] });
+    install(lead);
+    configureGate(undefined);
+    // A deny is not a failure: the model gets the refusal and goes on (the next call would find no gate and stop).
+    await expect(lead.invoke('go')).resolves.toBeDefined();
+    expect(ran).toEqual([]);
+    expect(toolResults(lead)).toEqual([expect.stringMatching(/^error:\[gate\] BLOCKED: tool "helper" /)]);
   });
 });
 
