@@ -228,20 +228,22 @@ export function recordOf(
   call: Call,
   what: Pick<GateRecord, 'event' | 'rule' | 'reason'>,
 ): GateRecord {
-  const verdict =
-    what.event === 'allow' || what.event === 'approval-granted' ? 'allow' : what.event === 'ask' ? 'ask' : 'deny';
-  return {
-    ...what,
-    verdict,
-    toolName: call.name,
-    toolUseId: call.toolUseId,
-    agentId: agentIdOf(state.agent),
-    path: call.path,
-    paths: call.paths,
-    ...(call.gate === undefined ? {} : { gateId: call.gate.id }),
-    ...(call.snapshot === undefined ? {} : { input: call.snapshot.frozen }),
-    durationMs: performance.now() - call.started,
-  };
+  // Built field by field: spreading `what`, whose shape differs by caller, costs about a microsecond per record
+  // (V8 clones a spread source of many shapes on its slow path).
+  const event = what.event;
+  const record: { -readonly [K in keyof GateRecord]: GateRecord[K] } = { event } as GateRecord;
+  if (what.reason !== undefined) record.reason = what.reason;
+  if (what.rule !== undefined) record.rule = what.rule;
+  record.verdict = event === 'allow' || event === 'approval-granted' ? 'allow' : event === 'ask' ? 'ask' : 'deny';
+  record.toolName = call.name;
+  record.toolUseId = call.toolUseId;
+  record.agentId = agentIdOf(state.agent);
+  record.path = call.path;
+  record.paths = call.paths;
+  if (call.gate !== undefined) record.gateId = call.gate.id;
+  if (call.snapshot !== undefined) record.input = call.snapshot.frozen;
+  record.durationMs = performance.now() - call.started;
+  return record;
 }
 
 /** Marks a value that did not settle in time. */

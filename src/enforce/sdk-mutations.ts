@@ -14,7 +14,7 @@ import {
   type Orchestrator,
   orchestratorHookRegistry,
   readData,
-  toolMiddleware,
+  innermostToolWrap,
   agentHookRegistry,
   BeforeToolCallEvent,
 } from '../walker/sdk-internals.js';
@@ -63,12 +63,8 @@ export function moveMiddlewareInnermost(agent: Agent, handler: unknown): boolean
 
 /** Whether the handler is the innermost wrap of the agent's tool execution chain right now. */
 export function isInnermostMiddleware(agent: Agent, handler: unknown): boolean {
-  const entries = toolMiddleware(agent);
-  if (entries === undefined) return false;
-  for (let i = entries.length - 1; i >= 0; i -= 1) {
-    if (entries[i]!.phase === 'wrap') return entries[i]!.handler === handler;
-  }
-  return false;
+  const wrap = innermostToolWrap(agent);
+  return wrap !== undefined && wrap.handler === handler;
 }
 
 /**

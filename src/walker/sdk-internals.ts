@@ -99,8 +99,10 @@ export function dataField(owner: unknown, key: PropertyKey): FieldRead {
 
 /** An own data property's value, or undefined when it is absent, an accessor, or the owner a Proxy. */
 export function readData(owner: unknown, key: PropertyKey): unknown {
-  const read = dataField(owner, key);
-  return read.ok ? read.value : undefined;
+  // `dataField` without its result object: this runs several times on every tool call.
+  if (!isObjectLike(owner) || types.isProxy(owner)) return undefined;
+  const descriptor = Object.getOwnPropertyDescriptor(owner, key);
+  return descriptor !== undefined && 'value' in descriptor ? (descriptor.value as unknown) : undefined;
 }
 
 /** Says in words why a field could not be read as plain data. */
@@ -260,6 +262,22 @@ export function toolMiddleware(agent: Agent): readonly MiddlewareEntry[] | undef
     read.push({ phase: phase.value, handler: handler.value });
   }
   return read;
+}
+
+/**
+ * The handler of the innermost `wrap` of an agent's `ExecuteToolStage` chain: `{ handler }`, or undefined when
+ * there is none or the registry, or the phase of an entry from the end up to that wrap, is not plain data. Entries before the
+ * innermost wrap are not read: whatever they are, the SDK composes them outside it.
+ */
+export function innermostToolWrap(agent: Agent): { readonly handler: unknown } | undefined {
+  const entries = liveMiddlewareArray(agent) ?? [];
+  for (let i = entries.length - 1; i >= 0; i -= 1) {
+    const phase = dataField(entries[i], 'phase');
+    if (!phase.ok) return undefined;
+    // A handler that is not plain data reads as undefined, which is no one's handler.
+    if (phase.value === 'wrap') return { handler: readData(entries[i], 'handler') };
+  }
+  return undefined;
 }
 
 /** The live array of a registry's callbacks for one event class (for the few reorderings gate-audit does). */

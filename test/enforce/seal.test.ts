@@ -89,7 +89,7 @@ import { z } from 'zod';
 import { describe, expect, it, vi } from 'vitest';
 import { allowAll, type Gate, GateFailedError, type GateRecord, install, installMultiagent } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
-import { agentHookRegistry, liveCallbackArray } from '../../src/walker/sdk-internals.js';
+import { agentHookRegistry, liveCallbackArray, liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
 isolateEachTest();
@@ -678,6 +678,53 @@ describe('the execution check repeats what the decision checked, for what change
     expect(toolResults(lead)[0]).toMatch(
       /^error:\[gate\] BLOCKED: the agent-as-tool is an AgentAsTool whose "stream" was replaced/,
     );
+  });
+});
+
+describe('a middleware registered inside the check after the decision, with an entry that is not plain data', () => {
+  /** Registers a pass-through wrap from a hook after the decision, then turns one field of its entry into a getter. */
+  function lateEntry(agent: Scripted, field: 'phase' | 'handler'): void {
+    agent.addHook(
+      BeforeToolCallEvent,
+      () => {
+        agent.addMiddleware(ExecuteToolStage, (ctx, next) => next(ctx));
+        const entries = liveMiddlewareArray(agent) ?? [];
+        const entry = entries[entries.length - 1] as Record<string, unknown>;
+        const value = entry[field];
+        Object.defineProperty(entry, field, { get: () => value, configurable: true, enumerable: true });
+      },
+      { order: Infinity },
+    );
+  }
+  for (const field of ['phase', 'handler'] as const) {
+    it(`its ${field} a getter: read as registered inside the check, refused`, async () => {
+      const agent = agentWithTools();
+      install(agent, { gate: lsGate() });
+      lateEntry(agent, field);
+      expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)).toEqual([
+        'error:[gate] BLOCKED: another middleware was registered inside the gate check and could change the call | tool=<ls>',
+      ]);
+    });
+  }
+
+  it('the middleware list given an own property (no plain array any more): refused the same way', async () => {
+    const agent = agentWithTools();
+    install(agent, { gate: lsGate() });
+    agent.addHook(
+      BeforeToolCallEvent,
+      () => {
+        const entries = liveMiddlewareArray(agent) ?? [];
+        Object.defineProperty(entries, 'extra', { value: 1, enumerable: false });
+      },
+      { order: Infinity },
+    );
+    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(agent)).toEqual([
+      'error:[gate] BLOCKED: another middleware was registered inside the gate check and could change the call | tool=<ls>',
+    ]);
   });
 });
 
