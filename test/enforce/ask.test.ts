@@ -331,6 +331,16 @@ describe('ask.ts, the interrupt path, line by line', () => {
     expect(JSON.parse(JSON.stringify(reason.request.paths))).toEqual([['g', 'w']]);
   });
 
+  it('the pause is recorded once, as an ask with its reason and verdict', async () => {
+    const agent = scriptedAgent('a', [call('rm', {}, 'u1'), say('done')], { tools: [recordingTool('rm')] });
+    const gate = interruptGate(() => ({ granted: true }));
+    install(agent, { gate });
+    await paused(agent);
+    expect(gate.records).toEqual([
+      expect.objectContaining({ event: 'ask', verdict: 'ask', reason: 'risky', toolName: 'rm', toolUseId: 'u1' }),
+    ]);
+  });
+
   it('a pause is observed as ask, with the reason', async () => {
     const seen: ToolDecision[] = [];
     setDecisionObserver({ tool: (d) => void seen.push(d), node: () => undefined });
