@@ -245,3 +245,92 @@ describe('url conditions', () => {
     expect(verdictOf(allow, { url: 'https://api.example.com@evil.example/' })).toBe('deny');
   });
 });
+
+/**
+ * `private: true` on every special-purpose range, at its edges: the first and last address inside and the
+ * neighbours just outside (public), in IPv4 and in the IPv6 forms that embed an IPv4 address. A range whose test
+ * was off by one bit, or a form not recognised, lets a request to an internal address through a `private: false`
+ * allow rule (or past a `private: true` deny).
+ */
+describe('url conditions: private addresses, range by range', () => {
+  const privateUrl = compileUrl({ private: true });
+  if ('invalid' in privateUrl) throw new Error('the private-only condition compiles');
+  const v4: [string, string, string[]][] = [
+    // [first, last, public neighbours]
+    ['0.0.0.0', '0.255.255.255', ['1.0.0.0']],
+    ['10.0.0.0', '10.255.255.255', ['9.255.255.255', '11.0.0.0']],
+    ['100.64.0.0', '100.127.255.255', ['100.63.255.255', '100.128.0.0']],
+    ['127.0.0.0', '127.255.255.255', ['126.255.255.255', '128.0.0.0']],
+    ['169.254.0.0', '169.254.255.255', ['169.253.255.255', '169.255.0.0']],
+    ['172.16.0.0', '172.31.255.255', ['172.15.255.255', '172.32.0.0']],
+    ['192.0.0.0', '192.0.0.255', ['191.255.255.255', '192.0.1.0']],
+    ['192.0.2.0', '192.0.2.255', ['192.0.3.0']],
+    ['192.88.99.0', '192.88.99.255', ['192.88.98.255', '192.88.100.0']],
+    ['192.168.0.0', '192.168.255.255', ['192.167.255.255', '192.169.0.0']],
+    ['198.18.0.0', '198.19.255.255', ['198.17.255.255', '198.20.0.0']],
+    ['198.51.100.0', '198.51.100.255', ['198.51.99.255', '198.51.101.0']],
+    ['203.0.113.0', '203.0.113.255', ['203.0.112.255', '203.0.114.0']],
+    ['224.0.0.0', '239.255.255.255', ['223.255.255.255']],
+    ['240.0.0.0', '255.255.255.255', []],
+  ];
+  for (const [first, last, outside] of v4) {
+    it(`${first} – ${last}`, () => {
+      expect(privateUrl.test(`http://${first}/`)).toBe(YES);
+      expect(privateUrl.test(`http://${last}/`)).toBe(YES);
+      for (const address of outside) expect(privateUrl.test(`http://${address}/`), address).toBe(NO);
+    });
+  }
+
+  const v6: [string, boolean][] = [
+    ['::', true],
+    ['::1', true],
+    ['::2', true], // IPv4-compatible 0.0.0.2
+    ['::127.0.0.1', true],
+    ['::8.8.8.8', false],
+    ['::ffff:10.0.0.1', true], // IPv4-mapped
+    ['::ffff:7f00:1', true],
+    ['::ffff:8.8.8.8', false],
+    ['::ffff:0:10.0.0.1', true], // IPv4-translated
+    ['::ffff:0:8.8.8.8', false],
+    ['64:ff9b::10.0.0.1', true], // NAT64
+    ['64:ff9b::8.8.8.8', false],
+    ['64:ff9b:1::1', true], // local-use NAT64
+    ['64:ff9b:2::1', false],
+    ['2002:a00:1::', true], // 6to4 of 10.0.0.1
+    ['2002:808:808::', false],
+    ['fc00::1', true], // unique local
+    ['fdff::1', true],
+    ['fbff::1', false],
+    ['fe00::1', false],
+    ['fe80::1', true], // link-local
+    ['febf::1', true],
+    ['fe7f::1', false],
+    ['fec0::1', true], // site-local
+    ['feff::1', true],
+    ['ff00::1', true], // multicast
+    ['ff02::1', true],
+    ['100::1', true], // discard
+    ['100:0:0:1::1', false],
+    ['2001:db8::1', true], // documentation
+    ['2001:db9::1', false],
+    ['2001::1', true], // IETF protocol assignments
+    ['2001:1ff::1', true],
+    ['2001:200::1', false],
+    ['2606:4700::1111', false],
+  ];
+  for (const [address, isPrivate] of v6) {
+    it(`[${address}] is ${isPrivate ? 'private' : 'public'}`, () => {
+      expect(privateUrl.test(`http://[${address}]/`)).toBe(isPrivate ? YES : NO);
+      expect(isPrivateHost(normalizeHost(address) ?? '')).toBe(isPrivate);
+    });
+  }
+
+  it('names: localhost and its subdomains, with or without a trailing dot; not a name that only starts so', () => {
+    for (const url of ['http://localhost/', 'http://LOCALHOST./', 'http://api.localhost/', 'http://0x7f000001/']) {
+      expect(privateUrl.test(url), url).toBe(YES);
+    }
+    for (const url of ['http://localhost.com/', 'http://mylocalhost/', 'http://example.com/']) {
+      expect(privateUrl.test(url), url).toBe(NO);
+    }
+  });
+});
