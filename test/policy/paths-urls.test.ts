@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Decision, type PolicyInput, policyGate, type ToolCallRequest } from '../../src/index.js';
-import { compilePath, normalizePath } from '../../src/policy/paths-urls/path.js';
+import { caseInsensitiveAt, compilePath, normalizePath } from '../../src/policy/paths-urls/path.js';
 import { compileUrl, isPrivateHost, normalizeHost } from '../../src/policy/paths-urls/url.js';
 import { MAYBE, NO, YES } from '../../src/policy/truth.js';
 
@@ -130,6 +130,48 @@ describe('path conditions', () => {
       expect(real.test(join(dir, 'workspace/new/file'))).toBe(YES);
       expect(real.test(join(dir, 'workspace/dangling'))).toBe(MAYBE);
     });
+  });
+
+  describe('case: detected from the volume unless told', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'gate-audit-case-'));
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    // This volume is case-sensitive; `dataX` standing in for its case-toggled twin `datax` makes `datax` look like
+    // a directory of a case-insensitive volume (the same file under both spellings).
+    mkdirSync(join(dir, 'datax'));
+    symlinkSync(join(dir, 'datax'), join(dir, 'dataX'));
+    mkdirSync(join(dir, 'plain'));
+    mkdirSync(join(dir, 'twin'));
+    mkdirSync(join(dir, 'twiN'));
+
+    it('a directory whose case-toggled name is the same file is compared folded', () => {
+      expect(caseInsensitiveAt(join(dir, 'datax'))).toBe(true);
+      expect(caseInsensitiveAt(join(dir, 'datax', 'not', 'yet'))).toBe(true);
+      const detected = compilePath({ under: [join(dir, 'datax')] });
+      expect(detected.test(join(dir, 'DATAX', 'secret'))).toBe(YES);
+    });
+
+    it('one where it is not, or whose name has no letter to toggle, is compared exactly', () => {
+      expect(caseInsensitiveAt(join(dir, 'plain'))).toBe(false);
+      // Both spellings exist, as two different directories.
+      expect(caseInsensitiveAt(join(dir, 'twin'))).toBe(false);
+      expect(caseInsensitiveAt('/')).toBe(false);
+      const exact = compilePath({ under: [join(dir, 'plain')] });
+      expect(exact.test(join(dir, 'PLAIN', 'secret'))).toBe(NO);
+      expect(exact.test(join(dir, 'plain', 'secret'))).toBe(YES);
+    });
+  });
+
+  it('under "/" holds for every absolute path; several bases: any of them', () => {
+    const root = compilePath({ under: ['/'], caseInsensitive: false });
+    expect(root.test('/etc/passwd')).toBe(YES);
+    expect(root.test('/')).toBe(YES);
+    const two = compilePath({ under: ['/a', '/b'], caseInsensitive: false });
+    expect(two.test('/b/x')).toBe(YES);
+    expect(two.test('/a')).toBe(YES);
+    expect(two.test('/ab')).toBe(NO);
+    const notTwo = compilePath({ notUnder: ['/a', '/b'], caseInsensitive: false });
+    expect(notTwo.test('/b/x')).toBe(NO);
+    expect(notTwo.test('/c')).toBe(YES);
   });
 
   it('compares folded on a case-insensitive volume when told to', () => {
