@@ -155,6 +155,10 @@ describe('policyGate', () => {
       expect(decide(when({ arg: 'amount', gt: 100 }), 't', { amount: 101 }).verdict).toBe('allow');
       expect(decide(when({ arg: 'amount', gte: 100 }), 't', { amount: 100 }).verdict).toBe('allow');
       expect(decide(when({ arg: 'amount', gte: 100 }), 't', { amount: '500' }).verdict).toBe('deny');
+      // Just past each bound.
+      expect(decide(when({ arg: 'amount', lte: 100 }), 't', { amount: 100.5 }).verdict).toBe('deny');
+      expect(decide(when({ arg: 'amount', gte: 100 }), 't', { amount: 99.5 }).verdict).toBe('deny');
+      expect(decide(when({ arg: 'amount', lte: 100 }), 't', { amount: Number.NEGATIVE_INFINITY }).verdict).toBe('deny');
     });
 
     it('reads dotted paths into nested objects and arrays', () => {
@@ -162,6 +166,30 @@ describe('policyGate', () => {
       expect(decide(policy, 't', { options: { targets: ['a', 'b'] } }).verdict).toBe('allow');
       expect(decide(policy, 't', { options: { targets: ['a'] } }).verdict).toBe('deny');
       expect(decide(policy, 't', { options: 'flat' }).verdict).toBe('deny');
+    });
+
+    it('under a deny rule, a path that runs into the wrong shape may hold; one whose first key is absent does not', () => {
+      const deny = (arg: string): PolicyInput => ({
+        version: 1,
+        default: 'allow',
+        rules: [{ id: 'no-b', tools: ['t'], when: [{ arg, equals: 'b' }], verdict: 'deny' }],
+      });
+      const policy = deny('options.targets.1');
+      // Absent at the top: the condition does not hold, the default allows.
+      expect(decide(policy, 't', {}).verdict).toBe('allow');
+      // Deeper, anything but the expected shape is unknown, and unknown holds for a deny.
+      expect(decide(policy, 't', { options: { targets: ['a'] } }).verdict).toBe('deny');
+      expect(decide(policy, 't', { options: 'flat' }).verdict).toBe('deny');
+      expect(decide(policy, 't', { options: null }).verdict).toBe('deny');
+      expect(decide(policy, 't', { options: { targets: { 1: 'a' } } }).verdict).toBe('allow');
+      expect(decide(policy, 't', { options: { other: 1 } }).verdict).toBe('deny');
+      expect(decide(deny('list.x'), 't', { list: ['b'] }).verdict).toBe('deny');
+      expect(decide(deny('list.01'), 't', { list: ['a', 'c'] }).verdict).toBe('deny');
+      expect(decide(deny('list.1'), 't', { list: ['a', 'c'] }).verdict).toBe('allow');
+      // An array's own `length` is no item: never read as a value.
+      expect(decide(when({ arg: 'list.length', equals: 2 }), 't', { list: ['a', 'c'] }).verdict).toBe('deny');
+      const getter = Object.defineProperty({}, 'v', { get: () => 'b', enumerable: true });
+      expect(decide(deny('o.v'), 't', { o: getter }).verdict).toBe('deny');
     });
 
     it('requires every condition of a rule', () => {
