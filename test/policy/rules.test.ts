@@ -407,6 +407,38 @@ describe('policyGate', () => {
       // A part whose program is not known meets every rule that could hold on it.
       expect(verdict('$p status')).toMatchObject({ verdict: 'deny' });
     });
+
+    it('two shell arguments are judged per combination of their parts; past 4096 combinations the call is denied', () => {
+      const policy: PolicyInput = {
+        version: 1,
+        default: 'allow',
+        rules: [
+          { id: 'rm-a', tools: ['two'], when: [{ arg: 'a', shell: { program: ['rm'] } }], verdict: 'deny' },
+          { id: 'ls-b', tools: ['two'], when: [{ arg: 'b', shell: { program: ['ls'] } }], verdict: 'ask' },
+        ],
+      };
+      const lines = (n: number, last: string): string =>
+        [...Array.from({ length: n - 1 }, () => 'true'), last].join('; ');
+      // 64 × 64 parts: every combination judged, the worst one decides.
+      expect(decide(policy, 'two', { a: lines(64, 'rm x'), b: lines(64, 'true') })).toMatchObject({
+        verdict: 'deny',
+        rule: 'rm-a',
+      });
+      expect(decide(policy, 'two', { a: lines(64, 'true'), b: lines(64, 'ls') })).toMatchObject({
+        verdict: 'ask',
+        rule: 'ls-b',
+      });
+      expect(decide(policy, 'two', { a: lines(64, 'true'), b: lines(64, 'true') })).toEqual({
+        verdict: 'allow',
+        rule: 'default',
+      });
+      // 64 × 65: too many to judge, denied whatever they hold.
+      expect(decide(policy, 'two', { a: lines(64, 'true'), b: lines(65, 'true') })).toEqual({
+        verdict: 'deny',
+        reason: 'the command lines of this call have too many parts to judge (4160 combinations)',
+        rule: 'default',
+      });
+    });
   });
 });
 
