@@ -442,6 +442,42 @@ describe('policyGate', () => {
   });
 });
 
+/**
+ * Places reach a policy as segments that are never empty and never contain `/` (ids are escaped, an empty id gets
+ * a placeholder), so a glob part that differs only on empty segments or on a `/` inside a segment cannot be told
+ * apart here: `[^/]` against `.` in `?`, `(?:[^/]+/)*` against `(?:.+/)*` for a leading `**`.
+ */
+describe('path globs of a rule (`paths:`), segment by segment', () => {
+  const cases: [string, string[], string[]][] = [
+    // [glob, places it matches, places it does not]
+    ['**', ['a', 'a/b', 'a/b/c'], []],
+    ['a/**', ['a', 'a/b', 'a/b/c'], ['ab', 'b/a', 'b']],
+    ['**/w', ['w', 'a/w', 'a/b/w'], ['aw', 'a/w/x', 'a/xw']],
+    ['a/**/w', ['a/w', 'a/b/w', 'a/b/c/w'], ['a/bw', 'b/a/w', 'a/w/x', 'aw']],
+    ['a/*', ['a/b', 'a/bc'], ['a/b/c', 'a', 'ab']],
+    ['a/*/w', ['a/b/w'], ['a/w', 'a/b/c/w']],
+    ['a/?', ['a/b'], ['a/bc', 'a/']],
+    ['a.b/c', ['a.b/c'], ['axb/c']],
+    ['a/(x)', ['a/(x)'], ['a/x']],
+  ];
+  for (const [glob, yes, no] of cases) {
+    it(`"${glob}"`, () => {
+      const policy: PolicyInput = {
+        version: 1,
+        rules: [{ id: 'here', tools: ['t'], paths: [glob], verdict: 'allow' }],
+      };
+      for (const place of yes) expect(decide(policy, 't', {}, place.split('/')).verdict, place).toBe('allow');
+      for (const place of no) expect(decide(policy, 't', {}, place.split('/')).verdict, place).toBe('deny');
+    });
+  }
+
+  it('"**" inside a segment is refused when the policy is compiled', () => {
+    expect(() =>
+      policyGate({ version: 1, rules: [{ id: 'x', tools: ['t'], paths: ['a**'], verdict: 'allow' }] }),
+    ).toThrow(/"\*\*" must be a whole path segment/);
+  });
+});
+
 describe('PolicyError: an invalid policy names the file, the rule and the field', () => {
   const cases: [string, string, RegExp][] = [
     ['wrong version', 'version: 2\n', /file=<.*wrong-version\.yaml>, field=<version> \| /],
