@@ -143,6 +143,8 @@ function checkedRun(state: GateState, context: ExecuteContext, next: Parameters<
         started = checkCall(state, context, next);
       } catch (error) {
         finished = true;
+        // Nothing ran; the run this agent is in stops all the same (a context whose fields throw is tampering).
+        stopRun(state.run, `the execution check could not complete: ${messageOf(error)}`);
         // What was thrown goes on as it is, as it would out of a generator body.
         // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
         return Promise.reject(error);
@@ -188,22 +190,30 @@ function checkCall(
   context: ExecuteContext,
   next: Parameters<ExecuteToolHandler>[1],
 ): ToolRun | ExecuteToolResult {
-  const id = context.toolUse.toolUseId;
+  // What a middleware hands the check may be anything: every read of it is inside a try.
+  let id: unknown;
   let problem: string | undefined;
   try {
+    id = context.toolUse.toolUseId;
     problem = mismatch(state, context, next);
   } catch (error) {
     problem = `the call could not be checked: ${messageOf(error)}`;
   }
-  const sealed = state.seals.get(id);
+  const sealed = state.seals.get(id as string);
   if (problem !== undefined || sealed === undefined) {
     const why = problem ?? 'no gate decision exists for this tool use';
     const name = toolNameOf(context, sealed);
+    const shownId = typeof id === 'string' ? id : 'unknown';
     const reason = `tool call "${name}" was refused at execution (${why})`;
     if (sealed !== undefined) stopRun(sealed.invocation, reason);
-    stopRun(context.invocationState, reason);
-    recordTampering(state, name, id, `call refused at execution: ${why}`);
-    return { result: refusalResult(state, id, `${BLOCKED} ${why} | tool=<${name}>`) };
+    try {
+      stopRun(context.invocationState, reason);
+    } catch {
+      // Unreadable: the seal's run is stopped above, or (no seal found) the SDK's own call, never checked, is
+      // withheld after it and stops the run then.
+    }
+    recordTampering(state, name, shownId, `call refused at execution: ${why}`);
+    return { result: refusalResult(state, shownId, `${BLOCKED} ${why} | tool=<${name}>`) };
   }
   sealed.checked = true;
   const exact = {

@@ -753,6 +753,134 @@ describe('a call the execution check cannot read', () => {
   });
 });
 
+describe("an allowed delegate call answered around the check with what only resembles the SDK's delegation refusal", () => {
+  const REFUSAL =
+    'Delegation failed: a delegation tool must be the only tool called in a turn. ' +
+    'Retry with a single delegation tool call or use only non-delegation tools.';
+  const block = (text: string): TextBlock => new TextBlock(text);
+  const cases: [string, boolean, (id: string) => ToolResultBlock][] = [
+    [
+      'exactly the refusal (one error text block)',
+      true,
+      (id) => new ToolResultBlock({ toolUseId: id, status: 'error', content: [block(REFUSAL)] }),
+    ],
+    [
+      'another text',
+      false,
+      (id) => new ToolResultBlock({ toolUseId: id, status: 'error', content: [block('secret')] }),
+    ],
+    [
+      'the refusal as a success',
+      false,
+      (id) => new ToolResultBlock({ toolUseId: id, status: 'success', content: [block(REFUSAL)] }),
+    ],
+    [
+      'the refusal and one more block',
+      false,
+      (id) => new ToolResultBlock({ toolUseId: id, status: 'error', content: [block(REFUSAL), block('secret')] }),
+    ],
+    ['no block', false, (id) => new ToolResultBlock({ toolUseId: id, status: 'error', content: [] })],
+    [
+      'a JSON block',
+      false,
+      (id) =>
+        new ToolResultBlock({ toolUseId: id, status: 'error', content: [new JsonBlock({ json: { text: REFUSAL } })] }),
+    ],
+  ];
+  for (const [what, passes, answer] of cases) {
+    it(`${what}: ${passes ? 'let through' : 'withheld, the run stops'}`, async () => {
+      for (const delegate of passes ? [true, false] : [true]) {
+        ran.length = 0;
+        const helper = scriptedAgent('helper', [call('rm'), say('-')], { tools: [recordingTool('rm')] });
+        const lead = scriptedAgent('lead', [call('helper', { input: 'x' }), say('done')], {
+          tools: [helper.asTool({ delegate })],
+        });
+        install(helper, { gate: allowAll() });
+        install(lead, { gate: allowAll() });
+        await lead.initialize();
+        answerWithout(lead, answer);
+        const error = await settleRun(lead);
+        expect(ran).toEqual([]);
+        // Only a delegating tool's call may be answered so: the same text for a plain agent-as-tool is withheld.
+        if (passes && delegate) {
+          expect(error).toBeUndefined();
+          expect(toolResults(lead)[0]).toBe(`error:${REFUSAL}`);
+        } else {
+          expect(error).toBeInstanceOf(GateFailedError);
+          expect(toolResults(lead)[0]).toBe(
+            'error:[gate] ERROR: tool call "helper" skipped the gate check; its result is withheld and the run stops',
+          );
+        }
+      }
+    });
+  }
+});
+
+describe('a call context the execution check cannot read, beyond the tool name', () => {
+  /** Runs the agent with a middleware right outside the check that hands it `tamper(ctx)` instead of `ctx`. */
+  async function handed(
+    tamper: (ctx: Parameters<MiddlewareHandlerOf<typeof ExecuteToolStage>>[0]) => object,
+  ): Promise<{ agent: Scripted; gate: ReturnType<typeof lsGate>; error: unknown }> {
+    const agent = agentWithTools();
+    const gate = lsGate();
+    install(agent, { gate });
+    await agent.initialize();
+    agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      return yield* next(tamper(ctx) as typeof ctx);
+    });
+    return { agent, gate, error: await settleRun(agent) };
+  }
+  const throwing = (): never => {
+    throw new Error('unreadable');
+  };
+
+  it('a tool use id that throws: refused, recorded under no id, the run stops', async () => {
+    const { agent, gate, error } = await handed((ctx) => ({
+      ...ctx,
+      toolUse: Object.defineProperty({ ...ctx.toolUse }, 'toolUseId', { get: throwing }),
+    }));
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    // The refusal answers a call of no known id; the SDK's own call, never checked, is then withheld too.
+    const withheld = '[gate] ERROR: tool call "ls" skipped the gate check; its result is withheld and the run stops';
+    expect(gate.records.filter((r) => r.event === 'tampering').map((r) => [r.toolName, r.toolUseId, r.reason])).toEqual(
+      [
+        ['ls', 'unknown', 'call refused at execution: the call could not be checked: unreadable'],
+        ['ls', 'u1', withheld],
+      ],
+    );
+    expect(toolResults(agent)).toEqual([`error:${withheld}`]);
+  });
+
+  it('an id no decision has and a name that throws: refused, shown as an unknown tool', async () => {
+    const { gate, error } = await handed((ctx) => ({
+      ...ctx,
+      toolUse: Object.defineProperty({ ...ctx.toolUse, toolUseId: 'nope' }, 'name', { get: throwing }),
+    }));
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(gate.records.find((r) => r.toolUseId === 'nope')).toMatchObject({
+      event: 'tampering',
+      toolName: 'unknown',
+      reason: 'call refused at execution: no gate decision exists for this tool use',
+    });
+  });
+
+  it('an invocation state that throws when read: refused, and the run the agent is in stops', async () => {
+    const { error } = await handed((ctx) => Object.defineProperty({ ...ctx }, 'invocationState', { get: throwing }));
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+  });
+
+  it('a field only the copy for the tool reads, throwing: nothing runs, and the run stops', async () => {
+    const { error } = await handed((ctx) =>
+      Object.defineProperty({ ...ctx }, 'extra', { get: throwing, enumerable: true }),
+    );
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+  });
+});
+
 describe("an agent-as-tool's run, driven by a middleware outside the execution check", () => {
   async function leadWithHelper(
     middleware: MiddlewareHandlerOf<typeof ExecuteToolStage>,
