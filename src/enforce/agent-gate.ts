@@ -38,7 +38,7 @@ import { pendingPlugins, readData } from '../walker/sdk-internals.js';
 import { segmentOf, UNNAMED } from '../paths.js';
 import { ERROR, fail, otherRun, type GateSource, type GateState, type PendingApproval, type Seal } from './call.js';
 import { decideCall } from './decision.js';
-import { enterRun, leaveRun, runFailure } from './run-state.js';
+import { runFailure } from './run-state.js';
 import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './seal.js';
 import { CONFIGURED, gateSource } from './gate-source.js';
 import { freezeFields, lockFields, moveHookFirst } from './sdk-mutations.js';
@@ -115,12 +115,10 @@ class AgentGateRuntime implements GateState {
 
   readonly enter = (event: BeforeInvocationEvent): void => {
     this.run = event.invocationState;
-    enterRun(event.invocationState);
   };
   readonly leave = (event: AfterInvocationEvent): void => {
     this.run = undefined;
     this.lastRun = event.invocationState;
-    leaveRun(event.invocationState);
   };
 
   /** A run stopped by a gate failure ends with an error naming it, so a node running this agent fails. */

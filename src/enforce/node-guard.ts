@@ -21,8 +21,6 @@ import { GateAuditError, messageOf } from '../errors.js';
 import { declaredRefusal, executorRefusal, hasNodeGuard, openNode } from '../walker/classify.js';
 import { agentGateMark, NODE_GUARD_MARK, type MarkedHook, type NodeGuardMark, nodeGuardMark } from '../walker/marks.js';
 import {
-  AfterMultiAgentInvocationEvent,
-  BeforeMultiAgentInvocationEvent,
   BeforeNodeCallEvent,
   Graph,
   graphSources,
@@ -37,7 +35,7 @@ import { ERROR, viewOf } from './call.js';
 import type { Gate } from './gate.js';
 import { log } from './log.js';
 import { observeNode } from './observe.js';
-import { enterRun, leaveRun, runFailure, stopRun } from './run-state.js';
+import { runFailure, stopRun } from './run-state.js';
 import { addOrchestratorHook, holdCancel, moveOrchestratorHookFirst } from './sdk-mutations.js';
 
 /** Prefix of the message a cancelled node carries. */
@@ -273,9 +271,6 @@ export function installNodeGuard(
     }
   };
 
-  const enter = (event: BeforeMultiAgentInvocationEvent): void => enterRun(event.invocationState);
-  const leave = (event: AfterMultiAgentInvocationEvent): void => leaveRun(event.invocationState);
-
   const cleanups: (() => void)[] = [];
   const hooks: MarkedHook[] = [];
   const add = <E>(eventClass: new (...args: never[]) => E, callback: (event: E) => void, order: number): void => {
@@ -294,8 +289,6 @@ export function installNodeGuard(
     moveOrchestratorHookFirst(orchestrator, BeforeNodeCallEvent, witness);
     add(MultiAgentHandoffEvent, recordHandoff, Number.NEGATIVE_INFINITY);
     moveOrchestratorHookFirst(orchestrator, MultiAgentHandoffEvent, recordHandoff);
-    add(BeforeMultiAgentInvocationEvent, enter, Number.NEGATIVE_INFINITY);
-    add(AfterMultiAgentInvocationEvent, leave, Number.NEGATIVE_INFINITY);
     Object.defineProperty(orchestrator, NODE_GUARD_MARK, { value: mark, configurable: true, enumerable: false });
   } catch (error) {
     for (const cleanup of cleanups.splice(0).reverse()) cleanup();

@@ -5,10 +5,8 @@
  * **The root invocation.** The SDK threads one `invocationState` object through a whole run: a Graph or
  * Swarm hands it to every node, a nested orchestrator and an agent used as a tool get the same object.
  * gate-audit keys its own state by that object's identity (in a `WeakMap`, never inside the object,
- * which tools can edit). Every gated agent and guarded orchestrator counts the invocations it enters and
- * leaves under that key, but a stop is never lifted by that count: a later run that uses the same object (a
- * caller may pass it again) is stopped too, since entering and leaving can be driven by any code that reads
- * gate-audit's hooks.
+ * which tools can edit). A stop is never lifted: a later run that uses the same object (a caller may pass it
+ * again) is stopped too.
  *
  * **Where an agent runs.** An agent can sit at several places (a node here, a tool there). When an agent
  * is called as a tool, the caller's execution check runs the call inside an `AsyncLocalStorage` store
@@ -20,7 +18,6 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Agent } from '@strands-agents/sdk';
 
 interface RootRun {
-  depth: number;
   failure: string | undefined;
 }
 
@@ -46,32 +43,6 @@ function untrackable(invocationState: unknown): boolean {
 }
 
 /**
- * An agent or orchestrator of the run starts an invocation.
- *
- * @param invocationState - the run's `invocationState`
- */
-export function enterRun(invocationState: unknown): void {
-  const key = keyOf(invocationState);
-  if (key === undefined) return;
-  const run = runs.get(key);
-  // A stop is never lifted: a later run given the same invocationState object is refused too (entering and
-  // leaving can be driven by any code that reads gate-audit's hooks, so they must not clear it).
-  if (run === undefined) runs.set(key, { depth: 1, failure: undefined });
-  else run.depth = Math.max(run.depth, 0) + 1;
-}
-
-/**
- * An agent or orchestrator of the run ends an invocation.
- *
- * @param invocationState - the run's `invocationState`
- */
-export function leaveRun(invocationState: unknown): void {
-  const key = keyOf(invocationState);
-  const run = key === undefined ? undefined : runs.get(key);
-  if (run !== undefined) run.depth = Math.max(run.depth - 1, 0);
-}
-
-/**
  * Stops the whole root run after a gate failure: every further tool call is refused, every node guard
  * cancels, and every gated agent of the run ends with an error. The first reason is kept.
  *
@@ -82,14 +53,14 @@ export function stopRun(invocationState: unknown, reason: string): void {
   const key = keyOf(invocationState);
   if (key === undefined) return;
   const run = runs.get(key);
-  if (run === undefined) runs.set(key, { depth: 0, failure: reason });
+  if (run === undefined) runs.set(key, { failure: reason });
   else run.failure ??= reason;
 }
 
 /**
  * Makes `other` part of the run of `invocationState`: from now on a stop of either is a stop of both (an
  * agent-stream middleware may hand an agent's loop another object than its invocation's). A stop either had
- * already is kept.
+ * already is kept. Where either is a primitive, the other is stopped (see `UNTRACKABLE_RUN`).
  *
  * @param invocationState - the run's `invocationState`
  * @param other - the object its loop runs under
@@ -97,10 +68,17 @@ export function stopRun(invocationState: unknown, reason: string): void {
 export function joinRun(invocationState: unknown, other: unknown): void {
   const key = keyOf(invocationState);
   const otherKey = keyOf(other);
-  if (key === undefined || otherKey === undefined) return;
+  if (key === undefined || otherKey === undefined) {
+    // A primitive can be neither joined nor stopped: the side that is an object is stopped instead.
+    if (untrackable(invocationState) || untrackable(other)) {
+      stopRun(invocationState, UNTRACKABLE_RUN);
+      stopRun(other, UNTRACKABLE_RUN);
+    }
+    return;
+  }
   let run = runs.get(key);
   if (run === undefined) {
-    run = { depth: 0, failure: undefined };
+    run = { failure: undefined };
     runs.set(key, run);
   }
   const joined = runs.get(otherKey);

@@ -1668,6 +1668,57 @@ describe("An agent's loop run under another invocationState than its invocation"
     expect(ran).toEqual([]);
   });
 
+  it('a loop moved to a primitive invocationState is refused as untrackable and stops the invocation', async () => {
+    const agent = scriptedAgent('victim', [call('after', { path: '/x' }), say('done')], {
+      tools: [recordingTool('after')],
+    });
+    install(agent, { gate: allowAll() });
+    const stage = await agentStreamStage();
+    agent.addMiddleware(stage, async function* (ctx: { options?: object }, next: (c: object) => AsyncGenerator) {
+      return (yield* next({ ...ctx, options: { ...ctx.options, invocationState: 'x' } })) as unknown;
+    } as never);
+    const error = await agent.invoke('go').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect(String(error)).toContain('is not an object');
+    expect(ran).toEqual([]);
+  });
+
+  it('an invocation given a primitive invocationState whose loop a middleware moves to an object is refused too', async () => {
+    const agent = scriptedAgent('victim', [call('after', { path: '/x' }), say('done')], {
+      tools: [recordingTool('after')],
+    });
+    install(agent, { gate: allowAll() });
+    await freshRunFor(agent);
+    const error = await agent
+      .invoke('go', { invocationState: 'x' as unknown as Record<string, unknown> })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect(String(error)).toContain('is not an object');
+    expect(ran).toEqual([]);
+  });
+
+  it('in a fan-out Graph, a sibling whose loop moves to a fresh object after the root run stopped stays stopped', async () => {
+    const crash = scriptedAgent('crash', [call('boom', {}), say('done')], { tools: [recordingTool('boom')] });
+    const late = scriptedAgent('late', [call('after', { path: '/y' }), say('done')], {
+      tools: [recordingTool('after')],
+    });
+    const graph = new Graph({ id: 'g', nodes: [crash, late], edges: [] });
+    installMultiagent(graph, { gate: failsOnBoom });
+    let crashed!: () => void;
+    const stopped = new Promise<void>((resolve) => {
+      crashed = resolve;
+    });
+    crash.addHook(AfterToolCallEvent, () => crashed());
+    const stage = await agentStreamStage();
+    // The sibling's loop starts only once the root run is stopped, under an object that joins the run then.
+    late.addMiddleware(stage, async function* (ctx: { options?: object }, next: (c: object) => AsyncGenerator) {
+      await stopped;
+      return (yield* next({ ...ctx, options: { ...ctx.options, invocationState: {} } })) as unknown;
+    } as never);
+    await runOrchestrator(graph).catch(() => undefined);
+    expect(ran).toEqual([]);
+  });
+
   it('in a Graph: the node fails, the Graph fails, and the next node does not run', async () => {
     const first = scriptedAgent('first', [call('boom', {}), call('after', { path: '/x' }), say('done')], {
       tools: [recordingTool('boom'), recordingTool('after')],

@@ -57,9 +57,7 @@
 import { type Agent, SequentialToolExecutor, tool } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
 import {
-  AfterMultiAgentInvocationEvent,
   AgentNode,
-  BeforeMultiAgentInvocationEvent,
   BeforeNodeCallEvent,
   Edge,
   Graph,
@@ -631,12 +629,7 @@ describe('accepted nodes at run time: the executor found at install is let throu
 });
 
 describe('installNodeGuard and its cleanup', () => {
-  const EVENTS = [
-    BeforeNodeCallEvent,
-    MultiAgentHandoffEvent,
-    BeforeMultiAgentInvocationEvent,
-    AfterMultiAgentInvocationEvent,
-  ];
+  const EVENTS = [BeforeNodeCallEvent, MultiAgentHandoffEvent];
   const hookCounts = (graph: Graph): number[] => EVENTS.map((e) => orchestratorHooks(graph, e)?.length ?? 0);
 
   function bare(): Graph {
@@ -646,12 +639,12 @@ describe('installNodeGuard and its cleanup', () => {
   it('installs once, and the cleanup removes every hook and the mark', () => {
     const graph = bare();
     const cleanup = installNodeGuard(graph, ['g'])!;
-    expect(hookCounts(graph)).toEqual([2, 1, 1, 1]);
+    expect(hookCounts(graph)).toEqual([2, 1]);
     expect(hasNodeGuard(graph)).toBe(true);
     expect(installNodeGuard(graph, ['g'])).toBeUndefined();
-    expect(hookCounts(graph)).toEqual([2, 1, 1, 1]);
+    expect(hookCounts(graph)).toEqual([2, 1]);
     cleanup();
-    expect(hookCounts(graph)).toEqual([0, 0, 0, 0]);
+    expect(hookCounts(graph)).toEqual([0, 0]);
     expect(nodeGuardMark(graph)).toBeUndefined();
     expect(hasNodeGuard(graph)).toBe(false);
   });
@@ -670,14 +663,14 @@ describe('installNodeGuard and its cleanup', () => {
     installNodeGuard(graph, ['g']);
     first();
     expect(hasNodeGuard(graph)).toBe(true);
-    expect(hookCounts(graph)).toEqual([2, 1, 1, 1]);
+    expect(hookCounts(graph)).toEqual([2, 1]);
   });
 
   it('an orchestrator that cannot take the mark gets no hook left behind', () => {
     const graph = bare();
     Object.preventExtensions(graph);
     expect(() => installNodeGuard(graph, ['g'])).toThrow(TypeError);
-    expect(hookCounts(graph)).toEqual([0, 0, 0, 0]);
+    expect(hookCounts(graph)).toEqual([0, 0]);
     expect(hasNodeGuard(graph)).toBe(false);
   });
 });
