@@ -1612,7 +1612,10 @@ describe("An agent's loop run under another invocationState than its invocation"
     const agent = scriptedAgent('victim', [say('done'), call('after', { path: '/x' }), say('-')], {
       tools: [recordingTool('after')],
     });
-    install(agent, { gate: allowAll() });
+    const records: GateRecord[] = [];
+    install(agent, {
+      gate: { name: 'all', decide: () => ({ verdict: 'allow' }), record: (r) => void records.push(r) },
+    });
     const stage = await agentStreamStage();
     let again: (() => Promise<void>) | undefined;
     agent.addMiddleware(stage, async function* (ctx: { options?: object }, next: (c: object) => AsyncGenerator) {
@@ -1631,7 +1634,12 @@ describe("An agent's loop run under another invocationState than its invocation"
     registry._hooksRegistry._callbacks.get(BeforeModelCallEvent)!.splice(0);
     await again!().catch(() => undefined);
     expect(ran).toEqual([]);
-    expect(toolResults(agent).join('\n')).toMatch(/outside any invocation of its own/);
+    const why =
+      'agent "victim" runs a model or tool call outside any invocation of its own ' +
+      '(its loop was driven without the SDK starting an invocation)';
+    expect(toolResults(agent)).toContain(`error:[gate] ERROR: ${why}; the run stops`);
+    // Refused at the decision as tampering, before the gate is asked.
+    expect(records.map((r) => [r.event, r.reason])).toEqual([['tampering', why]]);
   });
 
   it('in a Graph, a loop driven again after its node ended stops the Graph: the next node is cancelled', async () => {
@@ -1717,6 +1725,8 @@ describe("An agent's loop run under another invocationState than its invocation"
     } as never);
     await runOrchestrator(graph).catch(() => undefined);
     expect(ran).toEqual([]);
+    // Its model is not called either: the model hook joins the fresh object to the stopped run first.
+    expect((late as unknown as { model: { calls: number } }).model.calls).toBe(0);
   });
 
   it('in a Graph: the node fails, the Graph fails, and the next node does not run', async () => {

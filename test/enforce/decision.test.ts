@@ -654,6 +654,33 @@ describe("a delegate's inner call, seen by the outer agent's gate", () => {
     expect(gate.records.filter((r) => r.event === 'tampering')).toEqual([]);
   });
 
+  it('an allowed inner call runs, neither gate cancelling it', async () => {
+    const { helper, lead } = delegation(call('ls', {}, 'h1'));
+    install(helper, { gate: recordingGate(() => ({ verdict: 'allow' })) });
+    install(lead, { gate: recordingGate(() => ({ verdict: 'allow' })) });
+    await lead.invoke('go');
+    expect(ran).toEqual(['ls({})@helper']);
+  });
+
+  it("an inner agent whose execution check is gone: its own gate fails the call, and the outer gate leaves that refusal's text", async () => {
+    const { helper, lead } = delegation(call('ls', {}, 'h1'));
+    const inner = recordingGate(() => ({ verdict: 'allow' }));
+    install(helper, { gate: inner });
+    install(lead, { gate: recordingGate(() => ({ verdict: 'allow' })) });
+    // After install: the inner agent is then not intact, and its decision finds its execution check missing.
+    helper.addHook(BeforeToolsEvent, () => {
+      const list = liveMiddlewareArray(helper) ?? [];
+      const at = list.findIndex((m) => (m as { handler?: unknown }).handler === agentGateMark(helper)?.executionCheck);
+      list.splice(at, 1);
+    });
+    expect(await settleRun(lead)).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual([]);
+    expect(toolResults(helper)).toEqual([
+      "error:[gate] ERROR: the gate's execution check was removed from this agent; the run stops",
+    ]);
+    expect(inner.records.map((r) => r.event)).toEqual(['tampering']);
+  });
+
   it('an inner agent whose decision hook is gone: the outer gate refuses its call, which the inner audit then reports', async () => {
     const { helper, lead } = delegation(call('rm', {}, 'h1'));
     const inner = recordingGate(() => ({ verdict: 'allow' }));

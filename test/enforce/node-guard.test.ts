@@ -79,10 +79,12 @@ import { GateAuditError } from '../../src/errors.js';
 import {
   allowAll,
   type Gate,
+  GatePlugin,
   type GateRecord,
   GOVERNS,
   type GovernanceDeclaration,
   hasNodeGuard,
+  install,
   installMultiagent,
 } from '../../src/index.js';
 import { nodeGuardMark } from '../../src/walker/marks.js';
@@ -717,6 +719,55 @@ describe('what the node runs, for nodes that are not an AgentNode or a MultiAgen
     handles.find((h) => h.agent.id === 'worker')!.uninstall();
     const { cancelled } = await runOrchestrator(graph);
     expect(cancelled.step).toMatch(/^\[gate\] UNGATED NODE: node "step" in "g" has a declared executor that /);
+    expect(ran).toEqual([]);
+  });
+
+  it('a declared node swapped in whose agent only promises a gate it cannot have is cancelled, naming the promise', async () => {
+    const graph = new Graph({ id: 'g', nodes: [new Step(rmAgent('worker'))], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate: allowAll() });
+    const rogue = scriptedAgent('rogue', [call('rm', { path: '/rogue' }), say('done')], {
+      tools: [recordingTool('rm')],
+      plugins: [new GatePlugin()],
+    });
+    const swapped = new Step(rogue);
+    nodesOf(graph).set('step', swapped);
+    (graph as unknown as { _sources: unknown[] })._sources[0] = swapped;
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.step).toBe(
+      '[gate] UNGATED NODE: node "step" in "g" has a declared executor that is an agent whose promised gate cannot ' +
+        'be installed: subject=<the gate promised to agent "rogue"> | no gate given and none configured | ' +
+        'pass { gate } or call configureGate(gate) before installing | gate it with installMultiagent or install',
+    );
+    expect(ran).toEqual([]);
+  });
+
+  it("a declared node swapped in whose second agent carries another gate than the tree's is cancelled", async () => {
+    const tree = allowAll();
+    const graph = new Graph({ id: 'g', nodes: [new Step(rmAgent('worker'))], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate: tree });
+    const first = rmAgent('first');
+    install(first, { gate: tree });
+    const second = rmAgent('second');
+    install(second, { gate: { name: 'other', decide: () => ({ verdict: 'allow' }) } });
+    /** Declares two agents; runs the second. */
+    class Pair extends Node {
+      constructor() {
+        super('step', {});
+      }
+      [GOVERNS](): GovernanceDeclaration {
+        return { agents: [first, second] };
+      }
+      async *handle(input: unknown): ReturnType<Node['handle']> {
+        yield* [];
+        const result = await second.invoke(input as string);
+        return { content: result.lastMessage.content };
+      }
+    }
+    const swapped = new Pair();
+    nodesOf(graph).set('step', swapped);
+    (graph as unknown as { _sources: unknown[] })._sources[0] = swapped;
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.step).toMatch(/runs an agent gated by "other", not by this tree's gate "allow-all"/);
     expect(ran).toEqual([]);
   });
 
