@@ -43,6 +43,7 @@ import {
   type Gate,
   GateFailedError,
   GatePlugin,
+  type GateRecord,
   GOVERNS,
   type GovernanceDeclaration,
   install,
