@@ -51,6 +51,15 @@
  *   adopted agent's place, read back by a later `install()`).
  * - equivalent: L274 (`!(agent instanceof Object)` → never): `promisedGateSource` of a non-object finds no mark and
  *   no plugin, and answers undefined the same way.
+ *
+ * Rerun at 84560ef: ask.ts 211 mutants, 96.2% (203 killed, 7 survived, 1 no coverage), each one of the
+ * equivalents at the top (`approval === undefined` three times, `approvalId` three times, `readMember`'s catch;
+ * the `'late'` text uncovered). agent-gate.ts 135, 85.2% (115 killed, 20 survived): L108 (`stopModel` joining only
+ * its own agent's events) → never: killed since (a fan-out sibling's model is not called after the stop,
+ * `attacks.test.ts`); → always: equivalent, a delegate's inner agent runs in the run its call was decided in, so
+ * joining it changes nothing. L140/L141 (`failUnexpected`'s placeholders), L184, L193, L198/L199/L203/L207 (the
+ * orders), L238/L239, L256/L257/L259/L260/L266/L267 and L286: the equivalents listed above (lines 128/129, 172, 181,
+ * 186-195, 226/227, 244-255 and 274 then).
  */
 import { ExecuteToolStage, type InterruptResponseContentData, type JSONValue } from '@strands-agents/sdk';
 import { AgentNode, Graph, Swarm } from '@strands-agents/sdk/multiagent';

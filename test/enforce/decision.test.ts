@@ -55,6 +55,13 @@
  * before the gate is asked, with no gate left to record it: "a refusal made before the gate is asked"), L110/L111
  * and L116 (the delegate block; the stopped-run check is gone), L286 (the verdict observed for a call whose run
  * stopped while its allow was recorded).
+ *
+ * Rerun at 84560ef: 284 mutants, 93.7% (266 killed, 17 survived, 1 no coverage). L66, L78 (two), L79, L91, L92,
+ * L261 and L290: the equivalents above (lines 65, 77, 78, 90, 91, 251 and 280 then). L86/L87/L88 (drift of the name,
+ * the id or the tool while the gate decided, and their texts): not reachable with the SDK, as above. Killed since:
+ * L115/L117/L118 (`decideForeign`: an allowed inner call runs, an inner agent without its execution check keeps
+ * its own refusal), L155/L156 (a loop outside any invocation: its exact reason, recorded as tampering, in
+ * `attacks.test.ts`).
  */
 import { type Agent, BeforeToolCallEvent, BeforeToolsEvent } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';

@@ -53,6 +53,12 @@
  * - L212 (`chosen === POISONED || current !== chosen` → never): killed (the swap tests below fail).
  * - L221/L222 (the held node cancel's tamper report): killed by "a cancel cleared later by code that kept the
  *   event".
+ *
+ * Rerun at 84560ef: 250 mutants, 89.2% (223 killed, 23 survived, 4 no coverage). Equivalent or not reachable, as
+ * above: L63/L64, L95, L120/L121, L157 (two), L163/L164, L173 (two), L194 (two), L207, L215, L238 (two), L301/L305.
+ * Killed since: L72 (four, a declared agent that only promises a gate it cannot have) and L78 (a declared node's
+ * second agent under another gate), both in "what the node runs"; L241 (the swap check), by the swap tests when
+ * mutated by hand. L276/L277 (the run depth hooks) are gone with the run depth.
  */
 import { type Agent, SequentialToolExecutor, tool } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';

@@ -71,6 +71,18 @@
  * call.ts: L96/L97 (`agentIdOf`) and L306/L308 (`viewOf`) are the equivalents listed above; L161 and L341
  * (`seal(…, false, …)` → `true` in `refuse` and `fail`): the held cancel refuses the call before the seal is read,
  * and `fail` stops the run first.
+ *
+ * Rerun at 84560ef (README, "Mutation testing"): seal.ts 269 mutants, 85.5% (229 killed, 1 timed out, 34 survived,
+ * 5 no coverage); call.ts 179, 93.3% (159 killed, 8 timed out, 12 survived). seal.ts: equivalent as above, L44 and
+ * L279 (another agent's events), L67, L87 (`input === undefined`), L109/L112 (`done` on the way out), L199
+ * (`sealed === undefined`), L221 (five mutants of the callee's place store), L259/L260 (the refused branch, since
+ * the held cancel), L272, and no coverage L84 (`canonicalInput`'s catch) and L200 (the fallback text of a missing
+ * seal, which `mismatch` always names first); killed since, L144/L145 and L181 (a check that throws, a name that
+ * cannot be read: "a call context the execution check cannot read") and L235/L237/L241 (the delegation refusal's
+ * shape, wrongly called equivalent above: "an allowed delegate call answered around the check"). call.ts: L87
+ * (`invocationState === run` → never: joining a run to itself changes nothing), L137/L138, L347/L349 and L382,
+ * equivalent as above; L96 (the text of a loop outside any invocation) killed since by its exact reason in
+ * `attacks.test.ts`.
  */
 import {
   type Agent,
