@@ -444,6 +444,30 @@ describe('a later hook that puts back the result of a call answered around the g
   });
 });
 
+/** An answer a middleware makes itself, for a call whose run it closed early. */
+function closedEarly(toolUseId: string): { result: ToolResultBlock } {
+  return { result: new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock('closed early')] }) };
+}
+
+/**
+ * A middleware right outside the check that steps the call's run once, throws `stop` into it and keeps what that
+ * gave (the final result's JSON, `not done`, or the rejection) in `outcome`.
+ */
+function throwsAfterFirstStep(outcome: string[]): MiddlewareHandlerOf<typeof ExecuteToolStage> {
+  // eslint-disable-next-line require-yield
+  return async function* (ctx, next) {
+    const run = next(ctx);
+    await run.next();
+    outcome.push(
+      await run.throw(new Error('stop')).then(
+        (step) => (step.done ? JSON.stringify(step.value) : 'not done'),
+        (error: unknown) => `rejected: ${String(error)}`,
+      ),
+    );
+    return closedEarly(ctx.toolUse.toolUseId);
+  };
+}
+
 describe("the execution check's iterator, driven by a middleware outside it", () => {
   /** A tool whose run yields two updates before its result. */
   const streaming = tool({
@@ -458,10 +482,7 @@ describe("the execution check's iterator, driven by a middleware outside it", ()
     },
   });
 
-  /** An answer made by the middleware itself, for a call it closed early. */
-  const answer = (toolUseId: string): { result: ToolResultBlock } => ({
-    result: new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock('closed early')] }),
-  });
+  const answer = closedEarly;
 
   /**
    * Runs `agent` with `middleware` registered right outside the execution check: after the SDK's own tool-stage
@@ -506,22 +527,11 @@ describe("the execution check's iterator, driven by a middleware outside it", ()
   });
 
   it("throw() after the first step is thrown into the tool's own run, which answers it", async () => {
-    const outcome: unknown[] = [];
+    const outcome: string[] = [];
     const agent = scriptedAgent('victim', [call('stream', { path: '/tmp' }), say('done')], { tools: [streaming] });
     install(agent, { gate: allowAll() });
-    // eslint-disable-next-line require-yield
-    await runWithOuter(agent, async function* (ctx, next) {
-      const run = next(ctx);
-      await run.next();
-      // The SDK's function tool catches what is thrown into its run and answers it as an error result.
-      outcome.push(
-        await run.throw(new Error('stop')).then(
-          (step) => (step.done ? JSON.stringify(step.value) : 'not done'),
-          (error: unknown) => `rejected: ${String(error)}`,
-        ),
-      );
-      return answer(ctx.toolUse.toolUseId);
-    });
+    await runWithOuter(agent, throwsAfterFirstStep(outcome));
+    // The SDK's function tool catches what is thrown into its run and answers it as an error result.
     expect(outcome).toHaveLength(1);
     expect(outcome[0]).toMatch(/"status":"error".*stop/);
   });
@@ -909,9 +919,7 @@ describe("an agent-as-tool's run, driven by a middleware outside the execution c
     return { helper, lead, metrics: result.metrics?.toolMetrics };
   }
 
-  const answer = (toolUseId: string): { result: ToolResultBlock } => ({
-    result: new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock('closed early')] }),
-  });
+  const answer = closedEarly;
 
   it("return() after the first step closes the SDK's run of the tool: its finally counts the call", async () => {
     // eslint-disable-next-line require-yield
@@ -929,18 +937,7 @@ describe("an agent-as-tool's run, driven by a middleware outside the execution c
 
   it("throw() after the first step is thrown into the agent-as-tool's run, which answers it", async () => {
     const outcome: string[] = [];
-    // eslint-disable-next-line require-yield
-    await leadWithHelper(async function* (ctx, next) {
-      const run = next(ctx);
-      await run.next();
-      outcome.push(
-        await run.throw(new Error('stop')).then(
-          (step) => (step.done ? JSON.stringify(step.value) : 'not done'),
-          (error: unknown) => `rejected: ${String(error)}`,
-        ),
-      );
-      return answer(ctx.toolUse.toolUseId);
-    });
+    await leadWithHelper(throwsAfterFirstStep(outcome));
     // The SDK's AgentAsTool catches what is thrown into its run and answers it as an error result.
     expect(outcome).toHaveLength(1);
     expect(outcome[0]).toMatch(/"status":"error".*stop/);
