@@ -67,6 +67,7 @@ import {
   scriptedAgent,
   toolResults,
 } from '../helpers/sdk.js';
+import { deferred } from '../helpers/deferred.js';
 
 isolateEachTest();
 
@@ -645,14 +646,6 @@ describe('A9: the decision hook never throws, whatever is thrown at it', () => {
 });
 
 describe('B: a gate failure stops the whole run', () => {
-  function deferred(): { promise: Promise<void>; resolve: () => void } {
-    let resolve = (): void => undefined;
-    const promise = new Promise<void>((r) => {
-      resolve = r;
-    });
-    return { promise, resolve };
-  }
-
   it('in a fan-out Graph, a sibling already running makes no further call, and no later node runs', async () => {
     const failed = deferred();
     const bRanOnce = deferred();
@@ -896,10 +889,7 @@ describe('B: the stop belongs to the run the call was decided in, whatever invoc
       { tools: [recordingTool('write'), recordingTool('ls')] },
     );
     install(agent, { gate: failsOnLs });
-    let lsFailed: () => void = () => undefined;
-    const failed = new Promise<void>((resolve) => {
-      lsFailed = resolve;
-    });
+    const { promise: failed, resolve: lsFailed } = deferred();
     agent.addHook(AfterToolCallEvent, (event) => {
       if (event.toolUse.name === 'ls') lsFailed();
     });
@@ -1713,10 +1703,7 @@ describe("An agent's loop run under another invocationState than its invocation"
     });
     const graph = new Graph({ id: 'g', nodes: [crash, late], edges: [] });
     installMultiagent(graph, { gate: failsOnBoom });
-    let crashed!: () => void;
-    const stopped = new Promise<void>((resolve) => {
-      crashed = resolve;
-    });
+    const { promise: stopped, resolve: crashed } = deferred();
     crash.addHook(AfterToolCallEvent, () => crashed());
     const stage = await agentStreamStage();
     // The sibling's loop starts only once the root run is stopped, under an object that joins the run then.

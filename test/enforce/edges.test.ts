@@ -18,6 +18,7 @@ import {
   scriptedAgent,
   toolResults,
 } from '../helpers/sdk.js';
+import { deferred } from '../helpers/deferred.js';
 
 isolateEachTest();
 
@@ -115,10 +116,7 @@ describe('the decision refuses', () => {
   });
 
   it('an allowance whose record settles after the run was stopped elsewhere', async () => {
-    let release = (): void => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: held, resolve: release } = deferred();
     const a = scriptedAgent('a', [call('ls'), say('-')], { tools: [recordingTool('ls')] });
     const b = scriptedAgent('b', [call('ls'), say('-')], { tools: [recordingTool('ls')] });
     const gate: Gate = {

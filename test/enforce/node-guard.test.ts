@@ -105,6 +105,7 @@ import {
   say,
   scriptedAgent,
 } from '../helpers/sdk.js';
+import { deferred } from '../helpers/deferred.js';
 import { edgesOf, nodesOf } from '../helpers/sdk.js';
 
 const rmAgent = (id: string) =>
@@ -361,10 +362,7 @@ describe('a cancel cleared later by code that kept the event', () => {
     const graph = new Graph({ id: 'g', nodes: [rmAgent('c')], edges: [], maxSteps: 3 });
     installMultiagent(graph, { gate: allowAll() });
     const states: unknown[] = [];
-    let cleared!: () => void;
-    const attempted = new Promise<void>((resolve) => {
-      cleared = resolve;
-    });
+    const { promise: attempted, resolve: cleared } = deferred();
     // A hook keeps the event and tries to clear its cancel once the guard has set it.
     const keeper = (e: BeforeNodeCallEvent): void => {
       states.push(e.invocationState);

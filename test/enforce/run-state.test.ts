@@ -39,6 +39,7 @@ import { z } from 'zod';
 import { addPlaces, placesOf, UNTRACKABLE_RUN } from '../../src/enforce/run-state.js';
 import { type Gate, GateFailedError, install, installMultiagent, type ToolCallRequest } from '../../src/index.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+import { deferred } from '../helpers/deferred.js';
 
 isolateEachTest();
 
@@ -60,10 +61,7 @@ const throwsOnRm: Gate = {
 
 describe('a run stopped by a gate failure', () => {
   it('while one agent of a shared invocationState still runs, an agent that joins after a failure is stopped too', async () => {
-    let release: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const { promise: held, resolve: release } = deferred();
     const wait = tool({
       name: 'wait',
       description: 'waits until the test releases it',

@@ -103,6 +103,7 @@ import { allowAll, type Gate, GateFailedError, type GateRecord, install, install
 import { agentGateMark } from '../../src/walker/marks.js';
 import { agentHookRegistry, liveCallbackArray, liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+import { deferred } from '../helpers/deferred.js';
 
 isolateEachTest();
 
@@ -564,10 +565,7 @@ describe("the execution check's iterator, driven by a middleware outside it", ()
  */
 describe('the execution check repeats what the decision checked, for what changed in between', () => {
   it('a run stopped after the decision (a concurrent sibling crashed meanwhile): the allowed call does not run', async () => {
-    let crashed!: () => void;
-    const siblingCrashed = new Promise<void>((resolve) => {
-      crashed = resolve;
-    });
+    const { promise: siblingCrashed, resolve: crashed } = deferred();
     const agent = scriptedAgent(
       'batch',
       [
@@ -604,10 +602,7 @@ describe('the execution check repeats what the decision checked, for what change
   });
 
   it('a middleware that runs an allowed call as a refused sibling (its id, name, tool and input): refused', async () => {
-    let outerDone!: () => void;
-    const outerFinished = new Promise<void>((resolve) => {
-      outerDone = resolve;
-    });
+    const { promise: outerFinished, resolve: outerDone } = deferred();
     const gate = lsGate();
     const agent = scriptedAgent(
       'a',
@@ -623,10 +618,7 @@ describe('the execution check repeats what the decision checked, for what change
       { tools: [recordingTool('ls'), recordingTool('rm')] },
     );
     install(agent, { gate });
-    let refusedDecided!: () => void;
-    const refused = new Promise<void>((resolve) => {
-      refusedDecided = resolve;
-    });
+    const { promise: refused, resolve: refusedDecided } = deferred();
     // Keeps the refused call's seal alive (its after-call hook deletes it) until the middleware is done.
     agent.addHook(
       BeforeToolCallEvent,
