@@ -63,8 +63,7 @@ export function moveMiddlewareInnermost(agent: Agent, handler: unknown): boolean
 
 /** Whether the handler is the innermost wrap of the agent's tool execution chain right now. */
 export function isInnermostMiddleware(agent: Agent, handler: unknown): boolean {
-  const wrap = innermostToolWrap(agent);
-  return wrap !== undefined && wrap.handler === handler;
+  return handler !== undefined && innermostToolWrap(agent) === handler;
 }
 
 /**

@@ -265,17 +265,18 @@ export function toolMiddleware(agent: Agent): readonly MiddlewareEntry[] | undef
 }
 
 /**
- * The handler of the innermost `wrap` of an agent's `ExecuteToolStage` chain: `{ handler }`, or undefined when
- * there is none or the registry, or the phase of an entry from the end up to that wrap, is not plain data. Entries before the
- * innermost wrap are not read: whatever they are, the SDK composes them outside it.
+ * The handler of the innermost `wrap` of an agent's `ExecuteToolStage` chain, or undefined when there is none,
+ * or when the registry, or the phase of an entry from the end up to that wrap, is not plain data (a handler that
+ * is not plain data reads as undefined too: no one's handler). Entries before the innermost wrap are not read:
+ * whatever they are, the SDK composes them outside it. Runs on every tool call: it allocates nothing per entry
+ * beyond the phase read.
  */
-export function innermostToolWrap(agent: Agent): { readonly handler: unknown } | undefined {
+export function innermostToolWrap(agent: Agent): unknown {
   const entries = liveMiddlewareArray(agent) ?? [];
   for (let i = entries.length - 1; i >= 0; i -= 1) {
     const phase = dataField(entries[i], 'phase');
     if (!phase.ok) return undefined;
-    // A handler that is not plain data reads as undefined, which is no one's handler.
-    if (phase.value === 'wrap') return { handler: readData(entries[i], 'handler') };
+    if (phase.value === 'wrap') return readData(entries[i], 'handler');
   }
   return undefined;
 }

@@ -21,6 +21,9 @@
  *   (`installMultiagent`'s preflight refuses a getter or Proxy there, see install.test.ts); for a field that is
  *   absent the descriptor is undefined either way, and making a getter non-configurable changes no value read.
  *
+ * - `isInnermostMiddleware`, `handler !== undefined` (→ `true`): its one caller passes the agent's execution
+ *   check, never undefined; the guard only keeps "undefined is nobody's handler" true for any other caller.
+ *
  * Mutants that no real SDK object can reach:
  * - `moveToFront`, `entries === undefined` and `index === -1` (→ `false`): both callers register the callback
  *   with the SDK's own `addHook`/`addCallback` in the same synchronous step, so its array exists and holds it.
