@@ -79,8 +79,8 @@ function agent() {
   return built;
 }
 
-/** How many records the `record` mode writes per call of the other modes (`instructions.mjs` divides by it). */
-const RECORDS_PER_CALL = 10;
+/** How many records the `record` mode writes per call of the other modes (set and divided by `instructions.mjs`). */
+const RECORDS_PER_CALL = Number(process.env.RECORDS_PER_CALL ?? 1);
 
 if (mode === 'record') {
   // The decision log's own cost: one chained record to a file per "call", no agent around it.
@@ -98,7 +98,6 @@ if (mode === 'record') {
       input,
       durationMs: 0.123,
     });
-  // Ten records per call of the other modes: 400 records alone are within the noise of the process's start-up.
   for (let i = 0; i < (warm + counted) * 5 * calls * RECORDS_PER_CALL; i += 1) record(i);
   rmSync(dir, { recursive: true, force: true });
   process.exit(0);
