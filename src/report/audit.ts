@@ -217,10 +217,6 @@ function acceptedByGuard(entry: Entry, parent: Entry | undefined): string | unde
 }
 
 /**
- * A node of a guarded tree that carries another gate than the tree's: the node guard cancels it at run time
- * (one gate per tree), so it is `blocked`, not `gated`.
- */
-/**
  * The orchestrator whose node guard checks an entry at run time: its parent, or for an agent a custom node
  * declares, the orchestrator holding that node.
  */
@@ -230,6 +226,10 @@ function guardingOrchestrator(entryAt: ReadonlyMap<string, Entry>, parentKey: st
   return entryAt.get(keyOf(parent.path.slice(0, -1)));
 }
 
+/**
+ * A node of a guarded tree that carries another gate than the tree's: the node guard cancels it at run time
+ * (one gate per tree), so it is `blocked`, not `gated`.
+ */
 function otherGateThanTree(entry: Entry, parent: Entry | undefined, verdict: Verdict): Verdict {
   if (verdict.status !== 'gated' || parent === undefined) return verdict;
   if (parent.kind !== 'graph' && parent.kind !== 'swarm') return verdict;
@@ -253,7 +253,10 @@ function otherGateThanTree(entry: Entry, parent: Entry | undefined, verdict: Ver
   return key === guard.treeGateKey ? verdict : blocked(`gated by "${verdict.gate?.name ?? '?'}"`);
 }
 
-/** Decides a node's status from our marks and its parent's protection. */
+/**
+ * Decides a node's status from our marks and the protection of what checks it at run time: its parent, or for
+ * an agent a custom node declares, the orchestrator holding that node.
+ */
 function judge(
   entry: Entry,
   parent: CoverageNode | undefined,
@@ -318,6 +321,28 @@ function judge(
   };
 }
 
+/** How far from covered a status is, worst first: a declaring node answers with its worst declared agent. */
+const DECLARED_SEVERITY: readonly NodeStatus[] = ['ungated', 'ungateable', 'blocked', 'accepted'];
+
+/**
+ * An `attested` custom node says it runs its declared agents, each gated: where one of them is not (ungated,
+ * ungateable, blocked by the guard, or only accepted), the node's own row takes that agent's status, reason and
+ * fix, so it never reads as covered above an agent that is not.
+ */
+function takeWorstDeclared(node: CoverageNode, declared: readonly CoverageNode[]): void {
+  if (node.status !== 'attested') return;
+  for (const status of DECLARED_SEVERITY) {
+    const worst = declared.find((child) => child.status === status);
+    if (worst === undefined) continue;
+    node.status = status;
+    const what = worst.kind === 'remote' ? 'remote agent' : worst.kind;
+    node.reason = `custom node that runs its declared ${what} "${worst.id}", which is ${status}: ${worst.reason}`;
+    // An attested row has no fix of its own to keep.
+    if (worst.fix !== undefined) node.fix = worst.fix;
+    return;
+  }
+}
+
 /** Warns on every node whose gate shares its name with another gate of the report: names are not identities. */
 function warnOnNameClashes(nodes: readonly CoverageNode[]): void {
   const idsByName = new Map<string, Set<string>>();
@@ -358,9 +383,14 @@ function build(
   for (const entry of inventory.entries) {
     const key = keyOf(entry.path);
     const parentKey = entry.path.length > 1 ? keyOf(entry.path.slice(0, -1)) : undefined;
-    const parent =
-      parentKey !== undefined && graph.hasNode(parentKey) ? graph.getNodeAttribute(parentKey, 'node') : undefined;
     const first = entry.sameAs === undefined ? undefined : graph.getNodeAttribute(keyOf(entry.sameAs), 'node');
+    // The orchestrator whose guard checks this entry: its parent, or for an agent a custom node declares, the
+    // orchestrator holding that node.
+    const guarding = guardingOrchestrator(entryAt, parentKey);
+    const guardingRow =
+      guarding === undefined || !graph.hasNode(keyOf(guarding.path))
+        ? undefined
+        : graph.getNodeAttribute(keyOf(guarding.path), 'node');
     const acceptance =
       acceptedHere.get(joinPath(entry.path)) ??
       acceptedByGuard(entry, parentKey === undefined ? undefined : entryAt.get(parentKey));
@@ -372,11 +402,7 @@ function build(
             ...(first.fix === undefined ? {} : { fix: first.fix }),
             ...(first.gate === undefined ? {} : { gate: first.gate }),
           }
-        : otherGateThanTree(
-            entry,
-            guardingOrchestrator(entryAt, parentKey),
-            judge(entry, parent, assumeInstalled, acceptance),
-          );
+        : otherGateThanTree(entry, guarding, judge(entry, guardingRow, assumeInstalled, acceptance));
     const isAgent = (entry.kind === 'agent' || entry.kind === 'agent-tool') && entry.problem === undefined;
     const tools = isAgent && first === undefined ? toolsOf(entry.target as Agent) : { tools: [], unknown: false };
     const node: CoverageNode = {
@@ -397,6 +423,16 @@ function build(
     graph.addNode(key, { node });
     if (parentKey !== undefined && graph.hasNode(parentKey))
       graph.addDirectedEdge(parentKey, key, { kind: 'contains' });
+  }
+  // Children are judged after their parent; a declaring node's row then answers for its declared agents.
+  for (const entry of [...inventory.entries].reverse()) {
+    if (entry.declared === undefined || entry.problem !== undefined) continue;
+    const key = keyOf(entry.path);
+    if (!graph.hasNode(key)) continue;
+    const children = graph
+      .filterOutNeighbors(key, (_child, attributes) => attributes.node.path.length === entry.path.length + 1)
+      .map((child) => graph.getNodeAttribute(child, 'node'));
+    takeWorstDeclared(graph.getNodeAttribute(key, 'node'), children);
   }
   for (const edge of inventory.edges) {
     const from = keyOf(edge.from);

@@ -12,6 +12,7 @@ import {
   CoverageError,
   CoverageReportSchema,
   GatePlugin,
+  GOVERNS,
   installMultiagent,
   plan,
 } from '../../src/index.js';
@@ -129,6 +130,67 @@ describe('audit', () => {
     expect(node.warnings.join('\n')).toMatch(/1 MCP client\(s\)/);
     expect(node.warnings.join('\n')).toMatch(/intervention "shared-cedar" has onError 'proceed' and fails open/);
     expect(node.warnings.join('\n')).toMatch(/intervention "shared-cedar" is shared with b/);
+  });
+
+  it("a declaring custom node's row takes the worst status of the agents it declares, never reads covered above them", () => {
+    const worker = scriptedAgent('worker', [say('x')], { tools: [recordingTool('rm')] });
+    const declared: unknown[] = [worker];
+    const step = {
+      id: 'step',
+      invoke: () => Promise.reject(new Error('not run')),
+      stream: () => {
+        throw new Error('not run');
+      },
+      [GOVERNS]: () => ({ agents: declared }),
+    };
+    const graph = new Graph({ id: 'g', nodes: [{ orchestrator: step } as never], edges: [] });
+    const handles = installMultiagent(graph, { gate: allowAll() });
+    expect(statuses(audit(graph))).toEqual(['g:gated', 'g/step:attested', 'g/step/worker:gated']);
+    // The worker loses its gate: the guard cancels the node, and both rows say so.
+    handles.find((h) => h.agent === worker)!.uninstall();
+    expect(statuses(audit(graph))).toEqual(['g:gated', 'g/step:blocked', 'g/step/worker:blocked']);
+    // A remote agent declared beside it is worse than blocked: the node's row names it.
+    declared.push(new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' }));
+    const report = audit(graph);
+    expect(statuses(report)).toEqual([
+      'g:gated',
+      'g/step:ungateable',
+      'g/step/worker:blocked',
+      'g/step/remote:ungateable',
+    ]);
+    expect(report.nodes[1]!.reason).toMatch(
+      /^custom node that runs its declared remote agent "remote", which is ungateable: is an A2AAgent/,
+    );
+    expect(report.nodes[1]!.fix).toBe(report.nodes[3]!.fix);
+    expect(report.summary.coverage).toBe(0);
+  });
+
+  it('a declaring custom node met at a second place answers for its agents there too', () => {
+    const worker = scriptedAgent('worker', [say('x')], { tools: [recordingTool('rm')] });
+    const step = {
+      id: 'step',
+      invoke: () => Promise.reject(new Error('not run')),
+      stream: () => {
+        throw new Error('not run');
+      },
+      [GOVERNS]: () => ({ agents: [worker] }),
+    };
+    const inner = (id: string): Graph => new Graph({ id, nodes: [{ orchestrator: step } as never], edges: [] });
+    const graph = new Graph({ id: 'o', nodes: [inner('g1'), inner('g2')], edges: [] });
+    const report = audit(graph);
+    expect(statuses(report)).toEqual([
+      'o:ungated',
+      'o/g1:ungated',
+      'o/g1/step:ungated',
+      'o/g1/step/worker:ungated',
+      'o/g2:ungated',
+      'o/g2/step:ungated',
+      'o/g2/step/worker:ungated',
+    ]);
+    expect(report.nodes[5]!.reason).toBe(
+      'custom node that runs its declared agent "worker", which is ungated: same object as o › g1 › step › worker: ' +
+        'runs its tools without a gate',
+    );
   });
 
   // A feature test: background tasks came after the oldest supported SDK, so it is detected by presence.
