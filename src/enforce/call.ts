@@ -35,8 +35,8 @@ export interface Seal {
   readonly allowed: boolean;
   readonly name: string;
   readonly toolUseId: string;
-  /** Canonical form of the judged input (absent for a call refused before its input was read). */
-  readonly canonical: string | undefined;
+  /** The judged input as taken once (absent for a call refused before its input was read). */
+  readonly input: InputSnapshot | undefined;
   /** The deep-frozen judged input: what the tool runs with. */
   readonly frozen: unknown;
   readonly tool: unknown;
@@ -151,7 +151,7 @@ export function seal(state: GateState, call: Call, allowed: boolean, cancelText?
     allowed,
     name: call.name,
     toolUseId: call.toolUseId,
-    canonical: call.snapshot?.canonical,
+    input: call.snapshot,
     frozen: call.snapshot?.frozen,
     tool: call.tool,
     invocation: call.invocation,

@@ -102,10 +102,28 @@ function deepFreeze<T>(value: T): T {
 export interface InputSnapshot {
   /** The copy the gate judges and the tool runs with; nobody can change it. */
   readonly frozen: unknown;
-  /** `canonicalJson(frozen)`: what a later input is compared with. */
+  /** `canonicalJson(frozen)`: what a later input is compared with (written when first read). */
   readonly canonical: string;
   /** The JSON text the copy was parsed from (`undefined` for an input JSON cannot write). */
   readonly text: string | undefined;
+}
+
+/**
+ * A snapshot whose canonical form is written when first asked for: most calls are compared by their JSON text
+ * alone, and the copy never changes, so the form written later is the one it would have had at once.
+ */
+class Snapshot implements InputSnapshot {
+  private _canonical: string | undefined;
+
+  constructor(
+    readonly frozen: unknown,
+    readonly text: string | undefined,
+  ) {}
+
+  get canonical(): string {
+    this._canonical ??= canonicalJson(this.frozen);
+    return this._canonical;
+  }
 }
 
 /**
@@ -120,7 +138,7 @@ export interface InputSnapshot {
 export function snapshotInput(input: unknown): InputSnapshot {
   const text = JSON.stringify(withoutMarker(input));
   const frozen: unknown = deepFreeze(text === undefined ? undefined : JSON.parse(text));
-  return { frozen, canonical: canonicalJson(frozen), text };
+  return new Snapshot(frozen, text);
 }
 
 /**
@@ -136,14 +154,4 @@ export function sameInput(input: unknown, snapshot: InputSnapshot): boolean {
   const text = JSON.stringify(withoutMarker(input));
   if (text === snapshot.text) return true;
   return canonicalJson(text === undefined ? undefined : JSON.parse(text)) === snapshot.canonical;
-}
-
-/**
- * The canonical form of an input as it reaches the execution check (the SDK copied it already), to compare
- * with a snapshot's. Throws when it cannot be written.
- *
- * @param input - the input the execution check sees
- */
-export function canonicalInput(input: unknown): string {
-  return canonicalJson(withoutMarker(input));
 }

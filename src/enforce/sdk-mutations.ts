@@ -55,6 +55,8 @@ export function moveOrchestratorHookFirst(orchestrator: Orchestrator, eventClass
 export function moveMiddlewareInnermost(agent: Agent, handler: unknown): boolean {
   const entries = liveMiddlewareArray(agent);
   if (entries === undefined) return false;
+  // Runs on every call, where the check is nearly always innermost already.
+  if (entries.length > 0 && readData(entries[entries.length - 1], 'handler') === handler) return true;
   const index = entries.findIndex((entry) => readData(entry, 'handler') === handler);
   if (index === -1) return false;
   if (index < entries.length - 1) entries.push(...entries.splice(index, 1));

@@ -27,7 +27,7 @@ import { segmentOf, UNNAMED } from '../paths.js';
 import { executorRefusal } from '../walker/classify.js';
 import { readAgentTool, readData } from '../walker/sdk-internals.js';
 import { BLOCKED, ERROR, type GateState, recordTampering, refusalResult, type Seal } from './call.js';
-import { canonicalInput } from './digest.js';
+import { sameInput } from './digest.js';
 import { type CalledAt, runCalledAt, runFailure, stopRun } from './run-state.js';
 import { isInnermostMiddleware } from './sdk-mutations.js';
 
@@ -78,13 +78,15 @@ function mismatch(state: GateState, context: ExecuteContext, next: unknown): str
     const refusal = state.adopt(callee.agent) ?? executorRefusal(callee.agent);
     if (refusal !== undefined) return `the agent-as-tool ${refusal}`;
   }
-  let input: string | undefined;
+  // Compared as the SDK would copy it (the tool runs with the sealed copy whatever the live input holds): the
+  // same JSON text answers at once, any other is compared by canonical form.
+  let same: boolean;
   try {
-    input = canonicalInput(context.toolUse.input);
+    same = sealed.input !== undefined && sameInput(context.toolUse.input, sealed.input);
   } catch {
-    input = undefined;
+    same = false;
   }
-  if (input === undefined || input !== sealed.canonical) return 'the input changed after the decision';
+  if (!same) return 'the input changed after the decision';
   return undefined;
 }
 

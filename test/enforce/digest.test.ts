@@ -15,7 +15,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   BACKGROUND_MARKER,
-  canonicalInput,
   canonicalJson,
   sameInput,
   sha256Hex,
@@ -139,8 +138,13 @@ describe('snapshotInput', () => {
   });
 
   it('takes an input JSON cannot write as undefined, with no text', () => {
-    expect(snapshotInput(undefined)).toEqual({ frozen: undefined, canonical: 'undefined', text: undefined });
-    expect(snapshotInput(() => 1)).toEqual({ frozen: undefined, canonical: 'undefined', text: undefined });
+    const fields = (s: ReturnType<typeof snapshotInput>) => ({
+      frozen: s.frozen,
+      canonical: s.canonical,
+      text: s.text,
+    });
+    expect(fields(snapshotInput(undefined))).toEqual({ frozen: undefined, canonical: 'undefined', text: undefined });
+    expect(fields(snapshotInput(() => 1))).toEqual({ frozen: undefined, canonical: 'undefined', text: undefined });
   });
 
   it('reads a getter once, as the SDK copy does', () => {
@@ -174,12 +178,5 @@ describe('sameInput', () => {
 
   it('is true for an undefined input taken as undefined', () => {
     expect(sameInput(undefined, snapshotInput(undefined))).toBe(true);
-  });
-});
-
-describe('canonicalInput', () => {
-  it('is the canonical form without the marker, keeping what a JSON round trip would drop', () => {
-    expect(canonicalInput({ [BACKGROUND_MARKER]: true, b: 1, a: -0 })).toBe('{"a":-0,"b":1}');
-    expect(() => canonicalInput({ when: new Date(0) })).toThrow(TypeError);
   });
 });

@@ -66,8 +66,8 @@
  * - no coverage (12): the texts of refusals the decision makes first, now reached by the block named above; the
  *   catch of `checkCall` (a call the check cannot read: pinned by "a call the execution check cannot read", which
  *   found the refusal's own read of the tool name throwing past it, so the run went on unrecorded: fixed); the
- *   catch of `canonicalInput` in `mismatch`, equivalent: an input that cannot be made canonical leaves `input`
- *   undefined, refused by the next line either way.
+ *   catch of the input comparison in `mismatch` (now `sameInput`; killed since by "a middleware handed the check an
+ *   input that cannot be copied").
  * call.ts: L96/L97 (`agentIdOf`) and L306/L308 (`viewOf`) are the equivalents listed above; L161 and L341
  * (`seal(…, false, …)` → `true` in `refuse` and `fail`): the held cancel refuses the call before the seal is read,
  * and `fail` stops the run first.
@@ -76,7 +76,7 @@
  * 5 no coverage); call.ts 179, 93.3% (159 killed, 8 timed out, 12 survived). seal.ts: equivalent as above, L44 and
  * L279 (another agent's events), L67, L87 (`input === undefined`), L109/L112 (`done` on the way out), L199
  * (`sealed === undefined`), L221 (five mutants of the callee's place store), L259/L260 (the refused branch, since
- * the held cancel), L272, and no coverage L84 (`canonicalInput`'s catch) and L200 (the fallback text of a missing
+ * the held cancel), L272, and no coverage L84 (the input comparison's catch, killed since as above) and L200 (the fallback text of a missing
  * seal, which `mismatch` always names first); killed since, L144/L145 and L181 (a check that throws, a name that
  * cannot be read: "a call context the execution check cannot read") and L235/L237/L241 (the delegation refusal's
  * shape, wrongly called equivalent above: "an allowed delegate call answered around the check"). call.ts: L87
@@ -161,6 +161,15 @@ describe('the execution check refuses a call that differs from its seal, naming 
           },
           { order: HookOrder.SDK_LAST },
         ),
+      'the input changed after the decision',
+    ],
+    [
+      'a middleware handed the check an input that cannot be copied',
+      // A middleware outside the check hands it a context of its own: the SDK's messages keep the judged input.
+      (a) =>
+        a.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+          return yield* next({ ...ctx, toolUse: { ...ctx.toolUse, input: { path: '/tmp', n: 10n } as never } });
+        }),
       'the input changed after the decision',
     ],
     [
