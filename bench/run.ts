@@ -80,7 +80,7 @@ async function timeLoop(calls: number, gate?: () => Gate): Promise<Timed> {
 }
 
 /** A timing in milliseconds per operation, in microseconds. */
-const micro = (t: Timed): Timed => ({ wall: t.wall * 1000, cpu: t.cpu * 1000 });
+const micro = (t: Timed): Timed => ({ wall: t.wall * 1000, cpu: t.cpu * 1000, thread: t.thread * 1000 });
 
 async function toolCallOverhead(): Promise<void> {
   const calls = 20;
@@ -351,6 +351,7 @@ function table(machine: string): string {
     'CPU value',
     'CPU baseline',
     'CPU ratio (p25–p75)',
+    'main-thread CPU ratio (p25–p75)',
     'target',
     'met',
   ];
@@ -363,6 +364,9 @@ function table(machine: string): string {
     r.cpu === undefined ? '' : String(r.cpu.value),
     r.cpu === undefined ? '' : String(r.cpu.baseline),
     r.cpu === undefined ? '' : `${r.cpu.ratio} (${r.cpu.spread[0]}–${r.cpu.spread[1]})`,
+    r.thread === undefined
+      ? ''
+      : `${r.thread.value}/${r.thread.baseline}: ${r.thread.ratio} (${r.thread.spread[0]}–${r.thread.spread[1]})`,
     r.target ?? '',
     r.met === undefined ? '' : r.met ? 'yes' : 'NO',
   ]);

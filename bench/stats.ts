@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /**
  * Measurement helpers: every ratio is taken in one process, alternating the two sides pair by pair (the
  * order flips each pair), and summarised by the median of the per-pair ratios and its spread. In-process
@@ -31,6 +33,13 @@ export interface Row {
     readonly ratio: number;
     readonly spread: readonly [number, number];
   };
+  /** The same in CPU time of the main thread alone, where the platform gives it. */
+  readonly thread?: {
+    readonly value: number;
+    readonly baseline: number;
+    readonly ratio: number;
+    readonly spread: readonly [number, number];
+  };
   /** What the ratio must stay under, when the issue sets a target. */
   readonly target?: string;
   /** Whether the target is met. */
@@ -57,10 +66,34 @@ export function settle(): void {
   (globalThis as { gc?: () => void }).gc?.();
 }
 
-/** One side's measurement: wall-clock time, and CPU time of the process when it was taken. */
+/** One side's measurement: wall-clock time, CPU time of the process, and CPU time of the main thread. */
 export interface Timed {
   readonly wall: number;
   readonly cpu: number;
+  /** CPU time of the main thread alone (NaN where the platform does not give it). */
+  readonly thread: number;
+}
+
+/** `process.threadCpuUsage`, in Node versions that have it (22.x recent, 23.9 and later). */
+const threadCpuUsage = (process as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage;
+
+/**
+ * CPU time of the calling thread in milliseconds: `process.threadCpuUsage()` where Node has it, else Linux's
+ * `/proc/thread-self/schedstat` (which advances only at the scheduler's ticks, a few milliseconds: good for
+ * samples of tens of milliseconds), else NaN. Process CPU time also counts V8's helper threads (concurrent
+ * GC marking and compilation), whose work depends on when the engine schedules it.
+ */
+export function threadCpuMs(): number {
+  if (threadCpuUsage !== undefined) {
+    const used = threadCpuUsage.call(process);
+    return (used.user + used.system) / 1000;
+  }
+  try {
+    const text = readFileSync('/proc/thread-self/schedstat', 'latin1');
+    return Number(text.slice(0, text.indexOf(' '))) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 /**
@@ -71,21 +104,25 @@ export interface Timed {
  */
 export async function timed(work: () => unknown, per = 1): Promise<Timed> {
   const cpu = process.cpuUsage();
+  const thread = threadCpuMs();
   const wall = performance.now();
   await work();
   const wallMs = performance.now() - wall;
+  const threadMs = threadCpuMs() - thread;
   const used = process.cpuUsage(cpu);
-  return { wall: wallMs / per, cpu: (used.user + used.system) / 1000 / per };
+  return { wall: wallMs / per, cpu: (used.user + used.system) / 1000 / per, thread: threadMs / per };
 }
 
 /** The same timing synchronously (no await between the two readings). */
 export function timedSync(work: () => unknown, per = 1): Timed {
   const cpu = process.cpuUsage();
+  const thread = threadCpuMs();
   const wall = performance.now();
   work();
   const wallMs = performance.now() - wall;
+  const threadMs = threadCpuMs() - thread;
   const used = process.cpuUsage(cpu);
-  return { wall: wallMs / per, cpu: (used.user + used.system) / 1000 / per };
+  return { wall: wallMs / per, cpu: (used.user + used.system) / 1000 / per, thread: threadMs / per };
 }
 
 /** Paired samples of the measured side and the baseline: plain numbers, or wall and CPU time. */
@@ -157,6 +194,11 @@ export function row(
   const cpuOf = (s: number | Timed): number => (typeof s === 'number' ? Number.NaN : s.cpu);
   const withCpu = [...samples.measured, ...samples.baseline].every((s) => typeof s !== 'number');
   const cpu = withCpu ? summary(samples.measured.map(cpuOf), samples.baseline.map(cpuOf)) : undefined;
+  const threadOf = (s: number | Timed): number => (typeof s === 'number' ? Number.NaN : s.thread);
+  // A sample too short for the thread clock reads 0: such rows get no thread ratio.
+  const withThread =
+    withCpu && [...samples.measured, ...samples.baseline].every((s) => Number.isFinite(threadOf(s)) && threadOf(s) > 0);
+  const thread = withThread ? summary(samples.measured.map(threadOf), samples.baseline.map(threadOf)) : undefined;
   const judged = cpu ?? wall;
   return {
     name,
@@ -169,6 +211,11 @@ export function row(
     ...(cpu === undefined
       ? {}
       : { cpu: { value: cpu.value, baseline: cpu.baseline, ratio: cpu.ratio, spread: cpu.spread } }),
+    ...(thread === undefined
+      ? {}
+      : {
+          thread: { value: thread.value, baseline: thread.baseline, ratio: thread.ratio, spread: thread.spread },
+        }),
     ...(target === undefined
       ? {}
       : {
