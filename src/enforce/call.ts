@@ -40,6 +40,8 @@ export interface Seal {
   /** The deep-frozen judged input: what the tool runs with. */
   readonly frozen: unknown;
   readonly tool: unknown;
+  /** The tool object's prototype and own fields when the call was read (absent for a call refused before). */
+  readonly toolShape: readonly unknown[] | undefined;
   /** The run this call belongs to. */
   readonly invocation: unknown;
   /** Every place the call may run at. */
@@ -127,6 +129,8 @@ export interface Call {
   readonly path: readonly string[];
   readonly paths: readonly (readonly string[])[];
   snapshot?: InputSnapshot;
+  /** The tool object's prototype and own fields as they were when the call was read (`ownDataShape`). */
+  toolShape?: readonly unknown[];
   gate?: GateView;
   request?: ToolCallRequest;
 }
@@ -154,6 +158,7 @@ export function seal(state: GateState, call: Call, allowed: boolean, cancelText?
     input: call.snapshot,
     frozen: call.snapshot?.frozen,
     tool: call.tool,
+    toolShape: call.toolShape,
     invocation: call.invocation,
     paths: call.paths,
     cancelText,

@@ -8,7 +8,7 @@
 import type { BeforeToolCallEvent } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
 import { executorRefusal } from '../walker/classify.js';
-import { readAgentTool, readData, toolKindOf } from '../walker/sdk-internals.js';
+import { ownDataShape, readAgentTool, readData, toolKindOf } from '../walker/sdk-internals.js';
 import { settleAsk } from './ask.js';
 import {
   agentIdOf,
@@ -160,6 +160,13 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
     call.snapshot = snapshotInput(toolUse.input);
   } catch (error) {
     fail(state, call, `the input of tool "${call.name}" cannot be copied: ${messageOf(error)}`);
+    return undefined;
+  }
+  // What the tool object is now, so the execution check can tell it was changed in place (a swapped schema,
+  // callback or own `stream` would run other code, or another input, than was judged).
+  call.toolShape = ownDataShape(call.tool);
+  if (call.toolShape === undefined) {
+    fail(state, call, `tool "${call.name}" is a Proxy or has a getter among its own fields: it cannot be sealed`);
     return undefined;
   }
   const failure = runFailure(call.invocation);

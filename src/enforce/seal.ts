@@ -25,7 +25,7 @@ import { types } from 'node:util';
 import { messageOf } from '../errors.js';
 import { segmentOf, UNNAMED } from '../paths.js';
 import { executorRefusal } from '../walker/classify.js';
-import { readAgentTool, readData } from '../walker/sdk-internals.js';
+import { ownDataShape, readAgentTool, readData, sameShape } from '../walker/sdk-internals.js';
 import { BLOCKED, ERROR, type GateState, recordTampering, refusalResult, type Seal } from './call.js';
 import { sameInput } from './digest.js';
 import { type CalledAt, runCalledAt, runFailure, stopRun } from './run-state.js';
@@ -77,6 +77,11 @@ function mismatch(state: GateState, context: ExecuteContext, next: unknown): str
   if (callee.kind === 'agent-tool') {
     const refusal = state.adopt(callee.agent) ?? executorRefusal(callee.agent);
     if (refusal !== undefined) return `the agent-as-tool ${refusal}`;
+  }
+  // Changed in place (a swapped schema, callback, agent or own `stream`), the same object would run other code, or
+  // another input, than was judged.
+  if (!sameShape(ownDataShape(sealed.tool), sealed.toolShape)) {
+    return 'the tool object was changed after the decision (its prototype or own fields)';
   }
   // Compared as the SDK would copy it (the tool runs with the sealed copy whatever the live input holds): the
   // same JSON text answers at once, any other is compared by canonical form.

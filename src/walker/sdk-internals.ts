@@ -105,6 +105,33 @@ export function readData(owner: unknown, key: PropertyKey): unknown {
   return descriptor !== undefined && 'value' in descriptor ? (descriptor.value as unknown) : undefined;
 }
 
+/**
+ * An object's own fields as plain data, with its prototype first: `[prototype, key, value, key, value, …]`, or
+ * undefined when it is a `Proxy` or an own field is an accessor (either could answer each read differently). A
+ * value that is not an object reads as `[value]`. Two reads equal element by element (`sameShape`) show an object
+ * whose prototype and own fields did not change in between (objects its fields point to may have).
+ *
+ * @param value - the object (a tool, at a decision and again at its execution)
+ */
+export function ownDataShape(value: unknown): readonly unknown[] | undefined {
+  if (!isObjectLike(value)) return [value];
+  if (types.isProxy(value)) return undefined;
+  const shape: unknown[] = [Object.getPrototypeOf(value)];
+  for (const key of Reflect.ownKeys(value)) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+    if (descriptor === undefined || !('value' in descriptor)) return undefined;
+    shape.push(key, descriptor.value);
+  }
+  return shape;
+}
+
+/** Whether two `ownDataShape` reads are the same (an unreadable one is never the same as anything). */
+export function sameShape(a: readonly unknown[] | undefined, b: readonly unknown[] | undefined): boolean {
+  if (a === undefined || b === undefined || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i += 1) if (!Object.is(a[i], b[i])) return false;
+  return true;
+}
+
 /** Says in words why a field could not be read as plain data. */
 export function describeFieldProblem(what: string, key: string, read: FieldRead): string | undefined {
   if (read.ok) return undefined;

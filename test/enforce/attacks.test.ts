@@ -1422,7 +1422,7 @@ describe('Second red-team pass: each attack now fails', () => {
     expect(ran).toEqual([]);
   });
 
-  it('an agent-as-tool added after install, swapped after the decision to an agent that only promises a gate, runs under a real gate', async () => {
+  it('an agent-as-tool added after install, swapped after the decision to an agent that only promises a gate: the promise is kept, the changed tool refused', async () => {
     const noRm: Gate = {
       name: 'no-rm',
       decide: (r) => (r.toolName === 'rm' ? { verdict: 'deny', reason: 'no rm' } : { verdict: 'allow' }),
@@ -1443,7 +1443,9 @@ describe('Second red-team pass: each attack now fails', () => {
     lead.addHook(BeforeToolCallEvent, (event) => {
       if (event.toolUse.name === 'helper') (tool as unknown as { _agent: unknown })._agent = rogue;
     });
-    await lead.invoke('go').catch(() => undefined);
+    await expect(lead.invoke('go')).rejects.toThrow(
+      /tool call "helper" was refused at execution \(the tool object was changed after the decision/,
+    );
     expect(ran).toEqual([]);
     expect(agentGateMark(rogue)?.gateKey).toBe(noRm);
   });

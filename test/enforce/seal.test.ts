@@ -137,6 +137,64 @@ function agentWithTools(first = call('ls', { path: '/tmp' }, 'u1')): Scripted {
   return scriptedAgent('a', [first, say('done')], { tools: [recordingTool('ls'), recordingTool('rm')] });
 }
 
+describe('the tool object is sealed with the call: its prototype and own fields', () => {
+  const changed = 'the tool object was changed after the decision (its prototype or own fields)';
+
+  /** Runs `ls` under `lsGate` with `tamper` applied to the `ls` tool object by a later hook. */
+  async function runTampered(tamper: (tool: object) => void, prepare?: (tool: object) => void): Promise<unknown> {
+    const agent = agentWithTools();
+    const ls = agent.toolRegistry.get('ls')!;
+    prepare?.(ls);
+    install(agent, { gate: lsGate() });
+    agent.addHook(BeforeToolCallEvent, () => tamper(ls), { order: HookOrder.SDK_LAST });
+    return settleRun(agent);
+  }
+
+  it("an own field deleted after the decision (the prototype's member runs instead): refused", async () => {
+    const error = await runTampered(
+      (tool) => delete (tool as { stream?: unknown }).stream,
+      (tool) => {
+        const own = (tool as { stream: (c: unknown) => unknown }).stream.bind(tool);
+        Object.defineProperty(tool, 'stream', { value: own, writable: true, configurable: true });
+      },
+    );
+    expect((error as Error).message).toContain(changed);
+    expect(ran).toEqual([]);
+  });
+
+  it('its prototype swapped after the decision: refused', async () => {
+    const error = await runTampered((tool) => {
+      const proto = Object.getPrototypeOf(tool) as object;
+      Object.setPrototypeOf(tool, Object.create(proto) as object);
+    });
+    expect((error as Error).message).toContain(changed);
+    expect(ran).toEqual([]);
+  });
+
+  it('a getter among its own fields: refused at the decision, the gate is not asked', async () => {
+    const agent = agentWithTools();
+    const ls = agent.toolRegistry.get('ls')!;
+    const schema = (ls as unknown as { _inputSchema: unknown })._inputSchema;
+    Object.defineProperty(ls, '_inputSchema', { get: () => schema, configurable: true });
+    const gate = lsGate();
+    install(agent, { gate });
+    const error = await settleRun(agent);
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect((error as Error).message).toContain('tool "ls" is a Proxy or has a getter among its own fields');
+    expect(ran).toEqual([]);
+  });
+
+  it('a Proxy tool: refused at the decision', async () => {
+    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }, 'u1'), say('done')]);
+    agent.toolRegistry.add(new Proxy(recordingTool('ls'), {}));
+    install(agent, { gate: lsGate() });
+    const error = await settleRun(agent);
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect((error as Error).message).toContain('tool "ls" is a Proxy or has a getter among its own fields');
+    expect(ran).toEqual([]);
+  });
+});
+
 describe('the execution check refuses a call that differs from its seal, naming why', () => {
   const cases: [string, (a: Scripted) => void, string][] = [
     [
@@ -171,6 +229,32 @@ describe('the execution check refuses a call that differs from its seal, naming 
           return yield* next({ ...ctx, toolUse: { ...ctx.toolUse, input: { path: '/tmp', n: 10n } as never } });
         }),
       'the input changed after the decision',
+    ],
+    [
+      // The tool's own code reads its schema when it runs: swapped on the same object, it feeds the body another
+      // input than the judged one.
+      'a later hook swapped the input schema on the tool object itself',
+      (a) =>
+        a.addHook(
+          BeforeToolCallEvent,
+          (e) => {
+            (e.tool as unknown as { _inputSchema: unknown })._inputSchema = z.any().transform(() => ({ path: '/etc' }));
+          },
+          { order: HookOrder.SDK_LAST },
+        ),
+      'the tool object was changed after the decision (its prototype or own fields)',
+    ],
+    [
+      "an outer middleware shadowed the tool's stream on the instance",
+      (a) =>
+        a.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+          const tool = ctx.tool as unknown as { stream: (c: unknown) => unknown };
+          const own = tool.stream.bind(tool);
+          tool.stream = (c: unknown) =>
+            own({ ...(c as object), toolUse: { ...(c as { toolUse: object }).toolUse, input: { path: '/etc' } } });
+          return yield* next(ctx);
+        }),
+      'the tool object was changed after the decision (its prototype or own fields)',
     ],
     [
       'the decision hook was removed',
