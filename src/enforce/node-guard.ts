@@ -18,7 +18,8 @@
  * tampering: the node is cancelled and the whole run stops.
  */
 import { GateAuditError, messageOf } from '../errors.js';
-import { declaredRefusal, executorRefusal, hasNodeGuard, openNode } from '../walker/classify.js';
+import { classifyExecutor, declaredRefusal, executorRefusal, hasNodeGuard, openNode } from '../walker/classify.js';
+import type { Declared } from '../walker/declare.js';
 import { agentGateMark, NODE_GUARD_MARK, type MarkedHook, type NodeGuardMark, nodeGuardMark } from '../walker/marks.js';
 import {
   BeforeNodeCallEvent,
@@ -47,6 +48,41 @@ const POISONED = Symbol('gate-audit.poisoned-choice');
 /** Nodes accepted at install (remote or opaque), by node id: the one object let through at that id, and why. */
 export type AcceptedNodes = ReadonlyMap<string, { readonly object: unknown; readonly reason: string }>;
 
+/**
+ * Why the agents a custom node or executor declares must not run, or undefined when they may: each runs as a
+ * node's agent does (a promised gate is installed first, it carries a live gate, the tree's gate), and so does
+ * each agent a declared executor declares in turn.
+ */
+function declaredAgentsRefusal(
+  declared: Declared,
+  treeGate: TreeGate | undefined,
+  seen: Set<unknown> = new Set(),
+): string | undefined {
+  for (const executor of declared.agents) {
+    const adopted = adoptPendingPlugin(executor);
+    if (adopted !== undefined) return `has a declared executor that ${adopted.replace(/^runs /, 'is ')}`;
+  }
+  const refusal = declaredRefusal(declared);
+  if (refusal !== undefined) return refusal;
+  for (const executor of declared.agents) {
+    const other = otherTreeGate(executor, treeGate);
+    if (other !== undefined) return other;
+    const nested = declarationOf(executor);
+    if (nested !== undefined && !seen.has(executor)) {
+      seen.add(executor);
+      const inner = declaredAgentsRefusal(nested, treeGate, seen);
+      if (inner !== undefined) return inner;
+    }
+  }
+  return undefined;
+}
+
+/** What an executor declares it runs, when it is a custom executor that declares. */
+function declarationOf(executor: unknown): Declared | undefined {
+  const classified = classifyExecutor(executor);
+  return classified.problem === undefined && 'declared' in classified ? classified.declared : undefined;
+}
+
 /** Why the node chosen must not run, or undefined when it may. */
 function contentRefusal(
   node: unknown,
@@ -59,24 +95,18 @@ function contentRefusal(
   if (acceptance !== undefined) {
     const object = acceptance.object;
     const executor = content.via === 'agent-node' || content.via === 'multi-agent-node' ? content.executor : node;
-    if (object === node || object === executor) return undefined;
-    return 'is not the object accepted at install (it was swapped) | accept entries cover the executor found at install only';
+    if (object !== node && object !== executor) {
+      return 'is not the object accepted at install (it was swapped) | accept entries cover the executor found at install only';
+    }
+    // Accepted as remote or opaque; one that declares agents now runs them, and they are judged as any node's.
+    const declared = content.via === 'declared' ? content.declared : declarationOf(executor);
+    return declared === undefined ? undefined : declaredAgentsRefusal(declared, treeGate);
   }
   if (content.via === 'custom') return `${content.problem.reason} | ${content.problem.fix}`;
-  if (content.via === 'declared') {
-    // The agents a custom node declares run as a node's agent does: a promised gate is installed first.
-    for (const executor of content.declared.agents) {
-      const adopted = adoptPendingPlugin(executor);
-      if (adopted !== undefined) return `has a declared executor that ${adopted.replace(/^runs /, 'is ')}`;
-    }
-    const refusal = declaredRefusal(content.declared);
-    if (refusal !== undefined) return refusal;
-    for (const executor of content.declared.agents) {
-      const other = otherTreeGate(executor, treeGate);
-      if (other !== undefined) return other;
-    }
-    return undefined;
-  }
+  if (content.via === 'declared') return declaredAgentsRefusal(content.declared, treeGate);
+  // An executor that declares (behind an AgentNode or MultiAgentNode) is judged by what it declares.
+  const declared = declarationOf(content.executor);
+  if (declared !== undefined) return declaredAgentsRefusal(declared, treeGate);
   return (
     adoptPendingPlugin(content.executor) ??
     executorRefusal(content.executor) ??

@@ -218,12 +218,15 @@ function acceptedByGuard(entry: Entry, parent: Entry | undefined): string | unde
 
 /**
  * The orchestrator whose node guard checks an entry at run time: its parent, or for an agent a custom node
- * declares, the orchestrator holding that node.
+ * declares (directly or through declarations in turn), the orchestrator holding that node.
  */
 function guardingOrchestrator(entryAt: ReadonlyMap<string, Entry>, parentKey: string | undefined): Entry | undefined {
-  const parent = parentKey === undefined ? undefined : entryAt.get(parentKey);
-  if (parent?.kind !== 'custom' || parent.declared === undefined || parent.path.length < 2) return parent;
-  return entryAt.get(keyOf(parent.path.slice(0, -1)));
+  let parent = parentKey === undefined ? undefined : entryAt.get(parentKey);
+  // Declarations nest: the guard judges every agent declared under a node, however deep.
+  while (parent?.kind === 'custom' && parent.declared !== undefined && parent.path.length >= 2) {
+    parent = entryAt.get(keyOf(parent.path.slice(0, -1)));
+  }
+  return parent;
 }
 
 /**

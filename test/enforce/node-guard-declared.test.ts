@@ -1,0 +1,215 @@
+/**
+ * The node guard and the audit judge the agents a node declares alike, wherever the declaration sits: on a custom
+ * `Node`, on a custom executor behind an `AgentNode`, on a node accepted at install as opaque, and in declarations
+ * nested in declarations. Where the audit says `blocked` ("the node guard cancels it at run time"), the guard
+ * cancels the node and no tool body runs.
+ */
+import type { Agent, AgentResult } from '@strands-agents/sdk';
+import { AgentNode, Graph, Node, type NodeResultUpdate } from '@strands-agents/sdk/multiagent';
+import { describe, expect, it } from 'vitest';
+import {
+  allowAll,
+  audit,
+  GatePlugin,
+  GOVERNS,
+  type GovernanceDeclaration,
+  install,
+  installMultiagent,
+} from '../../src/index.js';
+import { call, isolateEachTest, ran, recordingTool, runOrchestrator, say, scriptedAgent } from '../helpers/sdk.js';
+
+isolateEachTest();
+
+const rmAgent = (id: string): Agent =>
+  scriptedAgent(id, [call('rm', { path: `/${id}` }), say(id)], { tools: [recordingTool('rm')] });
+
+const other = { name: 'other', decide: () => ({ verdict: 'allow' as const }) };
+
+const statusOf = (graph: Graph, id: string): string | undefined => audit(graph).nodes.find((n) => n.id === id)?.status;
+
+/** A custom executor (not a Node) behind a plain AgentNode, declaring the agents it runs one after another. */
+class Team {
+  readonly id = 'team';
+  constructor(readonly agents: unknown[]) {}
+  [GOVERNS](): GovernanceDeclaration {
+    return { agents: this.agents };
+  }
+  async *stream(input: unknown, options?: unknown): AsyncGenerator<unknown, AgentResult> {
+    let last: AgentResult | undefined;
+    for (const agent of this.agents as Agent[]) last = yield* agent.stream(input as string, options as never);
+    return last!;
+  }
+}
+
+/** A custom node declaring what it is given, running every agent it reaches. */
+class Step extends Node {
+  constructor(
+    private readonly _declared: () => unknown[],
+    private readonly _runs: () => Agent[],
+  ) {
+    super('step', {});
+  }
+  [GOVERNS](): GovernanceDeclaration {
+    return { agents: this._declared() };
+  }
+  async *handle(input: unknown): AsyncGenerator<never, NodeResultUpdate> {
+    yield* [];
+    let content: NodeResultUpdate['content'] = [];
+    for (const agent of this._runs()) content = (await agent.invoke(input as string)).lastMessage.content;
+    return { content };
+  }
+}
+
+describe('a custom executor behind an AgentNode declaring its agents', () => {
+  it("an agent declared after install, gated by another gate than the tree's: blocked, and cancelled", async () => {
+    const team = new Team([rmAgent('first')]);
+    const graph = new Graph({ id: 'g', nodes: [new AgentNode({ agent: team as never })], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate: allowAll() });
+    const late = rmAgent('late');
+    install(late, { gate: other });
+    team.agents.push(late);
+    expect(statusOf(graph, 'late')).toBe('blocked');
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.team).toMatch(/runs an agent gated by "other", not by this tree's gate "allow-all"/);
+    expect(ran).toEqual([]);
+  });
+
+  it('an agent declared after install with a GatePlugin of another gate: its promise is kept, and it is cancelled', async () => {
+    const team = new Team([rmAgent('first')]);
+    const graph = new Graph({ id: 'g', nodes: [new AgentNode({ agent: team as never })], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate: allowAll() });
+    const late = scriptedAgent('late', [call('rm', { path: '/late' }), say('x')], {
+      tools: [recordingTool('rm')],
+      plugins: [new GatePlugin({ gate: other })],
+    });
+    team.agents.push(late);
+    expect(statusOf(graph, 'late')).toBe('blocked');
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.team).toMatch(/runs an agent gated by "other", not by this tree's gate "allow-all"/);
+    expect(ran).toEqual([]);
+  });
+
+  it("an agent declared after install and gated by the tree's gate runs", async () => {
+    const team = new Team([rmAgent('first')]);
+    const tree = allowAll();
+    const graph = new Graph({ id: 'g', nodes: [new AgentNode({ agent: team as never })], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate: tree });
+    const late = rmAgent('late');
+    install(late, { gate: tree });
+    team.agents.push(late);
+    expect(statusOf(graph, 'late')).toBe('gated');
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled).toEqual({});
+    expect(ran).toEqual(['rm({"path":"/first"})@first', 'rm({"path":"/late"})@late']);
+  });
+});
+
+describe('a node accepted at install as opaque that declares its agents later', () => {
+  it('declaring an agent with no gate: the audit says blocked and the guard cancels it', async () => {
+    let worker: Agent | undefined;
+    const lazy = new Step(
+      () => {
+        if (worker === undefined) throw new Error('not configured yet');
+        return [worker];
+      },
+      () => [worker!],
+    );
+    const graph = new Graph({ id: 'g', nodes: [lazy], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'g/step', reason: 'reviewed: runs no tools' }] });
+    worker = rmAgent('worker');
+    expect(statusOf(graph, 'worker')).toBe('blocked');
+    expect(statusOf(graph, 'step')).toBe('blocked');
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.step).toMatch(/has a declared executor that is an agent that carries no gate/);
+    expect(ran).toEqual([]);
+  });
+
+  it('an accepted executor behind an AgentNode that declares an agent with no gate later: cancelled', async () => {
+    const team = new Team([]);
+    let ready = false;
+    Object.defineProperty(team, GOVERNS, {
+      value: (): GovernanceDeclaration => {
+        if (!ready) throw new Error('not configured yet');
+        return { agents: team.agents };
+      },
+    });
+    const graph = new Graph({ id: 'g', nodes: [new AgentNode({ agent: team as never })], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'g/team', reason: 'reviewed: runs no tools' }] });
+    team.agents.push(rmAgent('worker'));
+    ready = true;
+    expect(statusOf(graph, 'worker')).toBe('blocked');
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.team).toMatch(/has a declared executor that is an agent that carries no gate/);
+    expect(ran).toEqual([]);
+  });
+
+  it('while it declares nothing it runs as accepted', async () => {
+    const opaque = new Step(
+      () => {
+        throw new Error('not configured yet');
+      },
+      () => [],
+    );
+    const graph = new Graph({ id: 'g', nodes: [opaque], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'g/step', reason: 'reviewed: runs no tools' }] });
+    expect(statusOf(graph, 'step')).toBe('accepted');
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled).toEqual({});
+  });
+});
+
+describe('declarations nested in declarations', () => {
+  it('an agent of another gate two declarations deep: blocked, and cancelled (one gate per tree)', async () => {
+    const inner = new Team([rmAgent('first')]);
+    const graph = new Graph({
+      id: 'g',
+      nodes: [
+        new Step(
+          () => [inner],
+          () => inner.agents as Agent[],
+        ),
+      ],
+      edges: [],
+      maxSteps: 3,
+    });
+    installMultiagent(graph, { gate: allowAll() });
+    const late = rmAgent('late');
+    install(late, { gate: other });
+    inner.agents.push(late);
+    expect(statusOf(graph, 'late')).toBe('blocked');
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.step).toMatch(/runs an agent gated by "other", not by this tree's gate "allow-all"/);
+    expect(ran).toEqual([]);
+  });
+
+  it('an agent with no gate two declarations deep: blocked (not ungated), and cancelled', async () => {
+    const inner = new Team([rmAgent('first')]);
+    const graph = new Graph({
+      id: 'g',
+      nodes: [
+        new Step(
+          () => [inner],
+          () => inner.agents as Agent[],
+        ),
+      ],
+      edges: [],
+      maxSteps: 3,
+    });
+    installMultiagent(graph, { gate: allowAll() });
+    inner.agents.push(rmAgent('late'));
+    expect(statusOf(graph, 'late')).toBe('blocked');
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.step).toMatch(/UNGATED NODE: node "step" in "g" has a declared executor that /);
+    expect(ran).toEqual([]);
+  });
+
+  it('a declaration that names itself after install: cancelled, nothing runs', async () => {
+    const team = new Team([rmAgent('first')]);
+    const graph = new Graph({ id: 'g', nodes: [new AgentNode({ agent: team as never })], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate: allowAll() });
+    team.agents.push(team);
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.team).toMatch(/^\[gate\] UNGATED NODE: node "team" in "g" /);
+    expect(ran).toEqual([]);
+  });
+});
