@@ -106,17 +106,17 @@ describe('a custom executor behind an AgentNode declaring its agents', () => {
 
 describe('a node accepted at install as opaque that declares its agents later', () => {
   it('declaring an agent with no gate: the audit says blocked and the guard cancels it', async () => {
-    let worker: Agent | undefined;
+    const slot: { worker?: Agent } = {};
     const lazy = new Step(
       () => {
-        if (worker === undefined) throw new Error('not configured yet');
-        return [worker];
+        if (slot.worker === undefined) throw new Error('not configured yet');
+        return [slot.worker];
       },
-      () => [worker!],
+      () => [slot.worker!],
     );
     const graph = new Graph({ id: 'g', nodes: [lazy], edges: [], maxSteps: 3 });
     installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'g/step', reason: 'reviewed: runs no tools' }] });
-    worker = rmAgent('worker');
+    slot.worker = rmAgent('worker');
     expect(statusOf(graph, 'worker')).toBe('blocked');
     expect(statusOf(graph, 'step')).toBe('blocked');
     const { cancelled } = await runOrchestrator(graph);
