@@ -245,6 +245,14 @@ export const SDK_FIELDS: readonly SdkField[] = [
     why: 'the agent a tool runs, gated too and refused when it carries no gate',
   },
   {
+    owner: 'AgentAsTool',
+    field: '_busy',
+    type: 'boolean',
+    need: 'required',
+    checked: 'probe',
+    why: 'the flag the SDK sets on the tool while it runs: the one own field the execution check lets change',
+  },
+  {
     owner: 'StructuredOutputTool',
     field: '_schema',
     type: 'object',

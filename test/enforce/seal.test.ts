@@ -184,6 +184,36 @@ describe('the tool object is sealed with the call: its prototype and own fields'
     expect(ran).toEqual([]);
   });
 
+  it('an agent-as-tool called twice at once: its own busy flag is no change to the tool', async () => {
+    const helper = scriptedAgent('helper', [say('done')]);
+    install(helper, { gate: allowAll() });
+    const lead = scriptedAgent(
+      'lead',
+      [
+        {
+          tools: [
+            { name: 'helper', input: { input: 'one' }, id: 'h1' },
+            { name: 'helper', input: { input: 'two' }, id: 'h2' },
+          ],
+        },
+        say('done'),
+      ],
+      { tools: [helper.asTool()], toolExecutor: 'concurrent' },
+    );
+    install(lead, { gate: allowAll() });
+    // The second call is decided while the first runs (the tool busy) and checked after it ended (not busy).
+    const { promise: firstDone, resolve: done } = deferred();
+    lead.addHook(AfterToolCallEvent, (e) => {
+      if (e.toolUse.toolUseId === 'h1') done();
+    });
+    lead.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+      if (ctx.toolUse.toolUseId === 'h2') await firstDone;
+      return yield* next(ctx);
+    });
+    expect(await settleRun(lead)).toBeUndefined();
+    expect(toolResults(lead)).toEqual(['success:done', 'success:done']);
+  });
+
   it('a Proxy tool: refused at the decision', async () => {
     const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }, 'u1'), say('done')]);
     agent.toolRegistry.add(new Proxy(recordingTool('ls'), {}));
