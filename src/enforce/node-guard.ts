@@ -53,11 +53,7 @@ export type AcceptedNodes = ReadonlyMap<string, { readonly object: unknown; read
  * node's agent does (a promised gate is installed first, it carries a live gate, the tree's gate), and so does
  * each agent a declared executor declares in turn.
  */
-function declaredAgentsRefusal(
-  declared: Declared,
-  treeGate: TreeGate | undefined,
-  seen: Set<unknown> = new Set(),
-): string | undefined {
+function declaredAgentsRefusal(declared: Declared, treeGate: TreeGate | undefined): string | undefined {
   for (const executor of declared.agents) {
     const adopted = adoptPendingPlugin(executor);
     if (adopted !== undefined) return `has a declared executor that ${adopted.replace(/^runs /, 'is ')}`;
@@ -67,12 +63,11 @@ function declaredAgentsRefusal(
   for (const executor of declared.agents) {
     const other = otherTreeGate(executor, treeGate);
     if (other !== undefined) return other;
+    // A declaration cycle never gets here: `declaredRefusal` above recurses through it first, and the guard's
+    // catch cancels the node when the stack runs out.
     const nested = declarationOf(executor);
-    if (nested !== undefined && !seen.has(executor)) {
-      seen.add(executor);
-      const inner = declaredAgentsRefusal(nested, treeGate, seen);
-      if (inner !== undefined) return inner;
-    }
+    const inner = nested === undefined ? undefined : declaredAgentsRefusal(nested, treeGate);
+    if (inner !== undefined) return inner;
   }
   return undefined;
 }

@@ -3,6 +3,11 @@
  * `Node`, on a custom executor behind an `AgentNode`, on a node accepted at install as opaque, and in declarations
  * nested in declarations. Where the audit says `blocked` ("the node guard cancels it at run time"), the guard
  * cancels the node and no tool body runs.
+ *
+ * Mutated by hand (each killed here): the accepted branch's declaration check (both the node's own and an
+ * executor's), the declaring-executor branch, the tree-gate check and the recursion into nested declarations of
+ * `declaredAgentsRefusal` in `node-guard.ts`, and the walk up through nested declarations of
+ * `guardingOrchestrator` in `src/report/audit.ts`.
  */
 import type { Agent, AgentResult } from '@strands-agents/sdk';
 import { AgentNode, Graph, Node, type NodeResultUpdate } from '@strands-agents/sdk/multiagent';

@@ -72,6 +72,10 @@
  * (`seal(…, false, …)` → `true` in `refuse` and `fail`): the held cancel refuses the call before the seal is read,
  * and `fail` stops the run first.
  *
+ * Added after that rerun, mutated by hand and killed: the tool seal (`ownDataShape`/`sameShape` in
+ * `sdk-internals.ts`: the prototype, every own key, accessors, Proxies, the length, AgentAsTool's `_busy`; its
+ * check in `mismatch`; the refusal at the decision in `decision.ts`), and the catch of the input comparison.
+ *
  * Rerun at 84560ef (README, "Mutation testing"): seal.ts 269 mutants, 85.5% (229 killed, 1 timed out, 34 survived,
  * 5 no coverage); call.ts 179, 93.3% (159 killed, 8 timed out, 12 survived). seal.ts: equivalent as above, L44 and
  * L279 (another agent's events), L67, L87 (`input === undefined`), L109/L112 (`done` on the way out), L199
