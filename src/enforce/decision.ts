@@ -34,7 +34,7 @@ import { sameInput, snapshotInput } from './digest.js';
 import type { AskDecision, ToolCallRequest } from './gate.js';
 import { viewGate } from './gate-identity.js';
 import { currentCall, placesOf, runFailure } from './run-state.js';
-import { moveMiddlewareInnermost } from './sdk-mutations.js';
+import { lockSdkTool, moveMiddlewareInnermost } from './sdk-mutations.js';
 
 /** A gate's answer, each field read exactly once. */
 type ReadDecision =
@@ -169,6 +169,7 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
     fail(state, call, `tool "${call.name}" is a Proxy or has a getter among its own fields: it cannot be sealed`);
     return undefined;
   }
+  lockSdkTool(call.tool);
   const failure = runFailure(call.invocation);
   if (failure !== undefined) {
     return refuseRecorded(state, call, `${ERROR} ${failure}; the run was stopped`, failure).then(() => undefined);

@@ -37,7 +37,7 @@ import type { Gate } from './gate.js';
 import { log } from './log.js';
 import { observeNode } from './observe.js';
 import { runFailure, stopRun } from './run-state.js';
-import { addOrchestratorHook, holdCancel, moveOrchestratorHookFirst } from './sdk-mutations.js';
+import { addOrchestratorHook, holdCancel, keepCancel, moveOrchestratorHookFirst } from './sdk-mutations.js';
 
 /** Prefix of the message a cancelled node carries. */
 export const UNGATED_NODE = '[gate] UNGATED NODE:';
@@ -203,6 +203,8 @@ export function installNodeGuard(
   };
 
   const witness = (event: BeforeNodeCallEvent): void => {
+    // First of all: no hook in between can make the cancel one the guard cannot set.
+    keepCancel(event);
     try {
       const nodeId = String(event.nodeId);
       const choices = choicesOf(event.state);
@@ -270,9 +272,18 @@ export function installNodeGuard(
 
   const cancel = (event: BeforeNodeCallEvent, nodeId: string, refusal: string): void => {
     const text = `${UNGATED_NODE} node "${nodeId}" in "${where}" ${refusal}`;
-    holdCancel(event, text, () =>
+    const held = holdCancel(event, text, () =>
       tamper(event.invocationState, `something tried to clear the cancel of node "${nodeId}"`),
     );
+    if (!held) {
+      // A hook made the cancel unchangeable: the node would run. Stop the run (every gate in it refuses) and throw.
+      tamper(event.invocationState, `the cancel of node "${nodeId}" could not be set`);
+      throw new GateAuditError(
+        'GATE_FAILED',
+        `${ERROR} orchestrator "${where}": node "${nodeId}" must not run (${refusal}), and a node hook made its ` +
+          'cancel unchangeable; the run was stopped | do not redefine the cancel of node events',
+      );
+    }
     observeNode(() => {
       const view = viewOf(gate());
       return { orchestrator, nodeId, reason: text, ...(view === undefined ? {} : { gate: view.name }) };

@@ -8,6 +8,8 @@ import type { Agent } from '@strands-agents/sdk';
 import { GateAuditError } from '../errors.js';
 import { testedRange } from '../sdk-version.js';
 import {
+  FunctionTool,
+  hiddenPrototypes,
   isProxy,
   liveCallbackArray,
   liveMiddlewareArray,
@@ -17,6 +19,7 @@ import {
   innermostToolWrap,
   agentHookRegistry,
   BeforeToolCallEvent,
+  ZodTool,
 } from '../walker/sdk-internals.js';
 
 function moveToFront(entries: unknown[] | undefined, callback: unknown): boolean {
@@ -137,36 +140,95 @@ const NON_CONFIGURABLE: PropertyDescriptor = Object.freeze({ configurable: false
 const READ_ONLY: PropertyDescriptor = Object.freeze({ configurable: false, writable: false });
 
 /** Events whose cancel gate-audit holds: set once, then only changed through the held setter. */
-const held = new WeakSet<object>();
+/** An event's `cancel` in gate-audit's keeping: its value, and once a refusal is held, who hears of a clear. */
+interface KeptCancel {
+  current: unknown;
+  held: boolean;
+  onClear: (() => void) | undefined;
+}
+
+const kept = new WeakMap<object, KeptCancel>();
+
+/**
+ * Takes an event's `cancel` into gate-audit's keeping before any other hook sees the event (the node witness
+ * runs first): other hooks set and clear it as before, but none can redefine it (as an accessor that answers the
+ * SDK `false` whatever is written, say) before a refusal is held there. Where it cannot be taken (already made
+ * unchangeable), it is left as it is.
+ *
+ * @param event - the SDK event
+ */
+export function keepCancel(event: { cancel: unknown }): void {
+  if (kept.has(event)) return;
+  const state: KeptCancel = { current: event.cancel, held: false, onClear: undefined };
+  try {
+    Object.defineProperty(event, 'cancel', {
+      configurable: false,
+      enumerable: true,
+      get: () => state.current,
+      set: (value: unknown) => {
+        if (state.held && !value) state.onClear?.();
+        else state.current = value;
+      },
+    });
+    kept.set(event, state);
+  } catch {
+    // left as it is: holdCancel reads back what it set
+  }
+}
 
 /**
  * Sets a refusal as an event's `cancel` (a `BeforeToolCallEvent` or a `BeforeNodeCallEvent`) and holds it
  * there: a later hook (or a stream consumer) may give it another truthy value, and the SDK still refuses the call
  * or node, but one that tries to clear it leaves the refusal in place and `onClear` runs; the property cannot be
- * redefined. Where it cannot be held (already made unchangeable), it is set plainly.
+ * redefined. Where it cannot be held (already made unchangeable), it is set plainly and read back.
  *
  * @param event - the SDK event
  * @param text - the refusal
  * @param onClear - told of each attempt to clear it
+ * @returns whether the SDK will read a refusal there (false: the event's `cancel` does not take it)
  */
-export function holdCancel(event: { cancel: unknown }, text: string, onClear: () => void): void {
-  if (!held.has(event)) {
-    let current: unknown = text;
-    try {
-      Object.defineProperty(event, 'cancel', {
-        configurable: false,
-        enumerable: true,
-        get: () => current,
-        set: (value: unknown) => {
-          if (value) current = value;
-          else onClear();
-        },
-      });
-      held.add(event);
-      return;
-    } catch {
-      // not held: set below
-    }
+export function holdCancel(event: { cancel: unknown }, text: string, onClear: () => void): boolean {
+  keepCancel(event);
+  const state = kept.get(event);
+  if (state !== undefined) {
+    state.current = text;
+    state.held = true;
+    state.onClear = onClear;
+    return true;
   }
-  event.cancel = text;
+  try {
+    event.cancel = text;
+    return Boolean(event.cancel);
+  } catch {
+    return false;
+  }
+}
+
+const lockedTools = new WeakSet<object>();
+
+/**
+ * Makes the own fields of a tool of the SDK's own classes (`FunctionTool`, `ZodTool` and the `FunctionTool` it
+ * wraps, `AgentAsTool`) read-only and non-configurable, the first time a call of it is decided: the SDK writes
+ * them only in their constructors (but `AgentAsTool`'s `_busy`, left writable), and code that runs between the
+ * execution check and the tool's own run (a span processor's `onStart`) could otherwise swap its schema, callback
+ * or agent after the check compared them. Tools of other classes are left as they are (their own code may write
+ * their fields); the execution check compares them.
+ *
+ * @param tool - the tool a call was decided for
+ */
+export function lockSdkTool(tool: unknown): void {
+  if (typeof tool !== 'object' || tool === null || isProxy(tool) || lockedTools.has(tool)) return;
+  const proto: unknown = Object.getPrototypeOf(tool);
+  const agentTool = proto === hiddenPrototypes().agentAsTool;
+  if (!agentTool && proto !== FunctionTool.prototype && proto !== ZodTool.prototype) return;
+  lockedTools.add(tool);
+  for (const key of Reflect.ownKeys(tool)) {
+    const descriptor = Object.getOwnPropertyDescriptor(tool, key);
+    if (descriptor === undefined || !('value' in descriptor) || descriptor.configurable !== true) continue;
+    const writable = agentTool && key === '_busy';
+    Object.defineProperty(tool, key, { value: descriptor.value as unknown, writable, configurable: false });
+  }
+  // Nor can it take an own member (a `stream` of its own would run instead of its class's).
+  Object.preventExtensions(tool);
+  if (proto === ZodTool.prototype) lockSdkTool(readData(tool, '_functionTool'));
 }

@@ -46,11 +46,13 @@ export {
   BeforeNodeCallEvent,
   BeforeToolCallEvent,
   ExecuteToolStage,
+  FunctionTool,
   Graph,
   MultiAgentHandoffEvent,
   MultiAgentNode,
   Node,
   Swarm,
+  ZodTool,
 };
 
 /** A Graph or Swarm of this process's SDK copy. */
@@ -122,10 +124,10 @@ export function ownDataShape(value: unknown): readonly unknown[] | undefined {
   // The SDK's AgentAsTool sets its own `_busy` while it runs (a second call at once is answered with an error).
   const written = proto === hiddenPrototypes().agentAsTool ? '_busy' : undefined;
   for (const key of Reflect.ownKeys(value)) {
-    if (key === written) continue;
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
     if (descriptor === undefined || !('value' in descriptor)) return undefined;
-    shape.push(key, descriptor.value);
+    // Left out as data only: a getter there could do anything when the SDK reads it.
+    if (key !== written) shape.push(key, descriptor.value);
   }
   return shape;
 }

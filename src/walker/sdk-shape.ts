@@ -60,6 +60,7 @@ export interface SdkField {
     | 'MultiAgentNode'
     | 'AgentAsTool'
     | 'StructuredOutputTool'
+    | 'ZodTool'
     | 'A2AAgent';
   /** The property path, e.g. `_hooksRegistry._callbacks`. */
   readonly field: string;
@@ -243,6 +244,14 @@ export const SDK_FIELDS: readonly SdkField[] = [
     need: 'required',
     checked: 'probe',
     why: 'the agent a tool runs, gated too and refused when it carries no gate',
+  },
+  {
+    owner: 'ZodTool',
+    field: '_functionTool',
+    type: 'object',
+    need: 'required',
+    checked: 'run',
+    why: 'the FunctionTool a tool() wraps and runs, made read-only with it after its first decision',
   },
   {
     owner: 'AgentAsTool',

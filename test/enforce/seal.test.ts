@@ -97,7 +97,10 @@ import {
   type MiddlewareHandlerOf,
   JsonBlock,
   TextBlock,
+  Tool,
+  type ToolContext,
   ToolResultBlock,
+  type ToolStreamGenerator,
   tool,
 } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';
@@ -154,24 +157,96 @@ describe('the tool object is sealed with the call: its prototype and own fields'
     return settleRun(agent);
   }
 
-  it("an own field deleted after the decision (the prototype's member runs instead): refused", async () => {
-    const error = await runTampered(
-      (tool) => delete (tool as { stream?: unknown }).stream,
-      (tool) => {
-        const own = (tool as { stream: (c: unknown) => unknown }).stream.bind(tool);
-        Object.defineProperty(tool, 'stream', { value: own, writable: true, configurable: true });
-      },
+  /** A tool class of an app's own: its fields stay writable, so the execution check compares them. */
+  class PathTool extends Tool {
+    name = 'ls';
+    description = 'lists a path';
+    toolSpec = { name: 'ls', description: 'lists a path', inputSchema: { type: 'object' as const } };
+    target = 'ls';
+    // eslint-disable-next-line @typescript-eslint/require-await
+    async *stream(context: ToolContext): ToolStreamGenerator {
+      ran.push(`${this.target}(${JSON.stringify(context.toolUse.input)})`);
+      return new ToolResultBlock({ toolUseId: context.toolUse.toolUseId, status: 'success', content: [] });
+    }
+  }
+
+  /** Runs `ls` (a PathTool) under `lsGate` with `tamper` applied to it by a later hook or an outer middleware. */
+  async function runOwnTool(tamper: (agent: Agent, tool: PathTool) => void): Promise<unknown> {
+    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }, 'u1'), say('done')]);
+    const ls = new PathTool();
+    agent.toolRegistry.add(ls);
+    install(agent, { gate: lsGate() });
+    tamper(agent, ls);
+    return settleRun(agent);
+  }
+
+  it('a field of a tool class of your own changed after the decision: refused', async () => {
+    const error = await runOwnTool((agent, ls) =>
+      agent.addHook(BeforeToolCallEvent, () => void (ls.target = 'rm'), { order: HookOrder.SDK_LAST }),
     );
     expect((error as Error).message).toContain(changed);
     expect(ran).toEqual([]);
   });
 
-  it('its prototype swapped after the decision: refused', async () => {
-    const error = await runTampered((tool) => {
-      const proto = Object.getPrototypeOf(tool) as object;
-      Object.setPrototypeOf(tool, Object.create(proto) as object);
+  it("an own member of such a tool deleted after the decision (the prototype's runs instead): refused", async () => {
+    const error = await runOwnTool((agent, ls) => {
+      Object.defineProperty(ls, 'stream', { value: ls.stream.bind(ls), writable: true, configurable: true });
+      agent.addHook(BeforeToolCallEvent, () => void delete (ls as { stream?: unknown }).stream, {
+        order: HookOrder.SDK_LAST,
+      });
     });
     expect((error as Error).message).toContain(changed);
+    expect(ran).toEqual([]);
+  });
+
+  it('an outer middleware that shadows its stream on the instance: refused', async () => {
+    const error = await runOwnTool((agent) =>
+      agent.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
+        const tool = ctx.tool as unknown as { stream: (c: unknown) => unknown };
+        const own = tool.stream.bind(tool);
+        tool.stream = (c: unknown) => own({ ...(c as object), toolUse: { toolUseId: 'u1', name: 'ls', input: {} } });
+        return yield* next(ctx);
+      }),
+    );
+    expect((error as Error).message).toContain(changed);
+    expect(ran).toEqual([]);
+  });
+
+  it("a tool of the SDK's classes is read-only after its first decision: a swap of its schema throws, nothing runs", async () => {
+    const error = await runTampered((tool) => {
+      (tool as { _inputSchema: unknown })._inputSchema = z.any().transform(() => ({ path: '/etc' }));
+    });
+    expect((error as Error).message).toMatch(/Cannot assign to read only property '_inputSchema'/);
+    expect(ran).toEqual([]);
+  });
+
+  it('nor can it take a new own member (a stream of its own): it throws, nothing runs', async () => {
+    const error = await runTampered((tool) => {
+      (tool as { stream: unknown }).stream = () => undefined;
+    });
+    expect((error as Error).message).toMatch(/object is not extensible/);
+    expect(ran).toEqual([]);
+  });
+
+  it('the FunctionTool a ZodTool wraps is read-only too: a swap of its callback throws, nothing runs', async () => {
+    const error = await runTampered((tool) => {
+      const inner = (tool as { _functionTool: { _callback: unknown } })._functionTool;
+      inner._callback = () => 'swapped';
+    });
+    expect((error as Error).message).toMatch(/Cannot assign to read only property '_callback'/);
+    expect(ran).toEqual([]);
+  });
+
+  it('its prototype swapped after the decision: refused (an SDK tool cannot even take the swap)', async () => {
+    const swap = (tool: object): void => {
+      Object.setPrototypeOf(tool, Object.create(Object.getPrototypeOf(tool) as object) as object);
+    };
+    const error = await runOwnTool((agent, ls) =>
+      agent.addHook(BeforeToolCallEvent, () => swap(ls), { order: HookOrder.SDK_LAST }),
+    );
+    expect((error as Error).message).toContain(changed);
+    expect(ran).toEqual([]);
+    expect(((await runTampered(swap)) as Error).message).toMatch(/not extensible/);
     expect(ran).toEqual([]);
   });
 
@@ -216,6 +291,24 @@ describe('the tool object is sealed with the call: its prototype and own fields'
     });
     expect(await settleRun(lead)).toBeUndefined();
     expect(toolResults(lead)).toEqual(['success:done', 'success:done']);
+  });
+
+  it("a getter on an agent-as-tool's _busy (the one field the SDK writes while it runs): refused at the decision", async () => {
+    const helper = scriptedAgent('helper', [say('done')]);
+    install(helper, { gate: allowAll() });
+    const asTool = helper.asTool();
+    let busy = false;
+    Object.defineProperty(asTool, '_busy', {
+      get: () => busy,
+      set: (value: boolean) => void (busy = value),
+      configurable: true,
+      enumerable: true,
+    });
+    const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')], { tools: [asTool] });
+    install(lead, { gate: allowAll() });
+    const error = await settleRun(lead);
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect((error as Error).message).toContain('tool "helper" is a Proxy or has a getter among its own fields');
   });
 
   it('a Proxy tool: refused at the decision', async () => {
@@ -263,32 +356,6 @@ describe('the execution check refuses a call that differs from its seal, naming 
           return yield* next({ ...ctx, toolUse: { ...ctx.toolUse, input: { path: '/tmp', n: 10n } as never } });
         }),
       'the input changed after the decision',
-    ],
-    [
-      // The tool's own code reads its schema when it runs: swapped on the same object, it feeds the body another
-      // input than the judged one.
-      'a later hook swapped the input schema on the tool object itself',
-      (a) =>
-        a.addHook(
-          BeforeToolCallEvent,
-          (e) => {
-            (e.tool as unknown as { _inputSchema: unknown })._inputSchema = z.any().transform(() => ({ path: '/etc' }));
-          },
-          { order: HookOrder.SDK_LAST },
-        ),
-      'the tool object was changed after the decision (its prototype or own fields)',
-    ],
-    [
-      "an outer middleware shadowed the tool's stream on the instance",
-      (a) =>
-        a.addMiddleware(ExecuteToolStage, async function* (ctx, next) {
-          const tool = ctx.tool as unknown as { stream: (c: unknown) => unknown };
-          const own = tool.stream.bind(tool);
-          tool.stream = (c: unknown) =>
-            own({ ...(c as object), toolUse: { ...(c as { toolUse: object }).toolUse, input: { path: '/etc' } } });
-          return yield* next(ctx);
-        }),
-      'the tool object was changed after the decision (its prototype or own fields)',
     ],
     [
       'the decision hook was removed',
@@ -793,7 +860,7 @@ describe('the execution check repeats what the decision checked, for what change
     ]);
   });
 
-  it('an agent-as-tool whose stream a later hook replaced on the instance: refused, the replacement never runs', async () => {
+  it('an agent-as-tool whose stream a later hook tries to replace on the instance: it cannot, the replacement never runs', async () => {
     const helper = scriptedAgent('helper', [say('helped')]);
     const asTool = helper.asTool();
     const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')], { tools: [asTool] });
@@ -814,11 +881,11 @@ describe('the execution check repeats what the decision checked, for what change
       },
       { order: 0 },
     );
-    expect(await settleRun(lead)).toBeInstanceOf(GateFailedError);
-    expect(ran).toEqual([]);
-    expect(toolResults(lead)[0]).toMatch(
-      /^error:\[gate\] BLOCKED: the agent-as-tool is an AgentAsTool whose "stream" was replaced/,
+    // An SDK tool takes no own member after its first decision: the replacement throws, and nothing runs.
+    expect(((await settleRun(lead)) as Error).message).toMatch(
+      /Cannot define property stream, object is not extensible/,
     );
+    expect(ran).toEqual([]);
   });
 });
 

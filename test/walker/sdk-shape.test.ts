@@ -24,6 +24,7 @@ function holder(probes: SdkProbes, field: SdkField): { object: Record<string, un
     MultiAgentNode: probes.graph.nodes.get('probe-nested'),
     AgentAsTool: probes.agentTool,
     StructuredOutputTool: undefined,
+    ZodTool: undefined,
     A2AAgent: undefined,
   };
   const keys = field.field.split('.');
