@@ -163,7 +163,7 @@ describe('the tool object is sealed with the call: its prototype and own fields'
     description = 'lists a path';
     toolSpec = { name: 'ls', description: 'lists a path', inputSchema: { type: 'object' as const } };
     target = 'ls';
-    // eslint-disable-next-line @typescript-eslint/require-await
+    // eslint-disable-next-line require-yield, @typescript-eslint/require-await -- answers at once
     async *stream(context: ToolContext): ToolStreamGenerator {
       ran.push(`${this.target}(${JSON.stringify(context.toolUse.input)})`);
       return new ToolResultBlock({ toolUseId: context.toolUse.toolUseId, status: 'success', content: [] });
