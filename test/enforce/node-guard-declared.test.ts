@@ -10,7 +10,14 @@
  * `guardingOrchestrator` in `src/report/audit.ts`.
  */
 import type { Agent, AgentResult } from '@strands-agents/sdk';
-import { AgentNode, Graph, Node, type NodeResultUpdate } from '@strands-agents/sdk/multiagent';
+import {
+  AgentNode,
+  BeforeNodeCallEvent,
+  Graph,
+  Node,
+  type NodeResultUpdate,
+  Swarm,
+} from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import {
   allowAll,
@@ -21,7 +28,17 @@ import {
   install,
   installMultiagent,
 } from '../../src/index.js';
-import { call, isolateEachTest, ran, recordingTool, runOrchestrator, say, scriptedAgent } from '../helpers/sdk.js';
+import {
+  call,
+  handoff,
+  isolateEachTest,
+  nodesOf,
+  ran,
+  recordingTool,
+  runOrchestrator,
+  say,
+  scriptedAgent,
+} from '../helpers/sdk.js';
 
 isolateEachTest();
 
@@ -30,7 +47,8 @@ const rmAgent = (id: string): Agent =>
 
 const other = { name: 'other', decide: () => ({ verdict: 'allow' as const }) };
 
-const statusOf = (graph: Graph, id: string): string | undefined => audit(graph).nodes.find((n) => n.id === id)?.status;
+const statusOf = (graph: Graph | Swarm, id: string): string | undefined =>
+  audit(graph).nodes.find((n) => n.id === id)?.status;
 
 /** A custom executor (not a Node) behind a plain AgentNode, declaring the agents it runs one after another. */
 class Team {
@@ -215,6 +233,58 @@ describe('declarations nested in declarations', () => {
     team.agents.push(team);
     const { cancelled } = await runOrchestrator(graph);
     expect(cancelled.team).toMatch(/^\[gate\] UNGATED NODE: node "team" in "g" /);
+    expect(ran).toEqual([]);
+  });
+});
+
+describe('a node hook before the guard cannot trap the cancel (the witness keeps it from the first hook on)', () => {
+  /** Tries to make the event's cancel an accessor that answers the SDK `false`; reports whether it could. */
+  const trap =
+    (taken: boolean[]) =>
+    (event: BeforeNodeCallEvent): void => {
+      try {
+        Object.defineProperty(event, 'cancel', { configurable: false, get: () => false, set: () => undefined });
+        taken.push(true);
+      } catch {
+        taken.push(false);
+      }
+    };
+
+  it('in a Graph: the trap cannot be set, the node the audit calls blocked is cancelled', async () => {
+    const holder = { agents: [scriptedAgent('seed', [say('seed')])] as unknown[] };
+    const graph = new Graph({
+      id: 'g',
+      nodes: [
+        new Step(
+          () => holder.agents,
+          () => holder.agents as Agent[],
+        ),
+      ],
+      edges: [],
+      maxSteps: 3,
+    });
+    const taken: boolean[] = [];
+    graph.addHook(BeforeNodeCallEvent, trap(taken));
+    installMultiagent(graph, { gate: allowAll() });
+    holder.agents = [rmAgent('rogue')];
+    expect(statusOf(graph, 'step')).toBe('blocked');
+    const { cancelled } = await runOrchestrator(graph);
+    expect(taken).toEqual([false]);
+    expect(cancelled.step).toMatch(/has a declared executor that is an agent that carries no gate/);
+    expect(ran).toEqual([]);
+  });
+
+  it('in a Swarm handoff: the same', async () => {
+    const a = scriptedAgent('a', [handoff('b', 'to b')]);
+    const swarm = new Swarm({ id: 'sw', nodes: [a, scriptedAgent('b', [say('b')])], maxSteps: 4 });
+    const taken: boolean[] = [];
+    swarm.addHook(BeforeNodeCallEvent, trap(taken));
+    installMultiagent(swarm, { gate: allowAll() });
+    nodesOf(swarm).set('b', new AgentNode({ agent: rmAgent('b') }));
+    expect(statusOf(swarm, 'b')).toBe('blocked');
+    await swarm.invoke('go').catch(() => undefined);
+    expect(taken.length).toBeGreaterThan(0);
+    expect(taken.every((t) => !t)).toBe(true);
     expect(ran).toEqual([]);
   });
 });
