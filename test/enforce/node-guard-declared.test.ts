@@ -28,6 +28,7 @@ import {
   install,
   installMultiagent,
 } from '../../src/index.js';
+import { liveCallbackArray, orchestratorHookRegistry } from '../../src/walker/sdk-internals.js';
 import {
   call,
   handoff,
@@ -285,6 +286,37 @@ describe('a node hook before the guard cannot trap the cancel (the witness keeps
     await swarm.invoke('go').catch(() => undefined);
     expect(taken.length).toBeGreaterThan(0);
     expect(taken.every((t) => !t)).toBe(true);
+    expect(ran).toEqual([]);
+  });
+});
+
+describe('a cancel trapped before the witness', () => {
+  it('the guard cannot set it: the run stops and the guard throws, naming why; nothing runs', async () => {
+    const holder = { agents: [scriptedAgent('seed', [say('seed')])] as unknown[] };
+    const graph = new Graph({
+      id: 'g',
+      nodes: [
+        new Step(
+          () => holder.agents,
+          () => holder.agents as Agent[],
+        ),
+      ],
+      edges: [],
+      maxSteps: 3,
+    });
+    installMultiagent(graph, { gate: allowAll() });
+    const trapCancel = (event: BeforeNodeCallEvent): void => {
+      Object.defineProperty(event, 'cancel', { configurable: false, get: () => false, set: () => undefined });
+    };
+    graph.addHook(BeforeNodeCallEvent, trapCancel);
+    // Moved in front of the witness, as code with the registry in reach could.
+    const hooks = liveCallbackArray(orchestratorHookRegistry(graph), BeforeNodeCallEvent)!;
+    const at = hooks.findIndex((entry) => (entry as { callback?: unknown }).callback === trapCancel);
+    hooks.unshift(...hooks.splice(at, 1));
+    holder.agents = [rmAgent('rogue')];
+    await expect(graph.invoke('go')).rejects.toThrow(
+      /node "step" must not run \(.*\), and a node hook made its cancel unchangeable; the run was stopped/,
+    );
     expect(ran).toEqual([]);
   });
 });
