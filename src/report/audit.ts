@@ -397,15 +397,11 @@ function build(
     const acceptance =
       acceptedHere.get(joinPath(entry.path)) ??
       acceptedByGuard(entry, parentKey === undefined ? undefined : entryAt.get(parentKey));
+    // Judged at each place: one agent can be a tool here (its caller's gate asks for a live gate) and a node's
+    // or a declared agent there (the guard asks for the tree's gate).
+    const here = otherGateThanTree(entry, guarding, judge(entry, guardingRow, assumeInstalled, acceptance));
     const verdict: Verdict =
-      first !== undefined
-        ? {
-            status: first.status,
-            reason: `same object as ${first.path.join(' › ')}: ${first.reason}`,
-            ...(first.fix === undefined ? {} : { fix: first.fix }),
-            ...(first.gate === undefined ? {} : { gate: first.gate }),
-          }
-        : otherGateThanTree(entry, guarding, judge(entry, guardingRow, assumeInstalled, acceptance));
+      first === undefined ? here : { ...here, reason: `same object as ${first.path.join(' › ')}: ${here.reason}` };
     const isAgent = (entry.kind === 'agent' || entry.kind === 'agent-tool') && entry.problem === undefined;
     const tools = isAgent && first === undefined ? toolsOf(entry.target as Agent) : { tools: [], unknown: false };
     const node: CoverageNode = {

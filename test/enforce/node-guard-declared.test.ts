@@ -320,3 +320,36 @@ describe('a cancel trapped before the witness', () => {
     expect(ran).toEqual([]);
   });
 });
+
+describe('one agent, declared by a node and used as a tool: each row says what happens at its place', () => {
+  /** X, gated by another gate than the tree's, declared by `step` and a tool of `lead`, both after install. */
+  function setup(order: 'step-first' | 'lead-first'): Graph {
+    const holder = { agents: [scriptedAgent('seed', [say('seed')])] as unknown[] };
+    const step = new Step(
+      () => holder.agents,
+      () => holder.agents as Agent[],
+    );
+    const lead = scriptedAgent('lead', [call('x', { input: 'go' }), say('done')]);
+    const graph = new Graph({ id: 'g', nodes: order === 'step-first' ? [step, lead] : [lead, step], edges: [] });
+    installMultiagent(graph, { gate: allowAll() });
+    const x = rmAgent('x');
+    install(x, { gate: other });
+    holder.agents = [x];
+    lead.toolRegistry.add(x.asTool());
+    return graph;
+  }
+  const rows = (graph: Graph): string[] => audit(graph).nodes.map((n) => `${n.path.join('/')}=${n.status}`);
+
+  for (const order of ['step-first', 'lead-first'] as const) {
+    it(`${order}: the declared row is blocked (the guard cancels step), the tool row gated (it runs under "other")`, async () => {
+      const graph = setup(order);
+      expect(rows(graph)).toEqual(
+        expect.arrayContaining(['g/step=blocked', 'g/step/x=blocked', 'g/lead=gated', 'g/lead/x=gated']),
+      );
+      expect(audit(graph).nodes.find((n) => n.path.join('/') === 'g/lead/x')?.gate?.name).toBe('other');
+      const { cancelled } = await runOrchestrator(graph);
+      expect(cancelled.step).toMatch(/not by this tree's gate/);
+      expect(ran).toEqual(['rm({"path":"/x"})@x']);
+    });
+  }
+});
