@@ -34,11 +34,11 @@ import {
   isGatePlugin,
   type MarkedHook,
 } from '../walker/marks.js';
-import { pendingPlugins, readData } from '../walker/sdk-internals.js';
+import { isSdkToolExecutor, pendingPlugins, readData } from '../walker/sdk-internals.js';
 import { segmentOf, UNNAMED } from '../paths.js';
 import { ERROR, fail, otherRun, type GateSource, type GateState, type PendingApproval, type Seal } from './call.js';
 import { decideCall } from './decision.js';
-import { runFailure } from './run-state.js';
+import { runFailure, stopRun } from './run-state.js';
 import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './seal.js';
 import { CONFIGURED, gateSource } from './gate-source.js';
 import { freezeFields, lockFields, moveHookFirst } from './sdk-mutations.js';
@@ -102,8 +102,18 @@ class AgentGateRuntime implements GateState {
   readonly audit = (event: AfterToolCallEvent): void => auditResult(this, event);
   readonly keepWithheld = (event: AfterToolCallEvent): void => keepWithheld(this, event);
 
-  /** Once the run was stopped by a gate failure, the model is not called again. */
+  /**
+   * Once the run was stopped by a gate failure, the model is not called again. Nor is it when the agent's tool
+   * executor is no longer one of the SDK's (its tool calls would reach no hook): that stops the run.
+   */
   readonly stopModel = (event: BeforeModelCallEvent): void => {
+    if (event.agent === this.agent && !isSdkToolExecutor(readData(this.agent, '_toolExecutor'))) {
+      stopRun(
+        event.invocationState,
+        `agent "${String(readData(this.agent, 'id'))}" runs its tools with a tool executor that is not the SDK's ` +
+          '(replaced after install), so its tool calls would reach no gate',
+      );
+    }
     const failure =
       (event.agent === this.agent ? otherRun(this, event.invocationState) : undefined) ??
       runFailure(event.invocationState);

@@ -224,9 +224,10 @@ export function lockSdkTool(tool: unknown): void {
   lockedTools.add(tool);
   for (const key of Reflect.ownKeys(tool)) {
     const descriptor = Object.getOwnPropertyDescriptor(tool, key);
-    if (descriptor === undefined || !('value' in descriptor) || descriptor.configurable !== true) continue;
-    const writable = agentTool && key === '_busy';
-    Object.defineProperty(tool, key, { value: descriptor.value as unknown, writable, configurable: false });
+    // An accessor is refused by the tool seal; a field already non-configurable can still be made read-only.
+    if (descriptor === undefined || !('value' in descriptor)) continue;
+    const busy = agentTool && key === '_busy';
+    Object.defineProperty(tool, key, busy ? { configurable: false } : { writable: false, configurable: false });
   }
   // Nor can it take an own member (a `stream` of its own would run instead of its class's).
   Object.preventExtensions(tool);
