@@ -25,8 +25,8 @@ function inTheWindow(swap: () => void): void {
             if (String(span.name).startsWith('execute_tool')) swap();
           },
           onEnd: () => undefined,
-          shutdown: async () => undefined,
-          forceFlush: async () => undefined,
+          shutdown: () => Promise.resolve(),
+          forceFlush: () => Promise.resolve(),
         },
       ],
     }),
