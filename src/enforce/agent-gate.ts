@@ -11,7 +11,8 @@
  * 4. `ExecuteToolStage` middleware (innermost): the execution check.
  * 5. `AfterToolCallEvent` (first): a call answered around the check is withheld and the run stops.
  * 6. `AfterToolCallEvent` (last): a withheld result stays withheld.
- * 7. `BeforeModelCallEvent` (first and last): once the run was stopped, the model is not called again.
+ * 7. `BeforeModelCallEvent` (first and last): once the run was stopped, the model is not called again; a tool
+ *    executor that is no longer the SDK's stops the run first.
  * 8. `AfterInvocationEvent` (first: the agent leaves the run; last: a stopped run ends with `GateFailedError`).
  */
 import {
