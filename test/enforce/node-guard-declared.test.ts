@@ -84,10 +84,18 @@ class Step extends Node {
   }
 }
 
+/** A Graph `g` whose one node is a Step declaring and running what it is given. */
+const stepGraph = (declared: () => unknown[], runs: () => Agent[] = () => declared() as Agent[]): Graph =>
+  new Graph({ id: 'g', nodes: [new Step(declared, runs)], edges: [], maxSteps: 3 });
+
+/** A Graph `g` whose one node is an AgentNode around a Team. */
+const teamGraph = (team: Team): Graph =>
+  new Graph({ id: 'g', nodes: [new AgentNode({ agent: team as never })], edges: [], maxSteps: 3 });
+
 describe('a custom executor behind an AgentNode declaring its agents', () => {
   it("an agent declared after install, gated by another gate than the tree's: blocked, and cancelled", async () => {
     const team = new Team([rmAgent('first')]);
-    const graph = new Graph({ id: 'g', nodes: [new AgentNode({ agent: team as never })], edges: [], maxSteps: 3 });
+    const graph = teamGraph(team);
     installMultiagent(graph, { gate: allowAll() });
     const late = rmAgent('late');
     install(late, { gate: other });
@@ -100,7 +108,7 @@ describe('a custom executor behind an AgentNode declaring its agents', () => {
 
   it('an agent declared after install with a GatePlugin of another gate: its promise is kept, and it is cancelled', async () => {
     const team = new Team([rmAgent('first')]);
-    const graph = new Graph({ id: 'g', nodes: [new AgentNode({ agent: team as never })], edges: [], maxSteps: 3 });
+    const graph = teamGraph(team);
     installMultiagent(graph, { gate: allowAll() });
     const late = scriptedAgent('late', [call('rm', { path: '/late' }), say('x')], {
       tools: [recordingTool('rm')],
@@ -116,7 +124,7 @@ describe('a custom executor behind an AgentNode declaring its agents', () => {
   it("an agent declared after install and gated by the tree's gate runs", async () => {
     const team = new Team([rmAgent('first')]);
     const tree = allowAll();
-    const graph = new Graph({ id: 'g', nodes: [new AgentNode({ agent: team as never })], edges: [], maxSteps: 3 });
+    const graph = teamGraph(team);
     installMultiagent(graph, { gate: tree });
     const late = rmAgent('late');
     install(late, { gate: tree });
@@ -157,7 +165,7 @@ describe('a node accepted at install as opaque that declares its agents later', 
         return { agents: team.agents };
       },
     });
-    const graph = new Graph({ id: 'g', nodes: [new AgentNode({ agent: team as never })], edges: [], maxSteps: 3 });
+    const graph = teamGraph(team);
     installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'g/team', reason: 'reviewed: runs no tools' }] });
     team.agents.push(rmAgent('worker'));
     ready = true;
@@ -185,17 +193,10 @@ describe('a node accepted at install as opaque that declares its agents later', 
 describe('declarations nested in declarations', () => {
   it('an agent of another gate two declarations deep: blocked, and cancelled (one gate per tree)', async () => {
     const inner = new Team([rmAgent('first')]);
-    const graph = new Graph({
-      id: 'g',
-      nodes: [
-        new Step(
-          () => [inner],
-          () => inner.agents as Agent[],
-        ),
-      ],
-      edges: [],
-      maxSteps: 3,
-    });
+    const graph = stepGraph(
+      () => [inner],
+      () => inner.agents as Agent[],
+    );
     installMultiagent(graph, { gate: allowAll() });
     const late = rmAgent('late');
     install(late, { gate: other });
@@ -208,17 +209,10 @@ describe('declarations nested in declarations', () => {
 
   it('an agent with no gate two declarations deep: blocked (not ungated), and cancelled', async () => {
     const inner = new Team([rmAgent('first')]);
-    const graph = new Graph({
-      id: 'g',
-      nodes: [
-        new Step(
-          () => [inner],
-          () => inner.agents as Agent[],
-        ),
-      ],
-      edges: [],
-      maxSteps: 3,
-    });
+    const graph = stepGraph(
+      () => [inner],
+      () => inner.agents as Agent[],
+    );
     installMultiagent(graph, { gate: allowAll() });
     inner.agents.push(rmAgent('late'));
     expect(statusOf(graph, 'late')).toBe('blocked');
@@ -229,7 +223,7 @@ describe('declarations nested in declarations', () => {
 
   it('a declaration that names itself after install: cancelled, nothing runs', async () => {
     const team = new Team([rmAgent('first')]);
-    const graph = new Graph({ id: 'g', nodes: [new AgentNode({ agent: team as never })], edges: [], maxSteps: 3 });
+    const graph = teamGraph(team);
     installMultiagent(graph, { gate: allowAll() });
     team.agents.push(team);
     const { cancelled } = await runOrchestrator(graph);
@@ -253,17 +247,10 @@ describe('a node hook before the guard cannot trap the cancel (the witness keeps
 
   it('in a Graph: the trap cannot be set, the node the audit calls blocked is cancelled', async () => {
     const holder = { agents: [scriptedAgent('seed', [say('seed')])] as unknown[] };
-    const graph = new Graph({
-      id: 'g',
-      nodes: [
-        new Step(
-          () => holder.agents,
-          () => holder.agents as Agent[],
-        ),
-      ],
-      edges: [],
-      maxSteps: 3,
-    });
+    const graph = stepGraph(
+      () => holder.agents,
+      () => holder.agents as Agent[],
+    );
     const taken: boolean[] = [];
     graph.addHook(BeforeNodeCallEvent, trap(taken));
     installMultiagent(graph, { gate: allowAll() });
@@ -293,17 +280,10 @@ describe('a node hook before the guard cannot trap the cancel (the witness keeps
 describe('a cancel trapped before the witness', () => {
   it('the guard cannot set it: the run stops and the guard throws, naming why; nothing runs', async () => {
     const holder = { agents: [scriptedAgent('seed', [say('seed')])] as unknown[] };
-    const graph = new Graph({
-      id: 'g',
-      nodes: [
-        new Step(
-          () => holder.agents,
-          () => holder.agents as Agent[],
-        ),
-      ],
-      edges: [],
-      maxSteps: 3,
-    });
+    const graph = stepGraph(
+      () => holder.agents,
+      () => holder.agents as Agent[],
+    );
     installMultiagent(graph, { gate: allowAll() });
     const trapCancel = (event: BeforeNodeCallEvent): void => {
       Object.defineProperty(event, 'cancel', { configurable: false, get: () => false, set: () => undefined });
