@@ -23,6 +23,16 @@ import { nodesOf, recordingTool, say, scriptedAgent } from '../helpers/sdk.js';
 
 const statuses = (report: ReturnType<typeof audit>) => report.nodes.map((n) => `${n.path.join('/')}:${n.status}`);
 
+/** A custom MultiAgent executor, never run, that declares the agents `agents()` gives. */
+const declaringExecutor = (id: string, agents: () => unknown[]): object => ({
+  id,
+  invoke: () => Promise.reject(new Error('not run')),
+  stream: () => {
+    throw new Error('not run');
+  },
+  [GOVERNS]: () => ({ agents: agents() }),
+});
+
 beforeEach(() => {
   vi.spyOn(console, 'warn').mockImplementation(() => undefined);
   vi.spyOn(console, 'error').mockImplementation(() => undefined);
@@ -135,14 +145,7 @@ describe('audit', () => {
   it("a declaring custom node's row takes the worst status of the agents it declares, never reads covered above them", () => {
     const worker = scriptedAgent('worker', [say('x')], { tools: [recordingTool('rm')] });
     const declared: unknown[] = [worker];
-    const step = {
-      id: 'step',
-      invoke: () => Promise.reject(new Error('not run')),
-      stream: () => {
-        throw new Error('not run');
-      },
-      [GOVERNS]: () => ({ agents: declared }),
-    };
+    const step = declaringExecutor('step', () => declared);
     const graph = new Graph({ id: 'g', nodes: [{ orchestrator: step } as never], edges: [] });
     const handles = installMultiagent(graph, { gate: allowAll() });
     expect(statuses(audit(graph))).toEqual(['g:gated', 'g/step:attested', 'g/step/worker:gated']);
@@ -167,14 +170,7 @@ describe('audit', () => {
 
   it('a declaring custom node met at a second place answers for its agents there too', () => {
     const worker = scriptedAgent('worker', [say('x')], { tools: [recordingTool('rm')] });
-    const step = {
-      id: 'step',
-      invoke: () => Promise.reject(new Error('not run')),
-      stream: () => {
-        throw new Error('not run');
-      },
-      [GOVERNS]: () => ({ agents: [worker] }),
-    };
+    const step = declaringExecutor('step', () => [worker]);
     const inner = (id: string): Graph => new Graph({ id, nodes: [{ orchestrator: step } as never], edges: [] });
     const graph = new Graph({ id: 'o', nodes: [inner('g1'), inner('g2')], edges: [] });
     const report = audit(graph);
