@@ -125,7 +125,8 @@ export function decodeAnsiC(raw: string): string | undefined {
       const letter = raw[i + 1];
       if (letter === undefined) return undefined;
       i += 1;
-      code = letter.toUpperCase().charCodeAt(0) & 0x1f;
+      // As bash's TOCTRL: `\c?` is DEL, any other the upper-cased character's low five bits.
+      code = letter === '?' ? 0x7f : letter.toUpperCase().charCodeAt(0) & 0x1f;
     } else {
       out += `\\${e}`;
       continue;
