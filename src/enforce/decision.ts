@@ -169,7 +169,12 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
     fail(state, call, `tool "${call.name}" is a Proxy or has a getter among its own fields: it cannot be sealed`);
     return undefined;
   }
-  lockSdkTool(call.tool);
+  try {
+    lockSdkTool(call.tool);
+  } catch (error) {
+    fail(state, call, `tool "${call.name}" cannot be made read-only: ${messageOf(error)}`);
+    return undefined;
+  }
   const failure = runFailure(call.invocation);
   if (failure !== undefined) {
     return refuseRecorded(state, call, `${ERROR} ${failure}; the run was stopped`, failure).then(() => undefined);

@@ -139,7 +139,6 @@ function restrictFields(owner: object, keys: readonly string[], readOnly: boolea
 const NON_CONFIGURABLE: PropertyDescriptor = Object.freeze({ configurable: false });
 const READ_ONLY: PropertyDescriptor = Object.freeze({ configurable: false, writable: false });
 
-/** Events whose cancel gate-audit holds: set once, then only changed through the held setter. */
 /** An event's `cancel` in gate-audit's keeping: its value, and once a refusal is held, who hears of a clear. */
 interface KeptCancel {
   current: unknown;

@@ -74,7 +74,10 @@
  *
  * Added after that rerun, mutated by hand and killed: the tool seal (`ownDataShape`/`sameShape` in
  * `sdk-internals.ts`: the prototype, every own key, accessors, Proxies, the length, AgentAsTool's `_busy`; its
- * check in `mismatch`; the refusal at the decision in `decision.ts`), and the catch of the input comparison.
+ * check in `mismatch`; the refusal at the decision in `decision.ts`), the lock of the SDK's own tools
+ * (`lockSdkTool`), and the catch of the input comparison. Not reachable with real SDK objects: the catch around
+ * `lockSdkTool` in `decision.ts` (it skips Proxies and accessors, and redefining a data field as read-only or
+ * preventing extensions never throws on an ordinary object); it is there so a throw could never leave the hook.
  *
  * Rerun at 84560ef (README, "Mutation testing"): seal.ts 269 mutants, 85.5% (229 killed, 1 timed out, 34 survived,
  * 5 no coverage); call.ts 179, 93.3% (159 killed, 8 timed out, 12 survived). seal.ts: equivalent as above, L44 and
