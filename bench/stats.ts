@@ -103,25 +103,36 @@ export function threadCpuMs(): number {
  * @param per - how many operations it does
  */
 export async function timed(work: () => unknown, per = 1): Promise<Timed> {
-  const cpu = process.cpuUsage();
-  const thread = threadCpuMs();
-  const wall = performance.now();
+  const started = startClocks();
   await work();
-  const wallMs = performance.now() - wall;
-  const threadMs = threadCpuMs() - thread;
-  const used = process.cpuUsage(cpu);
-  return { wall: wallMs / per, cpu: (used.user + used.system) / 1000 / per, thread: threadMs / per };
+  return stopClocks(started, per);
 }
 
 /** The same timing synchronously (no await between the two readings). */
 export function timedSync(work: () => unknown, per = 1): Timed {
+  const started = startClocks();
+  work();
+  return stopClocks(started, per);
+}
+
+/** The three clocks read at the start of a measurement. */
+interface Clocks {
+  readonly cpu: NodeJS.CpuUsage;
+  readonly thread: number;
+  readonly wall: number;
+}
+
+function startClocks(): Clocks {
   const cpu = process.cpuUsage();
   const thread = threadCpuMs();
-  const wall = performance.now();
-  work();
-  const wallMs = performance.now() - wall;
-  const threadMs = threadCpuMs() - thread;
-  const used = process.cpuUsage(cpu);
+  return { cpu, thread, wall: performance.now() };
+}
+
+/** The time since `started` on each clock, in milliseconds divided by `per`. */
+function stopClocks(started: Clocks, per: number): Timed {
+  const wallMs = performance.now() - started.wall;
+  const threadMs = threadCpuMs() - started.thread;
+  const used = process.cpuUsage(started.cpu);
   return { wall: wallMs / per, cpu: (used.user + used.system) / 1000 / per, thread: threadMs / per };
 }
 
