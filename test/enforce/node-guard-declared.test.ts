@@ -36,15 +36,13 @@ import {
   nodesOf,
   ran,
   recordingTool,
+  rmAgent,
   runOrchestrator,
   say,
   scriptedAgent,
 } from '../helpers/sdk.js';
 
 isolateEachTest();
-
-const rmAgent = (id: string): Agent =>
-  scriptedAgent(id, [call('rm', { path: `/${id}` }), say(id)], { tools: [recordingTool('rm')] });
 
 const other = { name: 'other', decide: () => ({ verdict: 'allow' as const }) };
 

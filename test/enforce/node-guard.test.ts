@@ -101,6 +101,7 @@ import {
   isolateEachTest,
   ran,
   recordingTool,
+  rmAgent,
   runOrchestrator,
   say,
   scriptedAgent,
@@ -108,8 +109,6 @@ import {
 import { deferred } from '../helpers/deferred.js';
 import { edgesOf, nodesOf } from '../helpers/sdk.js';
 
-const rmAgent = (id: string) =>
-  scriptedAgent(id, [call('rm', { path: `/${id}` }), say(id)], { tools: [recordingTool('rm')] });
 const UNGATED = /^\[gate\] UNGATED NODE: node "/;
 
 function pipeline(): Graph {

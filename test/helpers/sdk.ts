@@ -6,7 +6,7 @@ import { afterEach, beforeEach, vi } from 'vitest';
 import { z } from 'zod';
 import { type ToolDecision, setDecisionObserver } from '../../src/enforce/observe.js';
 import { configureGate } from '../../src/index.js';
-import { ScriptedModel, type ScriptedTurn } from '../../fixtures/support/scripted-model.js';
+import { call, say, ScriptedModel, type ScriptedTurn } from '../../fixtures/support/scripted-model.js';
 
 export { call, handoff, say, ScriptedModel } from '../../fixtures/support/scripted-model.js';
 
@@ -35,6 +35,11 @@ export function scriptedAgent(
   return new Agent({ id, name: id, model: new ScriptedModel(turns), printer: false, ...config }) as Agent & {
     model: ScriptedModel;
   };
+}
+
+/** An agent `id` whose model calls `rm` once on `/<id>` (a recording tool), then answers its id. */
+export function rmAgent(id: string): Agent & { model: ScriptedModel } {
+  return scriptedAgent(id, [call('rm', { path: `/${id}` }), say(id)], { tools: [recordingTool('rm')] });
 }
 
 /** `status:text` of every tool result in the agent's history. */

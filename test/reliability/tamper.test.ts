@@ -15,13 +15,14 @@ import {
   call,
   edgesOf,
   handoff,
+  isolateEachTest,
   nodesOf,
   ran,
   recordingTool,
+  rmAgent,
   runOrchestrator,
   say,
   scriptedAgent,
-  isolateEachTest,
 } from '../helpers/sdk.js';
 import { watchToolResults } from './support.js';
 
@@ -231,8 +232,6 @@ describe('tampering after the decision', () => {
   }
 });
 
-const rmAgent = (id: string) =>
-  scriptedAgent(id, [call('rm', { path: `/${id}` }), say(id)], { tools: [recordingTool('rm')] });
 const allowAllGate: Gate = { name: 'allow-all', decide: () => ({ verdict: 'allow' }) };
 
 /** A three-level tree: graph › swarm › graph(c → d). Tampering happens at the innermost graph. */
