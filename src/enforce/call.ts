@@ -35,12 +35,16 @@ export interface Seal {
   readonly allowed: boolean;
   readonly name: string;
   readonly toolUseId: string;
-  /** The judged input as taken once (absent for a call refused before its input was read). */
+  /**
+   * The judged input as taken once (absent for a call refused before its input was read); its deep-frozen copy is
+   * what the tool runs with.
+   */
   readonly input: InputSnapshot | undefined;
-  /** The deep-frozen judged input: what the tool runs with. */
-  readonly frozen: unknown;
   readonly tool: unknown;
-  /** The tool object's prototype and own fields when the call was read (absent for a call refused before). */
+  /**
+   * The tool object's prototype and own fields when the call was read (absent for a call refused before, and for
+   * a tool the lock had made unchangeable already).
+   */
   readonly toolShape: readonly unknown[] | undefined;
   /** The run this call belongs to. */
   readonly invocation: unknown;
@@ -156,7 +160,6 @@ export function seal(state: GateState, call: Call, allowed: boolean, cancelText?
     name: call.name,
     toolUseId: call.toolUseId,
     input: call.snapshot,
-    frozen: call.snapshot?.frozen,
     tool: call.tool,
     toolShape: call.toolShape,
     invocation: call.invocation,

@@ -34,7 +34,7 @@ import { sameInput, snapshotInput } from './digest.js';
 import type { AskDecision, ToolCallRequest } from './gate.js';
 import { viewGate } from './gate-identity.js';
 import { currentCall, placesOf, runFailure } from './run-state.js';
-import { lockSdkTool, moveMiddlewareInnermost } from './sdk-mutations.js';
+import { isLockedSdkTool, lockSdkTool, moveMiddlewareInnermost } from './sdk-mutations.js';
 
 /** A gate's answer, each field read exactly once. */
 type ReadDecision =
@@ -163,17 +163,20 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
     return undefined;
   }
   // What the tool object is now, so the execution check can tell it was changed in place (a swapped schema,
-  // callback or own `stream` would run other code, or another input, than was judged).
-  call.toolShape = ownDataShape(call.tool);
-  if (call.toolShape === undefined) {
-    fail(state, call, `tool "${call.name}" is a Proxy or has a getter among its own fields: it cannot be sealed`);
-    return undefined;
-  }
-  try {
-    lockSdkTool(call.tool);
-  } catch (error) {
-    fail(state, call, `tool "${call.name}" cannot be made read-only: ${messageOf(error)}`);
-    return undefined;
+  // callback or own `stream` would run other code, or another input, than was judged); a tool of the SDK's own
+  // classes is locked against any change from its first decided call on, and read no more after that.
+  if (!isLockedSdkTool(call.tool)) {
+    call.toolShape = ownDataShape(call.tool);
+    if (call.toolShape === undefined) {
+      fail(state, call, `tool "${call.name}" is a Proxy or has a getter among its own fields: it cannot be sealed`);
+      return undefined;
+    }
+    try {
+      lockSdkTool(call.tool);
+    } catch (error) {
+      fail(state, call, `tool "${call.name}" cannot be made read-only: ${messageOf(error)}`);
+      return undefined;
+    }
   }
   const failure = runFailure(call.invocation);
   if (failure !== undefined) {

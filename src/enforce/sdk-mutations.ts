@@ -220,7 +220,6 @@ export function lockSdkTool(tool: unknown): void {
   const proto: unknown = Object.getPrototypeOf(tool);
   const agentTool = proto === hiddenPrototypes().agentAsTool;
   if (!agentTool && proto !== FunctionTool.prototype && proto !== ZodTool.prototype) return;
-  lockedTools.add(tool);
   for (const key of Reflect.ownKeys(tool)) {
     const descriptor = Object.getOwnPropertyDescriptor(tool, key);
     // An accessor is refused by the tool seal; a field already non-configurable can still be made read-only.
@@ -231,4 +230,14 @@ export function lockSdkTool(tool: unknown): void {
   // Nor can it take an own member (a `stream` of its own would run instead of its class's).
   Object.preventExtensions(tool);
   if (proto === ZodTool.prototype) lockSdkTool(readData(tool, '_functionTool'));
+  // Marked only once all of it is locked: a marked tool's prototype and own fields can no longer change.
+  lockedTools.add(tool);
+}
+
+/**
+ * Whether `lockSdkTool` locked this tool: then its prototype and own fields (but `AgentAsTool`'s `_busy`) can
+ * never change again, and the tool seal need not read them.
+ */
+export function isLockedSdkTool(tool: unknown): boolean {
+  return typeof tool === 'object' && tool !== null && lockedTools.has(tool);
 }

@@ -29,7 +29,7 @@ import { ownDataShape, readAgentTool, readData, sameShape } from '../walker/sdk-
 import { BLOCKED, ERROR, type GateState, recordTampering, refusalResult, type Seal } from './call.js';
 import { sameInput } from './digest.js';
 import { type CalledAt, runCalledAt, runFailure, stopRun } from './run-state.js';
-import { isInnermostMiddleware } from './sdk-mutations.js';
+import { isInnermostMiddleware, isLockedSdkTool } from './sdk-mutations.js';
 
 type ExecuteToolHandler = MiddlewareHandlerOf<typeof ExecuteToolStage>;
 type ExecuteContext = Parameters<ExecuteToolHandler>[0];
@@ -80,7 +80,7 @@ function mismatch(state: GateState, context: ExecuteContext, next: unknown): str
   }
   // Changed in place (a swapped schema, callback, agent or own `stream`), the same object would run other code, or
   // another input, than was judged.
-  if (!sameShape(ownDataShape(sealed.tool), sealed.toolShape)) {
+  if (!isLockedSdkTool(sealed.tool) && !sameShape(ownDataShape(sealed.tool), sealed.toolShape)) {
     return 'the tool object was changed after the decision (its prototype or own fields)';
   }
   // Compared as the SDK would copy it (the tool runs with the sealed copy whatever the live input holds): the
@@ -231,7 +231,7 @@ function checkCall(
     toolUse: {
       name: sealed.name,
       toolUseId: sealed.toolUseId,
-      input: sealed.frozen as ExecuteContext['toolUse']['input'],
+      input: sealed.input?.frozen as ExecuteContext['toolUse']['input'],
     },
   };
   const callee = readAgentTool(sealed.tool);

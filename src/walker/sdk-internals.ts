@@ -111,23 +111,18 @@ export function readData(owner: unknown, key: PropertyKey): unknown {
  * An object's own fields as plain data, with its prototype first: `[prototype, key, value, key, value, …]`, or
  * undefined when it is a `Proxy` or an own field is an accessor (either could answer each read differently). A
  * value that is not an object reads as `[value]`. Two reads equal element by element (`sameShape`) show an object
- * whose prototype and own fields did not change in between (objects its fields point to may have). A field the
- * SDK itself writes while the object runs is left out.
+ * whose prototype and own fields did not change in between (objects its fields point to may have).
  *
  * @param value - the object (a tool, at a decision and again at its execution)
  */
 export function ownDataShape(value: unknown): readonly unknown[] | undefined {
   if (!isObjectLike(value)) return [value];
   if (types.isProxy(value)) return undefined;
-  const proto: unknown = Object.getPrototypeOf(value);
-  const shape: unknown[] = [proto];
-  // The SDK's AgentAsTool sets its own `_busy` while it runs (a second call at once is answered with an error).
-  const written = proto === hiddenPrototypes().agentAsTool ? '_busy' : undefined;
+  const shape: unknown[] = [Object.getPrototypeOf(value)];
   for (const key of Reflect.ownKeys(value)) {
     const descriptor = Object.getOwnPropertyDescriptor(value, key);
     if (descriptor === undefined || !('value' in descriptor)) return undefined;
-    // Left out as data only: a getter there could do anything when the SDK reads it.
-    if (key !== written) shape.push(key, descriptor.value);
+    shape.push(key, descriptor.value);
   }
   return shape;
 }

@@ -259,7 +259,7 @@ export const SDK_FIELDS: readonly SdkField[] = [
     type: 'boolean',
     need: 'required',
     checked: 'probe',
-    why: 'the flag the SDK sets on the tool while it runs: the one own field the execution check lets change',
+    why: 'the flag the SDK sets on the tool while it runs: the one own field the tool lock leaves writable',
   },
   {
     owner: 'StructuredOutputTool',

@@ -75,7 +75,10 @@
  * Added after that rerun, mutated by hand and killed: the tool seal (`ownDataShape`/`sameShape` in
  * `sdk-internals.ts`: the prototype, every own key, accessors, Proxies, the length, AgentAsTool's `_busy`; its
  * check in `mismatch`; the refusal at the decision in `decision.ts`), the lock of the SDK's own tools
- * (`lockSdkTool`), and the catch of the input comparison. Not reachable with real SDK objects: the catch around
+ * (`lockSdkTool`), the check's skip of a locked tool (needed: an agent-as-tool's own `_busy` changes while it
+ * runs), and the catch of the input comparison. Equivalent: the decision's skip of a locked tool (`if
+ * (!isLockedSdkTool(…))` → always: the shape is read again and locking again does nothing; it only saves the read).
+ * Not reachable with real SDK objects: the catch around
  * `lockSdkTool` in `decision.ts` (it skips Proxies and accessors, and redefining a data field as read-only or
  * preventing extensions never throws on an ordinary object); it is there so a throw could never leave the hook.
  *
