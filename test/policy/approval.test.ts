@@ -1,7 +1,9 @@
+import { createHash, createHmac } from 'node:crypto';
 import { BeforeToolCallEvent, type InterruptResponseContentData, type JSONValue } from '@strands-agents/sdk';
 import { Graph, Swarm } from '@strands-agents/sdk/multiagent';
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import {
+  type ApprovalBinding,
   approve,
   type GateRecord,
   GateAuditError,
@@ -12,6 +14,7 @@ import {
   policyGate,
   type ToolCallRequest,
 } from '../../src/index.js';
+import { approvalKey, approvalToken, equalText, isApprovalToken, tokenApprovals } from '../../src/policy/approval.js';
 import { call, handoff, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
 const secret = 'test-secret-0123456789abcdef0123456789abcdef';
@@ -339,5 +342,103 @@ describe('ask without an approval path', () => {
       'error:[gate] BLOCKED: approval required (deleting needs a human) but no approval path is configured | ' +
         'tool=<rm>, agent=<a>, rule=<rm-asks>',
     );
+  });
+});
+
+/**
+ * The token is a contract between processes (an approver signs where the agent is not): its format, the key rules
+ * and the refusals of `src/policy/approval.ts`, each written against a mutant that survived the suite
+ * (`npm run mutation`, 2026-12-02).
+ */
+describe('approval tokens: format, key and subject checks', () => {
+  /** What a function throws (undefined when it returns). */
+  function thrown(run: () => unknown): unknown {
+    try {
+      run();
+    } catch (error) {
+      return error;
+    }
+    return undefined;
+  }
+  const subject = {
+    toolName: 'rm',
+    toolUseId: 'tu-1',
+    input: { path: '/tmp/x', force: true },
+    agentId: 'writer',
+    path: ['research', 'writer'],
+    gateId: 'gate-id-1',
+    nonce: 'nonce-1',
+  };
+
+  it('is ga2. and the HMAC-SHA256, under its own domain tag, of the canonical list of what it binds', () => {
+    // Written out here from the documented format, not through the module's own helpers.
+    const digest = createHash('sha256').update('{"force":true,"path":"/tmp/x"}').digest('hex');
+    const message = JSON.stringify([
+      'gate-audit-approval/v2',
+      'gate-id-1',
+      'writer',
+      'research/writer',
+      'nonce-1',
+      'rm',
+      'tu-1',
+      digest,
+    ]);
+    const expected = `ga2.${createHmac('sha256', Buffer.from(secret, 'utf8')).update(message).digest('hex')}`;
+    expect(approve(subject, { secret })).toBe(expected);
+  });
+
+  it('takes a secret as text or bytes alike, and refuses one of 31 bytes, or of no such type, but not one of 32', () => {
+    const bytes = new Uint8Array(Buffer.from(secret, 'utf8'));
+    expect(approve(subject, { secret: bytes })).toBe(approve(subject, { secret }));
+    expect(() => approve(subject, { secret: 'k'.repeat(31) })).toThrow(/at least 32 bytes/);
+    expect(() => approve(subject, { secret: new Uint8Array(31) })).toThrow(/at least 32 bytes/);
+    expect(() => approve(subject, { secret: 32 as unknown as string })).toThrow(/at least 32 bytes/);
+    expect(() => approve(subject, undefined as unknown as { secret: string })).toThrow(/at least 32 bytes/);
+    expect(approve(subject, { secret: 'k'.repeat(32) })).toMatch(/^ga2\.[0-9a-f]{64}$/);
+    expect(thrown(() => approvalKey({ secret: 'k'.repeat(31) }, 'approvals'))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('subject=<approvals>') as unknown,
+    });
+  });
+
+  it('refuses to sign a request missing any field it binds, naming each', () => {
+    for (const key of ['toolName', 'toolUseId', 'agentId', 'gateId', 'nonce'] as const) {
+      expect(() => approve({ ...subject, [key]: '' }, { secret })).toThrow(`fields=<${key}>`);
+      expect(() => approve({ ...subject, [key]: 1 as unknown as string }, { secret })).toThrow(`fields=<${key}>`);
+    }
+    expect(() => approve({ ...subject, path: 'research/writer' as unknown as string[] }, { secret })).toThrow(
+      'fields=<path>',
+    );
+    expect(thrown(() => approve({ ...subject, toolName: '', nonce: '' }, { secret }))).toMatchObject({
+      code: 'INVALID_ARGUMENT',
+      message: expect.stringContaining('fields=<toolName, nonce>') as unknown,
+    });
+    expect(() => approve(undefined as unknown as typeof subject, { secret })).toThrow(/fields=<toolName/);
+    expect(() => approvalToken(approvalKey({ secret }, 'x'), { ...subject, agentId: '' })).toThrow('fields=<agentId>');
+  });
+
+  it('knows a token only by its exact shape', () => {
+    const token = approve(subject, { secret });
+    expect(isApprovalToken(token)).toBe(true);
+    expect(isApprovalToken(`x${token}`)).toBe(false);
+    expect(isApprovalToken(`${token}0`)).toBe(false);
+    expect(isApprovalToken(token.slice(0, -1))).toBe(false);
+    expect(isApprovalToken(token.toUpperCase())).toBe(false);
+    expect(equalText(token, token)).toBe(true);
+    expect(equalText(token, token.slice(0, -1))).toBe(false);
+    expect(equalText('ab', 'ac')).toBe(false);
+  });
+
+  it('grants only with the binding of a waiting interrupt: none, or one without nonce or gate id, refuses', () => {
+    const path = tokenApprovals({ secret });
+    if (path.via !== 'interrupt') throw new Error('expected the interrupt path');
+    const token = approve(subject, { secret });
+    const request = { ...subject, agentName: 'writer', paths: [subject.path], toolKind: 'function' as const };
+    expect(path.check(request, token, { nonce: 'nonce-1', gateId: 'gate-id-1' })).toEqual({ granted: true });
+    const refused = { granted: false, reason: 'no interrupt of this gate is waiting for this answer' };
+    expect(path.check(request, token, undefined as unknown as ApprovalBinding)).toEqual(refused);
+    expect(path.check(request, token, { gateId: 'gate-id-1' } as never)).toEqual(refused);
+    expect(path.check(request, token, { nonce: 'nonce-1' } as never)).toEqual(refused);
+    expect(path.check(request, token, { nonce: 'nonce-2', gateId: 'gate-id-1' })).toMatchObject({ granted: false });
   });
 });
