@@ -164,7 +164,8 @@ export function isPlainArray(value: unknown): value is readonly unknown[] {
 
 /** Whether `value` is a plain `Map`: not a Proxy, not a subclass, no own properties (which could shadow `get`). */
 export function isPlainMap(value: unknown): value is Map<unknown, unknown> {
-  if (!(value instanceof Map) || types.isProxy(value) || Object.getPrototypeOf(value) !== Map.prototype) return false;
+  // A Proxy first: `instanceof` would run its `getPrototypeOf` trap.
+  if (types.isProxy(value) || !(value instanceof Map) || Object.getPrototypeOf(value) !== Map.prototype) return false;
   return Reflect.ownKeys(value).length === 0;
 }
 
@@ -342,7 +343,7 @@ export function isInitialized(agent: Agent): boolean {
 /** Number of MCP clients whose tools are loaded only at `initialize()`. */
 export function mcpClientCount(agent: Agent): number {
   const clients = readData(agent, '_mcpClients');
-  return isPlainArray(clients) ? clients.filter((c) => c instanceof McpClient).length : 0;
+  return isPlainArray(clients) ? clients.filter((c) => !isProxy(c) && c instanceof McpClient).length : 0;
 }
 
 /**
@@ -500,7 +501,8 @@ export function isStructuredOutputTool(tool: unknown): boolean {
 
 /** Whether `tool` is an MCP tool (`McpTool` with an `McpClient`). */
 export function isMcpTool(tool: unknown): boolean {
-  return className(tool) === 'McpTool' && readData(tool, 'mcpClient') instanceof McpClient;
+  const client = readData(tool, 'mcpClient');
+  return className(tool) === 'McpTool' && !isProxy(client) && client instanceof McpClient;
 }
 
 /** What kind of tool a tool object is, for the request a gate sees. */
@@ -543,7 +545,7 @@ export function interventionHandlers(agent: Agent): readonly { readonly name?: u
 /** Names of the plugins an agent initialised already (`_pluginRegistry._plugins`). */
 export function initialisedPluginNames(agent: Agent): readonly string[] {
   const plugins = readData(readData(agent, '_pluginRegistry'), '_plugins');
-  return plugins instanceof Map ? [...plugins.keys()].filter((k): k is string => typeof k === 'string') : [];
+  return isPlainMap(plugins) ? [...plugins.keys()].filter((k): k is string => typeof k === 'string') : [];
 }
 
 /**
