@@ -103,9 +103,19 @@ class AgentGateRuntime implements GateState {
   readonly audit = (event: AfterToolCallEvent): void => auditResult(this, event);
   readonly keepWithheld = (event: AfterToolCallEvent): void => keepWithheld(this, event);
 
+  /** The first `BeforeModelCallEvent` hook: once the run was stopped by a gate failure, the model is not called again. */
+  readonly stopModelFirst = (event: BeforeModelCallEvent): void => {
+    const failure =
+      (event.agent === this.agent ? otherRun(this, event.invocationState) : undefined) ??
+      runFailure(event.invocationState);
+    if (failure !== undefined) event.cancel = `${ERROR} ${failure}; the run was stopped`;
+  };
+
   /**
-   * Once the run was stopped by a gate failure, the model is not called again. Nor is it when the agent's tool
-   * executor is no longer one of the SDK's (its tool calls would reach no hook): that stops the run.
+   * The last `BeforeModelCallEvent` hook: as the first, and the model is not called when the agent's tool executor
+   * is no longer one of the SDK's (its tool calls would reach no hook): that stops the run. Read here, after every
+   * other hook of the event, it is the executor the agent's tool calls of this turn find (a swap after this read
+   * is not seen, see the README).
    */
   readonly stopModel = (event: BeforeModelCallEvent): void => {
     if (event.agent === this.agent && !isSdkToolExecutor(readData(this.agent, '_toolExecutor'))) {
@@ -209,7 +219,7 @@ export function installAgentGate(agent: Agent, source: GateSource, path: readonl
     moveHookFirst(agent, runtime.decide);
     add(BeforeToolCallEvent, runtime.noteCancel, Infinity);
     // First so an earlier throwing hook cannot skip it, last so a later hook cannot clear the cancel.
-    add(BeforeModelCallEvent, runtime.stopModel, -Infinity);
+    add(BeforeModelCallEvent, runtime.stopModelFirst, -Infinity);
     add(BeforeModelCallEvent, runtime.stopModel, Infinity);
     add(AfterToolCallEvent, runtime.audit, -Infinity);
     add(AfterToolCallEvent, runtime.keepWithheld, Infinity);

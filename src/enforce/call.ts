@@ -13,6 +13,7 @@ import { log } from './log.js';
 import { type ObservedVerdict, observeTool } from './observe.js';
 import { joinRun, stopRun } from './run-state.js';
 import { holdCancel } from './sdk-mutations.js';
+import type { AgentToolRead } from '../walker/sdk-internals.js';
 
 /** Prefix of the message a refused call returns to the model. */
 export const BLOCKED = '[gate] BLOCKED:';
@@ -46,6 +47,11 @@ export interface Seal {
    * a tool the lock had made unchangeable already).
    */
   readonly toolShape: readonly unknown[] | undefined;
+  /**
+   * The tool read as an agent used as a tool (or not) when the call was read: still true at the check of a tool
+   * whose shape is unchanged (absent for a call refused before it was read).
+   */
+  readonly agentTool: AgentToolRead | undefined;
   /** The run this call belongs to. */
   readonly invocation: unknown;
   /** Every place the call may run at. */
@@ -135,6 +141,8 @@ export interface Call {
   snapshot?: InputSnapshot;
   /** The tool object's prototype and own fields as they were when the call was read (`ownDataShape`). */
   toolShape?: readonly unknown[];
+  /** The tool read as an agent used as a tool (or not). */
+  agentTool?: AgentToolRead;
   gate?: GateView;
   request?: ToolCallRequest;
 }
@@ -162,6 +170,7 @@ export function seal(state: GateState, call: Call, allowed: boolean, cancelText?
     input: call.snapshot,
     tool: call.tool,
     toolShape: call.toolShape,
+    agentTool: call.agentTool,
     invocation: call.invocation,
     paths: call.paths,
     cancelText,

@@ -8,7 +8,7 @@
 import type { BeforeToolCallEvent } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
 import { executorRefusal } from '../walker/classify.js';
-import { ownDataShape, readAgentTool, readData, toolKindOf } from '../walker/sdk-internals.js';
+import { ownDataShape, readData, toolFacts } from '../walker/sdk-internals.js';
 import { settleAsk } from './ask.js';
 import {
   agentIdOf,
@@ -34,7 +34,7 @@ import { sameInput, snapshotInput } from './digest.js';
 import type { AskDecision, ToolCallRequest } from './gate.js';
 import { viewGate } from './gate-identity.js';
 import { currentCall, placesOf, runFailure } from './run-state.js';
-import { isLockedSdkTool, lockSdkTool, moveMiddlewareInnermost } from './sdk-mutations.js';
+import { lockedToolFacts, lockSdkTool, moveMiddlewareInnermost } from './sdk-mutations.js';
 
 /** A gate's answer, each field read exactly once. */
 type ReadDecision =
@@ -165,7 +165,8 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
   // What the tool object is now, so the execution check can tell it was changed in place (a swapped schema,
   // callback or own `stream` would run other code, or another input, than was judged); a tool of the SDK's own
   // classes is locked against any change from its first decided call on, and read no more after that.
-  if (!isLockedSdkTool(call.tool)) {
+  let facts = lockedToolFacts(call.tool);
+  if (facts === undefined) {
     call.toolShape = ownDataShape(call.tool);
     if (call.toolShape === undefined) {
       fail(state, call, `tool "${call.name}" is a Proxy or has a getter among its own fields: it cannot be sealed`);
@@ -177,12 +178,15 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
       fail(state, call, `tool "${call.name}" cannot be made read-only: ${messageOf(error)}`);
       return undefined;
     }
+    // A tool left open is read now; the execution check's comparison of its shape keeps this read true.
+    facts = lockedToolFacts(call.tool) ?? toolFacts(call.tool);
   }
+  call.agentTool = facts.agentTool;
   const failure = runFailure(call.invocation);
   if (failure !== undefined) {
     return refuseRecorded(state, call, `${ERROR} ${failure}; the run was stopped`, failure).then(() => undefined);
   }
-  const agentTool = readAgentTool(call.tool);
+  const agentTool = facts.agentTool;
   if (agentTool.kind !== 'not-agent-tool') {
     const refusal =
       agentTool.kind === 'opaque'
@@ -212,7 +216,7 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
     agentName: String(readData(state.agent, 'name')),
     path,
     paths,
-    toolKind: toolKindOf(call.tool),
+    toolKind: facts.kind,
   };
   call.request = request;
   const context = { agent: state.agent, invocationState: event.invocationState };

@@ -16,10 +16,12 @@ import {
   type Orchestrator,
   orchestratorHookRegistry,
   readData,
-  innermostToolWrap,
+  ExecuteToolStage,
   agentHookRegistry,
   BeforeToolCallEvent,
   ZodTool,
+  type ToolFacts,
+  toolFacts,
 } from '../walker/sdk-internals.js';
 
 function moveToFront(entries: unknown[] | undefined, callback: unknown): boolean {
@@ -56,19 +58,29 @@ export function moveOrchestratorHookFirst(orchestrator: Orchestrator, eventClass
  * @returns whether the check is registered (and now innermost)
  */
 export function moveMiddlewareInnermost(agent: Agent, handler: unknown): boolean {
+  // Runs on every call, where the check is nearly always innermost already: that is read without checking the
+  // whole registry is plain data (a registry that shows this read the check last and the SDK something else is
+  // caught by the check itself, which proves by what it is handed that nothing runs inside it).
+  if (lastMiddlewareHandler(agent) === handler) return true;
   const entries = liveMiddlewareArray(agent);
   if (entries === undefined) return false;
-  // Runs on every call, where the check is nearly always innermost already.
-  if (entries.length > 0 && readData(entries[entries.length - 1], 'handler') === handler) return true;
   const index = entries.findIndex((entry) => readData(entry, 'handler') === handler);
   if (index === -1) return false;
   if (index < entries.length - 1) entries.push(...entries.splice(index, 1));
   return true;
 }
 
-/** Whether the handler is the innermost wrap of the agent's tool execution chain right now. */
-export function isInnermostMiddleware(agent: Agent, handler: unknown): boolean {
-  return handler !== undefined && innermostToolWrap(agent) === handler;
+/**
+ * The handler of the last `ExecuteToolStage` entry of an agent, read as plain data and running no code of the
+ * registry (no getter, no Proxy trap, no own `get` of its map), or undefined where that cannot be read so.
+ */
+function lastMiddlewareHandler(agent: Agent): unknown {
+  const map = readData(readData(agent, '_middlewareRegistry'), '_handlers');
+  if (isProxy(map) || !(map instanceof Map)) return undefined;
+  // The intrinsic `get`, not the map's: an own or subclass `get` would run code of the registry.
+  const entries: unknown = Map.prototype.get.call(map, ExecuteToolStage);
+  if (isProxy(entries) || !Array.isArray(entries) || entries.length === 0) return undefined;
+  return readData(readData(entries, entries.length - 1), 'handler');
 }
 
 /**
@@ -203,7 +215,8 @@ export function holdCancel(event: { cancel: unknown }, text: string, onClear: ()
   }
 }
 
-const lockedTools = new WeakSet<object>();
+/** Each locked tool, with its facts as read once it was locked (they cannot change after that). */
+const lockedTools = new WeakMap<object, ToolFacts>();
 
 /**
  * Makes the own fields of a tool of the SDK's own classes (`FunctionTool`, `ZodTool` and the `FunctionTool` it
@@ -230,8 +243,9 @@ export function lockSdkTool(tool: unknown): void {
   // Nor can it take an own member (a `stream` of its own would run instead of its class's).
   Object.preventExtensions(tool);
   if (proto === ZodTool.prototype) lockSdkTool(readData(tool, '_functionTool'));
-  // Marked only once all of it is locked: a marked tool's prototype and own fields can no longer change.
-  lockedTools.add(tool);
+  // Marked only once all of it is locked: a marked tool's prototype and own fields can no longer change, so
+  // neither can what they make of it.
+  lockedTools.set(tool, toolFacts(tool));
 }
 
 /**
@@ -240,4 +254,12 @@ export function lockSdkTool(tool: unknown): void {
  */
 export function isLockedSdkTool(tool: unknown): boolean {
   return typeof tool === 'object' && tool !== null && lockedTools.has(tool);
+}
+
+/**
+ * A locked tool's facts, read once when `lockSdkTool` locked it (its prototype and own fields, which they are
+ * read from, cannot change since); undefined for a tool not locked.
+ */
+export function lockedToolFacts(tool: unknown): ToolFacts | undefined {
+  return typeof tool === 'object' && tool !== null ? lockedTools.get(tool) : undefined;
 }

@@ -25,11 +25,11 @@ import { types } from 'node:util';
 import { messageOf } from '../errors.js';
 import { segmentOf, UNNAMED } from '../paths.js';
 import { executorRefusal } from '../walker/classify.js';
-import { ownDataShape, readAgentTool, readData, sameShape } from '../walker/sdk-internals.js';
+import { ownDataShape, readData, sameShape } from '../walker/sdk-internals.js';
 import { BLOCKED, ERROR, type GateState, recordTampering, refusalResult, type Seal } from './call.js';
 import { sameInput } from './digest.js';
 import { type CalledAt, runCalledAt, runFailure, stopRun } from './run-state.js';
-import { isInnermostMiddleware, isLockedSdkTool } from './sdk-mutations.js';
+import { isLockedSdkTool } from './sdk-mutations.js';
 
 type ExecuteToolHandler = MiddlewareHandlerOf<typeof ExecuteToolStage>;
 type ExecuteContext = Parameters<ExecuteToolHandler>[0];
@@ -58,12 +58,10 @@ function mismatch(state: GateState, context: ExecuteContext, next: unknown): str
   if (sealed === undefined) return 'no gate decision exists for this tool use';
   if (!sealed.allowed) return 'the gate refused this call, but a later hook cleared the cancel';
   if (sealed.checked) return 'the call was already run once under its decision (a retry needs a new decision)';
-  if (!isInnermostMiddleware(state.agent, state.executionCheck)) {
-    return 'another middleware was registered inside the gate check and could change the call';
-  }
   // The SDK composes the chain when it runs it: each link is an arrow to the next middleware, and only the
-  // innermost gets the SDK's own tool run, an async generator function. The registry read above can be
-  // emptied again before the check runs; what the check hands the call to cannot.
+  // innermost gets the SDK's own tool run, an async generator function. So what the check is handed proves that
+  // no middleware runs inside it, whatever the registry holds (it can be emptied again before the check runs, or
+  // show the SDK other entries than a read of it would).
   if (!types.isGeneratorFunction(next) || !types.isAsyncFunction(next)) {
     return 'another middleware runs inside the gate check and could change the call';
   }
@@ -71,17 +69,23 @@ function mismatch(state: GateState, context: ExecuteContext, next: unknown): str
     return `the tool name changed after the decision ("${sealed.name}" → "${context.toolUse.name}")`;
   }
   if (context.tool !== sealed.tool) return 'a different tool object was selected after the decision';
-  // The agent an agent-as-tool runs is read by the SDK only when it runs: classify it again now.
-  const callee = readAgentTool(sealed.tool);
+  // Changed in place (a swapped schema, callback, agent or own `stream`), the same object would run other code, or
+  // another input, than was judged. A tool the lock made unchangeable cannot have been.
+  const unchanged =
+    sealed.toolShape === undefined
+      ? isLockedSdkTool(sealed.tool)
+      : sameShape(ownDataShape(sealed.tool), sealed.toolShape);
+  if (!unchanged) {
+    return 'the tool object was changed after the decision (its prototype or own fields)';
+  }
+  // The tool is as it was read at the decision, so is what it was read as; the agent an agent-as-tool runs is read
+  // by the SDK only when it runs: classify it again now.
+  const callee = sealed.agentTool;
+  if (callee === undefined) return 'the tool was not read at the decision';
   if (callee.kind === 'opaque') return `the agent-as-tool ${callee.reason}`;
   if (callee.kind === 'agent-tool') {
     const refusal = state.adopt(callee.agent) ?? executorRefusal(callee.agent);
     if (refusal !== undefined) return `the agent-as-tool ${refusal}`;
-  }
-  // Changed in place (a swapped schema, callback, agent or own `stream`), the same object would run other code, or
-  // another input, than was judged.
-  if (!isLockedSdkTool(sealed.tool) && !sameShape(ownDataShape(sealed.tool), sealed.toolShape)) {
-    return 'the tool object was changed after the decision (its prototype or own fields)';
   }
   // Compared as the SDK would copy it (the tool runs with the sealed copy whatever the live input holds): the
   // same JSON text answers at once, any other is compared by canonical form.
@@ -129,57 +133,65 @@ type ToolStep = IteratorResult<AgentStreamEvent, ExecuteToolResult>;
  */
 export function createExecutionCheck(state: GateState): ExecuteToolHandler {
   return function executionCheck(context, next) {
-    return checkedRun(state, context, next);
+    return new CheckedRun(state, context, next);
   };
 }
 
 /**
  * Checks a call when its run is first stepped (as a generator body would), then either answers with the
  * refusal or hands the tool's own run through step by step. It is an iterator rather than a generator
- * so an allowed call's events are not passed through one more generator on their way out.
+ * so an allowed call's events are not passed through one more generator on their way out, and a class so that
+ * a call allocates one object for it, not one closure per method.
  */
-function checkedRun(state: GateState, context: ExecuteContext, next: Parameters<ExecuteToolHandler>[1]): ToolRun {
-  let inner: ToolRun | undefined;
-  let finished = false;
-  const run = {
-    next(...sent: [] | [undefined]): Promise<ToolStep> {
-      if (inner !== undefined) return inner.next(...sent);
-      if (finished) return Promise.resolve({ done: true, value: undefined as unknown as ExecuteToolResult });
-      let started: ToolRun | ExecuteToolResult;
-      try {
-        started = checkCall(state, context, next);
-      } catch (error) {
-        finished = true;
-        // Nothing ran; the run this agent is in stops all the same (a context whose fields throw is tampering).
-        stopRun(state.run, `the execution check could not complete: ${messageOf(error)}`);
-        // What was thrown goes on as it is, as it would out of a generator body.
-        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-        return Promise.reject(error);
-      }
-      if ('result' in started) {
-        finished = true;
-        return Promise.resolve({ done: true, value: started });
-      }
-      inner = started;
-      return inner.next();
-    },
-    return(value: ExecuteToolResult): Promise<ToolStep> {
-      if (inner !== undefined) return inner.return(value);
-      finished = true;
-      return Promise.resolve({ done: true, value });
-    },
-    throw(error: unknown): Promise<ToolStep> {
-      if (inner !== undefined) return inner.throw(error);
-      finished = true;
-      // A generator thrown into before its first step ends, rejecting with exactly what was thrown in.
+class CheckedRun implements ToolRun {
+  private _inner: ToolRun | undefined = undefined;
+  private _finished = false;
+
+  constructor(
+    private readonly _state: GateState,
+    private readonly _context: ExecuteContext,
+    private readonly _next: Parameters<ExecuteToolHandler>[1],
+  ) {}
+
+  next(sent?: undefined): Promise<ToolStep> {
+    if (this._inner !== undefined) return this._inner.next(sent);
+    if (this._finished) return Promise.resolve({ done: true, value: undefined as unknown as ExecuteToolResult });
+    let started: ToolRun | ExecuteToolResult;
+    try {
+      started = checkCall(this._state, this._context, this._next);
+    } catch (error) {
+      this._finished = true;
+      // Nothing ran; the run this agent is in stops all the same (a context whose fields throw is tampering).
+      stopRun(this._state.run, `the execution check could not complete: ${messageOf(error)}`);
+      // What was thrown goes on as it is, as it would out of a generator body.
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return Promise.reject(error);
-    },
-    [Symbol.asyncIterator](): ToolRun {
-      return run;
-    },
-  };
-  return run;
+    }
+    if ('result' in started) {
+      this._finished = true;
+      return Promise.resolve({ done: true, value: started });
+    }
+    this._inner = started;
+    return started.next();
+  }
+
+  return(value: ExecuteToolResult): Promise<ToolStep> {
+    if (this._inner !== undefined) return this._inner.return(value);
+    this._finished = true;
+    return Promise.resolve({ done: true, value });
+  }
+
+  throw(error: unknown): Promise<ToolStep> {
+    if (this._inner !== undefined) return this._inner.throw(error);
+    this._finished = true;
+    // A generator thrown into before its first step ends, rejecting with exactly what was thrown in.
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+    return Promise.reject(error);
+  }
+
+  [Symbol.asyncIterator](): ToolRun {
+    return this;
+  }
 }
 
 /** The name a refusal shows: the call's as handed to the check, else (unreadable there) the sealed one. */
@@ -234,8 +246,8 @@ function checkCall(
       input: sealed.input?.frozen as ExecuteContext['toolUse']['input'],
     },
   };
-  const callee = readAgentTool(sealed.tool);
-  if (callee.kind === 'agent-tool' && sealed.paths.length > 0) {
+  const callee = sealed.agentTool;
+  if (callee?.kind === 'agent-tool' && sealed.paths.length > 0) {
     const segment = segmentOf(readData(sealed.tool, 'name'), UNNAMED);
     const store: CalledAt = {
       agent: callee.agent as CalledAt['agent'],

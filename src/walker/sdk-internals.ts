@@ -294,23 +294,6 @@ export function toolMiddleware(agent: Agent): readonly MiddlewareEntry[] | undef
   return read;
 }
 
-/**
- * The handler of the innermost `wrap` of an agent's `ExecuteToolStage` chain, or undefined when there is none,
- * or when the registry, or the phase of an entry from the end up to that wrap, is not plain data (a handler that
- * is not plain data reads as undefined too: no one's handler). Entries before the innermost wrap are not read:
- * whatever they are, the SDK composes them outside it. Runs on every tool call: it allocates nothing per entry
- * beyond the phase read.
- */
-export function innermostToolWrap(agent: Agent): unknown {
-  const entries = liveMiddlewareArray(agent) ?? [];
-  for (let i = entries.length - 1; i >= 0; i -= 1) {
-    const phase = dataField(entries[i], 'phase');
-    if (!phase.ok) return undefined;
-    if (phase.value === 'wrap') return readData(entries[i], 'handler');
-  }
-  return undefined;
-}
-
 /** The live array of a registry's callbacks for one event class (for the few reorderings gate-audit does). */
 export function liveCallbackArray(registry: unknown, eventClass: unknown): unknown[] | undefined {
   const map = readData(registry, '_callbacks');
@@ -505,14 +488,28 @@ export function isMcpTool(tool: unknown): boolean {
   return className(tool) === 'McpTool' && !isProxy(client) && client instanceof McpClient;
 }
 
+/** What kind of tool a tool object is, as the request a gate sees says it. */
+export type ToolKind = 'function' | 'mcp' | 'agent' | 'structured-output' | 'other';
+
 /** What kind of tool a tool object is, for the request a gate sees. */
-export function toolKindOf(tool: unknown): 'function' | 'mcp' | 'agent' | 'structured-output' | 'other' {
+export function toolKindOf(tool: unknown): ToolKind {
   if (isProxy(tool)) return 'other';
   if (isStructuredOutputTool(tool)) return 'structured-output';
   if (isMcpTool(tool)) return 'mcp';
   if (className(tool) === 'AgentAsTool') return 'agent';
   if (tool instanceof FunctionTool || tool instanceof ZodTool) return 'function';
   return 'other';
+}
+
+/** What a call's decision and its execution check need to know of the tool: its kind, and the agent it runs. */
+export interface ToolFacts {
+  readonly agentTool: AgentToolRead;
+  readonly kind: ToolKind;
+}
+
+/** Reads a tool's facts (`readAgentTool` and `toolKindOf`). */
+export function toolFacts(tool: unknown): ToolFacts {
+  return { agentTool: readAgentTool(tool), kind: toolKindOf(tool) };
 }
 
 /** Whether `error` is the SDK's `InterruptError` (not exported by the SDK, so recognised by shape). */

@@ -807,7 +807,7 @@ describe('D: the checks that only one test can catch', () => {
     );
     const stopped = await settleRun(agent);
     expect(ran).toEqual([]);
-    expect(toolResults(agent)[0]).toMatch(/another middleware was registered inside the gate check/);
+    expect(toolResults(agent)[0]).toMatch(/another middleware runs inside the gate check/);
     expect(stopped).toBeInstanceOf(GateFailedError);
   });
 

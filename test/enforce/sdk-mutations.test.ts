@@ -21,8 +21,10 @@
  *   (`installMultiagent`'s preflight refuses a getter or Proxy there, see install.test.ts); for a field that is
  *   absent the descriptor is undefined either way, and making a getter non-configurable changes no value read.
  *
- * - `isInnermostMiddleware`, `handler !== undefined` (→ `true`): its one caller passes the agent's execution
- *   check, never undefined; the guard only keeps "undefined is nobody's handler" true for any other caller.
+ * - `moveMiddlewareInnermost`'s first line (the check found last by a read that does not check the whole list:
+ *   removed, the full read below finds it last all the same; it only saves that read on every call).
+ * - `lockSdkTool`'s facts and `decision.ts`'s `lockedToolFacts(…) ?? toolFacts(…)` (→ `toolFacts(…)`): a locked
+ *   tool's prototype and own fields cannot change, so reading them again gives the same facts.
  *
  * Mutants that no real SDK object can reach:
  * - `moveToFront`, `entries === undefined` and `index === -1` (→ `false`): both callers register the callback
@@ -47,6 +49,8 @@ import { type Agent, BeforeInvocationEvent, BeforeToolCallEvent, ExecuteToolStag
 import { BeforeNodeCallEvent, Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import { allowAll, GateFailedError, type GateRecord, type Gate, install, installMultiagent } from '../../src/index.js';
+import { moveMiddlewareInnermost } from '../../src/enforce/sdk-mutations.js';
+import { agentGateMark } from '../../src/walker/marks.js';
 import {
   call,
   handoff,
@@ -141,6 +145,44 @@ describe("the agent's execution check", () => {
     ]);
   });
 
+  it('moving the check innermost runs no code of the registry: a Proxy map or a Proxy list reads as no check at all', () => {
+    const agent = scriptedAgent('a', [say('done')], { tools: [recordingTool('ls')] });
+    install(agent, { gate: allowAll() });
+    const check = agentGateMark(agent)?.executionCheck;
+    expect(moveMiddlewareInnermost(agent, check)).toBe(true);
+    const trapped: string[] = [];
+    const traps = <T extends object>(): ProxyHandler<T> => ({
+      get: (target, key) => {
+        trapped.push(`get ${String(key)}`);
+        const value: unknown = Reflect.get(target, key, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+      getPrototypeOf: (target) => {
+        trapped.push('getPrototypeOf');
+        return Reflect.getPrototypeOf(target);
+      },
+      getOwnPropertyDescriptor: (target, key) => {
+        trapped.push(`descriptor ${String(key)}`);
+        return Reflect.getOwnPropertyDescriptor(target, key);
+      },
+      ownKeys: (target) => {
+        trapped.push('ownKeys');
+        return Reflect.ownKeys(target);
+      },
+    });
+    const registry = (agent as unknown as { _middlewareRegistry: { _handlers: Handlers } })._middlewareRegistry;
+    const real = registry._handlers;
+    registry._handlers = new Proxy(real, traps<Handlers>());
+    expect(moveMiddlewareInnermost(agent, check)).toBe(false);
+    registry._handlers = real;
+    const entries = real.get(ExecuteToolStage)!;
+    real.set(ExecuteToolStage, new Proxy(entries, traps<unknown[]>()));
+    expect(moveMiddlewareInnermost(agent, check)).toBe(false);
+    expect(trapped).toEqual([]);
+    real.set(ExecuteToolStage, entries);
+    expect(moveMiddlewareInnermost(agent, check)).toBe(true);
+  });
+
   /** Installs `gate` and a hook that runs after the decision, before the call reaches the middleware. */
   function afterDecision(agent: Agent, gate: Gate, act: () => void): void {
     install(agent, { gate });
@@ -173,27 +215,29 @@ describe("the agent's execution check", () => {
     },
   );
 
-  it('middleware that cannot be read as plain data after the decision refuses the call as a changed chain, and nothing runs', async () => {
+  it('middleware entries that are no plain data after the decision change nothing the SDK runs: the call runs as judged', async () => {
     const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
     const gate = keepingGate();
     afterDecision(agent, gate, () => {
-      // A phase that is a getter: it could show the SDK one phase and gate-audit another.
+      // A phase that is a getter could show the SDK one phase and a reader another; this one answers the same to
+      // both, so the SDK composes the same chain. The check does not read the registry: what it is handed (the
+      // SDK's own tool run, not another middleware) proves that nothing runs inside it.
       for (const entry of handlersOf(agent).get(ExecuteToolStage) ?? []) {
         const phase = (entry as { phase: string }).phase;
         Object.defineProperty(entry, 'phase', { get: () => phase, configurable: true });
       }
     });
-    expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
-    expect(ran).toEqual([]);
-    const tampering = gate.records.find((r) => r.event === 'tampering');
-    expect(tampering?.reason).toMatch(/middleware/);
-    expect(tampering?.reason).not.toMatch(/could not be checked/);
+    expect(await settleRun(agent)).toBeUndefined();
+    expect(ran).toEqual(['ls({"path":"/tmp"})@a']);
+    expect(gate.records.filter((r) => r.event === 'tampering')).toEqual([]);
   });
 
   it.skipIf(!('Input' in ExecuteToolStage))(
-    'an execution check taken out of the registry by an input-phase handler during the call refuses the call',
+    'an execution check taken out of the registry by an input-phase handler during a call: that call runs as judged, the next is refused',
     async () => {
-      const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
+      const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), call('ls', { path: '/etc' }), say('done')], {
+        tools: [recordingTool('ls')],
+      });
       const gate = keepingGate();
       install(agent, { gate });
       const stage = ExecuteToolStage as unknown as { Input: object };
@@ -210,11 +254,13 @@ describe("the agent's execution check", () => {
         }) as never,
       );
       expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
-      expect(ran).toEqual([]);
+      // The chain was composed with the check in it: the first call ran exactly as judged. The second decision finds
+      // no execution check any more.
+      expect(ran).toEqual(['ls({"path":"/tmp"})@a']);
       expect(removed).toBeGreaterThan(0);
-      const tampering = gate.records.find((r) => r.event === 'tampering');
-      expect(tampering?.reason).toMatch(/middleware/);
-      expect(tampering?.reason).not.toMatch(/could not be checked/);
+      expect(gate.records.filter((r) => r.event === 'tampering').map((r) => r.reason)).toEqual([
+        "the gate's execution check was removed from this agent",
+      ]);
     },
   );
 });

@@ -93,6 +93,16 @@
  * (`invocationState === run` → never: joining a run to itself changes nothing), L137/L138, L347/L349 and L382,
  * equivalent as above; L96 (the text of a loop outside any invocation) killed since by its exact reason in
  * `attacks.test.ts`.
+ *
+ * Changed on 2026-12-02 for speed, mutated by hand against this directory's tests and the tamper rows: the check no
+ * longer reads the middleware registry (what it is handed proves nothing runs inside it: an own iterator that shows
+ * the SDK a middleware the registry's readers do not see is refused below), it takes the tool's facts (agent used as
+ * a tool or not) from the seal instead of reading the tool again, and it is a class. Killed: the shape comparison,
+ * the composed-chain check, the callee's re-classification, the callee's place store. Equivalent: `? isLockedSdkTool`
+ * (→ `true`: a seal without a shape is one whose tool the decision found locked, and a lock is never undone);
+ * `callee === undefined` and `callee.kind === 'opaque'` (the decision seals as allowed only a call whose tool it read,
+ * and refuses an opaque one, so an allowed seal holds a read that is not opaque); `next(sent)` → `next()` (the SDK's
+ * tool runs take no sent value).
  */
 import {
   type Agent,
@@ -911,33 +921,44 @@ describe('a middleware registered inside the check after the decision, with an e
     );
   }
   for (const field of ['phase', 'handler'] as const) {
-    it(`its ${field} a getter: read as registered inside the check, refused`, async () => {
+    it(`its ${field} a getter: refused by what the check is handed (the next middleware, not the tool run)`, async () => {
       const agent = agentWithTools();
       install(agent, { gate: lsGate() });
       lateEntry(agent, field);
       expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
       expect(ran).toEqual([]);
       expect(toolResults(agent)).toEqual([
-        'error:[gate] BLOCKED: another middleware was registered inside the gate check and could change the call | tool=<ls>',
+        'error:[gate] BLOCKED: another middleware runs inside the gate check and could change the call | tool=<ls>',
       ]);
     });
   }
 
-  it('the middleware list given an own property (no plain array any more): refused the same way', async () => {
+  it('the middleware list given an own iterator that shows the SDK a middleware inside the check (which a read of the list does not see): refused the same way', async () => {
     const agent = agentWithTools();
     install(agent, { gate: lsGate() });
+    const hidden = { phase: 'wrap', handler: (ctx: never, next: (ctx: never) => unknown) => next(ctx) };
+    let entries: unknown[] = [];
     agent.addHook(
       BeforeToolCallEvent,
       () => {
-        const entries = liveMiddlewareArray(agent) ?? [];
-        Object.defineProperty(entries, 'extra', { value: 1, enumerable: false });
+        entries = liveMiddlewareArray(agent) ?? [];
+        Object.defineProperty(entries, Symbol.iterator, {
+          value: function* () {
+            yield* Array.prototype.values.call(entries);
+            yield hidden;
+          },
+          enumerable: false,
+        });
       },
       { order: Infinity },
     );
     expect(await settleRun(agent)).toBeInstanceOf(GateFailedError);
     expect(ran).toEqual([]);
+    // A read of the list itself does not see the hidden middleware.
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.some((entry) => (entry as { handler?: unknown }).handler === hidden.handler)).toBe(false);
     expect(toolResults(agent)).toEqual([
-      'error:[gate] BLOCKED: another middleware was registered inside the gate check and could change the call | tool=<ls>',
+      'error:[gate] BLOCKED: another middleware runs inside the gate check and could change the call | tool=<ls>',
     ]);
   });
 });
