@@ -204,6 +204,69 @@ describe('the decision log (policyGate { log })', () => {
       expect(verifyLog(readFileSync(file, 'utf8'))).toMatchObject({ ok: true, records: 3 });
     });
 
+    it('continues after the last record however many blank lines follow it, across a read chunk too', () => {
+      const first = openDecisionLog(file);
+      first.append({ event: 'deny', verdict: 'deny', reason: 'x'.repeat(70_000), path: [] }, 'g');
+      first.close();
+      const head = records()[0]!;
+      // Blank lines after the last record, enough of them to fill more than one read chunk.
+      writeFileSync(file, `${readFileSync(file, 'utf8')}${'\n'.repeat(70_000)}`);
+      const second = openDecisionLog(file);
+      second.append({ event: 'allow', verdict: 'allow', path: [] }, 'g');
+      second.close();
+      const lines = readFileSync(file, 'utf8').split('\n');
+      const written = lines.filter((l) => l !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(written).toHaveLength(2);
+      expect(written[1]).toMatchObject({ seq: 1, prev: head.hash });
+      // A file of blank lines only starts a new chain.
+      writeFileSync(file, '\n\n\n');
+      const fresh = openDecisionLog(file);
+      fresh.append({ event: 'allow', verdict: 'allow', path: [] }, 'g');
+      fresh.close();
+      expect(records()).toMatchObject([{ seq: 0, prev: null }]);
+    });
+
+    it('refuses to continue a file whose last record is not chained, naming the fix', () => {
+      const lines = [
+        'not json',
+        '{"seq":-1,"hash":"ab"}',
+        '{"seq":1.5,"hash":"ab"}',
+        '{"seq":"1","hash":"ab"}',
+        '{"seq":1}',
+        '{"seq":1,"hash":7}',
+        '{"hash":"ab"}',
+      ];
+      for (const line of lines) {
+        writeFileSync(file, `{"seq":0,"hash":"aa"}\n${line}\n`);
+        expect(() => openDecisionLog(file), line).toThrow(
+          `file=<${file}> | the decision log's last record is not a chained record, so the chain cannot continue | ` +
+            'check it with gate-audit verify-log, then move it away or pass { chain: false }',
+        );
+        expect(existsSync(`${file}.lock`), line).toBe(false);
+      }
+      // The same last line, with { chain: false }: nothing is continued, the log opens.
+      openDecisionLog({ destination: file, chain: false }).close();
+      writeFileSync(file, '{"seq":0,"hash":"aa"}\n');
+      const log = openDecisionLog(file);
+      log.append({ event: 'allow', verdict: 'allow', path: [] }, 'g');
+      log.close();
+      expect(records()[1]).toMatchObject({ seq: 1, prev: 'aa' });
+    });
+
+    it('takes a file path, a whole descriptor or { write(line) }, and refuses anything else', () => {
+      for (const destination of [1.5, -0.5, {}, null, { write: 'no' }, true]) {
+        expect(() => openDecisionLog({ destination } as never), JSON.stringify(destination)).toThrow(
+          'option=<log.destination> | expected a file path, a descriptor or { write(line) }',
+        );
+      }
+      const lines: string[] = [];
+      const stream = openDecisionLog({ destination: { write: (line: string) => void lines.push(line) } });
+      stream.append({ event: 'allow', verdict: 'allow', path: [] }, 'g');
+      stream.close();
+      expect(lines).toHaveLength(1);
+      expect(JSON.parse(lines[0]!)).toMatchObject({ seq: 0, event: 'allow' });
+    });
+
     it('refuses a second open of the same file with the other chain setting', () => {
       const log = openDecisionLog(file);
       try {
