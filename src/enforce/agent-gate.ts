@@ -12,8 +12,9 @@
  * 5. `AfterToolCallEvent` (first): a call answered around the check is withheld and the run stops.
  * 6. `AfterToolCallEvent` (last): a withheld result stays withheld.
  * 7. `BeforeModelCallEvent` (first and last): once the run was stopped, the model is not called again; a tool
- *    executor that is no longer the SDK's stops the run first.
- * 8. `AfterInvocationEvent` (first: the agent leaves the run; last: a stopped run ends with `GateFailedError`).
+ *    executor that is no longer the SDK's stops the run first (last hook).
+ * 8. `BeforeToolsEvent` (last): a tool executor that is no longer the SDK's stops the run before the turn's tools.
+ * 9. `AfterInvocationEvent` (first: the agent leaves the run; last: a stopped run ends with `GateFailedError`).
  */
 import {
   AfterInvocationEvent,
@@ -22,6 +23,7 @@ import {
   BeforeInvocationEvent,
   BeforeModelCallEvent,
   BeforeToolCallEvent,
+  BeforeToolsEvent,
   ExecuteToolStage,
   type ToolResultBlock,
 } from '@strands-agents/sdk';
@@ -113,23 +115,41 @@ class AgentGateRuntime implements GateState {
 
   /**
    * The last `BeforeModelCallEvent` hook: as the first, and the model is not called when the agent's tool executor
-   * is no longer one of the SDK's (its tool calls would reach no hook): that stops the run. Read here, after every
-   * other hook of the event, it is the executor the agent's tool calls of this turn find (a swap after this read
-   * is not seen, see the README).
+   * is no longer one of the SDK's (its tool calls would reach no hook): that stops the run. The tools of the turn
+   * are checked again just before they run (`guardTools`).
    */
   readonly stopModel = (event: BeforeModelCallEvent): void => {
-    if (event.agent === this.agent && !isSdkToolExecutor(readData(this.agent, '_toolExecutor'))) {
-      stopRun(
-        event.invocationState,
-        `agent "${String(readData(this.agent, 'id'))}" runs its tools with a tool executor that is not the SDK's ` +
-          '(replaced after install), so its tool calls would reach no gate',
-      );
-    }
+    const foreign = event.agent === this.agent ? this._foreignExecutor() : undefined;
+    if (foreign !== undefined) stopRun(event.invocationState, foreign);
     const failure =
       (event.agent === this.agent ? otherRun(this, event.invocationState) : undefined) ??
       runFailure(event.invocationState);
     if (failure !== undefined) event.cancel = `${ERROR} ${failure}; the run was stopped`;
   };
+
+  /**
+   * The last `BeforeToolsEvent` hook: the SDK hands a turn's tool calls to the agent's tool executor right after
+   * this event's hooks, with nothing in between. One that is not the SDK's own (set by a hook after the model
+   * call, or between an approval pause and its resume, which runs the paused calls without calling the model)
+   * would run them through no hook: the run stops here, before any of them runs (a hook that throws at this event
+   * ends the run; the SDK does not go on to the tools).
+   */
+  readonly guardTools = (event: BeforeToolsEvent): void => {
+    if (event.agent !== this.agent) return;
+    const foreign = this._foreignExecutor();
+    if (foreign === undefined) return;
+    stopRun(event.invocationState, foreign);
+    throw new GateFailedError(foreign);
+  };
+
+  /** Why the agent's tool executor is not the SDK's own, or undefined when it is. */
+  private _foreignExecutor(): string | undefined {
+    if (isSdkToolExecutor(readData(this.agent, '_toolExecutor'))) return undefined;
+    return (
+      `agent "${String(readData(this.agent, 'id'))}" runs its tools with a tool executor that is not the SDK's ` +
+      '(replaced after install), so its tool calls would reach no gate'
+    );
+  }
 
   run: unknown = undefined;
   lastRun: unknown = undefined;
@@ -221,6 +241,7 @@ export function installAgentGate(agent: Agent, source: GateSource, path: readonl
     // First so an earlier throwing hook cannot skip it, last so a later hook cannot clear the cancel.
     add(BeforeModelCallEvent, runtime.stopModelFirst, -Infinity);
     add(BeforeModelCallEvent, runtime.stopModel, Infinity);
+    add(BeforeToolsEvent, runtime.guardTools, Infinity);
     add(AfterToolCallEvent, runtime.audit, -Infinity);
     add(AfterToolCallEvent, runtime.keepWithheld, Infinity);
     add(AfterInvocationEvent, runtime.leave, -Infinity);

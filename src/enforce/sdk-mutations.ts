@@ -16,7 +16,6 @@ import {
   type Orchestrator,
   orchestratorHookRegistry,
   readData,
-  ExecuteToolStage,
   agentHookRegistry,
   BeforeToolCallEvent,
   ZodTool,
@@ -58,29 +57,16 @@ export function moveOrchestratorHookFirst(orchestrator: Orchestrator, eventClass
  * @returns whether the check is registered (and now innermost)
  */
 export function moveMiddlewareInnermost(agent: Agent, handler: unknown): boolean {
-  // Runs on every call, where the check is nearly always innermost already: that is read without checking the
-  // whole registry is plain data (a registry that shows this read the check last and the SDK something else is
-  // caught by the check itself, which proves by what it is handed that nothing runs inside it).
-  if (lastMiddlewareHandler(agent) === handler) return true;
+  // The whole list is read as plain data first: an own iterator or an own `get` of its map could show the SDK
+  // other entries, and a call would then reach the tool around the check before anything noticed.
   const entries = liveMiddlewareArray(agent);
   if (entries === undefined) return false;
+  // Runs on every call, where the check is nearly always innermost already.
+  if (entries.length > 0 && readData(entries[entries.length - 1], 'handler') === handler) return true;
   const index = entries.findIndex((entry) => readData(entry, 'handler') === handler);
   if (index === -1) return false;
   if (index < entries.length - 1) entries.push(...entries.splice(index, 1));
   return true;
-}
-
-/**
- * The handler of the last `ExecuteToolStage` entry of an agent, read as plain data and running no code of the
- * registry (no getter, no Proxy trap, no own `get` of its map), or undefined where that cannot be read so.
- */
-function lastMiddlewareHandler(agent: Agent): unknown {
-  const map = readData(readData(agent, '_middlewareRegistry'), '_handlers');
-  if (isProxy(map) || !(map instanceof Map)) return undefined;
-  // The intrinsic `get`, not the map's: an own or subclass `get` would run code of the registry.
-  const entries: unknown = Map.prototype.get.call(map, ExecuteToolStage);
-  if (isProxy(entries) || !Array.isArray(entries) || entries.length === 0) return undefined;
-  return readData(readData(entries, entries.length - 1), 'handler');
 }
 
 /**

@@ -21,8 +21,6 @@
  *   (`installMultiagent`'s preflight refuses a getter or Proxy there, see install.test.ts); for a field that is
  *   absent the descriptor is undefined either way, and making a getter non-configurable changes no value read.
  *
- * - `moveMiddlewareInnermost`'s first line (the check found last by a read that does not check the whole list:
- *   removed, the full read below finds it last all the same; it only saves that read on every call).
  * - `lockSdkTool`'s facts and `decision.ts`'s `lockedToolFacts(…) ?? toolFacts(…)` (→ `toolFacts(…)`): a locked
  *   tool's prototype and own fields cannot change, so reading them again gives the same facts.
  *

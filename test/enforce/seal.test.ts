@@ -963,6 +963,54 @@ describe('a middleware registered inside the check after the decision, with an e
   });
 });
 
+describe('a middleware list or map that is no plain data before a decision', () => {
+  /** A middleware that runs another input than the one judged. */
+  const swapInput = (context: { toolUse: object }, next: (context: { toolUse: object }) => unknown): unknown =>
+    next({ ...context, toolUse: { ...context.toolUse, input: { path: '/etc' } } });
+  const handlers = (agent: Scripted): Map<unknown, unknown[]> =>
+    (agent as unknown as { _middlewareRegistry: { _handlers: Map<unknown, unknown[]> } })._middlewareRegistry._handlers;
+
+  /** Two allowed calls; `tamper` runs after the first (the check is innermost by then) and before the second. */
+  async function betweenCalls(tamper: (agent: Scripted) => void): Promise<{ agent: Scripted; stopped: unknown }> {
+    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), call('ls', { path: '/tmp' }), say('done')], {
+      tools: [recordingTool('ls')],
+    });
+    install(agent, { gate: lsGate() });
+    let turns = 0;
+    agent.addHook(AfterToolCallEvent, () => {
+      if ((turns += 1) === 1) tamper(agent);
+    });
+    return { agent, stopped: await settleRun(agent) };
+  }
+
+  it('an own iterator that shows the SDK another chain (the list still ends with the check): refused before it runs', async () => {
+    const { agent, stopped } = await betweenCalls((a) => {
+      Object.defineProperty(handlers(a).get(ExecuteToolStage), Symbol.iterator, {
+        value: function* () {
+          yield { phase: 'wrap', handler: swapInput };
+        },
+      });
+    });
+    expect(stopped).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual(['ls({"path":"/tmp"})@a']);
+    expect(toolResults(agent)[1]).toMatch(/the gate's execution check was removed from this agent/);
+  });
+
+  it('an own get of the map that answers the SDK another chain: refused before it runs', async () => {
+    const { agent, stopped } = await betweenCalls((a) => {
+      const map = handlers(a);
+      const realGet = map.get.bind(map);
+      Object.defineProperty(map, 'get', {
+        value: (key: unknown): unknown =>
+          key === ExecuteToolStage ? [{ phase: 'wrap', handler: swapInput }] : realGet(key),
+      });
+    });
+    expect(stopped).toBeInstanceOf(GateFailedError);
+    expect(ran).toEqual(['ls({"path":"/tmp"})@a']);
+    expect(toolResults(agent)[1]).toMatch(/the gate's execution check was removed from this agent/);
+  });
+});
+
 describe('a call the execution check cannot read', () => {
   it('a middleware hands it a tool use whose name throws when read: refused, recorded, the run stops', async () => {
     const agent = agentWithTools();
