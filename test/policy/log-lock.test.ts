@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -192,6 +192,48 @@ describe('the decision log lock across processes', () => {
     const log = freshLog();
     writeFileSync(`${log}.lock`, 'garbage');
     expect(refusal(log).message).toMatch(/locked by .*\.lock, which names no process \| check the log .* then delete/);
+  });
+
+  it('reads the pid a lockfile names only from digits and one newline', () => {
+    for (const text of ['12ab\n', ' 1\n', '1\n\n', 'x1', '1 2']) {
+      const log = freshLog();
+      writeFileSync(`${log}.lock`, text);
+      expect(refusal(log).message, JSON.stringify(text)).toMatch(/which names no process/);
+    }
+    // Pid 1 is always running: with or without its newline, the lock is that process's.
+    for (const text of ['1\n', '1']) {
+      const log = freshLog();
+      writeFileSync(`${log}.lock`, text);
+      expect(refusal(log).message).toContain('is locked by process 1, which is running and writes it');
+      expect(refusal(log).message).toContain('| stop that process or give this one another log file');
+    }
+  });
+
+  it("refuses a lock naming this process's pid that this process does not hold (an earlier process with its pid)", () => {
+    const log = freshLog();
+    writeFileSync(`${log}.lock`, `${process.pid}\n`);
+    const error = refusal(log);
+    expect(error.code).toBe('LOG_LOCKED');
+    expect(error.message).toContain(`naming pid ${process.pid}, an earlier process with this process's pid`);
+    expect(error.message).toContain('then delete');
+    expect(existsSync(`${log}.lock`)).toBe(true);
+  });
+
+  it('refuses a second log under the name of one this process writes after the file was moved, until it is closed', () => {
+    const log = freshLog();
+    const first = openDecisionLog(log);
+    first.append({ event: 'allow', verdict: 'allow', path: [] }, 'g');
+    renameSync(log, `${log}.moved`);
+    try {
+      expect(refusal(log).message).toContain(
+        'this process already writes a decision log under this name, but to another file (it was moved or replaced since) | close the earlier log first',
+      );
+    } finally {
+      first.close();
+    }
+    // Closed, its lock is released: a new log opens under the name (a new chain in a new file).
+    expect(existsSync(`${log}.lock`)).toBe(false);
+    openDecisionLog(log).close();
   });
 
   it('lets exactly one of two processes starting together write the log', async () => {
