@@ -584,3 +584,135 @@ describe('PolicyError: an invalid policy names the file, the rule and the field'
     expect(PolicySchema.safeParse({ version: 1, extra: true }).success).toBe(false);
   });
 });
+
+/**
+ * The bounds of the condition schema (`src/policy/schema.ts`) one by one, each with a value just inside it: written
+ * against mutants that survived the suite (`npm run mutation`, 2026-12-02), which loosened an anchor, a minimum
+ * length or an exactly-one refinement without any test noticing.
+ */
+describe('the condition schema: each bound refuses just outside it and accepts just inside', () => {
+  const cases: [string, Record<string, unknown>, Record<string, unknown>, RegExp][] = [
+    [
+      'an absolute directory',
+      { arg: 'p', path: { under: ['/tmp'] } },
+      { arg: 'p', path: { under: ['tmp/x'] } },
+      /expected an absolute path, starting with "\/", or "\$WORKSPACE"/,
+    ],
+    [
+      'a workspace directory',
+      { arg: 'p', path: { under: ['$WORKSPACE/src'] } },
+      { arg: 'p', path: { under: ['$WORKSPACEX'] } },
+      /expected an absolute path/,
+    ],
+    ['a non-empty under', { arg: 'p', path: { under: ['/a', '/b'] } }, { arg: 'p', path: { under: [] } }, /under/],
+    [
+      'a non-empty notUnder',
+      { arg: 'p', path: { notUnder: ['/a', '/b'] } },
+      { arg: 'p', path: { notUnder: [] } },
+      /notUnder/,
+    ],
+    [
+      'under or notUnder',
+      { arg: 'p', path: { notUnder: ['/a'] } },
+      { arg: 'p', path: { cwd: '/a' } },
+      /a path condition needs under or notUnder/,
+    ],
+    ['non-empty hosts', { arg: 'u', url: { hosts: ['a.com', 'b.com'] } }, { arg: 'u', url: { hosts: [] } }, /hosts/],
+    [
+      'a scheme',
+      { arg: 'u', url: { schemes: ['https', 'git+ssh:'] } },
+      { arg: 'u', url: { schemes: ['1http'] } },
+      /expected a scheme such as "https"/,
+    ],
+    [
+      'a scheme, whole',
+      { arg: 'u', url: { schemes: ['https'] } },
+      { arg: 'u', url: { schemes: ['https://'] } },
+      /expected a scheme/,
+    ],
+    [
+      'a scheme of more than one letter',
+      { arg: 'u', url: { schemes: ['ftp'] } },
+      { arg: 'u', url: { schemes: [' ftp'] } },
+      /expected a scheme/,
+    ],
+    [
+      'hosts, schemes or private',
+      { arg: 'u', url: { private: false } },
+      { arg: 'u', url: {} },
+      /a url condition needs hosts, schemes or private/,
+    ],
+    [
+      'a url by schemes alone',
+      { arg: 'u', url: { schemes: ['http'] } },
+      { arg: 'u', url: {} },
+      /a url condition needs/,
+    ],
+    [
+      'variable names',
+      { arg: 'c', shell: { assigns: ['PATH', '_X1'] } },
+      { arg: 'c', shell: { assigns: ['1X'] } },
+      /expected an environment variable name/,
+    ],
+    [
+      'a whole variable name',
+      { arg: 'c', shell: { assigns: ['LD_PRELOAD'] } },
+      { arg: 'c', shell: { assigns: ['LD-PRELOAD'] } },
+      /expected an environment variable name/,
+    ],
+    [
+      'a variable name from its start',
+      { arg: 'c', shell: { assigns: ['A'] } },
+      { arg: 'c', shell: { assigns: ['-A'] } },
+      /expected an environment variable name/,
+    ],
+    [
+      'a flag',
+      { arg: 'c', shell: { program: ['rm'], anyFlag: ['-r', '--force'] } },
+      { arg: 'c', shell: { program: ['rm'], anyFlag: ['x-r'] } },
+      /expected a flag/,
+    ],
+    [
+      'non-empty allFlags',
+      { arg: 'c', shell: { program: ['rm'], allFlags: ['-r', '-f'] } },
+      { arg: 'c', shell: { program: ['rm'], allFlags: [] } },
+      /allFlags/,
+    ],
+    [
+      'args with one test',
+      { arg: 'c', shell: { args: { first: 'x' } } },
+      { arg: 'c', shell: { args: {} } },
+      /args needs one of matches, path, first/,
+    ],
+    [
+      'args with no more than one test',
+      { arg: 'c', shell: { args: { matches: 'x' } } },
+      { arg: 'c', shell: { args: { matches: 'x', first: 'y' } } },
+      /args takes exactly one of matches, path, first, found matches and first/,
+    ],
+    [
+      'writesTo with one test',
+      { arg: 'c', shell: { writesTo: { matches: 'x' } } },
+      { arg: 'c', shell: { writesTo: {} } },
+      /writesTo needs one of matches, path/,
+    ],
+    [
+      'a dialect with a shell test',
+      { arg: 'c', dialect: 'sh', shellOpaque: true },
+      { arg: 'c', dialect: 'sh', equals: 'x' },
+      /dialect applies to shell and shellOpaque conditions only/,
+    ],
+    [
+      'a dialect with a shell condition',
+      { arg: 'c', dialect: 'bash', shell: { program: ['ls'] } },
+      { arg: 'c', dialect: 'zsh', shell: { program: ['ls'] } },
+      /dialect/,
+    ],
+  ];
+  for (const [name, inside, outside, message] of cases) {
+    it(name, () => {
+      expect(() => policyGate(when(inside))).not.toThrow();
+      expect(() => policyGate(when(outside))).toThrow(message);
+    });
+  }
+});
