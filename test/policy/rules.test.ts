@@ -716,3 +716,25 @@ describe('the condition schema: each bound refuses just outside it and accepts j
     });
   }
 });
+
+describe('a loaded policy cannot drift from what was compiled from it', () => {
+  it('is frozen all the way down, so the gate it gives again enforces exactly what it says', () => {
+    const path = policyFile(
+      'frozen.yaml',
+      'version: 1\nrules:\n  - id: ls-ok\n    tools: [ls]\n    when:\n      - arg: path\n        path: { under: [/tmp] }\n    verdict: allow\n',
+    );
+    const policy = loadPolicy(path);
+    const rule = policy.rules[0]!;
+    for (const value of [policy, policy.rules, rule, rule.tools, rule.when, rule.when![0]]) {
+      expect(Object.isFrozen(value)).toBe(true);
+    }
+    expect(() => {
+      (rule as { verdict: string }).verdict = 'deny';
+    }).toThrow(TypeError);
+    expect(() => (policy.rules as unknown[]).push({ id: 'x', tools: ['rm'], verdict: 'allow' })).toThrow(TypeError);
+    // Given back, it is the compiled policy it was loaded as.
+    expect(parsePolicy(policy)).toBe(parsePolicy(policy));
+    expect((policyGate(policy).decide(request('ls', { path: '/tmp/a' })) as Decision).verdict).toBe('allow');
+    expect((policyGate(policy).decide(request('rm')) as Decision).verdict).toBe('deny');
+  });
+});
