@@ -1,0 +1,128 @@
+/**
+ * Shell conditions (`src/policy/shell/condition.ts`) by what they decide: `allFlags`, the end of options (`--`,
+ * which `find`'s expression ignores), the first operand after `--`, and programs named by path. Written against
+ * mutants that survived the suite (`npm run mutation`, 2026-12-02): `allFlags` had no test at all.
+ *
+ * Equivalent: `allow && part.program.includes('/') ? YES : names.has(name)` (→ `names.has(name)`: a path an allow
+ * lets through equals a listed path, whose base name is listed too; → without `allow &&`: a rule naming programs
+ * is only ever asked about parts whose program has one of their base names, see the index in `compile.ts`). Not pinned here: `part.cwdUnknown` for a
+ * relative program path after a `cd` to an unknown directory.
+ */
+import { describe, expect, it } from 'vitest';
+import { type Decision, type Gate, policyGate } from '../../../src/index.js';
+
+function gate(verdict: 'allow' | 'deny', shell: Record<string, unknown>): Gate {
+  return policyGate({
+    version: 1,
+    default: verdict === 'deny' ? 'allow' : 'deny',
+    rules: [{ id: 'r', tools: ['bash'], when: [{ arg: 'command', shell }], verdict }],
+  });
+}
+
+function verdicts(g: Gate, commands: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const command of commands) {
+    const decision = g.decide({
+      toolUseId: 'u',
+      toolName: 'bash',
+      input: { command },
+      agentId: 'a',
+      agentName: 'a',
+      path: ['a'],
+      paths: [['a']],
+      toolKind: 'function',
+    }) as Decision;
+    out[command] = decision.verdict;
+  }
+  return out;
+}
+
+describe('shell conditions', () => {
+  it('allFlags holds only when every listed flag is given, in any form of short flags', () => {
+    expect(
+      verdicts(gate('deny', { program: ['rm'], allFlags: ['-r', '-f'] }), [
+        'rm -rf /x',
+        'rm -fr /x',
+        'rm -r -f /x',
+        'rm -r /x',
+        'rm -f /x',
+        'rm /x',
+        'rm -- -rf',
+      ]),
+    ).toEqual({
+      'rm -rf /x': 'deny',
+      'rm -fr /x': 'deny',
+      'rm -r -f /x': 'deny',
+      'rm -r /x': 'allow',
+      'rm -f /x': 'allow',
+      'rm /x': 'allow',
+      'rm -- -rf': 'allow',
+    });
+  });
+
+  it('a word after -- is an operand, not a flag, except in find, whose expression goes on after it', () => {
+    expect(verdicts(gate('deny', { program: ['rm'], anyFlag: ['-r'] }), ['rm -r x', 'rm -- -r', 'rm x -- -r'])).toEqual(
+      { 'rm -r x': 'deny', 'rm -- -r': 'allow', 'rm x -- -r': 'allow' },
+    );
+    expect(
+      verdicts(gate('deny', { program: ['find'], anyFlag: ['-delete'] }), ['find -- . -delete', 'find . -name x']),
+    ).toEqual({ 'find -- . -delete': 'deny', 'find . -name x': 'allow' });
+  });
+
+  it('the first operand is the word after --; none after it is none; an unknown one or an option before it may be it', () => {
+    expect(
+      verdicts(gate('deny', { program: ['git'], args: { first: '^push$' } }), [
+        'git push',
+        'git -- push',
+        'git -- pull',
+        'git --',
+        'git -- "$X"',
+        'git -C d push',
+        'git --no-pager push',
+      ]),
+    ).toEqual({
+      'git push': 'deny',
+      'git -- push': 'deny',
+      'git -- pull': 'allow',
+      'git --': 'allow',
+      'git -- "$X"': 'deny',
+      'git -C d push': 'deny',
+      'git --no-pager push': 'deny',
+    });
+  });
+
+  it('an allow naming a program by path allows that path (normalised) and the bare name, not another path', () => {
+    expect(
+      verdicts(gate('allow', { program: ['/usr/bin/ls'] }), [
+        '/usr/bin/ls x',
+        '/usr/bin/../bin/ls x',
+        'ls x',
+        '/bin/ls x',
+        'cd "$D" && /usr/bin/ls',
+      ]),
+    ).toEqual({
+      '/usr/bin/ls x': 'allow',
+      '/usr/bin/../bin/ls x': 'allow',
+      'ls x': 'allow',
+      '/bin/ls x': 'deny',
+      'cd "$D" && /usr/bin/ls': 'deny',
+    });
+    // Named without a path, an allow does not cover a path (it could be any file called ls); a deny does.
+    expect(verdicts(gate('allow', { program: ['ls'] }), ['ls x', '/usr/bin/ls x', 'cat x'])).toEqual({
+      'ls x': 'allow',
+      '/usr/bin/ls x': 'deny',
+      'cat x': 'deny',
+    });
+    expect(verdicts(gate('deny', { program: ['ls'] }), ['ls x', '/usr/bin/ls x', 'cat x', '/bin/cat x'])).toEqual({
+      'ls x': 'deny',
+      '/usr/bin/ls x': 'deny',
+      'cat x': 'allow',
+      '/bin/cat x': 'allow',
+    });
+    // A path in the policy is normalised too.
+    expect(verdicts(gate('allow', { program: ['/usr/bin/../bin/ls'] }), ['/usr/bin/ls x', '/bin/ls x'])).toEqual({
+      '/usr/bin/ls x': 'allow',
+      '/bin/ls x': 'deny',
+    });
+  });
+});
