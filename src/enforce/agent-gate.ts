@@ -121,10 +121,7 @@ class AgentGateRuntime implements GateState {
   readonly stopModel = (event: BeforeModelCallEvent): void => {
     const foreign = event.agent === this.agent ? this._foreignExecutor() : undefined;
     if (foreign !== undefined) stopRun(event.invocationState, foreign);
-    const failure =
-      (event.agent === this.agent ? otherRun(this, event.invocationState) : undefined) ??
-      runFailure(event.invocationState);
-    if (failure !== undefined) event.cancel = `${ERROR} ${failure}; the run was stopped`;
+    this.stopModelFirst(event);
   };
 
   /**
