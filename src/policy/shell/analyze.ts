@@ -749,7 +749,8 @@ class Analysis {
       this.mark(part, 'code', `${name}: ${scanned.opaque}`);
       return;
     }
-    if (spec.stateOptions?.some((o) => scanned.seen.has(o))) part.cwdUnknown = true;
+    // A path the command names is not known where it runs in another directory or under another root.
+    if (spec.changesRoot === true || spec.stateOptions?.some((o) => scanned.seen.has(o))) part.cwdUnknown = true;
     for (const output of spec.writeOptions ?? []) {
       if (scanned.seen.has(output)) part.writes.push(scanned.seen.get(output));
     }

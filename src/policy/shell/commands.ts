@@ -25,8 +25,13 @@ export interface WrapperSpec {
   readonly noCommandOptions?: readonly string[];
   /** Options whose value is a file the wrapper writes (`time -o`). */
   readonly writeOptions?: readonly string[];
-  /** Options that change the directory the command runs in (`env -C`). */
+  /** Options that change the directory the command runs in (`env -C`), or its root (`sudo -R`). */
   readonly stateOptions?: readonly string[];
+  /**
+   * It always runs its command under another root directory (`chroot NEWROOT`): a path the command names,
+   * its program's included, is not the file the policy names.
+   */
+  readonly changesRoot?: boolean;
   /** For `opaque`: why. */
   readonly reason?: string;
   /** Without a command it starts a shell, which reads its script from its input (`unshare`, `chroot DIR`). */
@@ -282,7 +287,7 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     leading: 1,
     shellWhenEmpty: true,
     options: { long: { userspec: 'value', groups: 'value', 'skip-chdir': 'flag' } },
-    stateOptions: ['--skip-chdir'],
+    changesRoot: true,
   },
   ionice: { kind: 'program', options: { value: 'cn', flag: 't' }, noCommandOptions: ['-p', '-P', '-u'] },
   taskset: { kind: 'program', leading: 1, options: { flag: 'acp' }, noCommandOptions: ['-p'] },

@@ -5,8 +5,7 @@
  *
  * Equivalent: `allow && part.program.includes('/') ? YES : names.has(name)` (→ `names.has(name)`: a path an allow
  * lets through equals a listed path, whose base name is listed too; → without `allow &&`: a rule naming programs
- * is only ever asked about parts whose program has one of their base names, see the index in `compile.ts`). Not pinned here: `part.cwdUnknown` for a
- * relative program path after a `cd` to an unknown directory.
+ * is only ever asked about parts whose program has one of their base names, see the index in `compile.ts`).
  */
 import { describe, expect, it } from 'vitest';
 import { type Decision, type Gate, policyGate } from '../../../src/index.js';
@@ -123,6 +122,34 @@ describe('shell conditions', () => {
     expect(verdicts(gate('allow', { program: ['/usr/bin/../bin/ls'] }), ['/usr/bin/ls x', '/bin/ls x'])).toEqual({
       '/usr/bin/ls x': 'allow',
       '/bin/ls x': 'deny',
+    });
+  });
+
+  it('a program path is not proven where the command runs in another directory or under another root', () => {
+    // Each wrapper is allowed by name, so only where its command runs decides. `chroot DIR /usr/bin/ls` runs
+    // DIR/usr/bin/ls, and `sudo -R` likewise; `env -C` and `sudo -D` leave the program alone but change the
+    // directory the line's relative paths mean, which the analysis does not tell apart.
+    const g = gate('allow', { program: ['/usr/bin/ls', 'chroot', 'sudo', 'env'] });
+    expect(
+      verdicts(g, [
+        '/usr/bin/ls',
+        'chroot /jail /usr/bin/ls',
+        'chroot --skip-chdir / /usr/bin/ls',
+        'sudo /usr/bin/ls',
+        'sudo -R /jail /usr/bin/ls',
+        'sudo -D /srv /usr/bin/ls',
+        'env /usr/bin/ls',
+        'env -C /srv /usr/bin/ls',
+      ]),
+    ).toEqual({
+      '/usr/bin/ls': 'allow',
+      'chroot /jail /usr/bin/ls': 'deny',
+      'chroot --skip-chdir / /usr/bin/ls': 'deny',
+      'sudo /usr/bin/ls': 'allow',
+      'sudo -R /jail /usr/bin/ls': 'deny',
+      'sudo -D /srv /usr/bin/ls': 'deny',
+      'env /usr/bin/ls': 'allow',
+      'env -C /srv /usr/bin/ls': 'deny',
     });
   });
 });
