@@ -19,7 +19,8 @@ export interface GoNode {
 /** The dialect a line is parsed in. */
 export type Dialect = 'bash' | 'sh' | 'mksh';
 
-interface Parser {
+/** A public parser of the package. */
+export interface Parser {
   Parse(source: string, name: string): { readonly __internal_object__?: unknown };
 }
 
@@ -46,7 +47,7 @@ interface GoReader {
  * wraps it in a new reader and wraps the tree in an object of getters on every call, which costs more than a
  * tenth of the parse; here one reader is reset to each line and the tree is read as it is.
  */
-interface Loaded {
+export interface Loaded {
   readonly parsers: Record<Dialect, GoParser>;
   readonly reader: GoReader;
   /** Go's nil `error` as the runtime represents it: any other second result is a parse error. */
@@ -89,9 +90,11 @@ function goParser(parser: Parser): GoParser | undefined {
  * Reaches the Go objects behind the public parsers and checks that they behave as this module reads them:
  * a line parses into the expected tree, through the public API and directly, and a line that does not
  * parse gives an error, so that a failed parse is never read as a tree. Returns `undefined` otherwise (the
- * parser then refuses every line, which makes every line opaque).
+ * parser then refuses every line, which makes every line opaque). Exported for its fault tests only.
+ *
+ * @param publicParsers - the package's public parser of each dialect
  */
-function selfTest(publicParsers: Record<Dialect, Parser>): Loaded | undefined {
+export function selfTest(publicParsers: Record<Dialect, Parser>): Loaded | undefined {
   try {
     const viaApi = node(publicParsers.bash.Parse('a b', 'self-test').__internal_object__);
     if (viaApi === undefined || !isSelfTestTree(viaApi)) return undefined;
