@@ -55,6 +55,8 @@ export interface ShellPart {
   readonly assigns: readonly string[];
   /** Files the part writes through redirections (`undefined`: a target that is not known). */
   readonly writes: readonly (string | undefined)[];
+  /** Files the part reads through input redirections (`< FILE`, `<> FILE`; `undefined`: not known). */
+  readonly reads: readonly (string | undefined)[];
   /** Whether relative paths cannot be resolved against the condition's `cwd` (the line changes directory). */
   readonly cwdUnknown: boolean;
   /** Set when the part is opaque. */
@@ -67,13 +69,15 @@ interface MutablePart {
   moreArgs: boolean;
   assigns: string[];
   writes: (string | undefined)[];
+  reads: (string | undefined)[];
   cwdUnknown: boolean;
   opaque: Opacity | undefined;
 }
 
-/** Inherited from enclosing redirections: files written, and opacity. */
+/** Inherited from enclosing redirections: files written and read, and opacity. */
 interface Context {
   readonly writes: readonly (string | undefined)[];
+  readonly reads?: readonly (string | undefined)[];
   readonly opaque: Opacity | undefined;
   /** Whether standard input comes from a pipe or a redirection rather than from the shell's own input. */
   readonly input?: boolean;
@@ -260,6 +264,7 @@ class Analysis {
       moreArgs: false,
       assigns: [],
       writes: [...context.writes],
+      reads: [...(context.reads ?? [])],
       cwdUnknown: false,
       opaque: merge(context.opaque, opaque),
     });
@@ -274,13 +279,23 @@ class Analysis {
   statement(statement: GoNode, outer: Context, afterTime = false): void {
     const sink = new Sink();
     const writes = [...outer.writes];
+    const reads = [...(outer.reads ?? [])];
     let input = outer.input === true;
+    const named: string[] = [];
     for (const redirect of list(statement.Redirs)) {
-      this.redirect(redirect, writes, sink);
+      this.redirect(redirect, writes, reads, sink);
       const effect = inputRedirect(redirect);
       if (effect !== undefined) input = effect === 'file';
+      // `{NAME}>file` opens a new descriptor and assigns its number to NAME, as `NAME=…` would.
+      const descriptor = text(node(redirect.N)?.Value);
+      if (descriptor.startsWith('{')) {
+        const name = descriptor.slice(1, -1);
+        if (descriptor.endsWith('}') && IDENTIFIER.test(name)) named.push(name);
+        else sink.mark('code', `a descriptor variable that is not a plain name (${descriptor}) may run code`);
+      }
     }
-    const context: Context = { writes, opaque: merge(outer.opaque, sink.opaque), input };
+    const context: Context = { writes, reads, opaque: merge(outer.opaque, sink.opaque), input };
+    if (named.length > 0) this.newPart(context).assigns = named;
     const command = node(statement.Cmd);
     if (command === undefined) {
       this.newPart(context);
@@ -306,7 +321,7 @@ class Analysis {
     }
   }
 
-  redirect(redirect: GoNode, writes: (string | undefined)[], sink: Sink): void {
+  redirect(redirect: GoNode, writes: (string | undefined)[], reads: (string | undefined)[], sink: Sink): void {
     const op = num(redirect.Op);
     const hdoc = node(redirect.Hdoc);
     if (hdoc !== undefined) this.word(hdoc, sink);
@@ -321,12 +336,14 @@ class Analysis {
     if (value === undefined) {
       sink.mark('code', 'a redirection target that is not a literal (it may be a network connection)');
       if (op !== OP.in && op !== OP.herestring && op !== OP.dupIn) writes.push(undefined);
+      if (op === OP.in || op === OP.readWrite) reads.push(undefined);
       return;
     }
     if (op !== OP.herestring && /^\/dev\/(tcp|udp)\//.test(value)) {
       sink.mark('code', `a network connection (${value})`);
     }
     if (WRITE_OPS.has(op) || (op === OP.dupOut && !/^(\d+|-)$/.test(value))) writes.push(value);
+    if (op === OP.in || op === OP.readWrite) reads.push(value);
   }
 
   command(command: GoNode, context: Context): void {
@@ -357,8 +374,10 @@ class Analysis {
       case 'ForClause': {
         const loop = node(command.Loop);
         const sink = new Sink();
+        let variable: string | undefined;
         if (loop !== undefined && kind(loop) === 'WordIter') {
           for (const item of list(loop.Items)) this.word(item, sink);
+          variable = text(node(loop.Name)?.Value);
         } else if (loop !== undefined && kind(loop) === 'CStyleLoop') {
           for (const expr of [loop.Init, loop.Cond, loop.Post]) {
             const arithmetic = node(expr);
@@ -368,7 +387,15 @@ class Analysis {
           throw new Gap(`an unknown loop (${kind(loop)})`);
         }
         const inner = { ...context, opaque: merge(context.opaque, sink.opaque) };
-        if (sink.opaque !== undefined) this.newPart(inner);
+        // The loop assigns its variable as `NAME=…` would (`for HOME in …` sets an exported HOME for the
+        // commands in the loop, and it stays set after it).
+        if (sink.opaque !== undefined || variable !== undefined)
+          this.newPart(inner).assigns = variable === undefined ? [] : [variable];
+        // `select` reads its answers from the shell's standard input, a line at a time.
+        if (command.Select === true && context.input !== true) {
+          this.readsInput = true;
+          this.readsPart = true;
+        }
         this.statements(command.Do, inner);
         return;
       }
@@ -678,14 +705,16 @@ class Analysis {
   printf(part: MutablePart): void {
     const args = part.args;
     let i = 0;
-    if (args[0] === '-v') {
-      const name = args[1];
+    const option = args[0];
+    if (option !== undefined && option.startsWith('-v')) {
+      // `-v NAME` or, attached, `-vNAME`.
+      const name = option === '-v' ? args[1] : option.slice(2);
       if (name === undefined || !IDENTIFIER.test(name)) {
         this.mark(part, 'code', 'printf -v with a name that is not a plain name may run code');
         return;
       }
       part.assigns.push(name);
-      i = 2;
+      i = option === '-v' ? 2 : 1;
     } else if (args[0] === undefined && args.length > 0) {
       this.mark(part, 'code', 'printf options that are not literals');
       return;
@@ -753,6 +782,9 @@ class Analysis {
     if (spec.changesRoot === true || spec.stateOptions?.some((o) => scanned.seen.has(o))) part.cwdUnknown = true;
     for (const output of spec.writeOptions ?? []) {
       if (scanned.seen.has(output)) part.writes.push(scanned.seen.get(output));
+    }
+    if (spec.writesOperand !== undefined) {
+      part.writes.push(scanned.next < args.length ? args[scanned.next] : spec.writesOperand);
     }
     if (spec.noCommandOptions?.some((o) => scanned.seen.has(o))) return;
     let start = scanned.next + (spec.leading ?? 0);
@@ -829,7 +861,7 @@ class Analysis {
   }
 
   innerContext(part: MutablePart, context: Context): Context {
-    return { writes: part.writes, opaque: context.opaque, input: context.input };
+    return { writes: part.writes, reads: part.reads, opaque: context.opaque, input: context.input };
   }
 
   xargs(
@@ -990,10 +1022,12 @@ class Analysis {
       source,
       dialect,
       this.depth + 1,
-      { writes: part.writes, opaque: context.opaque, input: context.input },
+      { writes: part.writes, reads: part.reads, opaque: context.opaque, input: context.input },
       this,
     );
-    for (const p of nested) this.push({ ...p, args: [...p.args], assigns: [...p.assigns], writes: [...p.writes] });
+    for (const p of nested) {
+      this.push({ ...p, args: [...p.args], assigns: [...p.assigns], writes: [...p.writes], reads: [...p.reads] });
+    }
   }
 
   // --- words -------------------------------------------------------------------------------------------
@@ -1215,6 +1249,7 @@ function opaqueLine(reason: string, context?: Context): ShellPart[] {
       moreArgs: false,
       assigns: [],
       writes: [...(context?.writes ?? [])],
+      reads: [...(context?.reads ?? [])],
       cwdUnknown: true,
       opaque: { kind: 'code', reason },
     },

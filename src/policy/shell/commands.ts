@@ -25,6 +25,8 @@ export interface WrapperSpec {
   readonly noCommandOptions?: readonly string[];
   /** Options whose value is a file the wrapper writes (`time -o`). */
   readonly writeOptions?: readonly string[];
+  /** The wrapper writes the file its first operand names, or this file when there is none (`script FILE`). */
+  readonly writesOperand?: string;
   /** Options that change the directory the command runs in (`env -C`), or its root (`sudo -R`). */
   readonly stateOptions?: readonly string[];
   /**
@@ -218,6 +220,8 @@ export const WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
     kind: 'script',
     scriptOnly: true,
     scriptOptions: ['-c', '--command'],
+    writeOptions: ['-O', '--log-out', '-B', '--log-io', '-I', '--log-in', '-T', '--log-timing'],
+    writesOperand: 'typescript',
     options: {
       value: 'cEIOBTm',
       attached: 't',

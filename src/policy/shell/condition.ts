@@ -180,7 +180,8 @@ export function compileShell(spec: ShellCondition, field: string, problem: Probl
       // Deny and ask: some operand matches. Allow: every operand does.
       let some: Truth = NO;
       let every: Truth = YES;
-      for (const operand of words.operands) {
+      // A file read through `< FILE` is read as an operand would be (`cat < /etc/shadow` reads /etc/shadow).
+      for (const operand of [...words.operands, ...part.reads]) {
         const t = argsTest(operand, part);
         some = or(some, t);
         every = and(every, t);

@@ -41,17 +41,31 @@ export interface ScannedOptions {
   readonly opaque?: string;
 }
 
-/** `NAME=VALUE` as `env` and `sudo` read it: any word with `=` not at its start (names may hold `%`). */
-const ASSIGNMENT = /^([^=-][^=]*)=/;
+/**
+ * `NAME=VALUE` as `env` and `sudo` read it: any word with `=` that is not an option (names may hold `%`; GNU `env`
+ * takes `=x` too, and runs the word after it).
+ */
+const ASSIGNMENT = /^(?!-)([^=]*)=/;
 
-function longKind(spec: OptionSpec, name: string): LongKind | undefined {
+/**
+ * What a long option is, and the full names it may stand for: getopt_long accepts any unambiguous prefix (an
+ * ambiguous one is an error, and the program runs nothing). A prefix shared by options of different kinds is
+ * unknown.
+ */
+function longOption(spec: OptionSpec, name: string): { kind: LongKind; names: readonly string[] } | undefined {
   const table = spec.long ?? {};
   const exact = ownEntry(table, name);
-  if (exact !== undefined) return exact;
-  // getopt_long accepts any unambiguous prefix; a prefix shared by options of different kinds is unknown.
+  if (exact !== undefined) return { kind: exact, names: [name] };
   const kinds = new Set<LongKind>();
-  for (const [option, kind] of Object.entries(table)) if (option.startsWith(name)) kinds.add(kind);
-  return kinds.size === 1 ? [...kinds][0] : undefined;
+  const names: string[] = [];
+  for (const [option, kind] of Object.entries(table)) {
+    if (option.startsWith(name)) {
+      kinds.add(kind);
+      names.push(option);
+    }
+  }
+  const [kind] = kinds;
+  return kinds.size === 1 && kind !== undefined ? { kind, names } : undefined;
 }
 
 /**
@@ -69,7 +83,16 @@ export function scanOptions(args: readonly (string | undefined)[], spec: OptionS
   while (i < args.length) {
     const word = args[i];
     if (word === undefined) return stop('an option word that is not a literal');
-    if (word === '--') return { next: i + 1, seen, assigns };
+    if (word === '--') {
+      i += 1;
+      // `env -- A=1 rm`: the assignments go on after `--` (any word with `=`, even one that starts with `-`).
+      while (spec.env === true && args[i]?.includes('=') === true) {
+        const assigned = args[i] ?? '';
+        assigns.push(assigned.slice(0, assigned.indexOf('=')));
+        i += 1;
+      }
+      return { next: i, seen, assigns };
+    }
     const assignment = spec.env === true ? ASSIGNMENT.exec(word) : null;
     if (assignment !== null) {
       assigns.push(assignment[1] ?? '');
@@ -84,18 +107,21 @@ export function scanOptions(args: readonly (string | undefined)[], spec: OptionS
     if (word.startsWith('--') && word.length > 2) {
       const eq = word.indexOf('=');
       const name = eq === -1 ? word.slice(2) : word.slice(2, eq);
-      const kind = longKind(spec, name);
-      if (kind === undefined) return stop(`option --${name} is not known`);
+      const option = longOption(spec, name);
+      if (option === undefined) return stop(`option --${name} is not known`);
+      const kind = option.kind;
       if (kind === 'opaque') return stop(`option --${name}`);
+      // Seen under every full name it may stand for: `env --ch=/` is `env --chdir=/`.
+      let value: string | undefined;
       if (kind === 'value' && eq === -1) {
-        const value = args[i + 1];
+        value = args[i + 1];
         if (value === undefined && i + 1 < args.length) return stop(`the value of --${name} is not a literal`);
-        seen.set(`--${name}`, value);
         i += 2;
-        continue;
+      } else {
+        value = eq === -1 ? undefined : word.slice(eq + 1);
+        i += 1;
       }
-      seen.set(`--${name}`, eq === -1 ? undefined : word.slice(eq + 1));
-      i += 1;
+      for (const full of option.names) seen.set(`--${full}`, value);
       continue;
     }
     if (word.startsWith('-') && word.length > 1) {

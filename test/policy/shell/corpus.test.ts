@@ -99,6 +99,7 @@ describe.skipIf(!available())('the shell corpus against bash itself', () => {
       moreArgs: false,
       assigns: [],
       writes: [],
+      reads: [],
       cwdUnknown: false,
       opaque: undefined,
     };

@@ -1,0 +1,247 @@
+/**
+ * What a line does beyond the words an allow rule looks at, each found by a red-team round against the shell
+ * analysis: a variable set by a `for`/`select` loop, a `{NAME}>` redirection or `printf -vNAME` (`HOME` or `PATH`
+ * pointed elsewhere makes `git status` or `ls` run another file's code, then and in every later call of the
+ * persistent shell); a file read through `< FILE`; an abbreviated long option of a wrapper (`env --ch=/`);
+ * `env` assignments after `--` or starting with `=`; the file `script` writes; `select` reading the script's own
+ * input. Each line was allowed (or, for the deny policy, not denied) before its fix. What bash does with the line
+ * is checked against bash itself where it decides the attack.
+ */
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { type Decision, type Gate, policyGate } from '../../../src/index.js';
+import { analyzeShell } from '../../../src/policy/shell/analyze.js';
+
+function verdict(gate: Gate, command: string): string {
+  const decision = gate.decide({
+    toolUseId: 'u',
+    toolName: 'bash',
+    input: { command },
+    agentId: 'a',
+    agentName: 'a',
+    path: ['a'],
+    paths: [['a']],
+    toolKind: 'function',
+  }) as Decision;
+  return decision.verdict;
+}
+
+function verdicts(gate: Gate, commands: readonly string[]): Record<string, string> {
+  return Object.fromEntries(commands.map((command) => [command, verdict(gate, command)]));
+}
+
+/** What bash prints for a line (run in a scratch environment, nothing outside it touched). */
+function bash(line: string): string {
+  const run = spawnSync('bash', ['-c', line], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin' } });
+  return run.stdout.trim();
+}
+
+const readOnly = policyGate({ version: 1, extends: ['gate-audit:read-only-shell'], default: 'deny' });
+const gitRead = policyGate({
+  version: 1,
+  default: 'deny',
+  rules: [
+    {
+      id: 'git',
+      tools: ['bash'],
+      when: [{ arg: 'command', shell: { program: ['git'], args: { first: '^(status|log|diff)$' } } }],
+      verdict: 'allow',
+    },
+    {
+      id: 'printf',
+      tools: ['bash'],
+      when: [{ arg: 'command', shell: { program: ['printf', 'true'] } }],
+      verdict: 'allow',
+    },
+  ],
+});
+const workspaceReads = policyGate({
+  version: 1,
+  default: 'deny',
+  rules: [
+    {
+      id: 'read',
+      tools: ['bash'],
+      when: [
+        {
+          arg: 'command',
+          shell: {
+            program: ['cat', 'grep', 'ls', 'env', 'sudo'],
+            args: { path: { under: ['/workspace'], cwd: '/workspace' } },
+          },
+        },
+      ],
+      verdict: 'allow',
+    },
+  ],
+});
+const vended = policyGate({ version: 1, extends: ['gate-audit:vended-tools'], default: 'allow' });
+
+describe('what a line sets, reads or writes beyond its words', () => {
+  it('a loop variable, a descriptor variable and printf -vNAME are assignments an allow must list', () => {
+    expect(
+      verdicts(readOnly, [
+        'git status',
+        'for HOME in "$PWD"; do git status; done',
+        'for PATH in "$PWD/bin:$PATH"; do ls; done',
+        'true {HOME}>/dev/null; git status',
+      ]),
+    ).toEqual({
+      'git status': 'allow',
+      'for HOME in "$PWD"; do git status; done': 'deny',
+      'for PATH in "$PWD/bin:$PATH"; do ls; done': 'deny',
+      'true {HOME}>/dev/null; git status': 'deny',
+    });
+    expect(
+      verdicts(gitRead, [
+        'printf -v x %s y',
+        'printf x',
+        'printf -vHOME /workspace; git status',
+        'for HOME in x; do git --config-env=core.fsmonitor=HOME status; done',
+      ]),
+    ).toEqual({
+      'printf -v x %s y': 'deny',
+      'printf x': 'allow',
+      'printf -vHOME /workspace; git status': 'deny',
+      'for HOME in x; do git --config-env=core.fsmonitor=HOME status; done': 'deny',
+    });
+    expect(analyzeShell('for HOME in x; do :; done', 'bash').flatMap((p) => p.assigns)).toEqual(['HOME']);
+    expect(analyzeShell('printf -vHOME x', 'bash')[0]?.assigns).toEqual(['HOME']);
+    expect(analyzeShell('true {HOME}>/dev/null', 'bash').flatMap((p) => p.assigns)).toEqual(['HOME']);
+    // What bash does: each sets HOME, and the loop's value stays set after it.
+    expect(bash('for HOME in /x; do :; done; echo "$HOME"')).toBe('/x');
+    expect(bash('true {HOME}>/dev/null; echo "$HOME"')).toMatch(/^\d+$/);
+    expect(bash('printf -vHOME /y; echo "$HOME"')).toBe('/y');
+  });
+
+  it('a file read through < is judged as an operand of the part', () => {
+    expect(
+      verdicts(workspaceReads, [
+        'cat /workspace/a',
+        'cat < /workspace/a',
+        'cat < /etc/shadow',
+        'grep -e x < /etc/shadow',
+        'ls /workspace/a 3</etc/shadow',
+        '{ cat; } < /etc/shadow',
+        'cat <> /etc/shadow',
+      ]),
+    ).toEqual({
+      'cat /workspace/a': 'allow',
+      'cat < /workspace/a': 'allow',
+      'cat < /etc/shadow': 'deny',
+      'grep -e x < /etc/shadow': 'deny',
+      'ls /workspace/a 3</etc/shadow': 'deny',
+      '{ cat; } < /etc/shadow': 'deny',
+      'cat <> /etc/shadow': 'deny',
+    });
+    expect(analyzeShell('cat < "$F"', 'bash')[0]?.reads).toEqual([undefined]);
+    // `<>` opens the file for reading too: judged as read even where the rule lets the part write it.
+    const writesAnywhere = policyGate({
+      version: 1,
+      default: 'deny',
+      rules: [
+        {
+          id: 'r',
+          tools: ['bash'],
+          when: [
+            {
+              arg: 'command',
+              shell: {
+                program: ['cat'],
+                args: { path: { under: ['/workspace'] } },
+                writesTo: { path: { under: ['/'] } },
+              },
+            },
+          ],
+          verdict: 'allow',
+        },
+      ],
+    });
+    expect(verdicts(writesAnywhere, ['cat 3<> /workspace/a', 'cat 3<> /etc/shadow'])).toEqual({
+      'cat 3<> /workspace/a': 'allow',
+      'cat 3<> /etc/shadow': 'deny',
+    });
+  });
+
+  it('an abbreviated long option of a wrapper is the option it stands for', () => {
+    expect(
+      verdicts(workspaceReads, [
+        'env ls a',
+        'env --ch=/ ls etc',
+        'env --chdir=/ ls etc',
+        'sudo --chd=/ ls etc',
+        'sudo --chr=/jail ls a',
+      ]),
+    ).toEqual({
+      'env ls a': 'allow',
+      'env --ch=/ ls etc': 'deny',
+      'env --chdir=/ ls etc': 'deny',
+      'sudo --chd=/ ls etc': 'deny',
+      'sudo --chr=/jail ls a': 'deny',
+    });
+    // GNU time's --output, abbreviated, is a file written like -o.
+    expect(verdicts(vended, ['command time -o /etc/x true', 'command time --out=/etc/x true'])).toEqual({
+      'command time -o /etc/x true': 'deny',
+      'command time --out=/etc/x true': 'deny',
+    });
+    expect(bash('env --ch=/ pwd')).toBe('/');
+  });
+
+  it('env takes assignments after -- and words starting with =, and runs the word after them', () => {
+    expect(
+      verdicts(vended, [
+        'rm -rf /',
+        'env -- A=1 rm -rf /',
+        'env =x rm -rf /',
+        'env -i -- A=1 rm -rf /',
+        'sudo -- A=1 rm -rf /',
+      ]),
+    ).toEqual({
+      'rm -rf /': 'deny',
+      'env -- A=1 rm -rf /': 'deny',
+      'env =x rm -rf /': 'deny',
+      'env -i -- A=1 rm -rf /': 'deny',
+      'sudo -- A=1 rm -rf /': 'deny',
+    });
+    expect(bash('env -- A=1 printenv A')).toBe('1');
+    expect(bash('env =x echo ran')).toBe('ran');
+  });
+
+  it('script writes its output file (the operand, else ./typescript) and its log files', () => {
+    expect(analyzeShell('script -qc true /etc/cron.d/x', 'bash')[0]?.writes).toEqual(['/etc/cron.d/x']);
+    expect(analyzeShell('script -q -c true', 'bash')[0]?.writes).toEqual(['typescript']);
+    expect(analyzeShell('script -O /etc/x -q -c true out', 'bash')[0]?.writes).toEqual(['/etc/x', 'out']);
+    expect(
+      verdicts(vended, ['script -qc true /tmp/x', 'script -qc true /etc/cron.d/x', 'script --log-out /etc/x -qc true']),
+    ).toEqual({
+      'script -qc true /tmp/x': 'allow',
+      'script -qc true /etc/cron.d/x': 'deny',
+      'script --log-out /etc/x -qc true': 'deny',
+    });
+  });
+
+  it('select reads its answers from the script the bash tool feeds it, so the line is opaque', () => {
+    const line = "select x in a; do break; done\necho '\nrm -rf /tmp/victim\n'";
+    const parts = analyzeShell(line, 'bash');
+    expect(parts.every((p) => p.opaque?.kind === 'code')).toBe(true);
+    expect(verdict(readOnly, line)).not.toBe('allow');
+    // Redirected, select reads the file instead: nothing of the script is taken.
+    expect(analyzeShell('select x in a; do break; done < /dev/null', 'bash').some((p) => p.opaque !== undefined)).toBe(
+      false,
+    );
+  });
+
+  it('the read-only preset asks for rg running a hostname program (ripgrep 14 runs --hostname-bin for hyperlinks)', () => {
+    expect(
+      verdicts(readOnly, [
+        'rg x .',
+        'rg --hostname-bin=./bin/x --hyperlink-format=default x .',
+        'rg --hostname-b ./x x',
+      ]),
+    ).toEqual({
+      'rg x .': 'allow',
+      'rg --hostname-bin=./bin/x --hyperlink-format=default x .': 'ask',
+      'rg --hostname-b ./x x': 'ask',
+    });
+  });
+});
