@@ -62,6 +62,12 @@
  * L115/L117/L118 (`decideForeign`: an allowed inner call runs, an inner agent without its execution check keeps
  * its own refusal), L155/L156 (a loop outside any invocation: its exact reason, recorded as tampering, in
  * `attacks.test.ts`).
+ *
+ * Rerun at 841a92e (2026-12-02, with seal.ts and the others): 297 mutants, 94.3% (280 killed, 14 survived, 3 no
+ * coverage). Beyond the equivalents above: L252 (`decision.rule === undefined ? {} : { rule }` in `conclude` →
+ * `{ rule }`) and L297 (`reason === undefined ? {} : { reason }` → `{ reason }`): the record and the refusal read
+ * `rule` and `reason` by `!== undefined`, so a present `undefined` is none; L177/L178 (no coverage: the catch
+ * around `lockSdkTool`, not reachable with real SDK objects, see seal.test.ts).
  */
 import { type Agent, BeforeToolCallEvent, BeforeToolsEvent } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';

@@ -8,6 +8,13 @@
  * Mutated by hand: the hook's registration, and its check, are killed here. Equivalent: `event.agent !== this.agent`
  * in `guardTools` (an outer agent that saw an inner agent's event would check its own executor, which its own
  * event checks anyway).
+ *
+ * Stryker rerun of agent-gate.ts at 841a92e (2026-12-02): 156 mutants, 84.0% (131 killed, 25 survived). The check
+ * at the last model-call hook survived whole (six mutants): the check before the turn's tools caught every swap the
+ * tests made, so nothing showed that the model is not called either. Killed since by "a tool executor swapped
+ * before the run". Equivalent: `-Infinity` (→ `+Infinity`) of the first model-call hook: a hook before it that
+ * throws ends the model call anyway (the SDK does not catch it), and an interrupt thrown there leaves every later
+ * hook running, so the last hook's stop check does the same. The other survivors are listed in `ask.test.ts`.
  */
 import {
   AfterModelCallEvent,
@@ -141,5 +148,28 @@ describe('a tool executor swapped between an approval pause and its resume', () 
     expect(ran).toEqual([]);
     expect(result).toBeInstanceOf(GateFailedError);
     expect((result as Error).message).toContain(NOT_THE_SDKS);
+  });
+});
+
+describe('a tool executor swapped before the run', () => {
+  it('the model is not called and the run stops, even for a turn that calls no tool', async () => {
+    const agent = scriptedAgent('a', [say('done')], { tools: [recordingTool('sh')] });
+    install(agent, { gate: onlyLs });
+    (agent as unknown as WithExecutor)._toolExecutor = bypassExecutor();
+    const result = await settle(agent.invoke('go'));
+    expect(result).toBeInstanceOf(GateFailedError);
+    expect((result as Error).message).toContain(NOT_THE_SDKS);
+    expect(agent.model.calls).toBe(0);
+  });
+
+  it('control: with the SDK executor put back before the run, the model is called and the run ends', async () => {
+    const agent = scriptedAgent('a', [say('done')], { tools: [recordingTool('sh')] });
+    install(agent, { gate: onlyLs });
+    const sdk = (agent as unknown as WithExecutor)._toolExecutor;
+    (agent as unknown as WithExecutor)._toolExecutor = bypassExecutor();
+    (agent as unknown as WithExecutor)._toolExecutor = sdk;
+    const result = await settle(agent.invoke('go'));
+    expect(result).not.toBeInstanceOf(Error);
+    expect(agent.model.calls).toBe(1);
   });
 });

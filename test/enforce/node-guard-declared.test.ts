@@ -276,6 +276,29 @@ describe('a node hook before the guard cannot trap the cancel (the witness keeps
 });
 
 describe('a cancel trapped before the witness', () => {
+  it('made unchangeable but still writable: the guard sets its refusal there and reads it back; the node is cancelled, no throw', async () => {
+    const holder = { agents: [scriptedAgent('seed', [say('seed')])] as unknown[] };
+    const graph = stepGraph(
+      () => holder.agents,
+      () => holder.agents as Agent[],
+    );
+    installMultiagent(graph, { gate: allowAll() });
+    const pinCancel = (event: BeforeNodeCallEvent): void => {
+      Object.defineProperty(event, 'cancel', { value: false, writable: true, configurable: false });
+    };
+    graph.addHook(BeforeNodeCallEvent, pinCancel);
+    const hooks = liveCallbackArray(orchestratorHookRegistry(graph), BeforeNodeCallEvent)!;
+    const at = hooks.findIndex((entry) => (entry as { callback?: unknown }).callback === pinCancel);
+    hooks.unshift(...hooks.splice(at, 1));
+    holder.agents = [rmAgent('rogue')];
+    // The hook before the witness is itself tampering: the guard cancels the node for it, in the pinned field.
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.step).toMatch(
+      /^\[gate\] UNGATED NODE: node "step" in "g" .*another hook ran before the node witness/,
+    );
+    expect(ran).toEqual([]);
+  });
+
   it('the guard cannot set it: the run stops and the guard throws, naming why; nothing runs', async () => {
     const holder = { agents: [scriptedAgent('seed', [say('seed')])] as unknown[] };
     const graph = stepGraph(
@@ -295,6 +318,31 @@ describe('a cancel trapped before the witness', () => {
     await expect(graph.invoke('go')).rejects.toThrow(
       /node "step" must not run \(.*\), and a node hook made its cancel unchangeable; the run was stopped/,
     );
+    expect(ran).toEqual([]);
+  });
+
+  it('the same with a setter that throws: the guard cannot set it, the run stops and the guard throws', async () => {
+    const holder = { agents: [scriptedAgent('seed', [say('seed')])] as unknown[] };
+    const graph = stepGraph(
+      () => holder.agents,
+      () => holder.agents as Agent[],
+    );
+    installMultiagent(graph, { gate: allowAll() });
+    const trapCancel = (event: BeforeNodeCallEvent): void => {
+      Object.defineProperty(event, 'cancel', {
+        configurable: false,
+        get: () => false,
+        set: () => {
+          throw new Error('no');
+        },
+      });
+    };
+    graph.addHook(BeforeNodeCallEvent, trapCancel);
+    const hooks = liveCallbackArray(orchestratorHookRegistry(graph), BeforeNodeCallEvent)!;
+    const at = hooks.findIndex((entry) => (entry as { callback?: unknown }).callback === trapCancel);
+    hooks.unshift(...hooks.splice(at, 1));
+    holder.agents = [rmAgent('rogue')];
+    await expect(graph.invoke('go')).rejects.toThrow(/a node hook made its cancel unchangeable; the run was stopped/);
     expect(ran).toEqual([]);
   });
 });

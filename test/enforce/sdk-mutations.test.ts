@@ -42,6 +42,27 @@
  * twice; its enumerability): equivalent. L26 (`index > 0` → `>= 0`): equivalent (moving the first entry to the
  * front). L87 and its texts (an orchestrator registry without `addCallback`, refused by the SDK shape check at
  * startup): no coverage.
+ *
+ * Rerun at 841a92e (2026-12-02, `--force`, `--concurrency 1`): 194 mutants, 69.6% (135 killed, 50 survived, 9 no
+ * coverage); the new survivors are in the tool lock and the kept cancel, added since the last rerun. Killed since:
+ * `held: false` and the state object of `keepCancel` ("a node's cancel kept by the guard"), `holdCancel`'s fallback
+ * for a cancel made non-configurable but writable and its catch for a setter that throws
+ * (`node-guard-declared.test.ts`), `_busy`'s lock (`seal.test.ts`), `typeof tool !== 'object'` in `lockSdkTool` (a
+ * call of a tool the agent does not have, `seal.test.ts`). Equivalent:
+ * - `moveMiddlewareInnermost`'s shortcut when the check is last already (six mutants, L65): without it the
+ *   search that follows finds the same entry at the same place.
+ * - `keepCancel`, `kept.has(event)` (→ `false`): keeping an event twice redefines a non-configurable accessor, which
+ *   throws and is caught, so the first keeping stays; `state.onClear?.()` (→ `onClear()`): `held` is only ever set
+ *   together with `onClear`; `holdCancel`'s catch emptied (it then returns nothing, which reads as not held, as
+ *   `false` does).
+ * - `lockSdkTool`: `tool === null` (the SDK's event carries an object or `undefined`), `isProxy(tool)` (a Proxy
+ *   tool is refused by the tool seal before the lock), `lockedTools.has(tool)` (it is called for a tool not locked,
+ *   and for a ZodTool's FunctionTool, locked only with it; locking twice redefines the same attributes); an own
+ *   accessor (`descriptor === undefined || !('value' in descriptor)`, three mutants: the tool seal refuses a tool
+ *   with one before the lock); `proto === ZodTool.prototype` (→ `true`: a FunctionTool or AgentAsTool has no
+ *   `_functionTool`, and the lock returns at once on `undefined`).
+ * - `isLockedSdkTool` and `lockedToolFacts`, their `typeof`/`null` guards (ten mutants): a WeakMap answers
+ *   `false`/`undefined` for a primitive without throwing.
  */
 import { type Agent, BeforeInvocationEvent, BeforeToolCallEvent, ExecuteToolStage } from '@strands-agents/sdk';
 import { BeforeNodeCallEvent, Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';
@@ -104,6 +125,29 @@ describe('orchestrator callbacks registered at the same order before install', (
     expect(status).toBe('COMPLETED');
     expect(seen).toEqual(['a', 'b']);
     expect(a.model.calls).toBe(1);
+    expect(b.model.calls).toBe(1);
+  });
+
+  it("a node's cancel kept by the guard reads as the SDK set it, and app hooks still set and clear it", async () => {
+    const a = scriptedAgent('a', [say('a done')]);
+    const b = scriptedAgent('b', [say('b done')]);
+    const graph = new Graph({ id: 'g', nodes: [a, b], edges: [['a', 'b']], maxSteps: 4 });
+    installMultiagent(graph, { gate: allowAll() });
+    const read: unknown[] = [];
+    // After the guard's witness took the event's cancel into its keeping: one hook cancels b, a later one
+    // changes its mind. Neither is a refusal of the gate's, so b runs.
+    graph.addHook(BeforeNodeCallEvent, (e) => {
+      read.push(e.cancel);
+      if (e.nodeId === 'b') e.cancel = 'not yet';
+    });
+    graph.addHook(BeforeNodeCallEvent, (e) => {
+      read.push(e.cancel);
+      if (e.nodeId === 'b') e.cancel = false;
+    });
+    const { status, cancelled } = await runOrchestrator(graph);
+    expect(read).toEqual([false, false, false, 'not yet']);
+    expect(cancelled).toEqual({});
+    expect(status).toBe('COMPLETED');
     expect(b.model.calls).toBe(1);
   });
 

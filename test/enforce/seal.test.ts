@@ -103,6 +103,17 @@
  * `callee === undefined` and `callee.kind === 'opaque'` (the decision seals as allowed only a call whose tool it read,
  * and refuses an opaque one, so an allowed seal holds a read that is not opaque); `next(sent)` → `next()` (the SDK's
  * tool runs take no sent value).
+ *
+ * Rerun of seal.ts, call.ts, decision.ts, agent-gate.ts and sdk-mutations.ts at 841a92e (2026-12-02, `--force`,
+ * `--concurrency 1`, 1111 mutants, 39 minutes): seal.ts 284 mutants, 89.1% (252 killed, 1 timed out, 28 survived,
+ * 3 no coverage); call.ts 180, 93.9% (169 killed, 11 survived, every one listed above). seal.ts survivors not
+ * listed above: L84 (`callee === undefined`, as above) and its text; L94 (`sealed.input !== undefined` → `true`:
+ * `sameInput` of a missing snapshot throws, caught as "changed"); L163 (`_finished = true` in the catch of a check
+ * that threw: the SDK never steps a run again after it rejected); L250, six mutants of `callee?.kind ===
+ * 'agent-tool' && sealed.paths.length > 0` (stepping a run that is not an agent-as-tool's with a place in context
+ * changes nothing it reads: only the decision of the agent the store names reads it; `callee` is never undefined
+ * there; a store with no places makes the decision fall back to the agent's own places, as without one): all
+ * equivalent. L165 (the text of a check that threw) is killed since ("a field only the copy for the tool reads").
  */
 import {
   type Agent,
@@ -325,6 +336,29 @@ describe('the tool object is sealed with the call: its prototype and own fields'
     const error = await settleRun(lead);
     expect(error).toBeInstanceOf(GateFailedError);
     expect((error as Error).message).toContain('tool "helper" is a Proxy or has a getter among its own fields');
+  });
+
+  it("an agent-as-tool's _busy, the one field the SDK writes while it runs, is locked against redefinition once decided", async () => {
+    const helper = scriptedAgent('helper', [say('done')]);
+    install(helper, { gate: allowAll() });
+    const asTool = helper.asTool();
+    const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')], { tools: [asTool] });
+    install(lead, { gate: allowAll() });
+    expect(Object.getOwnPropertyDescriptor(asTool, '_busy')?.configurable).toBe(true);
+    expect(await settleRun(lead)).toBeUndefined();
+    const busy = Object.getOwnPropertyDescriptor(asTool, '_busy');
+    expect(busy).toMatchObject({ configurable: false, writable: true });
+    expect(() => Object.defineProperty(asTool, '_busy', { get: () => false })).toThrow(TypeError);
+  });
+
+  it('a call of a tool the agent does not have: no tool to lock, the SDK answers "not found" and the run goes on', async () => {
+    const agent = scriptedAgent('a', [call('nope', { path: '/tmp' }, 'u1'), say('done')], {
+      tools: [recordingTool('ls')],
+    });
+    install(agent, { gate: allowAll() });
+    expect(await settleRun(agent)).toBeUndefined();
+    expect(toolResults(agent)).toEqual([expect.stringMatching(/^error:.*not found/)]);
+    expect(agent.model.calls).toBe(2);
   });
 
   it('a Proxy tool: refused at the decision', async () => {
@@ -1160,6 +1194,7 @@ describe('a call context the execution check cannot read, beyond the tool name',
       Object.defineProperty({ ...ctx }, 'extra', { get: throwing, enumerable: true }),
     );
     expect(error).toBeInstanceOf(GateFailedError);
+    expect((error as Error).message).toContain('the execution check could not complete: ');
     expect(ran).toEqual([]);
   });
 });
