@@ -459,9 +459,15 @@ class Analysis {
       case 'CoprocClause': {
         const sink = new Sink();
         const name = node(command.Name);
-        if (name !== undefined) this.word(name, sink);
+        // `coproc NAME …` assigns NAME (its descriptors) and NAME_PID; without a name, COPROC.
+        const variable = name === undefined ? 'COPROC' : this.word(name, sink);
         const part = this.newPart(context, sink.opaque);
         part.program = 'coproc';
+        if (variable === undefined || !IDENTIFIER.test(variable)) {
+          this.mark(part, 'code', 'a coproc name that is not a plain name may run code');
+        } else {
+          part.assigns = [variable, `${variable}_PID`];
+        }
         const inner = node(command.Stmt);
         if (inner !== undefined) this.statement(inner, context);
         return;
@@ -639,6 +645,8 @@ class Analysis {
         if (args.some((a) => a === undefined || a.includes('['))) {
           this.mark(part, 'code', `${name} evaluates operands that are not plain as arithmetic`);
         }
+        // `wait -p NAME` (or `-pNAME`, or in a group of flags) assigns the id of the job it waited for to NAME.
+        if (name === 'wait') this.waitVariable(part);
         return true;
       case 'exec':
       case 'command':
@@ -656,6 +664,24 @@ class Analysis {
       return true;
     }
     return false;
+  }
+
+  /** The variable `wait -p` assigns, from options read as bash reads them (`-n`, `-f`, `-p NAME`, until `--`). */
+  waitVariable(part: MutablePart): void {
+    const args = part.args;
+    for (let i = 0; i < args.length; i += 1) {
+      const word = args[i];
+      if (word === undefined || word === '--' || !word.startsWith('-') || word === '-') return;
+      const at = word.indexOf('p');
+      if (at === -1) continue;
+      const name = at < word.length - 1 ? word.slice(at + 1) : args[i + 1];
+      if (name === undefined || !IDENTIFIER.test(name)) {
+        this.mark(part, 'code', 'wait -p with a name that is not a plain name may run code');
+        return;
+      }
+      part.assigns.push(name);
+      return;
+    }
   }
 
   /** `export`/`declare`/`unset` written as a plain command: every operand a name (or `name=value`) or an option. */

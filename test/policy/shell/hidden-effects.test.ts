@@ -1,6 +1,7 @@
 /**
  * What a line does beyond the words an allow rule looks at, each found by a red-team round against the shell
- * analysis: a variable set by a `for`/`select` loop, a `{NAME}>` redirection or `printf -vNAME` (`HOME` or `PATH`
+ * analysis: a variable set by a `for`/`select` loop, a `{NAME}>` redirection, `printf -vNAME`, `wait -p NAME` or
+ * `coproc NAME` (`HOME` or `PATH`
  * pointed elsewhere makes `git status` or `ls` run another file's code, then and in every later call of the
  * persistent shell); a file read through `< FILE`; an abbreviated long option of a wrapper (`env --ch=/`);
  * `env` assignments after `--` or starting with `=`; the file `script` writes; `select` reading the script's own
@@ -108,6 +109,24 @@ describe('what a line sets, reads or writes beyond its words', () => {
     expect(analyzeShell('for HOME in x; do :; done', 'bash').flatMap((p) => p.assigns)).toEqual(['HOME']);
     expect(analyzeShell('printf -vHOME x', 'bash')[0]?.assigns).toEqual(['HOME']);
     expect(analyzeShell('true {HOME}>/dev/null', 'bash').flatMap((p) => p.assigns)).toEqual(['HOME']);
+    expect(
+      verdicts(readOnly, [
+        'sleep 0 & wait -n -p HOME; git status',
+        'coproc HOME { true; }; git status',
+        'wait -npHOME',
+      ]),
+    ).toEqual({
+      'sleep 0 & wait -n -p HOME; git status': 'deny',
+      'coproc HOME { true; }; git status': 'deny',
+      'wait -npHOME': 'deny',
+    });
+    expect(analyzeShell('wait -n -p HOME', 'bash')[0]?.assigns).toEqual(['HOME']);
+    expect(analyzeShell('wait -npHOME', 'bash')[0]?.assigns).toEqual(['HOME']);
+    expect(analyzeShell('wait -- -p HOME', 'bash')[0]?.assigns).toEqual([]);
+    expect(analyzeShell('coproc HOME { true; }', 'bash')[0]?.assigns).toEqual(['HOME', 'HOME_PID']);
+    expect(analyzeShell('coproc true', 'bash')[0]?.assigns).toEqual(['COPROC', 'COPROC_PID']);
+    expect(bash('sleep 0 & wait -n -p HOME; echo "$HOME"')).toMatch(/^\d+$/);
+    expect(bash('coproc HOME { true; }; echo "$HOME"')).toMatch(/^\d+$/);
     // What bash does: each sets HOME, and the loop's value stays set after it.
     expect(bash('for HOME in /x; do :; done; echo "$HOME"')).toBe('/x');
     expect(bash('true {HOME}>/dev/null; echo "$HOME"')).toMatch(/^\d+$/);
