@@ -28,7 +28,7 @@ import {
   type ToolResultBlock,
 } from '@strands-agents/sdk';
 import { GateFailedError, messageOf } from '../errors.js';
-import { agentGateState } from '../walker/classify.js';
+import { agentGateState, executorRefusal } from '../walker/classify.js';
 import {
   AGENT_GATE_MARK,
   type AgentGateMark,
@@ -75,12 +75,32 @@ class AgentGateRuntime implements GateState {
   readonly withheld = new Map<string, ToolResultBlock>();
   readonly ownResults = new WeakSet<object>();
   readonly executionCheck = createExecutionCheck(this);
-  readonly adopt = adoptPendingPlugin;
 
   constructor(
     readonly agent: Agent,
     readonly source: GateSource,
+    /** The gate of the tree the agent was gated in (`installMultiagent`), or undefined (`install`, a plugin). */
+    readonly tree: GateSource | undefined,
   ) {}
+
+  readonly calleeRefusal = (agent: unknown): string | undefined =>
+    adoptPendingPlugin(agent) ?? executorRefusal(agent) ?? this._otherTreeGate(agent);
+
+  /**
+   * One gate per tree, as the node guard keeps it for nodes: an agent used as a tool by an agent of a tree runs
+   * only under the tree's gate (installMultiagent refused any other at install; an agent-as-tool added later with
+   * its own gate, or with a forged mark naming one, would otherwise run under that).
+   */
+  private _otherTreeGate(agent: unknown): string | undefined {
+    const tree = this.tree;
+    if (tree === undefined) return undefined;
+    const mark = agentGateMark(agent);
+    if (mark === undefined || mark.gateKey === tree.key) return undefined;
+    return (
+      `runs an agent gated by "${String(mark.gateName)}", not by this tree's gate "${tree.name}" | gate it with ` +
+      "the tree's gate: call installMultiagent on the tree's root after adding agents as tools"
+    );
+  }
 
   /**
    * The decision hook. It throws exactly one thing: the `InterruptError` of an `ask` that pauses the run.
@@ -214,11 +234,17 @@ export function lockAgent(agent: Agent): void {
  * @param agent - a local Agent already checked by the preflight
  * @param source - the gate, or the process-wide gate resolved at each call
  * @param path - the first place the agent was found at (for the handle)
+ * @param tree - the gate of the tree being gated (`installMultiagent`): the agents it calls as tools must carry it
  * @returns the new handle, or undefined when the agent was gated already
  */
-export function installAgentGate(agent: Agent, source: GateSource, path: readonly string[]): AgentGate | undefined {
+export function installAgentGate(
+  agent: Agent,
+  source: GateSource,
+  path: readonly string[],
+  tree?: GateSource,
+): AgentGate | undefined {
   if (agentGateState(agent) === 'gated' && isOwnGate(agent)) return undefined;
-  const runtime = new AgentGateRuntime(agent, source);
+  const runtime = new AgentGateRuntime(agent, source, tree);
   const cleanups: (() => void)[] = [];
   const hooks: MarkedHook[] = [];
   const add = <E>(event: new (...args: never[]) => E, callback: (e: E) => unknown, order: number): void => {
@@ -251,6 +277,7 @@ export function installAgentGate(agent: Agent, source: GateSource, path: readonl
       gateName: source.name,
       gateKey: source.key,
       path,
+      ...(tree === undefined ? {} : { treeGateKey: tree.key, treeGateName: tree.name }),
     };
     Object.defineProperty(agent, AGENT_GATE_MARK, { value: mark, configurable: true, enumerable: false });
     ownDecisionHooks.add(runtime.decide);

@@ -71,8 +71,12 @@ export interface GateState {
   readonly withheld: Map<string, ToolResultBlock>;
   /** Results gate-audit itself made for refused calls (so they are not taken for bypasses). */
   readonly ownResults: WeakSet<object>;
-  /** Installs the gate a pending `GatePlugin` of an agent about to be called would install; why not, if not. */
-  readonly adopt: (agent: unknown) => string | undefined;
+  /**
+   * Why the agent behind an agent-as-tool must not run now, or undefined: it gets the gate it only promises
+   * installed first (a pending `GatePlugin`, a mark this copy did not make), then must carry a live gate, and,
+   * where this agent was gated as part of a tree (`installMultiagent`), that tree's gate.
+   */
+  readonly calleeRefusal: (agent: unknown) => string | undefined;
   readonly executionCheck: unknown;
   /**
    * The `invocationState` of the invocation the agent is in, from its `BeforeInvocationEvent` (the SDK runs

@@ -191,7 +191,7 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
     const refusal =
       agentTool.kind === 'opaque'
         ? agentTool.reason
-        : (state.adopt(agentTool.agent) ?? executorRefusal(agentTool.agent));
+        : state.calleeRefusal(agentTool.agent);
     if (refusal !== undefined) {
       const reason = `tool "${call.name}" ${refusal}`;
       return refuseRecorded(state, call, `${BLOCKED} ${reason}`, reason).then(() => undefined);

@@ -325,7 +325,7 @@ export function installMultiagent(orchestrator: Orchestrator, options?: InstallO
   const guards: (() => void)[] = [];
   try {
     for (const { agent, path } of inventory.agents) {
-      const handle = installAgentGate(agent, pluginSources.get(agent) ?? source, path);
+      const handle = installAgentGate(agent, pluginSources.get(agent) ?? source, path, source);
       if (handle === undefined) continue;
       installed.push(handle);
       handles.set(agent, handle);

@@ -24,7 +24,6 @@ import type {
 import { types } from 'node:util';
 import { messageOf } from '../errors.js';
 import { segmentOf, UNNAMED } from '../paths.js';
-import { executorRefusal } from '../walker/classify.js';
 import { ownDataShape, readData, sameShape } from '../walker/sdk-internals.js';
 import { BLOCKED, ERROR, type GateState, recordTampering, refusalResult, type Seal } from './call.js';
 import { sameInput } from './digest.js';
@@ -84,7 +83,7 @@ function mismatch(state: GateState, context: ExecuteContext, next: unknown): str
   if (callee === undefined) return 'the tool was not read at the decision';
   if (callee.kind === 'opaque') return `the agent-as-tool ${callee.reason}`;
   if (callee.kind === 'agent-tool') {
-    const refusal = state.adopt(callee.agent) ?? executorRefusal(callee.agent);
+    const refusal = state.calleeRefusal(callee.agent);
     if (refusal !== undefined) return `the agent-as-tool ${refusal}`;
   }
   // Compared as the SDK would copy it (the tool runs with the sealed copy whatever the live input holds): the

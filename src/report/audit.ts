@@ -235,6 +235,7 @@ function guardingOrchestrator(entryAt: ReadonlyMap<string, Entry>, parentKey: st
  */
 function otherGateThanTree(entry: Entry, parent: Entry | undefined, verdict: Verdict): Verdict {
   if (verdict.status !== 'gated' || parent === undefined) return verdict;
+  if (entry.kind === 'agent-tool') return otherGateThanCaller(entry, parent, verdict);
   if (parent.kind !== 'graph' && parent.kind !== 'swarm') return verdict;
   const guard = nodeGuardMark(parent.target);
   if (guard === undefined || !('treeGateKey' in guard)) return verdict;
@@ -254,6 +255,26 @@ function otherGateThanTree(entry: Entry, parent: Entry | undefined, verdict: Ver
   const agent = entry.target as Agent;
   const key = agentGateState(agent) === 'pending-plugin' ? pendingPluginKey(agent) : agentGateMark(agent)?.gateKey;
   return key === guard.treeGateKey ? verdict : blocked(`gated by "${verdict.gate?.name ?? '?'}"`);
+}
+
+/**
+ * An agent used as a tool by an agent gated as part of a tree, carrying another gate than the tree's: the
+ * caller's gate refuses its calls at run time (one gate per tree), so it is `blocked`, not `gated`.
+ */
+function otherGateThanCaller(entry: Entry, caller: Entry, verdict: Verdict): Verdict {
+  if (caller.kind !== 'agent' && caller.kind !== 'agent-tool') return verdict;
+  const mark = agentGateMark(caller.target);
+  if (mark === undefined || !('treeGateKey' in mark)) return verdict;
+  const agent = entry.target as Agent;
+  const key = agentGateState(agent) === 'pending-plugin' ? pendingPluginKey(agent) : agentGateMark(agent)?.gateKey;
+  if (key === mark.treeGateKey) return verdict;
+  return {
+    status: 'blocked',
+    reason:
+      `gated by "${verdict.gate?.name ?? '?'}", not by its tree's gate "${String(mark.treeGateName)}": its ` +
+      "caller's gate refuses its calls at run time",
+    fix: "gate it with the tree's gate: call installMultiagent(root) again after adding agents as tools",
+  };
 }
 
 /**

@@ -32,6 +32,13 @@ export interface AgentGateMark {
   readonly gateKey: unknown;
   /** Path of the agent when it was installed. */
   readonly path: readonly string[];
+  /**
+   * For an agent gated as part of a tree (`installMultiagent`): the key of the tree's gate, which every agent it
+   * calls as a tool must carry (its calls of one that does not are refused).
+   */
+  readonly treeGateKey?: unknown;
+  /** That gate's name. */
+  readonly treeGateName?: string;
 }
 
 /** What an installed node guard leaves on its orchestrator. */

@@ -1319,6 +1319,78 @@ describe("C at run time: a node swapped in under another gate than its tree's is
   }
 });
 
+describe("C at run time: an agent used as a tool, added under another gate than its caller's tree's, is refused", () => {
+  const noRm: Gate = {
+    name: 'no-rm',
+    decide: (r) => (r.toolName === 'rm' ? { verdict: 'deny', reason: 'no rm' } : { verdict: 'allow' }),
+  };
+  const rmHelper = (plugins: Plugin[] = []): ReturnType<typeof scriptedAgent> =>
+    scriptedAgent('helper', [call('rm', { path: '/' }), say('done')], { tools: [recordingTool('rm')], plugins });
+  const ways: [string, () => ReturnType<typeof scriptedAgent>][] = [
+    [
+      'gated by install() with an allow-all gate',
+      () => {
+        const helper = rmHelper();
+        install(helper, { gate: allowAll() });
+        return helper;
+      },
+    ],
+    ['waiting on a GatePlugin with an allow-all gate', () => rmHelper([new GatePlugin({ gate: allowAll() })])],
+    [
+      'carrying a forged gate mark that names an allow-all gate',
+      () => {
+        const helper = rmHelper();
+        forgeGateMark(helper, allowAll());
+        return helper;
+      },
+    ],
+  ];
+  for (const [what, make] of ways) {
+    it(what, async () => {
+      const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')]);
+      const graph = new Graph({ id: 'g', nodes: [lead], edges: [] });
+      installMultiagent(graph, { gate: noRm });
+      const helper = make();
+      lead.toolRegistry.add(helper.asTool());
+      const row = audit(graph).nodes.find((n) => n.path.join('/') === 'g/lead/helper');
+      expect(row?.status).toBe('blocked');
+      expect(row?.reason).toMatch(/not by its tree's gate "no-rm": its caller's gate refuses its calls at run time$/);
+      const results: string[] = [];
+      lead.addHook(AfterToolCallEvent, (e) => {
+        for (const block of e.result.content) if ('text' in block) results.push(String(block.text));
+      });
+      await runOrchestrator(graph);
+      expect(ran).toEqual([]);
+      expect(helper.model.calls).toBe(0);
+      expect(results).toEqual([
+        expect.stringMatching(
+          /^\[gate\] BLOCKED: tool "helper" runs an agent gated by "[^"]+", not by this tree's gate "no-rm"/,
+        ),
+      ]);
+    });
+  }
+
+  it("control: one gated with the tree's gate, or called by an agent gated on its own, runs under its gate", async () => {
+    const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')]);
+    const graph = new Graph({ id: 'g', nodes: [lead], edges: [] });
+    installMultiagent(graph, { gate: noRm });
+    const helper = scriptedAgent('helper', [call('ls', { path: '/' }), say('done')], { tools: [recordingTool('ls')] });
+    install(helper, { gate: noRm });
+    lead.toolRegistry.add(helper.asTool());
+    expect(audit(graph).nodes.find((n) => n.path.join('/') === 'g/lead/helper')?.status).toBe('gated');
+    await runOrchestrator(graph);
+    expect(ran).toEqual(['ls({"path":"/"})@helper']);
+
+    const single = scriptedAgent('single', [call('other', { input: 'go' }), say('done')]);
+    install(single, { gate: noRm });
+    const other = scriptedAgent('other', [call('ls', { path: '/x' }), say('done')], { tools: [recordingTool('ls')] });
+    install(other, { gate: allowAll() });
+    single.toolRegistry.add(other.asTool());
+    await single.invoke('go');
+    expect(ran).toEqual(['ls({"path":"/"})@helper', 'ls({"path":"/x"})@other']);
+  });
+});
+
 describe('Second red-team pass: each attack now fails', () => {
   /** The live `ExecuteToolStage` middleware array of an agent. */
   function toolMiddlewareArray(agent: Agent): unknown[] {

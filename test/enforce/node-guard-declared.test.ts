@@ -9,7 +9,7 @@
  * `declaredAgentsRefusal` in `node-guard.ts`, and the walk up through nested declarations of
  * `guardingOrchestrator` in `src/report/audit.ts`.
  */
-import type { Agent, AgentResult } from '@strands-agents/sdk';
+import { AfterToolCallEvent, type Agent, type AgentResult } from '@strands-agents/sdk';
 import {
   AgentNode,
   BeforeNodeCallEvent,
@@ -367,15 +367,28 @@ describe('one agent, declared by a node and used as a tool: each row says what h
   const rows = (graph: Graph): string[] => audit(graph).nodes.map((n) => `${n.path.join('/')}=${n.status}`);
 
   for (const order of ['step-first', 'lead-first'] as const) {
-    it(`${order}: the declared row is blocked (the guard cancels step), the tool row gated (it runs under "other")`, async () => {
+    it(`${order}: both rows are blocked: the guard cancels step, lead's gate refuses its call of x (one gate per tree)`, async () => {
       const graph = setup(order);
+      const lead = (graph.nodes.get('lead') as AgentNode).agent as Agent;
+      const results: string[] = [];
+      lead.addHook(AfterToolCallEvent, (e) => {
+        for (const block of e.result.content) if ('text' in block) results.push(String(block.text));
+      });
       expect(rows(graph)).toEqual(
-        expect.arrayContaining(['g/step=blocked', 'g/step/x=blocked', 'g/lead=gated', 'g/lead/x=gated']),
+        expect.arrayContaining(['g/step=blocked', 'g/step/x=blocked', 'g/lead=gated', 'g/lead/x=blocked']),
       );
-      expect(audit(graph).nodes.find((n) => n.path.join('/') === 'g/lead/x')?.gate?.name).toBe('other');
+      const toolRow = audit(graph).nodes.find((n) => n.path.join('/') === 'g/lead/x');
+      expect(toolRow?.reason).toMatch(
+        /gated by "other", not by its tree's gate "allow-all": its caller's gate refuses/,
+      );
       const { cancelled } = await runOrchestrator(graph);
       expect(cancelled.step).toMatch(/not by this tree's gate/);
-      expect(ran).toEqual(['rm({"path":"/x"})@x']);
+      expect(results).toEqual([
+        expect.stringMatching(
+          /^\[gate\] BLOCKED: tool "x" runs an agent gated by "other", not by this tree's gate "allow-all"/,
+        ),
+      ]);
+      expect(ran).toEqual([]);
     });
   }
 });

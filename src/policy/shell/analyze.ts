@@ -125,6 +125,8 @@ const WRITE_OPS = new Set<number>([OP.out, OP.append, OP.readWrite, OP.clobber, 
 const ARITH_TESTS = new Set([116, 117, 118, 119, 120, 121]);
 const NAME_TESTS = new Set([110, 111]);
 const PARAM_TRANSFORM = 84;
+// `${x=…}` and `${x:=…}`: the expansion assigns `x` when it is unset (or empty).
+const PARAM_ASSIGN = new Set([74, 75]);
 // Pipe operators of a `BinaryCmd` (`|`, `|&`).
 const PIPE = 12;
 const PIPE_ALL = 13;
@@ -171,6 +173,10 @@ const CODE_VARIABLES = new Set([
   'PROMPT_COMMAND',
   'SHELLOPTS',
   'BASHOPTS',
+  // Change how bash reads the rest of its script: POSIX mode (`time -f` runs /usr/bin/time, quotes inside
+  // `"${…}"` read otherwise) and another version's rules.
+  'POSIXLY_CORRECT',
+  'BASH_COMPAT',
 ]);
 
 function isCodeVariable(name: string): boolean {
@@ -454,6 +460,13 @@ class Analysis {
         const inner = node(command.Stmt);
         // Bash's `time` keyword takes `--` (after `-p` too): the parser reads it as the program.
         if (inner !== undefined) this.statement(inner, context, true);
+        // In POSIX mode (`set -o posix`, a line before may have set it) `time` followed by a word starting with
+        // `-` is no keyword: the program `time` runs (`time -f %e rm x` runs rm). Both readings are parts.
+        const call = inner === undefined ? undefined : node(inner.Cmd);
+        if (call !== undefined && kind(call) === 'CallExpr') {
+          const words = list(call.Args).map((w) => this.word(w, new Sink()));
+          if (words[0]?.startsWith('-') === true && words[0] !== '--') this.simple(['time', ...words], [], context, 0);
+        }
         return;
       }
       case 'CoprocClause': {
@@ -628,11 +641,14 @@ class Analysis {
       case 'read':
         this.readNames(part, { value: 'adinNptu', flag: 'ers' }, undefined, '');
         return true;
-      case 'getopts':
-        if (args[1] === undefined || !IDENTIFIER.test(args[1]))
+      case 'getopts': {
+        // `getopts [--] OPTSTRING NAME`.
+        const name = args[0] === '--' ? args[2] : args[1];
+        if (name === undefined || !IDENTIFIER.test(name))
           this.mark(part, 'code', 'a getopts name that is not a plain name');
-        else part.assigns.push(args[1]);
+        else part.assigns.push(name);
         return true;
+      }
       case 'printf':
         this.printf(part);
         return true;
@@ -666,7 +682,10 @@ class Analysis {
     return false;
   }
 
-  /** The variable `wait -p` assigns, from options read as bash reads them (`-n`, `-f`, `-p NAME`, until `--`). */
+  /**
+   * The variables `wait -p` assigns, from options read as bash reads them (`-n`, `-f`, `-p NAME`, until `--`):
+   * the last `-p` wins, so each name given is counted.
+   */
   waitVariable(part: MutablePart): void {
     const args = part.args;
     for (let i = 0; i < args.length; i += 1) {
@@ -680,7 +699,7 @@ class Analysis {
         return;
       }
       part.assigns.push(name);
-      return;
+      if (at === word.length - 1) i += 1;
     }
   }
 
@@ -731,17 +750,17 @@ class Analysis {
   printf(part: MutablePart): void {
     const args = part.args;
     let i = 0;
-    const option = args[0];
-    if (option !== undefined && option.startsWith('-v')) {
-      // `-v NAME` or, attached, `-vNAME`.
-      const name = option === '-v' ? args[1] : option.slice(2);
+    // `-v NAME` or, attached, `-vNAME`, as often as given (the last one wins: each name is counted).
+    for (let option = args[0]; option !== undefined && option.startsWith('-v'); option = args[i]) {
+      const name = option === '-v' ? args[i + 1] : option.slice(2);
       if (name === undefined || !IDENTIFIER.test(name)) {
         this.mark(part, 'code', 'printf -v with a name that is not a plain name may run code');
         return;
       }
       part.assigns.push(name);
-      i = option === '-v' ? 2 : 1;
-    } else if (args[0] === undefined && args.length > 0) {
+      i += option === '-v' ? 2 : 1;
+    }
+    if (args[i] === undefined && i < args.length) {
       this.mark(part, 'code', 'printf options that are not literals');
       return;
     }
@@ -830,7 +849,7 @@ class Analysis {
       if (option !== undefined) {
         const script = scanned.seen.get(option);
         if (script === undefined) this.mark(part, 'code', `${name} ${option} of a script that is not a literal`);
-        else this.script(script, 'bash', context, part, `${name} ${option}`);
+        else this.wrappedScript(name, script, scanned.seen, context, part, `${name} ${option}`);
         return;
       }
       if (spec.scriptOnly === true) {
@@ -846,7 +865,7 @@ class Analysis {
       if (spec.leading !== undefined && (after === '-c' || after === '--command')) {
         const script = args[scanned.next + 2];
         if (script === undefined) this.mark(part, 'code', `${name} -c of a script that is not a literal`);
-        else this.script(script, 'bash', context, part, `${name} -c`);
+        else this.wrappedScript(name, script, scanned.seen, context, part, `${name} -c`);
         return;
       }
     }
@@ -910,6 +929,13 @@ class Analysis {
     if (program !== undefined && SHELLS[basename(program)] !== undefined) {
       this.mark(part, 'code', 'xargs runs a shell with operands read from its input');
     }
+    // `--process-slot-var=NAME` sets NAME in the environment of each command it runs.
+    const slot = seen.has('--process-slot-var') ? seen.get('--process-slot-var') : undefined;
+    const assigns = slot === undefined ? [] : [slot];
+    if (seen.has('--process-slot-var') && (slot === undefined || !/^[^=]+$/.test(slot))) {
+      this.mark(part, 'code', 'xargs --process-slot-var with a name that is not a literal');
+      return;
+    }
     const words =
       replace === undefined ? inner : inner.map((w) => (w === undefined || w.includes(replace) ? undefined : w));
     if (words[0] === undefined) {
@@ -917,7 +943,7 @@ class Analysis {
       return;
     }
     const before = this.parts.length;
-    this.simple(words, [], this.innerContext(part, context), hops + 1);
+    this.simple(words, assigns, this.innerContext(part, context), hops + 1);
     const first = this.parts[before];
     if (first !== undefined) first.moreArgs = true;
   }
@@ -1036,6 +1062,30 @@ class Analysis {
     if (scanned.next >= args.length || operand === '-') {
       this.mark(part, 'code', `${name} reads code from its input (a pipe, a here-document or a file)`);
     }
+  }
+
+  /**
+   * The script of `su -c`, `runuser -c`, `script -c` or `flock -c`: run by `$SHELL` (`script`, `flock`) or the
+   * user's shell (`su -s` names one), not by this bash, so it is read as bash and as sh both (`$'…'` differs). A
+   * shell set on the line (`SHELL=…`, `-s`) that is neither makes the part opaque: its language is not known.
+   */
+  wrappedScript(
+    name: string,
+    script: string,
+    seen: ReadonlyMap<string, string | undefined>,
+    context: Context,
+    part: MutablePart,
+    what: string,
+  ): void {
+    const chosen = ['-s', '--shell'].map((o) => seen.get(o)).find((v) => v !== undefined);
+    const named = seen.has('-s') || seen.has('--shell') ? [chosen] : [];
+    const shells = part.assigns.includes('SHELL') ? [...named, undefined] : named;
+    if (shells.some((s) => s === undefined || !['bash', 'sh', 'dash'].includes(basename(s)))) {
+      this.mark(part, 'code', `${what}: the script runs in a shell the line chooses, whose language is not known`);
+      return;
+    }
+    this.script(script, 'bash', context, part, what);
+    this.script(script, 'sh', context, part, `${what} (read as sh)`);
   }
 
   /** A literal script given to a shell, `eval` or a wrapper: its parts join this line's. */
@@ -1166,6 +1216,12 @@ class Analysis {
       const value = inner === undefined ? undefined : this.word(inner, sink);
       if (num(exp.Op) === PARAM_TRANSFORM && (value === undefined || value.includes('P'))) {
         sink.mark('code', 'a prompt expansion ${…@P} may run code');
+      }
+      if (PARAM_ASSIGN.has(num(exp.Op))) {
+        // An assignment made by expanding a word, which the persistent shell keeps for later commands.
+        const name = text(node(part.Param)?.Value);
+        if (isCodeVariable(name)) sink.mark('code', `\${${name}=…} sets ${name}, which changes how bash runs code`);
+        else sink.mark('state', `\${${name}=…} assigns ${name} for later commands`);
       }
     }
   }

@@ -9,6 +9,7 @@
  * is checked against bash itself where it decides the attack.
  */
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { type Decision, type Gate, policyGate } from '../../../src/index.js';
 import { analyzeShell } from '../../../src/policy/shell/analyze.js';
@@ -125,7 +126,7 @@ describe('what a line sets, reads or writes beyond its words', () => {
     expect(analyzeShell('wait -- -p HOME', 'bash')[0]?.assigns).toEqual([]);
     expect(analyzeShell('coproc HOME { true; }', 'bash')[0]?.assigns).toEqual(['HOME', 'HOME_PID']);
     expect(analyzeShell('coproc true', 'bash')[0]?.assigns).toEqual(['COPROC', 'COPROC_PID']);
-    expect(bash('sleep 0 & wait -n -p HOME; echo "$HOME"')).toMatch(/^\d+$/);
+    expect(bash('sleep 0 & wait -p HOME $!; echo "$HOME"')).toMatch(/^\d+$/);
     expect(bash('coproc HOME { true; }; echo "$HOME"')).toMatch(/^\d+$/);
     // What bash does: each sets HOME, and the loop's value stays set after it.
     expect(bash('for HOME in /x; do :; done; echo "$HOME"')).toBe('/x');
@@ -262,5 +263,78 @@ describe('what a line sets, reads or writes beyond its words', () => {
       'rg --hostname-bin=./bin/x --hyperlink-format=default x .': 'ask',
       'rg --hostname-b ./x x': 'ask',
     });
+  });
+
+  it('a ${NAME=…} or ${NAME:=…} expansion assigns NAME: state, or code for a variable that changes how bash reads', () => {
+    expect(analyzeShell('echo ${X:=1}', 'bash')[0]?.opaque?.kind).toBe('state');
+    expect(analyzeShell('echo ${X=1}', 'bash')[0]?.opaque?.kind).toBe('state');
+    expect(analyzeShell('echo ${X:-1}', 'bash')[0]?.opaque).toBeUndefined();
+    expect(analyzeShell('echo ${POSIXLY_CORRECT:=1}', 'bash')[0]?.opaque?.kind).toBe('code');
+    expect(analyzeShell('BASH_COMPAT=31 true', 'bash')[0]?.opaque?.kind).toBe('code');
+    // The second line runs its $( ) in POSIX mode only, which the first line turned on: neither is allowed.
+    const posix = `echo \${POSIXLY_CORRECT:=1}\necho "\${HOME-"'"'}"'}"'$(touch x)' #'`;
+    expect(verdicts(readOnly, ['echo ${POSIXLY_CORRECT:=1}', 'true ${POSIXLY_CORRECT=}', posix])).toEqual({
+      'echo ${POSIXLY_CORRECT:=1}': 'ask',
+      'true ${POSIXLY_CORRECT=}': 'ask',
+      [posix]: 'ask',
+    });
+    expect(bash('echo ${X:=1} >/dev/null; echo "$X"')).toBe('1');
+  });
+
+  it('every -v of printf, -p of wait, the name after getopts -- and xargs --process-slot-var are assignments', () => {
+    const assigns = (line: string): string[] => analyzeShell(line, 'bash').flatMap((p) => p.assigns);
+    expect(assigns('printf -v a -v HOME x')).toEqual(['a', 'HOME']);
+    expect(assigns('printf -va -vHOME x')).toEqual(['a', 'HOME']);
+    expect(assigns('wait -p a -n -p HOME')).toEqual(['a', 'HOME']);
+    expect(assigns('getopts -- a HOME -a')).toEqual(['HOME']);
+    expect(assigns('echo | xargs --process-slot-var=GIT_DIR git status')).toEqual(['GIT_DIR']);
+    expect(assigns('echo | xargs --proc=HOME git status')).toEqual(['HOME']);
+    expect(bash('printf -v a -v HOME /y x; echo "$HOME"')).toBe('/y');
+  });
+
+  it('the read-only preset asks for git pointed at another repository', () => {
+    expect(
+      verdicts(readOnly, ['git status', 'git --git-dir=evil status', 'git --work-tree=w status', 'git -C sub status']),
+    ).toEqual({
+      'git status': 'allow',
+      'git --git-dir=evil status': 'ask',
+      'git --work-tree=w status': 'ask',
+      'git -C sub status': 'ask',
+    });
+  });
+
+  it('time followed by a word starting with - is also the program time (POSIX mode), whose command is a part', () => {
+    const denyRm = policyGate({
+      version: 1,
+      default: 'allow',
+      rules: [{ id: 'rm', tools: ['bash'], when: [{ arg: 'command', shell: { program: ['rm'] } }], verdict: 'deny' }],
+    });
+    expect(verdicts(denyRm, ['time ls', 'time -f %e rm x', 'time -p ls'])).toEqual({
+      'time ls': 'allow',
+      'time -f %e rm x': 'deny',
+      'time -p ls': 'allow',
+    });
+    // Where GNU time is installed, bash in POSIX mode (set on an earlier line) runs it.
+    if (existsSync('/usr/bin/time')) expect(bash('set -o posix\ntime -f %e echo ran 2>/dev/null')).toBe('ran');
+  });
+
+  it('a script given to flock, script or su is read as bash and as sh; a shell the line chooses otherwise is opaque', () => {
+    const denyRm = policyGate({
+      version: 1,
+      default: 'allow',
+      rules: [{ id: 'rm', tools: ['bash'], when: [{ arg: 'command', shell: { program: ['rm'] } }], verdict: 'deny' }],
+    });
+    // dash reads $'\' as $ and a quoted backslash: the rm that bash reads inside a string runs.
+    const dashOnly = `flock /tmp/lk -c "echo $'\\' ; rm V ; echo ' #'"`;
+    expect(
+      verdicts(denyRm, [dashOnly, 'flock /tmp/lk -c ls', "su -s /bin/sh -c \"echo $'\\\\' ; rm V ; echo ' #'\" root"]),
+    ).toEqual({
+      [dashOnly]: 'deny',
+      'flock /tmp/lk -c ls': 'allow',
+      "su -s /bin/sh -c \"echo $'\\\\' ; rm V ; echo ' #'\" root": 'deny',
+    });
+    expect(analyzeShell('SHELL=/bin/zsh flock f -c ls', 'bash')[0]?.opaque?.kind).toBe('code');
+    expect(analyzeShell('su -s /usr/bin/python3 -c ls root', 'bash')[0]?.opaque?.kind).toBe('code');
+    expect(analyzeShell('su -s /bin/bash -c ls root', 'bash')[0]?.opaque).toBeUndefined();
   });
 });
