@@ -79,8 +79,11 @@ class AgentGateRuntime implements GateState {
   constructor(
     readonly agent: Agent,
     readonly source: GateSource,
-    /** The gate of the tree the agent was gated in (`installMultiagent`), or undefined (`install`, a plugin). */
-    readonly tree: GateSource | undefined,
+    /**
+     * The gate of the tree the agent was gated in (`installMultiagent`), or undefined (`install`, a plugin) until
+     * a tree takes in the agent already gated (`joinTree`).
+     */
+    public tree: GateSource | undefined,
   ) {}
 
   readonly calleeRefusal = (agent: unknown): string | undefined =>
@@ -243,7 +246,10 @@ export function installAgentGate(
   path: readonly string[],
   tree?: GateSource,
 ): AgentGate | undefined {
-  if (agentGateState(agent) === 'gated' && isOwnGate(agent)) return undefined;
+  if (agentGateState(agent) === 'gated' && isOwnGate(agent)) {
+    if (tree !== undefined) joinTree(agent, tree);
+    return undefined;
+  }
   const runtime = new AgentGateRuntime(agent, source, tree);
   const cleanups: (() => void)[] = [];
   const hooks: MarkedHook[] = [];
@@ -281,6 +287,7 @@ export function installAgentGate(
     };
     Object.defineProperty(agent, AGENT_GATE_MARK, { value: mark, configurable: true, enumerable: false });
     ownDecisionHooks.add(runtime.decide);
+    runtimes.set(runtime.decide, runtime);
   } catch (error) {
     uninstall();
     throw error;
@@ -296,6 +303,23 @@ export function installAgentGate(
 
 /** The decision hooks this copy of gate-audit made: a gate mark naming another is not taken on trust. */
 const ownDecisionHooks = new WeakSet<object>();
+
+/** Each decision hook's gate, to find the gate of an agent this copy gated. */
+const runtimes = new WeakMap<object, AgentGateRuntime>();
+
+/**
+ * A tree (`installMultiagent`) takes in an agent this copy gated before on its own (`install`, a plugin) with the
+ * same gate (another gate is a `GateConflictError` before this): from now on the agents it calls as tools must
+ * carry the tree's gate too. The first tree's gate stays (a second tree with another gate conflicts).
+ */
+function joinTree(agent: Agent, tree: GateSource): void {
+  const mark = agentGateMark(agent);
+  const runtime = typeof mark?.decisionHook === 'function' ? runtimes.get(mark.decisionHook) : undefined;
+  if (mark === undefined || runtime === undefined || runtime.tree !== undefined) return;
+  runtime.tree = tree;
+  const joined: AgentGateMark = { ...mark, treeGateKey: tree.key, treeGateName: tree.name };
+  Object.defineProperty(agent, AGENT_GATE_MARK, { value: joined, configurable: true, enumerable: false });
+}
 
 /** Whether the agent's gate mark names a decision hook this copy of gate-audit installed. */
 export function isOwnGate(agent: Agent): boolean {

@@ -1370,6 +1370,20 @@ describe("C at run time: an agent used as a tool, added under another gate than 
     });
   }
 
+  it("a caller gated on its own first, then taken into a tree with the same gate, asks for the tree's gate too", async () => {
+    const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')]);
+    install(lead, { gate: noRm });
+    const graph = new Graph({ id: 'g', nodes: [lead], edges: [] });
+    installMultiagent(graph, { gate: noRm });
+    const helper = rmHelper();
+    install(helper, { gate: allowAll() });
+    lead.toolRegistry.add(helper.asTool());
+    expect(audit(graph).nodes.find((n) => n.path.join('/') === 'g/lead/helper')?.status).toBe('blocked');
+    await runOrchestrator(graph);
+    expect(ran).toEqual([]);
+    expect(helper.model.calls).toBe(0);
+  });
+
   it("control: one gated with the tree's gate, or called by an agent gated on its own, runs under its gate", async () => {
     const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')]);
     const graph = new Graph({ id: 'g', nodes: [lead], edges: [] });
