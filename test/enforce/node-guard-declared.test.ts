@@ -276,21 +276,29 @@ describe('a node hook before the guard cannot trap the cancel (the witness keeps
 });
 
 describe('a cancel trapped before the witness', () => {
-  it('made unchangeable but still writable: the guard sets its refusal there and reads it back; the node is cancelled, no throw', async () => {
+  /**
+   * A gated Graph whose one node will run an agent with no gate, with a node hook that redefines the event's
+   * cancel by `define` moved in front of the witness, as code with the registry in reach could.
+   */
+  function trappedGraph(define: (event: BeforeNodeCallEvent) => void): Graph {
     const holder = { agents: [scriptedAgent('seed', [say('seed')])] as unknown[] };
     const graph = stepGraph(
       () => holder.agents,
       () => holder.agents as Agent[],
     );
     installMultiagent(graph, { gate: allowAll() });
-    const pinCancel = (event: BeforeNodeCallEvent): void => {
-      Object.defineProperty(event, 'cancel', { value: false, writable: true, configurable: false });
-    };
-    graph.addHook(BeforeNodeCallEvent, pinCancel);
+    graph.addHook(BeforeNodeCallEvent, define);
     const hooks = liveCallbackArray(orchestratorHookRegistry(graph), BeforeNodeCallEvent)!;
-    const at = hooks.findIndex((entry) => (entry as { callback?: unknown }).callback === pinCancel);
+    const at = hooks.findIndex((entry) => (entry as { callback?: unknown }).callback === define);
     hooks.unshift(...hooks.splice(at, 1));
     holder.agents = [rmAgent('rogue')];
+    return graph;
+  }
+
+  it('made unchangeable but still writable: the guard sets its refusal there and reads it back; the node is cancelled, no throw', async () => {
+    const graph = trappedGraph((event) => {
+      Object.defineProperty(event, 'cancel', { value: false, writable: true, configurable: false });
+    });
     // The hook before the witness is itself tampering: the guard cancels the node for it, in the pinned field.
     const { cancelled } = await runOrchestrator(graph);
     expect(cancelled.step).toMatch(
@@ -300,21 +308,9 @@ describe('a cancel trapped before the witness', () => {
   });
 
   it('the guard cannot set it: the run stops and the guard throws, naming why; nothing runs', async () => {
-    const holder = { agents: [scriptedAgent('seed', [say('seed')])] as unknown[] };
-    const graph = stepGraph(
-      () => holder.agents,
-      () => holder.agents as Agent[],
-    );
-    installMultiagent(graph, { gate: allowAll() });
-    const trapCancel = (event: BeforeNodeCallEvent): void => {
+    const graph = trappedGraph((event) => {
       Object.defineProperty(event, 'cancel', { configurable: false, get: () => false, set: () => undefined });
-    };
-    graph.addHook(BeforeNodeCallEvent, trapCancel);
-    // Moved in front of the witness, as code with the registry in reach could.
-    const hooks = liveCallbackArray(orchestratorHookRegistry(graph), BeforeNodeCallEvent)!;
-    const at = hooks.findIndex((entry) => (entry as { callback?: unknown }).callback === trapCancel);
-    hooks.unshift(...hooks.splice(at, 1));
-    holder.agents = [rmAgent('rogue')];
+    });
     await expect(graph.invoke('go')).rejects.toThrow(
       /node "step" must not run \(.*\), and a node hook made its cancel unchangeable; the run was stopped/,
     );
@@ -322,13 +318,7 @@ describe('a cancel trapped before the witness', () => {
   });
 
   it('the same with a setter that throws: the guard cannot set it, the run stops and the guard throws', async () => {
-    const holder = { agents: [scriptedAgent('seed', [say('seed')])] as unknown[] };
-    const graph = stepGraph(
-      () => holder.agents,
-      () => holder.agents as Agent[],
-    );
-    installMultiagent(graph, { gate: allowAll() });
-    const trapCancel = (event: BeforeNodeCallEvent): void => {
+    const graph = trappedGraph((event) => {
       Object.defineProperty(event, 'cancel', {
         configurable: false,
         get: () => false,
@@ -336,12 +326,7 @@ describe('a cancel trapped before the witness', () => {
           throw new Error('no');
         },
       });
-    };
-    graph.addHook(BeforeNodeCallEvent, trapCancel);
-    const hooks = liveCallbackArray(orchestratorHookRegistry(graph), BeforeNodeCallEvent)!;
-    const at = hooks.findIndex((entry) => (entry as { callback?: unknown }).callback === trapCancel);
-    hooks.unshift(...hooks.splice(at, 1));
-    holder.agents = [rmAgent('rogue')];
+    });
     await expect(graph.invoke('go')).rejects.toThrow(/a node hook made its cancel unchangeable; the run was stopped/);
     expect(ran).toEqual([]);
   });

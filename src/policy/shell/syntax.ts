@@ -24,7 +24,8 @@ export interface Parser {
   Parse(source: string, name: string): { readonly __internal_object__?: unknown };
 }
 
-interface Syntax {
+/** The package's `syntax` export, as this module calls it. */
+export interface Syntax {
   NewParser(...options: unknown[]): Parser;
   Variant(language: unknown): unknown;
   readonly LangBash: unknown;

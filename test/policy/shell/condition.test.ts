@@ -8,7 +8,8 @@
  * is only ever asked about parts whose program has one of their base names, see the index in `compile.ts`).
  */
 import { describe, expect, it } from 'vitest';
-import { type Decision, type Gate, policyGate } from '../../../src/index.js';
+import { type Gate, policyGate } from '../../../src/index.js';
+import { bashVerdicts } from '../../helpers/shell.js';
 
 function gate(verdict: 'allow' | 'deny', shell: Record<string, unknown>): Gate {
   return policyGate({
@@ -18,23 +19,7 @@ function gate(verdict: 'allow' | 'deny', shell: Record<string, unknown>): Gate {
   });
 }
 
-function verdicts(g: Gate, commands: readonly string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const command of commands) {
-    const decision = g.decide({
-      toolUseId: 'u',
-      toolName: 'bash',
-      input: { command },
-      agentId: 'a',
-      agentName: 'a',
-      path: ['a'],
-      paths: [['a']],
-      toolKind: 'function',
-    }) as Decision;
-    out[command] = decision.verdict;
-  }
-  return out;
-}
+const verdicts = bashVerdicts;
 
 describe('shell conditions', () => {
   it('allFlags holds only when every listed flag is given, in any form of short flags', () => {

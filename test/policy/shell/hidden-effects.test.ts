@@ -11,26 +11,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type Decision, type Gate, policyGate } from '../../../src/index.js';
+import { policyGate } from '../../../src/index.js';
 import { analyzeShell } from '../../../src/policy/shell/analyze.js';
+import { bashVerdict, bashVerdicts } from '../../helpers/shell.js';
 
-function verdict(gate: Gate, command: string): string {
-  const decision = gate.decide({
-    toolUseId: 'u',
-    toolName: 'bash',
-    input: { command },
-    agentId: 'a',
-    agentName: 'a',
-    path: ['a'],
-    paths: [['a']],
-    toolKind: 'function',
-  }) as Decision;
-  return decision.verdict;
-}
-
-function verdicts(gate: Gate, commands: readonly string[]): Record<string, string> {
-  return Object.fromEntries(commands.map((command) => [command, verdict(gate, command)]));
-}
+const verdict = bashVerdict;
+const verdicts = bashVerdicts;
 
 /** What bash prints for a line (run in a scratch environment, nothing outside it touched). */
 function bash(line: string): string {

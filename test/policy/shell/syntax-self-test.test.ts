@@ -19,15 +19,7 @@
  */
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { type GoNode, type Parser, selfTest } from '../../../src/policy/shell/syntax.js';
-
-interface Syntax {
-  NewParser(...options: unknown[]): Parser;
-  Variant(language: unknown): unknown;
-  readonly LangBash: unknown;
-  readonly LangPOSIX: unknown;
-  readonly LangMirBSDKorn: unknown;
-}
+import { type GoNode, type Parser, type Syntax, selfTest } from '../../../src/policy/shell/syntax.js';
 
 const syntax = (createRequire(import.meta.url)('mvdan-sh') as { syntax: Syntax }).syntax;
 
