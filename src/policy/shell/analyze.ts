@@ -463,9 +463,15 @@ class Analysis {
         // In POSIX mode (`set -o posix`, a line before may have set it) `time` followed by a word starting with
         // `-` is no keyword: the program `time` runs (`time -f %e rm x` runs rm). Both readings are parts.
         const call = inner === undefined ? undefined : node(inner.Cmd);
-        if (call !== undefined && kind(call) === 'CallExpr') {
-          const words = list(call.Args).map((w) => this.word(w, new Sink()));
-          if (words[0]?.startsWith('-') === true && words[0] !== '--') this.simple(['time', ...words], [], context, 0);
+        const args = call !== undefined && kind(call) === 'CallExpr' ? list(call.Args) : [];
+        const lead = list(args[0]?.Parts);
+        const dash = lead.length === 1 && kind(lead[0]!) === 'Lit' ? text(lead[0]!.Value) : '';
+        if (dash.startsWith('-') && dash !== '--') {
+          // Its words were read once already (with what runs inside them): read again, they are not counted twice.
+          const counted = { ...this.substitutions };
+          const words = args.map((w) => this.word(w, new Sink()));
+          this.substitutions = counted;
+          this.simple(['time', ...words], [], context, 0);
         }
         return;
       }

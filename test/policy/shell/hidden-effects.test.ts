@@ -300,6 +300,9 @@ describe('what a line sets, reads or writes beyond its words', () => {
       'time -f %e rm x': 'deny',
       'time -p ls': 'allow',
     });
+    // Read twice, a word's substitutions are counted once (else the line would not account for them: opaque).
+    expect(analyzeShell('time echo $(ls)', 'bash').some((p) => p.opaque !== undefined)).toBe(false);
+    expect(analyzeShell('time -f %e echo $(ls)', 'bash').some((p) => p.opaque !== undefined)).toBe(false);
     // Where GNU time is installed, bash in POSIX mode (set on an earlier line) runs it.
     if (existsSync('/usr/bin/time')) expect(bash('set -o posix\ntime -f %e echo ran 2>/dev/null')).toBe('ran');
   });
