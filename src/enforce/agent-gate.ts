@@ -36,6 +36,7 @@ import {
   gatePluginMark,
   isGatePlugin,
   type MarkedHook,
+  noteAgentGateMark,
 } from '../walker/marks.js';
 import { isSdkToolExecutor, pendingPlugins, readData } from '../walker/sdk-internals.js';
 import { segmentOf, UNNAMED } from '../paths.js';
@@ -83,7 +84,7 @@ class AgentGateRuntime implements GateState {
      * The gate of the tree the agent was gated in (`installMultiagent`), or undefined (`install`, a plugin) until
      * a tree takes in the agent already gated (`joinTree`).
      */
-    public tree: GateSource | undefined,
+    public tree: { readonly key: unknown; readonly name: string } | undefined,
   ) {}
 
   readonly calleeRefusal = (agent: unknown): string | undefined =>
@@ -98,11 +99,16 @@ class AgentGateRuntime implements GateState {
     const tree = this.tree;
     if (tree === undefined) return undefined;
     const mark = agentGateMark(agent);
-    if (mark === undefined || mark.gateKey === tree.key) return undefined;
-    return (
-      `runs an agent gated by "${String(mark.gateName)}", not by this tree's gate "${tree.name}" | gate it with ` +
-      "the tree's gate: call installMultiagent on the tree's root after adding agents as tools"
-    );
+    if (mark === undefined) return undefined;
+    if (mark.gateKey !== tree.key) {
+      return (
+        `runs an agent gated by "${String(mark.gateName)}", not by this tree's gate "${tree.name}" | gate it with ` +
+        "the tree's gate: call installMultiagent on the tree's root after adding agents as tools"
+      );
+    }
+    // It carries the tree's gate, so it belongs to the tree: the agents it calls as tools must carry it too.
+    joinTree(agent as Agent, tree);
+    return undefined;
   }
 
   /**
@@ -259,8 +265,10 @@ export function installAgentGate(
   };
   const uninstall = (): void => {
     for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-    if (agentGateMark(agent)?.decisionHook === runtime.decide)
+    if (agentGateMark(agent)?.decisionHook === runtime.decide) {
       delete (agent as unknown as Record<symbol, unknown>)[AGENT_GATE_MARK];
+      noteAgentGateMark(agent, undefined);
+    }
   };
   try {
     add(BeforeInvocationEvent, runtime.enter, -Infinity);
@@ -276,16 +284,16 @@ export function installAgentGate(
     add(AfterInvocationEvent, runtime.leave, -Infinity);
     add(AfterInvocationEvent, runtime.endStopped, Infinity);
     cleanups.push(agent.addMiddleware(ExecuteToolStage, runtime.executionCheck));
-    const mark: AgentGateMark = {
+    const mark: AgentGateMark = Object.freeze({
       decisionHook: runtime.decide,
       executionCheck: runtime.executionCheck,
-      hooks,
+      hooks: Object.freeze(hooks),
       gateName: source.name,
       gateKey: source.key,
       path,
       ...(tree === undefined ? {} : { treeGateKey: tree.key, treeGateName: tree.name }),
-    };
-    Object.defineProperty(agent, AGENT_GATE_MARK, { value: mark, configurable: true, enumerable: false });
+    });
+    writeMark(agent, mark);
     ownDecisionHooks.add(runtime.decide);
     runtimes.set(runtime.decide, runtime);
   } catch (error) {
@@ -308,17 +316,26 @@ const ownDecisionHooks = new WeakSet<object>();
 const runtimes = new WeakMap<object, AgentGateRuntime>();
 
 /**
- * A tree (`installMultiagent`) takes in an agent this copy gated before on its own (`install`, a plugin) with the
- * same gate (another gate is a `GateConflictError` before this): from now on the agents it calls as tools must
- * carry the tree's gate too. The first tree's gate stays (a second tree with another gate conflicts).
+ * A tree takes in an agent this copy gated on its own (`install`, a plugin) with the tree's gate: at install
+ * (`installMultiagent`; another gate is a `GateConflictError` before this), or when it is about to run as a node
+ * or be called as a tool in that tree. From then on the agents it calls as tools must carry the tree's gate too.
+ * The first tree's gate stays. Nothing happens for an agent this copy did not gate.
+ *
+ * @param agent - an agent carrying the tree's gate
+ * @param tree - the tree's gate: its key (gate object or `configured`) and name
  */
-function joinTree(agent: Agent, tree: GateSource): void {
+export function joinTree(agent: Agent, tree: { readonly key: unknown; readonly name: string }): void {
   const mark = agentGateMark(agent);
   const runtime = typeof mark?.decisionHook === 'function' ? runtimes.get(mark.decisionHook) : undefined;
   if (mark === undefined || runtime === undefined || runtime.tree !== undefined) return;
   runtime.tree = tree;
-  const joined: AgentGateMark = { ...mark, treeGateKey: tree.key, treeGateName: tree.name };
-  Object.defineProperty(agent, AGENT_GATE_MARK, { value: joined, configurable: true, enumerable: false });
+  writeMark(agent, Object.freeze({ ...mark, treeGateKey: tree.key, treeGateName: tree.name }));
+}
+
+/** Writes an agent's gate mark (frozen), and notes it as the one this copy wrote there. */
+function writeMark(agent: Agent, mark: AgentGateMark): void {
+  Object.defineProperty(agent, AGENT_GATE_MARK, { value: mark, configurable: true, enumerable: false });
+  noteAgentGateMark(agent, mark);
 }
 
 /** Whether the agent's gate mark names a decision hook this copy of gate-audit installed. */

@@ -17,6 +17,7 @@
  * A topology that changes while the orchestrator runs, or a node swapped after the SDK chose it, is
  * tampering: the node is cancelled and the whole run stops.
  */
+import type { Agent } from '@strands-agents/sdk';
 import { GateAuditError, messageOf } from '../errors.js';
 import { classifyExecutor, declaredRefusal, executorRefusal, hasNodeGuard, openNode } from '../walker/classify.js';
 import type { Declared } from '../walker/declare.js';
@@ -31,7 +32,7 @@ import {
   readData,
 } from '../walker/sdk-internals.js';
 import { nodeMap, topologyProblems } from '../walker/topology.js';
-import { adoptPendingPlugin } from './agent-gate.js';
+import { adoptPendingPlugin, joinTree } from './agent-gate.js';
 import { ERROR, viewOf } from './call.js';
 import type { Gate } from './gate.js';
 import { log } from './log.js';
@@ -121,6 +122,9 @@ function otherTreeGate(executor: unknown, treeGate: TreeGate | undefined): strin
   if (mark !== undefined && mark.gateKey !== treeGate.key) {
     return `runs an agent gated by "${String(mark.gateName)}", not by this tree's gate "${treeGate.name}" | ${fix}`;
   }
+  // It carries the tree's gate: the agents it calls as tools must carry it too (an agent gated on its own and
+  // added to the tree later has no tree of its own yet).
+  if (mark !== undefined) joinTree(executor as Agent, treeGate);
   // A nested Graph or Swarm guarded for another gate runs its agents under that gate.
   const guard = nodeGuardMark(executor);
   if (guard !== undefined && 'treeGateKey' in guard && guard.treeGateKey !== treeGate.key) {

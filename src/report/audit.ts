@@ -233,9 +233,14 @@ function guardingOrchestrator(entryAt: ReadonlyMap<string, Entry>, parentKey: st
  * A node of a guarded tree that carries another gate than the tree's: the node guard cancels it at run time
  * (one gate per tree), so it is `blocked`, not `gated`.
  */
-function otherGateThanTree(entry: Entry, parent: Entry | undefined, verdict: Verdict): Verdict {
+function otherGateThanTree(
+  entry: Entry,
+  parent: Entry | undefined,
+  verdict: Verdict,
+  entryAt: ReadonlyMap<string, Entry>,
+): Verdict {
   if (verdict.status !== 'gated' || parent === undefined) return verdict;
-  if (entry.kind === 'agent-tool') return otherGateThanCaller(entry, parent, verdict);
+  if (entry.kind === 'agent-tool') return otherGateThanCaller(entry, parent, verdict, entryAt);
   if (parent.kind !== 'graph' && parent.kind !== 'swarm') return verdict;
   const guard = nodeGuardMark(parent.target);
   if (guard === undefined || !('treeGateKey' in guard)) return verdict;
@@ -258,20 +263,46 @@ function otherGateThanTree(entry: Entry, parent: Entry | undefined, verdict: Ver
 }
 
 /**
- * An agent used as a tool by an agent gated as part of a tree, carrying another gate than the tree's: the
+ * The gate of the tree an agent used as a tool runs in, as its callers' gates know it: the nearest caller gated
+ * as part of a tree (`installMultiagent`), else the orchestrator holding the first caller. A caller that carries
+ * the tree's gate joins the tree when it is called, so the whole chain of callers counts.
+ */
+function treeGateOf(caller: Entry, entryAt: ReadonlyMap<string, Entry>): { key: unknown; name: string } | undefined {
+  let at: Entry | undefined = caller;
+  while (at !== undefined) {
+    if (at.kind === 'graph' || at.kind === 'swarm') {
+      const guard = nodeGuardMark(at.target);
+      return guard !== undefined && 'treeGateKey' in guard
+        ? { key: guard.treeGateKey, name: String(guard.treeGateName) }
+        : undefined;
+    }
+    if (at.kind !== 'agent' && at.kind !== 'agent-tool') return undefined;
+    const mark = agentGateMark(at.target);
+    if (mark !== undefined && 'treeGateKey' in mark) return { key: mark.treeGateKey, name: String(mark.treeGateName) };
+    at = at.path.length > 1 ? entryAt.get(keyOf(at.path.slice(0, -1))) : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * An agent used as a tool in a tree gated by `installMultiagent`, carrying another gate than the tree's: its
  * caller's gate refuses its calls at run time (one gate per tree), so it is `blocked`, not `gated`.
  */
-function otherGateThanCaller(entry: Entry, caller: Entry, verdict: Verdict): Verdict {
-  if (caller.kind !== 'agent' && caller.kind !== 'agent-tool') return verdict;
-  const mark = agentGateMark(caller.target);
-  if (mark === undefined || !('treeGateKey' in mark)) return verdict;
+function otherGateThanCaller(
+  entry: Entry,
+  caller: Entry,
+  verdict: Verdict,
+  entryAt: ReadonlyMap<string, Entry>,
+): Verdict {
+  const tree = treeGateOf(caller, entryAt);
+  if (tree === undefined) return verdict;
   const agent = entry.target as Agent;
   const key = agentGateState(agent) === 'pending-plugin' ? pendingPluginKey(agent) : agentGateMark(agent)?.gateKey;
-  if (key === mark.treeGateKey) return verdict;
+  if (key === tree.key) return verdict;
   return {
     status: 'blocked',
     reason:
-      `gated by "${verdict.gate?.name ?? '?'}", not by its tree's gate "${String(mark.treeGateName)}": its ` +
+      `gated by "${verdict.gate?.name ?? '?'}", not by its tree's gate "${tree.name}": its ` +
       "caller's gate refuses its calls at run time",
     fix: "gate it with the tree's gate: call installMultiagent(root) again after adding agents as tools",
   };
@@ -420,7 +451,7 @@ function build(
       acceptedByGuard(entry, parentKey === undefined ? undefined : entryAt.get(parentKey));
     // Judged at each place: one agent can be a tool here (its caller's gate asks for a live gate) and a node's
     // or a declared agent there (the guard asks for the tree's gate).
-    const here = otherGateThanTree(entry, guarding, judge(entry, guardingRow, assumeInstalled, acceptance));
+    const here = otherGateThanTree(entry, guarding, judge(entry, guardingRow, assumeInstalled, acceptance), entryAt);
     const verdict: Verdict =
       first === undefined ? here : { ...here, reason: `same object as ${first.path.join(' › ')}: ${here.reason}` };
     const isAgent = (entry.kind === 'agent' || entry.kind === 'agent-tool') && entry.problem === undefined;

@@ -69,7 +69,24 @@ function readMark<T>(target: unknown, key: symbol): T | undefined {
 
 /** The gate record of an agent, if one was installed. */
 export function agentGateMark(agent: unknown): AgentGateMark | undefined {
-  return readMark<AgentGateMark>(agent, AGENT_GATE_MARK);
+  // The mark this copy wrote, whatever was put under the key since (the key is configurable, so a gate can be
+  // removed; any code could also write a record naming another gate there).
+  const written = typeof agent === 'object' && agent !== null ? writtenAgentMarks.get(agent) : undefined;
+  return written ?? readMark<AgentGateMark>(agent, AGENT_GATE_MARK);
+}
+
+/** The gate marks this copy of gate-audit wrote, by agent: what its readers trust over the record on the agent. */
+const writtenAgentMarks = new WeakMap<object, AgentGateMark>();
+
+/**
+ * Notes the gate mark this copy of gate-audit just wrote on an agent (or that it removed it).
+ *
+ * @param agent - the agent
+ * @param mark - the mark now under the key, or undefined once removed
+ */
+export function noteAgentGateMark(agent: object, mark: AgentGateMark | undefined): void {
+  if (mark === undefined) writtenAgentMarks.delete(agent);
+  else writtenAgentMarks.set(agent, mark);
 }
 
 /** The guard record of an orchestrator, if one was installed. */

@@ -1384,6 +1384,84 @@ describe("C at run time: an agent used as a tool, added under another gate than 
     expect(helper.model.calls).toBe(0);
   });
 
+  /** lead (a node of a tree gated with noRm) → mid (gated with the tree's gate, added after install) → helper. */
+  function chain(
+    root: 'graph' | 'swarm',
+    gateMid: (mid: ReturnType<typeof scriptedAgent>) => void,
+    midPlugins: Plugin[] = [],
+  ): { root: Graph | Swarm; helper: ReturnType<typeof scriptedAgent> } {
+    const lead = scriptedAgent('lead', [call('mid', { input: 'go' }), say('done')]);
+    const tree =
+      root === 'graph' ? new Graph({ id: 'g', nodes: [lead], edges: [] }) : new Swarm({ id: 'g', nodes: [lead] });
+    installMultiagent(tree, { gate: noRm });
+    const helper = rmHelper();
+    install(helper, { gate: allowAll() });
+    const mid = scriptedAgent('mid', [call('helper', { input: 'go' }), say('done')], {
+      tools: [helper.asTool()],
+      plugins: midPlugins,
+    });
+    gateMid(mid);
+    lead.toolRegistry.add(mid.asTool());
+    return { root: tree, helper };
+  }
+
+  const chains: [string, () => ReturnType<typeof chain>][] = [
+    ['in a Graph, mid gated by install()', () => chain('graph', (mid) => void install(mid, { gate: noRm }))],
+    ['in a Swarm, mid gated by install()', () => chain('swarm', (mid) => void install(mid, { gate: noRm }))],
+    [
+      'mid waiting on a GatePlugin of the tree gate',
+      () => chain('graph', () => undefined, [new GatePlugin({ gate: noRm })]),
+    ],
+  ];
+  for (const [what, make] of chains) {
+    it(`an agent-as-tool of an agent-as-tool that carries the tree's gate (${what}): the tree's gate is asked of it too`, async () => {
+      const { root, helper } = make();
+      expect(audit(root).nodes.find((n) => n.path.join('/') === 'g/lead/mid/helper')?.status).toBe('blocked');
+      await runOrchestrator(root).catch(() => undefined);
+      expect(ran).toEqual([]);
+      expect(helper.model.calls).toBe(0);
+    });
+  }
+
+  it('a node agent gated on its own with the tree gate and swapped in after install: its agents-as-tools ask for it', async () => {
+    const swarm = new Swarm({
+      id: 's',
+      nodes: [scriptedAgent('lead', [handoff('worker', 'go'), say('-')]), scriptedAgent('worker', [say('done')])],
+    });
+    installMultiagent(swarm, { gate: noRm });
+    const helper = rmHelper();
+    install(helper, { gate: allowAll() });
+    const late = scriptedAgent('worker', [call('helper', { input: 'go' }), say('done')], { tools: [helper.asTool()] });
+    install(late, { gate: noRm });
+    nodesOf(swarm).set('worker', new AgentNode({ agent: late }));
+    expect(audit(swarm).nodes.find((n) => n.path.join('/') === 's/worker/helper')?.status).toBe('blocked');
+    const { cancelled } = await runOrchestrator(swarm);
+    expect(cancelled).toEqual({});
+    expect(late.model.calls).toBeGreaterThan(0);
+    expect(ran).toEqual([]);
+    expect(helper.model.calls).toBe(0);
+  });
+
+  it("the gate key on a gate-audit mark rewritten to the tree's: the gate this copy installed is what counts", async () => {
+    const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')]);
+    const graph = new Graph({ id: 'g', nodes: [lead], edges: [] });
+    installMultiagent(graph, { gate: noRm });
+    const helper = rmHelper();
+    install(helper, { gate: allowAll() });
+    const written = agentGateMark(helper)!;
+    Object.defineProperty(helper, Symbol.for('gate-audit.agent-gate.v1'), {
+      value: { ...written, gateKey: noRm, gateName: 'no-rm' },
+      configurable: true,
+    });
+    expect(agentGateMark(helper)).toBe(written);
+    lead.toolRegistry.add(helper.asTool());
+    const row = audit(graph).nodes.find((n) => n.path.join('/') === 'g/lead/helper');
+    expect(row?.status).toBe('blocked');
+    expect(row?.reason).toMatch(/^gated by "allow-all", not by its tree's gate "no-rm"/);
+    await runOrchestrator(graph);
+    expect(ran).toEqual([]);
+  });
+
   it("control: one gated with the tree's gate, or called by an agent gated on its own, runs under its gate", async () => {
     const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')]);
     const graph = new Graph({ id: 'g', nodes: [lead], edges: [] });

@@ -218,6 +218,9 @@ class Analysis {
   /** Set when a here-document may end elsewhere for bash than for the parser. */
   heredocHazard: string | undefined;
 
+  /** How many backquoted substitutions the analysis is inside. */
+  backquotes = 0;
+
   constructor(
     readonly dialect: Dialect,
     readonly depth: number,
@@ -335,6 +338,12 @@ class Analysis {
       // The word is the delimiter, never expanded.
       const target = node(redirect.Word);
       this.heredocHazard ??= this.heredocEnd(target === undefined ? undefined : delimiter(target));
+      // Bash ends a backquoted substitution at its first unescaped backquote before it reads any here-document
+      // in it, so a backquote in the body ends the substitution there and the rest of the body runs as commands.
+      this.heredocHazard ??=
+        this.backquotes > 0
+          ? 'a here-document inside backquotes (bash ends them at a backquote in its body)'
+          : undefined;
       return;
     }
     const target = node(redirect.Word);
@@ -1172,8 +1181,17 @@ class Analysis {
         this.parameter(part, sink);
         return;
       case 'CmdSubst':
-        if (part.Backquotes === true) this.substitutions.backquotes += 2;
-        else this.substitutions.parens += 1;
+        if (part.Backquotes === true) {
+          this.substitutions.backquotes += 2;
+          this.backquotes += 1;
+          try {
+            this.statements(part.Stmts, { writes: [], opaque: undefined });
+          } finally {
+            this.backquotes -= 1;
+          }
+          return;
+        }
+        this.substitutions.parens += 1;
         this.statements(part.Stmts, { writes: [], opaque: undefined });
         return;
       case 'ProcSubst':

@@ -326,4 +326,19 @@ describe('what a line sets, reads or writes beyond its words', () => {
     expect(analyzeShell('su -s /usr/bin/python3 -c ls root', 'bash')[0]?.opaque?.kind).toBe('code');
     expect(analyzeShell('su -s /bin/bash -c ls root', 'bash')[0]?.opaque).toBeUndefined();
   });
+
+  it('a here-document inside backquotes makes the line opaque (bash ends the backquotes at a backquote in its body)', () => {
+    const lines = [
+      "echo `cat <<'EOF'\n'`; touch pwned; echo `'\nEOF\n`",
+      "case `cat <<'EOF'\n'`$(touch pwned)`'\nEOF\n` in *) cat a;; esac",
+    ];
+    for (const line of lines) {
+      expect(analyzeShell(line, 'bash').every((p) => p.opaque?.kind === 'code')).toBe(true);
+      expect(verdict(readOnly, line)).not.toBe('allow');
+    }
+    // What bash does with the first: the backquotes end inside the body, and `echo ran` runs.
+    expect(bash("echo `cat <<'EOF'\n'`; echo ran; echo `'\nEOF\n`")).toMatch(/ran/);
+    // In $( ), a here-document is read as the parser reads it.
+    expect(analyzeShell("echo $(cat <<'EOF'\nhello\nEOF\n)", 'bash').some((p) => p.opaque !== undefined)).toBe(false);
+  });
 });
