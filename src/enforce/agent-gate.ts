@@ -36,6 +36,7 @@ import {
   gatePluginMark,
   isGatePlugin,
   type MarkedHook,
+  nodeGuardMark,
   noteAgentGateMark,
 } from '../walker/marks.js';
 import { isSdkToolExecutor, pendingPlugins, readData } from '../walker/sdk-internals.js';
@@ -98,6 +99,14 @@ class AgentGateRuntime implements GateState {
   private _otherTreeGate(agent: unknown): string | undefined {
     const tree = this.tree;
     if (tree === undefined) return undefined;
+    // A Graph or Swarm used as a tool runs its agents under the gate its guard was installed for.
+    const guard = nodeGuardMark(agent);
+    if (guard !== undefined && 'treeGateKey' in guard && guard.treeGateKey !== tree.key) {
+      return (
+        `runs an orchestrator guarded for "${String(guard.treeGateName)}", not for this tree's gate "${tree.name}" | ` +
+        "guard it with the tree's gate: call installMultiagent on the tree's root after adding it as a tool"
+      );
+    }
     const mark = agentGateMark(agent);
     if (mark === undefined) return undefined;
     if (mark.gateKey !== tree.key) {

@@ -11,7 +11,14 @@ import { type AcceptEntry, acceptedEntries, preflight } from '../enforce/install
 import { joinPath } from '../paths.js';
 import { hasHiddenCharacters, quoted, visiblePath } from '../text.js';
 import { agentGateState, hasNodeGuard, type Problem } from '../walker/classify.js';
-import { agentGateMark, gatePluginGate, isGatePlugin, type MarkedHook, nodeGuardMark } from '../walker/marks.js';
+import {
+  agentGateMark,
+  gatePluginGate,
+  isGatePlugin,
+  isWrittenAgentGateMark,
+  type MarkedHook,
+  nodeGuardMark,
+} from '../walker/marks.js';
 import {
   type Agent,
   hasBackgroundTasks,
@@ -241,6 +248,21 @@ function otherGateThanTree(
 ): Verdict {
   if (verdict.status !== 'gated' || parent === undefined) return verdict;
   if (entry.kind === 'agent-tool') return otherGateThanCaller(entry, parent, verdict, entryAt);
+  if ((entry.kind === 'graph' || entry.kind === 'swarm') && (parent.kind === 'agent' || parent.kind === 'agent-tool')) {
+    // A Graph or Swarm used as a tool: its guard must be for the tree's gate, as a nested node's must.
+    const tree = treeGateOf(parent, entryAt);
+    const inner = nodeGuardMark(entry.target);
+    if (tree === undefined || inner === undefined || !('treeGateKey' in inner) || inner.treeGateKey === tree.key) {
+      return verdict;
+    }
+    return {
+      status: 'blocked',
+      reason:
+        `guarded for "${String(inner.treeGateName)}", not for its tree's gate "${tree.name}": its caller's gate ` +
+        'refuses its calls at run time',
+      fix: "guard it with the tree's gate: call installMultiagent(root) again after adding it as a tool",
+    };
+  }
   if (parent.kind !== 'graph' && parent.kind !== 'swarm') return verdict;
   const guard = nodeGuardMark(parent.target);
   if (guard === undefined || !('treeGateKey' in guard)) return verdict;
@@ -277,7 +299,9 @@ function treeGateOf(caller: Entry, entryAt: ReadonlyMap<string, Entry>): { key: 
         : undefined;
     }
     if (at.kind !== 'agent' && at.kind !== 'agent-tool') return undefined;
-    const mark = agentGateMark(at.target);
+    // Only a mark this copy wrote says which tree an agent belongs to; a forged or foreign one is a promise, and
+    // the agent behind it joins the tree of the caller that calls it (its gate is installed when it is called).
+    const mark = isWrittenAgentGateMark(at.target) ? agentGateMark(at.target) : undefined;
     if (mark !== undefined && 'treeGateKey' in mark) return { key: mark.treeGateKey, name: String(mark.treeGateName) };
     at = at.path.length > 1 ? entryAt.get(keyOf(at.path.slice(0, -1))) : undefined;
   }

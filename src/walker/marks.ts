@@ -89,6 +89,16 @@ export function noteAgentGateMark(agent: object, mark: AgentGateMark | undefined
   else writtenAgentMarks.set(agent, mark);
 }
 
+/**
+ * Whether this copy of gate-audit wrote the agent's gate mark (then what it says is what this copy installed; any
+ * other mark is a promise).
+ *
+ * @param agent - any agent
+ */
+export function isWrittenAgentGateMark(agent: unknown): boolean {
+  return typeof agent === 'object' && agent !== null && writtenAgentMarks.has(agent);
+}
+
 /** The guard record of an orchestrator, if one was installed. */
 export function nodeGuardMark(orchestrator: unknown): NodeGuardMark | undefined {
   return readMark<NodeGuardMark>(orchestrator, NODE_GUARD_MARK);

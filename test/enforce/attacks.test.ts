@@ -75,7 +75,7 @@ isolateEachTest();
  * Writes a gate mark on an agent with a hook and a middleware of its own (registered, so the mark reads as live):
  * what code that forges gate-audit's mark would do.
  */
-function forgeGateMark(agent: Agent, gateKey: unknown): void {
+function forgeGateMark(agent: Agent, gateKey: unknown, tree?: { key: unknown; name: string }): void {
   const decisionHook = (): void => undefined;
   const executionCheck = async function* (ctx: unknown, next: (c: unknown) => AsyncGenerator<unknown, unknown>) {
     const result: unknown = yield* next(ctx);
@@ -84,7 +84,15 @@ function forgeGateMark(agent: Agent, gateKey: unknown): void {
   agent.addHook(BeforeToolCallEvent, decisionHook);
   agent.addMiddleware(ExecuteToolStage, executionCheck as never);
   Object.defineProperty(agent, Symbol.for('gate-audit.agent-gate.v1'), {
-    value: { decisionHook, executionCheck, hooks: [], gateName: 'no-rm', gateKey, path: [agent.id] },
+    value: {
+      decisionHook,
+      executionCheck,
+      hooks: [],
+      gateName: 'no-rm',
+      gateKey,
+      path: [agent.id],
+      ...(tree === undefined ? {} : { treeGateKey: tree.key, treeGateName: tree.name }),
+    },
     configurable: true,
   });
 }
@@ -1460,6 +1468,73 @@ describe("C at run time: an agent used as a tool, added under another gate than 
     expect(row?.reason).toMatch(/^gated by "allow-all", not by its tree's gate "no-rm"/);
     await runOrchestrator(graph);
     expect(ran).toEqual([]);
+  });
+
+  /** The SDK's own AgentAsTool class (exported as a type only; every `agent.asTool()` is one). */
+  function agentAsToolClass(): new (config: Record<string, unknown>) => unknown {
+    return Object.getPrototypeOf(scriptedAgent('probe', [say('-')]).asTool()).constructor as never;
+  }
+
+  for (const kind of ['graph', 'swarm'] as const) {
+    it(`a ${kind} used as a tool, guarded for another gate than the tree's: refused, and the audit calls it blocked`, async () => {
+      const lead = scriptedAgent('lead', [call('inner', { input: 'go' }), say('done')]);
+      const graph = new Graph({ id: 'g', nodes: [lead], edges: [] });
+      installMultiagent(graph, { gate: noRm });
+      const worker = scriptedAgent('worker', [call('rm', { path: '/' }), say('done')], {
+        tools: [recordingTool('rm')],
+      });
+      const inner =
+        kind === 'graph'
+          ? new Graph({ id: 'inner', nodes: [worker], edges: [] })
+          : new Swarm({ id: 'inner', nodes: [worker] });
+      installMultiagent(inner, { gate: allowAll() });
+      const AgentAsTool = agentAsToolClass();
+      lead.toolRegistry.add(new AgentAsTool({ agent: inner, name: 'inner', preserveContext: true }) as never);
+      const row = audit(graph).nodes.find((n) => n.path.join('/') === 'g/lead/inner');
+      expect(row?.status).toBe('blocked');
+      expect(row?.reason).toMatch(/^guarded for "allow-all", not for its tree's gate "no-rm"/);
+      await runOrchestrator(graph);
+      expect(ran).toEqual([]);
+      expect(worker.model.calls).toBe(0);
+    });
+  }
+
+  it("control: a graph used as a tool, guarded for the tree's gate, runs under it", async () => {
+    const lead = scriptedAgent('lead', [call('inner', { input: 'go' }), say('done')]);
+    const graph = new Graph({ id: 'g', nodes: [lead], edges: [] });
+    installMultiagent(graph, { gate: noRm });
+    const worker = scriptedAgent('worker', [call('rm', { path: '/' }), say('done')], { tools: [recordingTool('rm')] });
+    const inner = new Graph({ id: 'inner', nodes: [worker], edges: [] });
+    installMultiagent(inner, { gate: noRm });
+    const AgentAsTool = agentAsToolClass();
+    lead.toolRegistry.add(new AgentAsTool({ agent: inner, name: 'inner', preserveContext: true }) as never);
+    expect(audit(graph).nodes.find((n) => n.path.join('/') === 'g/lead/inner')?.status).toBe('gated');
+    await runOrchestrator(graph);
+    // It ran under the tree's gate, which refuses rm.
+    expect(worker.model.calls).toBeGreaterThan(0);
+    expect(ran).toEqual([]);
+  });
+
+  it('a forged caller mark naming a tree: the audit follows the tree the caller really joins, as the run does', async () => {
+    for (const [named, helperGate, status] of [
+      ['allow-all', allowAll(), 'blocked'],
+      ['other', noRm, 'gated'],
+    ] as const) {
+      ran.length = 0;
+      const lead = scriptedAgent('lead', [call('mid', { input: 'go' }), say('done')]);
+      const graph = new Graph({ id: 'g', nodes: [lead], edges: [] });
+      installMultiagent(graph, { gate: noRm });
+      const helper = scriptedAgent('helper', [call('ls', { path: '/' }), say('done')], {
+        tools: [recordingTool('ls')],
+      });
+      install(helper, { gate: helperGate });
+      const mid = scriptedAgent('mid', [call('helper', { input: 'go' }), say('done')], { tools: [helper.asTool()] });
+      forgeGateMark(mid, noRm, { key: named === 'allow-all' ? helperGate : allowAll(), name: named });
+      lead.toolRegistry.add(mid.asTool());
+      expect(audit(graph).nodes.find((n) => n.path.join('/') === 'g/lead/mid/helper')?.status, named).toBe(status);
+      await runOrchestrator(graph).catch(() => undefined);
+      expect(ran, named).toEqual(status === 'blocked' ? [] : ['ls({"path":"/"})@helper']);
+    }
   });
 
   it("control: one gated with the tree's gate, or called by an agent gated on its own, runs under its gate", async () => {
