@@ -1472,7 +1472,8 @@ describe("C at run time: an agent used as a tool, added under another gate than 
 
   /** The SDK's own AgentAsTool class (exported as a type only; every `agent.asTool()` is one). */
   function agentAsToolClass(): new (config: Record<string, unknown>) => unknown {
-    return Object.getPrototypeOf(scriptedAgent('probe', [say('-')]).asTool()).constructor as never;
+    const proto = Object.getPrototypeOf(scriptedAgent('probe', [say('-')]).asTool()) as { constructor: unknown };
+    return proto.constructor as never;
   }
 
   for (const kind of ['graph', 'swarm'] as const) {
