@@ -177,6 +177,8 @@ const CODE_VARIABLES = new Set([
   // `"${…}"` read otherwise) and another version's rules.
   'POSIXLY_CORRECT',
   'BASH_COMPAT',
+  // The shell `script -c`, `flock -c` and `su` run their script with (read here as bash and as sh).
+  'SHELL',
 ]);
 
 function isCodeVariable(name: string): boolean {
@@ -567,6 +569,8 @@ class Analysis {
     if (words.length === 0) {
       const part = this.newPart(inner);
       part.assigns = assigns;
+      // Without a command, the assignments stay in the shell: every later command (and call) sees them.
+      if (assigns.length > 0) this.mark(part, 'state', `sets ${assigns.join(', ')} for later commands`);
       return;
     }
     this.simple(words, assigns, inner, 0);
@@ -840,9 +844,8 @@ class Analysis {
     }
     // A path the command names is not known where it runs in another directory or under another root.
     if (spec.changesRoot === true || spec.stateOptions?.some((o) => scanned.seen.has(o))) part.cwdUnknown = true;
-    for (const output of spec.writeOptions ?? []) {
-      if (scanned.seen.has(output)) part.writes.push(scanned.seen.get(output));
-    }
+    // Every file given: `script -O a -O b` writes both.
+    for (const output of spec.writeOptions ?? []) part.writes.push(...(scanned.values.get(output) ?? []));
     if (spec.writesOperand !== undefined) {
       part.writes.push(scanned.next < args.length ? args[scanned.next] : spec.writesOperand);
     }
@@ -860,7 +863,14 @@ class Analysis {
           return;
         }
       }
-      const option = spec.scriptOptions?.find((o) => scanned.seen.has(o));
+      const given = (spec.scriptOptions ?? []).filter((o) => scanned.seen.has(o));
+      if (given.length > 1) {
+        // The program runs the last one on the line (`su -c ls --command 'rm …'` runs rm); which that is, the
+        // options as read do not keep.
+        this.mark(part, 'code', `${name} is given its script twice (${given.join(', ')})`);
+        return;
+      }
+      const option = given[0];
       if (option !== undefined) {
         const script = scanned.seen.get(option);
         if (script === undefined) this.mark(part, 'code', `${name} ${option} of a script that is not a literal`);
@@ -931,6 +941,11 @@ class Analysis {
     context: Context,
     hops: number,
   ): void {
+    if (['-I', '-i', '--replace'].filter((o) => seen.has(o)).length > 1) {
+      // xargs takes the last of them, which the options as read do not keep.
+      this.mark(part, 'code', 'xargs is given its replace string twice');
+      return;
+    }
     const replace = seen.has('-I')
       ? seen.get('-I')
       : seen.has('-i') || seen.has('--replace')
@@ -1092,8 +1107,8 @@ class Analysis {
     part: MutablePart,
     what: string,
   ): void {
-    const chosen = ['-s', '--shell'].map((o) => seen.get(o)).find((v) => v !== undefined);
-    const named = seen.has('-s') || seen.has('--shell') ? [chosen] : [];
+    // Both `-s` and `--shell`: the program takes the last one on the line, so each must be one read here.
+    const named = ['-s', '--shell'].filter((o) => seen.has(o)).map((o) => seen.get(o));
     const shells = part.assigns.includes('SHELL') ? [...named, undefined] : named;
     if (shells.some((s) => s === undefined || !['bash', 'sh', 'dash'].includes(basename(s)))) {
       this.mark(part, 'code', `${what}: the script runs in a shell the line chooses, whose language is not known`);

@@ -33,8 +33,10 @@ export interface OptionSpec {
 export interface ScannedOptions {
   /** Index of the first word after the options. */
   readonly next: number;
-  /** Options seen, by name (`-u`, `--user`), with their value when they take one. */
+  /** Options seen, by name (`-u`, `--user`), with their value when they take one (the last, when given twice). */
   readonly seen: ReadonlyMap<string, string | undefined>;
+  /** Every value each option was given, in order (`-O a -O b`). */
+  readonly values: ReadonlyMap<string, readonly (string | undefined)[]>;
   /** Environment names assigned among the options. */
   readonly assigns: readonly string[];
   /** Set when the options cannot be read exactly. */
@@ -77,9 +79,14 @@ function longOption(spec: OptionSpec, name: string): { kind: LongKind; names: re
  */
 export function scanOptions(args: readonly (string | undefined)[], spec: OptionSpec, start = 0): ScannedOptions {
   const seen = new Map<string, string | undefined>();
+  const values = new Map<string, (string | undefined)[]>();
+  const see = (option: string, value: string | undefined): void => {
+    seen.set(option, value);
+    values.set(option, [...(values.get(option) ?? []), value]);
+  };
   const assigns: string[] = [];
   let i = start;
-  const stop = (opaque: string): ScannedOptions => ({ next: i, seen, assigns, opaque });
+  const stop = (opaque: string): ScannedOptions => ({ next: i, seen, values, assigns, opaque });
   while (i < args.length) {
     const word = args[i];
     if (word === undefined) return stop('an option word that is not a literal');
@@ -91,7 +98,7 @@ export function scanOptions(args: readonly (string | undefined)[], spec: OptionS
         assigns.push(assigned.slice(0, assigned.indexOf('=')));
         i += 1;
       }
-      return { next: i, seen, assigns };
+      return { next: i, seen, values, assigns };
     }
     const assignment = spec.env === true ? ASSIGNMENT.exec(word) : null;
     if (assignment !== null) {
@@ -100,7 +107,7 @@ export function scanOptions(args: readonly (string | undefined)[], spec: OptionS
       continue;
     }
     if (word === '-' && spec.dash === true) {
-      seen.set('-', undefined);
+      see('-', undefined);
       i += 1;
       continue;
     }
@@ -121,7 +128,7 @@ export function scanOptions(args: readonly (string | undefined)[], spec: OptionS
         value = eq === -1 ? undefined : word.slice(eq + 1);
         i += 1;
       }
-      for (const full of option.names) seen.set(`--${full}`, value);
+      for (const full of option.names) see(`--${full}`, value);
       continue;
     }
     if (word.startsWith('-') && word.length > 1) {
@@ -136,21 +143,21 @@ export function scanOptions(args: readonly (string | undefined)[], spec: OptionS
         if ((spec.value ?? '').includes(letter)) {
           const rest = word.slice(j + 1);
           if (rest !== '') {
-            seen.set(`-${letter}`, rest);
+            see(`-${letter}`, rest);
           } else {
             const value = args[i + 1];
             if (value === undefined && i + 1 < args.length) return stop(`the value of -${letter} is not a literal`);
-            seen.set(`-${letter}`, value);
+            see(`-${letter}`, value);
             consumedNext = true;
           }
           break;
         }
         if ((spec.attached ?? '').includes(letter)) {
-          seen.set(`-${letter}`, word.slice(j + 1));
+          see(`-${letter}`, word.slice(j + 1));
           break;
         }
         if ((spec.flag ?? '').includes(letter)) {
-          seen.set(`-${letter}`, undefined);
+          see(`-${letter}`, undefined);
           continue;
         }
         return stop(`option -${letter} is not known`);
@@ -160,5 +167,5 @@ export function scanOptions(args: readonly (string | undefined)[], spec: OptionS
     }
     break;
   }
-  return { next: i, seen, assigns };
+  return { next: i, seen, values, assigns };
 }

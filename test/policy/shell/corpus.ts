@@ -189,7 +189,8 @@ const HAND: CorpusLine[] = [
   ),
   line('allowlist', 'LD_PRELOAD=/tmp/evil.so ls', 'allow', 'ask'),
   line('allowlist', 'PAGER=/tmp/x git log', 'allow', 'ask'),
-  line('allowlist', 'x=1', 'allow', 'ask'),
+  // An assignment on its own stays in the persistent shell: state, which the deny preset asks about too.
+  line('allowlist', 'x=1', 'ask', 'ask'),
   line('allowlist', './ls', 'allow', 'ask'),
   line('allowlist', '/tmp/bin/cat a', 'allow', 'ask'),
   line('allowlist', 'ls > listing.txt', 'allow', 'ask'),

@@ -341,4 +341,57 @@ describe('what a line sets, reads or writes beyond its words', () => {
     // In $( ), a here-document is read as the parser reads it.
     expect(analyzeShell("echo $(cat <<'EOF'\nhello\nEOF\n)", 'bash').some((p) => p.opaque !== undefined)).toBe(false);
   });
+
+  it('an option given twice where the program takes the last: the analysis does not guess which (code: denied)', () => {
+    const vended = policyGate({ version: 1, extends: ['gate-audit:vended-tools'], default: 'allow' });
+    expect(
+      verdicts(vended, [
+        "su -c ls --command 'rm -rf /x' root",
+        "script -c ls --command 'rm -rf /x' /dev/null",
+        'echo reset | xargs -I X -i git {} --hard',
+        'su -s /bin/bash --shell /usr/bin/python3 -c ls root',
+      ]),
+    ).toEqual({
+      "su -c ls --command 'rm -rf /x' root": 'deny',
+      "script -c ls --command 'rm -rf /x' /dev/null": 'deny',
+      'echo reset | xargs -I X -i git {} --hard': 'deny',
+      'su -s /bin/bash --shell /usr/bin/python3 -c ls root': 'deny',
+    });
+    // Given twice under one name, the value read is the last, as the program takes it.
+    expect(analyzeShell('su -s /bin/sh -s /bin/bash -c ls root', 'bash')[0]?.opaque).toBeUndefined();
+    // Every log file script is given is a file it writes.
+    expect(analyzeShell('script -q -O /etc/cron.d/x -O /dev/null -c true', 'bash')[0]?.writes).toEqual([
+      '/etc/cron.d/x',
+      '/dev/null',
+      'typescript',
+    ]);
+    expect(verdict(vended, 'script -q -O /etc/cron.d/x -O /dev/null -c true')).toBe('deny');
+    // What script does (util-linux): both logs are written. With -O it writes no ./typescript, which the analysis
+    // still counts (one file too many is refused more, never less).
+    if (existsSync('/usr/bin/script')) {
+      expect(bash('cd "$(mktemp -d)" && script -q -O a -O b -c true >/dev/null && ls')).toBe('a\nb');
+    }
+  });
+
+  it('SHELL, which script, flock and su run their script with, is a variable whose value runs code; an assignment alone is state', () => {
+    const vended = policyGate({ version: 1, extends: ['gate-audit:vended-tools'], default: 'allow' });
+    const polyglot = `x='\\'';import os;os.system("rm -rf /x")#'`;
+    expect(
+      verdicts(vended, [
+        `SHELL=/usr/bin/python3; script -qc '${polyglot}' /dev/null`,
+        `for SHELL in /usr/bin/python3; do script -qc '${polyglot}' /dev/null; done`,
+        'SHELL=/usr/bin/python3',
+        'PATH=/tmp/evil:$PATH',
+        'x=1',
+      ]),
+    ).toEqual({
+      [`SHELL=/usr/bin/python3; script -qc '${polyglot}' /dev/null`]: 'deny',
+      [`for SHELL in /usr/bin/python3; do script -qc '${polyglot}' /dev/null; done`]: 'deny',
+      'SHELL=/usr/bin/python3': 'deny',
+      'PATH=/tmp/evil:$PATH': 'ask',
+      'x=1': 'ask',
+    });
+    expect(analyzeShell('x=1', 'bash')[0]?.opaque?.kind).toBe('state');
+    expect(analyzeShell('SHELL=/bin/sh', 'bash')[0]?.opaque?.kind).toBe('code');
+  });
 });
