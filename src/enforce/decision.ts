@@ -188,10 +188,7 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
   }
   const agentTool = facts.agentTool;
   if (agentTool.kind !== 'not-agent-tool') {
-    const refusal =
-      agentTool.kind === 'opaque'
-        ? agentTool.reason
-        : state.calleeRefusal(agentTool.agent);
+    const refusal = agentTool.kind === 'opaque' ? agentTool.reason : state.calleeRefusal(agentTool.agent);
     if (refusal !== undefined) {
       const reason = `tool "${call.name}" ${refusal}`;
       return refuseRecorded(state, call, `${BLOCKED} ${reason}`, reason).then(() => undefined);
