@@ -91,33 +91,11 @@ class AgentGateRuntime implements GateState {
   readonly calleeRefusal = (agent: unknown): string | undefined =>
     adoptPendingPlugin(agent) ?? executorRefusal(agent) ?? this._otherTreeGate(agent);
 
-  /**
-   * One gate per tree, as the node guard keeps it for nodes: an agent used as a tool by an agent of a tree runs
-   * only under the tree's gate (installMultiagent refused any other at install; an agent-as-tool added later with
-   * its own gate, or with a forged mark naming one, would otherwise run under that).
-   */
+  /** One gate per tree, as the node guard keeps it for nodes (`treeGateRefusal`). */
   private _otherTreeGate(agent: unknown): string | undefined {
-    const tree = this.tree;
-    if (tree === undefined) return undefined;
-    // A Graph or Swarm used as a tool runs its agents under the gate its guard was installed for.
-    const guard = nodeGuardMark(agent);
-    if (guard !== undefined && 'treeGateKey' in guard && guard.treeGateKey !== tree.key) {
-      return (
-        `runs an orchestrator guarded for "${String(guard.treeGateName)}", not for this tree's gate "${tree.name}" | ` +
-        "guard it with the tree's gate: call installMultiagent on the tree's root after adding it as a tool"
-      );
-    }
-    const mark = agentGateMark(agent);
-    if (mark === undefined) return undefined;
-    if (mark.gateKey !== tree.key) {
-      return (
-        `runs an agent gated by "${String(mark.gateName)}", not by this tree's gate "${tree.name}" | gate it with ` +
-        "the tree's gate: call installMultiagent on the tree's root after adding agents as tools"
-      );
-    }
-    // It carries the tree's gate, so it belongs to the tree: the agents it calls as tools must carry it too.
-    joinTree(agent as Agent, tree);
-    return undefined;
+    return this.tree === undefined
+      ? undefined
+      : treeGateRefusal(agent, this.tree, "call installMultiagent on the tree's root after adding it as a tool");
   }
 
   /**
@@ -316,6 +294,37 @@ export function installAgentGate(
     isActive: () => agentGateMark(agent)?.decisionHook === runtime.decide && agentGateState(agent) === 'gated',
     uninstall,
   };
+}
+
+/**
+ * One gate per tree (installMultiagent refuses another at install): what runs as a node of a tree, or as a tool of
+ * an agent of a tree, runs under the tree's gate. An agent gated by another gate (its own, or one a promise named)
+ * or a Graph or Swarm guarded for another gate is refused; an agent carrying the tree's gate joins the tree, so the
+ * agents it calls as tools must carry it too. Undefined when nothing is refused.
+ *
+ * @param executor - what is about to run (an agent, an orchestrator, anything else)
+ * @param tree - the tree's gate: its key (gate object or `configured`) and name
+ * @param fix - how to fix a refusal, after "gate it with the tree's gate: "
+ */
+export function treeGateRefusal(
+  executor: unknown,
+  tree: { readonly key: unknown; readonly name: string },
+  fix: string,
+): string | undefined {
+  const mark = agentGateMark(executor);
+  if (mark !== undefined && mark.gateKey !== tree.key) {
+    return `runs an agent gated by "${String(mark.gateName)}", not by this tree's gate "${tree.name}" | gate it with the tree's gate: ${fix}`;
+  }
+  if (mark !== undefined) joinTree(executor as Agent, tree);
+  // A nested Graph or Swarm guarded for another gate runs its agents under that gate.
+  const guard = nodeGuardMark(executor);
+  if (guard !== undefined && 'treeGateKey' in guard && guard.treeGateKey !== tree.key) {
+    return (
+      `runs an orchestrator guarded for "${String(guard.treeGateName)}", not for this tree's gate "${tree.name}" | ` +
+      `gate it with the tree's gate: ${fix}`
+    );
+  }
+  return undefined;
 }
 
 /** The decision hooks this copy of gate-audit made: a gate mark naming another is not taken on trust. */

@@ -17,11 +17,10 @@
  * A topology that changes while the orchestrator runs, or a node swapped after the SDK chose it, is
  * tampering: the node is cancelled and the whole run stops.
  */
-import type { Agent } from '@strands-agents/sdk';
 import { GateAuditError, messageOf } from '../errors.js';
 import { classifyExecutor, declaredRefusal, executorRefusal, hasNodeGuard, openNode } from '../walker/classify.js';
 import type { Declared } from '../walker/declare.js';
-import { agentGateMark, NODE_GUARD_MARK, type MarkedHook, type NodeGuardMark, nodeGuardMark } from '../walker/marks.js';
+import { NODE_GUARD_MARK, type MarkedHook, type NodeGuardMark, nodeGuardMark } from '../walker/marks.js';
 import {
   BeforeNodeCallEvent,
   Graph,
@@ -32,7 +31,7 @@ import {
   readData,
 } from '../walker/sdk-internals.js';
 import { nodeMap, topologyProblems } from '../walker/topology.js';
-import { adoptPendingPlugin, joinTree } from './agent-gate.js';
+import { adoptPendingPlugin, treeGateRefusal } from './agent-gate.js';
 import { ERROR, viewOf } from './call.js';
 import type { Gate } from './gate.js';
 import { log } from './log.js';
@@ -110,30 +109,10 @@ function contentRefusal(
   );
 }
 
-/**
- * One gate per tree (installMultiagent refuses another at install): an agent swapped in later under another
- * gate, its own or one a promise named, does not run under this tree. Undefined when it carries the tree's gate
- * (or the tree's gate is not known).
- */
+/** One gate per tree (`treeGateRefusal`), where the tree's gate is known. */
 function otherTreeGate(executor: unknown, treeGate: TreeGate | undefined): string | undefined {
   if (treeGate === undefined) return undefined;
-  const fix = "gate it with the tree's gate: call installMultiagent(orchestrator) after adding or swapping nodes";
-  const mark = agentGateMark(executor);
-  if (mark !== undefined && mark.gateKey !== treeGate.key) {
-    return `runs an agent gated by "${String(mark.gateName)}", not by this tree's gate "${treeGate.name}" | ${fix}`;
-  }
-  // It carries the tree's gate: the agents it calls as tools must carry it too (an agent gated on its own and
-  // added to the tree later has no tree of its own yet).
-  if (mark !== undefined) joinTree(executor as Agent, treeGate);
-  // A nested Graph or Swarm guarded for another gate runs its agents under that gate.
-  const guard = nodeGuardMark(executor);
-  if (guard !== undefined && 'treeGateKey' in guard && guard.treeGateKey !== treeGate.key) {
-    return (
-      `runs an orchestrator guarded for "${String(guard.treeGateName)}", not for this tree's gate ` +
-      `"${treeGate.name}" | ${fix}`
-    );
-  }
-  return undefined;
+  return treeGateRefusal(executor, treeGate, 'call installMultiagent(orchestrator) after adding or swapping nodes');
 }
 
 /** The gate an orchestrator's tree was installed with: its key (gate object or `configured`) and name. */

@@ -239,7 +239,7 @@ export function lockSdkTool(tool: unknown): void {
  * never change again, and the tool seal need not read them.
  */
 export function isLockedSdkTool(tool: unknown): boolean {
-  return typeof tool === 'object' && tool !== null && lockedTools.has(tool);
+  return lockedToolFacts(tool) !== undefined;
 }
 
 /**

@@ -61,7 +61,7 @@
  *   accessor (`descriptor === undefined || !('value' in descriptor)`, three mutants: the tool seal refuses a tool
  *   with one before the lock); `proto === ZodTool.prototype` (→ `true`: a FunctionTool or AgentAsTool has no
  *   `_functionTool`, and the lock returns at once on `undefined`).
- * - `isLockedSdkTool` and `lockedToolFacts`, their `typeof`/`null` guards (ten mutants): a WeakMap answers
+ * - `lockedToolFacts`'s `typeof`/`null` guards (and `isLockedSdkTool`'s, before it read through it): a WeakMap answers
  *   `false`/`undefined` for a primitive without throwing.
  */
 import { type Agent, BeforeInvocationEvent, BeforeToolCallEvent, ExecuteToolStage } from '@strands-agents/sdk';
