@@ -237,8 +237,9 @@ function guardingOrchestrator(entryAt: ReadonlyMap<string, Entry>, parentKey: st
 }
 
 /**
- * A node of a guarded tree that carries another gate than the tree's: the node guard cancels it at run time
- * (one gate per tree), so it is `blocked`, not `gated`.
+ * What runs where one gate per tree holds (a node of a guarded tree, or an agent or a Graph or Swarm used as a tool
+ * by an agent of one) and carries another gate than the tree's: the node guard cancels it, or its caller's gate
+ * refuses its calls, at run time. So it is `blocked`, not `gated`.
  */
 function otherGateThanTree(
   entry: Entry,
@@ -247,41 +248,28 @@ function otherGateThanTree(
   entryAt: ReadonlyMap<string, Entry>,
 ): Verdict {
   if (verdict.status !== 'gated' || parent === undefined) return verdict;
-  if (entry.kind === 'agent-tool') return otherGateThanCaller(entry, parent, verdict, entryAt);
-  if ((entry.kind === 'graph' || entry.kind === 'swarm') && (parent.kind === 'agent' || parent.kind === 'agent-tool')) {
-    // A Graph or Swarm used as a tool: its guard must be for the tree's gate, as a nested node's must.
-    const tree = treeGateOf(parent, entryAt);
-    const inner = nodeGuardMark(entry.target);
-    if (tree === undefined || inner === undefined || !('treeGateKey' in inner) || inner.treeGateKey === tree.key) {
-      return verdict;
-    }
-    return {
-      status: 'blocked',
-      reason:
-        `guarded for "${String(inner.treeGateName)}", not for its tree's gate "${tree.name}": its caller's gate ` +
-        'refuses its calls at run time',
-      fix: "guard it with the tree's gate: call installMultiagent(root) again after adding it as a tool",
-    };
-  }
-  if (parent.kind !== 'graph' && parent.kind !== 'swarm') return verdict;
-  const guard = nodeGuardMark(parent.target);
-  if (guard === undefined || !('treeGateKey' in guard)) return verdict;
-  const tree = String(guard.treeGateName);
+  const tree = treeGateOf(parent, entryAt);
+  if (tree === undefined) return verdict;
+  const node = parent.kind === 'graph' || parent.kind === 'swarm';
   const blocked = (what: string): Verdict => ({
     status: 'blocked',
-    reason: `${what}, not by its tree's gate "${tree}": the node guard cancels it at run time`,
-    fix: "gate it with the tree's gate: call installMultiagent(root) again after adding or swapping nodes",
+    reason:
+      `${what}, not by its tree's gate "${tree.name}": ` +
+      (node ? 'the node guard cancels it at run time' : "its caller's gate refuses its calls at run time"),
+    fix:
+      "gate it with the tree's gate: call installMultiagent(root) again after " +
+      (node ? 'adding or swapping nodes' : 'adding agents as tools'),
   });
   if (entry.kind === 'graph' || entry.kind === 'swarm') {
-    // A nested orchestrator guarded for another gate: the outer guard cancels it.
+    // A nested orchestrator guarded for another gate runs its agents under that gate.
     const inner = nodeGuardMark(entry.target);
-    if (inner === undefined || !('treeGateKey' in inner) || inner.treeGateKey === guard.treeGateKey) return verdict;
+    if (inner === undefined || !('treeGateKey' in inner) || inner.treeGateKey === tree.key) return verdict;
     return blocked(`guarded for "${String(inner.treeGateName)}"`);
   }
-  if (entry.kind !== 'agent') return verdict;
+  if (entry.kind !== 'agent' && entry.kind !== 'agent-tool') return verdict;
   const agent = entry.target as Agent;
   const key = agentGateState(agent) === 'pending-plugin' ? pendingPluginKey(agent) : agentGateMark(agent)?.gateKey;
-  return key === guard.treeGateKey ? verdict : blocked(`gated by "${verdict.gate?.name ?? '?'}"`);
+  return key === tree.key ? verdict : blocked(`gated by "${verdict.gate?.name ?? '?'}"`);
 }
 
 /**
@@ -306,30 +294,6 @@ function treeGateOf(caller: Entry, entryAt: ReadonlyMap<string, Entry>): { key: 
     at = at.path.length > 1 ? entryAt.get(keyOf(at.path.slice(0, -1))) : undefined;
   }
   return undefined;
-}
-
-/**
- * An agent used as a tool in a tree gated by `installMultiagent`, carrying another gate than the tree's: its
- * caller's gate refuses its calls at run time (one gate per tree), so it is `blocked`, not `gated`.
- */
-function otherGateThanCaller(
-  entry: Entry,
-  caller: Entry,
-  verdict: Verdict,
-  entryAt: ReadonlyMap<string, Entry>,
-): Verdict {
-  const tree = treeGateOf(caller, entryAt);
-  if (tree === undefined) return verdict;
-  const agent = entry.target as Agent;
-  const key = agentGateState(agent) === 'pending-plugin' ? pendingPluginKey(agent) : agentGateMark(agent)?.gateKey;
-  if (key === tree.key) return verdict;
-  return {
-    status: 'blocked',
-    reason:
-      `gated by "${verdict.gate?.name ?? '?'}", not by its tree's gate "${tree.name}": its ` +
-      "caller's gate refuses its calls at run time",
-    fix: "gate it with the tree's gate: call installMultiagent(root) again after adding agents as tools",
-  };
 }
 
 /**
