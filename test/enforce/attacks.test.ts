@@ -1493,7 +1493,9 @@ describe("C at run time: an agent used as a tool, added under another gate than 
       lead.toolRegistry.add(new AgentAsTool({ agent: inner, name: 'inner', preserveContext: true }) as never);
       const row = audit(graph).nodes.find((n) => n.path.join('/') === 'g/lead/inner');
       expect(row?.status).toBe('blocked');
-      expect(row?.reason).toMatch(/^guarded for "allow-all", not by its tree's gate "no-rm": its caller's gate refuses/);
+      expect(row?.reason).toMatch(
+        /^guarded for "allow-all", not by its tree's gate "no-rm": its caller's gate refuses/,
+      );
       await runOrchestrator(graph);
       expect(ran).toEqual([]);
       expect(worker.model.calls).toBe(0);
