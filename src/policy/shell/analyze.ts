@@ -702,23 +702,16 @@ class Analysis {
   }
 
   /**
-   * The variables `wait -p` assigns, from options read as bash reads them (`-n`, `-f`, `-p NAME`, until `--`):
-   * the last `-p` wins, so each name given is counted.
+   * The variables `wait -p` assigns, from its options (`-f`, `-n`, `-p NAME`, clustered or not, until `--` or an
+   * operand): the last `-p` wins, so each name given is counted.
    */
   waitVariable(part: MutablePart): void {
-    const args = part.args;
-    for (let i = 0; i < args.length; i += 1) {
-      const word = args[i];
-      if (word === undefined || word === '--' || !word.startsWith('-') || word === '-') return;
-      const at = word.indexOf('p');
-      if (at === -1) continue;
-      const name = at < word.length - 1 ? word.slice(at + 1) : args[i + 1];
+    for (const name of scanOptions(part.args, { value: 'p', flag: 'fn' }).values.get('-p') ?? []) {
       if (name === undefined || !IDENTIFIER.test(name)) {
         this.mark(part, 'code', 'wait -p with a name that is not a plain name may run code');
         return;
       }
       part.assigns.push(name);
-      if (at === word.length - 1) i += 1;
     }
   }
 
