@@ -65,7 +65,16 @@ export const ConfigSchema = z.strictObject({
   failOnUnaudited: z.boolean().optional(),
   /** The reports of one run (the modules are loaded once). */
   reporters: z.array(ReporterSchema).optional(),
-  /** How long, in milliseconds, importing a module or calling a factory may take. */
+  /**
+   * Entry points to run as the app runs (relative to the config file): each tree they invoke is audited
+   * as it stands when invoked, and the invocation is stopped.
+   */
+  entry: z.array(Pattern).optional(),
+  /** The arguments an entry gets after its path (`process.argv.slice(2)`). */
+  entryArgs: z.array(z.string()).optional(),
+  /** How long, in milliseconds, an entry run waits for another invocation after one (default 2000). */
+  entrySettle: z.number().int().positive('expected a positive whole number of milliseconds').optional(),
+  /** How long, in milliseconds, importing a module or calling a factory may take (under `entry`: the whole run of one entry). */
   timeout: z.number().int().positive('expected a positive whole number of milliseconds').optional(),
 });
 

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { AcceptEntrySchema, ConfigSchema, ReporterSchema } from '../config.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { didYouMean } from './did-you-mean.js';
+import { readExports } from './exports.js';
 import { importModule } from './load.js';
 
 /** The configuration after validation. */
@@ -182,6 +183,11 @@ export async function loadConfig(options: {
   readonly file?: string;
   readonly timeoutMs: number;
   readonly noise: (chunk: string) => void;
+  /**
+   * Reads a configuration module's default export elsewhere (the CLI: in an audit child); by default the
+   * module is imported in this process.
+   */
+  readonly readModule?: (file: string) => Promise<{ raw: unknown; hasDefault: boolean }>;
 }): Promise<LoadedConfig> {
   let candidate: Candidate | undefined;
   if (options.file !== undefined) {
@@ -214,8 +220,12 @@ export async function loadConfig(options: {
     }
   } else {
     try {
-      const namespace = (await importModule(file, shown, options)) as Record<string, unknown>;
-      raw = 'default' in namespace ? namespace.default : undefined;
+      if (options.readModule !== undefined) {
+        raw = (await options.readModule(file)).raw ?? undefined;
+      } else {
+        const namespace = (await importModule(file, shown, options)).exports;
+        raw = readExports(namespace).find((e) => e.name === 'default')?.value;
+      }
     } catch (error) {
       throw new GateAuditError(
         'USAGE',

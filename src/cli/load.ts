@@ -15,14 +15,16 @@
  * second set of its classes, reported as "a different copy of @strands-agents/sdk". (A gate-audit the module
  * imports may be jiti's own copy: its marks are `Symbol.for` keys and errors are recognised by shape.)
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { inspect, types } from 'node:util';
 import { createJiti } from 'jiti';
 import { type Finding, GateAuditError, messageOf } from '../errors.js';
 import { walk } from '../walker/walk.js';
+import { readExports, valuesUnder } from './exports.js';
 import { selectModules } from './select.js';
 
 /** One orchestrator (or lone agent) found in a module. */
@@ -70,6 +72,8 @@ export interface ModuleResult {
   readonly refusals: Refusal[];
   /** Why the module was skipped (reached through a folder, glob or `include`, and nothing to audit). */
   readonly skipped?: string;
+  /** The module invoked an agent or orchestrator while it loaded, and did not catch the audit's stop. */
+  readonly stopped?: boolean;
 }
 
 /** Which exported functions to call. */
@@ -97,6 +101,8 @@ export interface LoadOptions {
   readonly noise: (chunk: string) => void;
   /** Which functions to call (default: only `gatedFactory` ones and the `exportName`). */
   readonly calls?: CallPolicy;
+  /** Told before each step that may take up to the timeout (the import, each factory call). */
+  readonly progress?: (what: string) => void;
 }
 
 /** The mark `gatedFactory` puts on the functions it returns. */
@@ -108,13 +114,18 @@ const NATIVE_MODULES = ['@strands-agents/sdk'];
 
 const nodeRequire = createRequire(import.meta.url);
 
-/** The constructor names on a value's prototype chain (own data `constructor` properties only). */
-function constructorNames(value: object): string[] {
+/**
+ * The constructor names on a value's prototype chain (own data `constructor` properties only), or `proxy`
+ * when the value or any prototype in its chain is a Proxy (whose traps would be code gate-audit runs).
+ */
+function constructorNames(value: object): string[] | 'proxy' {
   const names: string[] = [];
+  if (types.isProxy(value)) return 'proxy';
   let proto: unknown = Object.getPrototypeOf(value);
   for (let depth = 0; depth < 32 && typeof proto === 'object' && proto !== null; depth += 1) {
+    if (types.isProxy(proto)) return 'proxy';
     const ctor: unknown = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value;
-    if (typeof ctor === 'function') {
+    if (typeof ctor === 'function' && !types.isProxy(ctor)) {
       const name: unknown = Object.getOwnPropertyDescriptor(ctor, 'name')?.value;
       if (typeof name === 'string') names.push(name);
     }
@@ -136,10 +147,12 @@ export function exportKindOf(value: unknown): ExportKind {
     return 'proxy';
   }
   if (typeof value === 'function') {
+    if (constructorNames(value) === 'proxy') return 'proxy';
     return /^class[\s{]/.test(Function.prototype.toString.call(value)) ? 'class' : 'function';
   }
   if (typeof value !== 'object' || value === null) return 'other';
   const names = constructorNames(value);
+  if (names === 'proxy') return 'proxy';
   if (names.includes('Graph') || names.includes('Swarm')) {
     const nodes = Object.getOwnPropertyDescriptor(value, 'nodes');
     if (nodes !== undefined && (nodes.get !== undefined || nodes.value instanceof Map)) return 'orchestrator';
@@ -186,6 +199,29 @@ function ungateableOf(error: unknown): { findings: Finding[]; message: string } 
     }
   }
   return undefined;
+}
+
+/** The mark of the error the audit child throws into an app that invokes something (see `child/preload.ts`). */
+const AUDIT_STOP = Symbol.for('gate-audit.audit-stop.v1');
+
+/** Whether an error, or one of its causes, is the audit's stop error. */
+export function isAuditStopError(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; typeof e === 'object' && e !== null && depth < 8; depth += 1) {
+    if (Object.getOwnPropertyDescriptor(e, AUDIT_STOP) !== undefined) return true;
+    e = Object.getOwnPropertyDescriptor(e, 'cause')?.value;
+  }
+  return false;
+}
+
+/** A module whose import (or a factory) did not finish within the timeout: a load finding, not a crash. */
+export class LoadTimeoutError extends GateAuditError {
+  /**
+   * @param message - what did not finish, and the fix
+   */
+  constructor(message: string) {
+    super('LOAD_FAILED', message);
+    this.name = 'LoadTimeoutError';
+  }
 }
 
 function loadError(module: string, what: string, fix: string, cause?: unknown): GateAuditError {
@@ -275,9 +311,120 @@ export function forgetLoaded(files: Iterable<string>): void {
   for (const file of files) delete nodeRequire.cache[file];
 }
 
+interface CachedModule {
+  exports: unknown;
+  loaded: boolean;
+}
+
+/** What the import of a module is resolved with instead of its exports: a box, which has no `then`. */
+const BOX = Symbol('gate-audit.exports-box');
+
+/**
+ * Runs `load` while the module cache entry jiti creates for `absolute` is watched: when jiti marks the
+ * module loaded (its body has run) and is about to resolve its import with the exports, the exports are put
+ * in a box, so a `then` export is never called as a promise's `then`. They are put back right after, and
+ * returned from the module's own record.
+ */
+async function withExportsBoxed(absolute: string, load: () => Promise<unknown>): Promise<{ exports?: object }> {
+  const cache = nodeRequire.cache as Record<string, CachedModule | undefined>;
+  const cached = cache[absolute];
+  // Loaded already (another module imported it): its record is all there is to read.
+  if (cached?.loaded === true) return boxOf(cached.exports);
+  let record: CachedModule | undefined;
+  let real: unknown;
+  let boxed = false;
+  const watchLoaded = (entry: CachedModule): void => {
+    let loaded = entry.loaded;
+    Object.defineProperty(entry, 'loaded', {
+      configurable: true,
+      enumerable: true,
+      get: () => loaded,
+      set: (value: boolean) => {
+        loaded = value;
+        if (value === true && !boxed) {
+          boxed = true;
+          real = entry.exports;
+          entry.exports = { [BOX]: real };
+        }
+      },
+    });
+  };
+  if (cache[absolute] === undefined) {
+    Object.defineProperty(cache, absolute, {
+      configurable: true,
+      enumerable: true,
+      get: () => record,
+      set: (entry: CachedModule) => {
+        record = entry;
+        if (typeof entry === 'object' && entry !== null) watchLoaded(entry);
+      },
+    });
+  }
+  const unwatch = (): void => {
+    if (record !== undefined) {
+      if (boxed) record.exports = real;
+      const loaded = record.loaded;
+      Object.defineProperty(record, 'loaded', { value: loaded, writable: true, configurable: true, enumerable: true });
+    }
+    const descriptor = Object.getOwnPropertyDescriptor(cache, absolute);
+    if (descriptor?.get !== undefined) {
+      delete cache[absolute];
+      if (record !== undefined) cache[absolute] = record;
+    }
+  };
+  try {
+    await load();
+  } finally {
+    unwatch();
+  }
+  return boxOf(boxed ? real : cache[absolute]?.exports);
+}
+
+/** Exports in a box: an async function returning them would resolve its promise with them, calling `then`. */
+function boxOf(exports: unknown): { exports?: object } {
+  return (typeof exports === 'object' || typeof exports === 'function') && exports !== null ? { exports } : {};
+}
+
+/** Whether a JavaScript file is ESM (`.mjs`, or `.js` under a `package.json` with `"type": "module"`). */
+function isEsmJavaScript(absolute: string): boolean {
+  if (absolute.endsWith('.mjs')) return true;
+  if (!absolute.endsWith('.js')) return false;
+  for (let dir = dirname(absolute); ; dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    if (existsSync(file)) {
+      try {
+        return (JSON.parse(readFileSync(file, 'utf8')) as { type?: unknown }).type === 'module';
+      } catch {
+        return false;
+      }
+    }
+    if (dirname(dir) === dir) return false;
+  }
+}
+
+/**
+ * Imports a JavaScript module natively through a box module (`export * as ns from …`): the import resolves
+ * with the box's namespace, never the module's, so a `then` export is never called. A CommonJS module's
+ * exports are read from its record (`module.exports`).
+ */
+async function importNativeBoxed(absolute: string): Promise<{ exports?: object }> {
+  const dir = mkdtempSync(join(tmpdir(), 'gate-audit-box-'));
+  const box = join(dir, 'box.mjs');
+  writeFileSync(box, `export * as ns from ${JSON.stringify(pathToFileURL(absolute).href)};\n`);
+  try {
+    const { ns } = (await import(pathToFileURL(box).href)) as { ns: object };
+    if (isEsmJavaScript(absolute)) return { exports: ns };
+    return boxOf((nodeRequire.cache as Record<string, CachedModule | undefined>)[absolute]?.exports);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /**
  * Imports a module the way gate-audit loads users' code: jiti (TypeScript, the `paths` of the nearest
- * tsconfig), the SDK loaded natively, stdout diverted, the whole import bounded.
+ * tsconfig), the SDK loaded natively, stdout diverted, the whole import bounded. What it gives back is the
+ * module's exports object in a box (`{ exports }`), read from its record: no promise is ever resolved with
+ * them, so a module exporting `then` keeps `then` as a plain export and nothing of it is called.
  *
  * @param absolute - the module's absolute path
  * @param shown - its name in messages
@@ -287,7 +434,7 @@ export async function importModule(
   absolute: string,
   shown: string,
   options: Pick<LoadOptions, 'timeoutMs' | 'cwd' | 'noise'>,
-): Promise<unknown> {
+): Promise<{ readonly exports: object }> {
   const jiti = createJiti(pathToFileURL(absolute).href, {
     tsconfigPaths: true,
     moduleCache: true,
@@ -295,13 +442,25 @@ export async function importModule(
   });
   return withStdoutDiverted(options.noise, async () => {
     try {
-      return await withTimeout(jiti.import(absolute), options.timeoutMs, () =>
-        loadError(
-          shown,
-          `importing it did not finish within ${options.timeoutMs} ms (a top-level await that never settles?)`,
-          'make the module load without waiting on something that never comes, or raise --timeout',
-        ),
+      const javascript = /\.[cm]?js$/.test(absolute);
+      const { exports } = await withTimeout(
+        javascript
+          ? importNativeBoxed(absolute).catch((error: unknown) => {
+              // ESM syntax in a CommonJS package (Node does not detect it everywhere): jiti transpiles it.
+              if (!(error instanceof SyntaxError) || !/\b(import|export)\b/.test(error.message)) throw error;
+              return withExportsBoxed(absolute, () => jiti.import(absolute));
+            })
+          : withExportsBoxed(absolute, () => jiti.import(absolute)),
+        options.timeoutMs,
+        () =>
+          new LoadTimeoutError(
+            `cannot load "${shown}": importing it did not finish within ${options.timeoutMs} ms (a top-level await that never settles?) | make the module load without waiting on something that never comes, or raise --timeout`,
+          ),
       );
+      if (exports === undefined) {
+        throw loadError(shown, 'its exports could not be read', 'export values with ESM `export` or `module.exports`');
+      }
+      return { exports };
     } catch (error) {
       if (error instanceof GateAuditError && error.code === 'LOAD_FAILED') throw error;
       if (ungateableOf(error) !== undefined) throw error;
@@ -313,8 +472,9 @@ export async function importModule(
 function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (typeof value !== 'object') return typeof value;
-  if (types.isProxy(value)) return 'a Proxy';
-  const [name] = constructorNames(value);
+  const names = constructorNames(value);
+  if (names === 'proxy') return 'a Proxy';
+  const [name] = names;
   return name === undefined ? 'an object' : `a ${name}`;
 }
 
@@ -373,16 +533,29 @@ export async function loadModule(file: string, options: LoadOptions, explicit = 
     throw loadError(shown, 'is a folder, not a module', 'name the modules in it, or pass the folder to gate-audit');
   }
   const result: ModuleResult = { module: shown, absolute, found: [], exports: [], unaudited: [], refusals: [] };
-  let namespace: Record<string, unknown>;
+  let namespace: object;
   try {
-    namespace = (await importModule(absolute, shown, options)) as Record<string, unknown>;
+    namespace = (await importModule(absolute, shown, options)).exports;
   } catch (error) {
+    // An invocation while it loaded was stopped (the audit child stops every one): its trees are audited
+    // where they were invoked; the module's exports were never handed out.
+    if (isAuditStopError(error)) return { ...result, stopped: true };
     const refused = ungateableOf(error);
     if (refused === undefined) throw error;
     result.refusals.push({ module: shown, ...refused });
     return result;
   }
-  const allNames = Object.keys(namespace);
+  if (types.isProxy(namespace)) {
+    result.unaudited.push({
+      module: shown,
+      exportName: '(module.exports)',
+      reason: 'is a Proxy: gate-audit does not look through it (its traps are code it would run)',
+      fix: 'export the Graph, Swarm or Agent itself',
+    });
+    return explicit || result.unaudited.length > 0 ? result : { ...result, skipped: 'exports no Graph, Swarm or Agent' };
+  }
+  const read = readExports(namespace);
+  const allNames = read.map((r) => r.name);
   result.exports.push(...allNames);
   const names = allNames.filter((name) => options.exportName === undefined || name === options.exportName);
   if (options.exportName !== undefined && names.length === 0) {
@@ -397,8 +570,21 @@ export async function loadModule(file: string, options: LoadOptions, explicit = 
   const seen = new Set<unknown>();
   const agents: { name: string; label?: string; value: unknown }[] = [];
   const functions: { name: string; fn: (...args: unknown[]) => unknown }[] = [];
-  for (const name of names) {
-    const value = namespace[name];
+  const isSdkObject = (value: unknown): boolean => {
+    const kind = exportKindOf(value);
+    return kind === 'orchestrator' || kind === 'agent';
+  };
+  for (const { name, value, error } of read) {
+    if (!names.includes(name)) continue;
+    if (error !== undefined) {
+      result.unaudited.push({
+        module: shown,
+        exportName: name,
+        reason: `reading it threw ${describeLoadError(error, options.cwd)}`,
+        fix: 'make the export readable (a re-export of a module that loads)',
+      });
+      continue;
+    }
     if (seen.has(value)) continue;
     const kind = exportKindOf(value);
     if (kind === 'orchestrator') {
@@ -418,11 +604,35 @@ export async function loadModule(file: string, options: LoadOptions, explicit = 
         reason: 'is a Proxy: gate-audit does not look through it (its traps are code it would run)',
         fix: 'export the Graph, Swarm or Agent itself',
       });
-    } else if (name === options.exportName) {
+    } else if (name === options.exportName && (typeof value !== 'object' || value === null)) {
       throw new GateAuditError(
         'NO_ORCHESTRATOR',
         `cannot audit "${shown}#${name}": it is ${describeValue(value)}, not a Graph, Swarm, Agent or a function building one | name another export`,
       );
+    } else {
+      // Plain data holding orchestrators (a config object, an array, a Map): each is audited under its path.
+      const under = valuesUnder(name, value, isSdkObject);
+      for (const item of under.found) {
+        if (item.depth === 0 || seen.has(item.value)) continue;
+        seen.add(item.value);
+        if (exportKindOf(item.value) === 'orchestrator') {
+          result.found.push({ module: shown, absolute, exportName: item.path, factory: false, orchestrator: item.value });
+        } else agents.push({ name: item.path, value: item.value });
+      }
+      for (const item of under.unreachable) {
+        result.unaudited.push({
+          module: shown,
+          exportName: item.path,
+          reason: `holds a Graph, Swarm or Agent the audit does not reach: it ${item.reason}`,
+          fix: 'export it directly, or hold it in plain data (objects, arrays, Maps, Sets) at most 4 steps deep',
+        });
+      }
+      if (name === options.exportName && under.found.length <= 1) {
+        throw new GateAuditError(
+          'NO_ORCHESTRATOR',
+          `cannot audit "${shown}#${name}": it is ${describeValue(value)}, not a Graph, Swarm, Agent or a function building one | name another export`,
+        );
+      }
     }
   }
   for (const { name, fn } of functions) {
@@ -440,6 +650,7 @@ export async function loadModule(file: string, options: LoadOptions, explicit = 
       continue;
     }
     for (const args of decision.calls) {
+      options.progress?.(`factory ${name}`);
       const label = decision.calls.length > 1 || args.length > 0 ? `${name}(${argsLabel(args)})` : name;
       const built = await callFactory(fn, args, label, shown, options, decision.by);
       if (built.refusal !== undefined) {
@@ -472,7 +683,8 @@ export async function loadModule(file: string, options: LoadOptions, explicit = 
       result.found.push(label === undefined || label === name ? entry : { ...entry, label });
     }
   }
-  if (result.found.length === 0 && result.refusals.length === 0) {
+  const uncalledOnly = result.unaudited.every((u) => functions.some((f) => f.name === u.exportName));
+  if (result.found.length === 0 && result.refusals.length === 0 && uncalledOnly) {
     const uncalled = result.unaudited.map((u) => u.exportName);
     if (!explicit) return { ...result, skipped: 'exports no Graph, Swarm or Agent' };
     const what =
@@ -502,10 +714,8 @@ async function callFactory(
         Promise.resolve().then(() => fn(...args)),
         options.timeoutMs,
         () =>
-          loadError(
-            shown,
-            `factory "${label}" did not return within ${options.timeoutMs} ms`,
-            'make it return, or raise --timeout',
+          new LoadTimeoutError(
+            `cannot load "${shown}": factory "${label}" did not return within ${options.timeoutMs} ms | make it return, or raise --timeout`,
           ),
       );
       return { value };

@@ -4,8 +4,8 @@
  * to their subcommands.
  * Exit codes: 0 every node gated, 1 a coverage finding, 2 usage, config or load error.
  */
-import { readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { REPORTER_FORMATS } from '../config.js';
 import { ensureSdk, sdkStatus } from '../enforce/sdk-check.js';
@@ -29,6 +29,7 @@ import {
 } from './outputs.js';
 import { checkPolicyCommand, verifyLogCommand } from './policy-commands.js';
 import { approvalsCommand, verifyStoreLogCommand } from './store-commands.js';
+import { readConfigSupervised, runCommandSupervised } from './load-supervised.js';
 import { type RunOutcome, type RunSettings, runAudit } from './run.js';
 import type { Pattern } from './select.js';
 import { watchRuns } from './watch.js';
@@ -48,9 +49,12 @@ export interface CliContext {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Ends `--watch` (the process's SIGINT does too). */
   readonly signal?: AbortSignal;
+  /** Set in the audit child: subcommands that load modules run here rather than in another child. */
+  readonly inChild?: boolean;
 }
 
 const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_ENTRY_SETTLE_MS = 2_000;
 
 interface Options {
   config?: string;
@@ -72,6 +76,9 @@ interface Options {
   watch?: boolean;
   requireTestedSdk?: boolean;
   shard?: { index: number; count: number };
+  entry?: string[];
+  entryArgs?: string[];
+  entrySettle?: number;
 }
 
 /** gate-audit's own version, from its package.json. */
@@ -145,6 +152,21 @@ function program(streams: CliStreams): Command {
       'a report of this run, to stdout or a file (repeatable: one load, several reports)',
       collect(parseReporter),
     )
+    .option(
+      '--entry <file>',
+      'run this entry point as the app runs and audit each tree it invokes (repeatable; the invocation is stopped, nothing runs)',
+      collect(String),
+    )
+    .option(
+      '--entry-args <args>',
+      "the arguments an entry gets after its path (split on spaces; repeatable; default: the config's entryArgs)",
+      collect((value: string) => value.split(/\s+/).filter((a) => a !== '')),
+    )
+    .option(
+      '--entry-settle <ms>',
+      `how long an entry run waits for another invocation after one (default ${DEFAULT_ENTRY_SETTLE_MS})`,
+      msArg,
+    )
     .option('--ignore <glob>', 'leave out files that folders and globs reach (repeatable)', collect(String))
     .option('--no-error-on-unmatched-pattern', 'pass over a pattern that matches no module instead of exit 2')
     .option(
@@ -166,7 +188,7 @@ function program(streams: CliStreams): Command {
     )
     .option(
       '--timeout <ms>',
-      `how long importing a module, or a factory call, may take (default ${DEFAULT_TIMEOUT_MS})`,
+      `how long importing a module, or a factory call, may take; under --entry, the whole run of one entry (default ${DEFAULT_TIMEOUT_MS})`,
       msArg,
     )
     .option('--debug', "print stack traces of errors, the module's own first")
@@ -189,7 +211,8 @@ function program(streams: CliStreams): Command {
         '  1  a node is ungated, ungateable or blocked, or an orchestrator is not gated; with --min-coverage the\n' +
         '     node condition is replaced by the ratio (gated + attested) / (tool-running nodes - accepted);\n' +
         '     also a tree the module refused at import, --require-gate and --fail-on-unaudited\n' +
-        '  2  usage, config or load error, or a run that audited nothing\n' +
+        '  2  usage, config or load error (a module or entry that exited, crashed or hung while it loaded: also\n' +
+        '     with --exit-zero, and over exit 1), or a run that audited nothing\n' +
         '  --exit-zero never fails on coverage',
     )
     .exitOverride()
@@ -238,10 +261,24 @@ function settingsOf(
 ): RunSettings {
   const { config } = loaded;
   const fromArgs = args.length > 0;
+  const entries =
+    options.entry !== undefined
+      ? options.entry.map((file) => resolve(cwd, file))
+      : (config.entry ?? []).map((file) => resolve(loaded.dir, file));
   const patterns: Pattern[] = fromArgs
     ? args.map((pattern) => ({ pattern, base: cwd }))
-    : (config.include ?? []).map((pattern) => ({ pattern, base: loaded.dir }));
-  if (patterns.length === 0) {
+    : options.entry !== undefined
+      ? []
+      : (config.include ?? []).map((pattern) => ({ pattern, base: loaded.dir }));
+  for (const entry of entries) {
+    if (!existsSync(entry) || statSync(entry).isDirectory()) {
+      throw new GateAuditError(
+        'USAGE',
+        `entry=<${relative(cwd, entry) || entry}> | no such file | name the file your app starts from (its bin or start script)`,
+      );
+    }
+  }
+  if (patterns.length === 0 && entries.length === 0) {
     throw new GateAuditError(
       'USAGE',
       loaded.file === undefined
@@ -269,6 +306,9 @@ function settingsOf(
     ...(requireGate === undefined ? {} : { requireGate }),
     failOnUnaudited: options.failOnUnaudited ?? config.failOnUnaudited ?? false,
     timeoutMs: options.timeout ?? config.timeout ?? DEFAULT_TIMEOUT_MS,
+    entries,
+    entryArgs: options.entryArgs?.flat() ?? config.entryArgs ?? [],
+    entrySettleMs: options.entrySettle ?? config.entrySettle ?? DEFAULT_ENTRY_SETTLE_MS,
     plan: options.plan === true,
     noise,
     ...(options.shard === undefined ? {} : { shard: options.shard }),
@@ -417,7 +457,14 @@ export async function main(argv: readonly string[], streams: CliStreams, context
   const inputs = new Inputs();
   let reporters: ReporterSpec[] = [];
   try {
-    if (argv[0] === 'check-policy') return await checkPolicyCommand(argv.slice(1), streams, cwd);
+    if (argv[0] === 'check-policy') {
+      if (context.inChild === true) return await checkPolicyCommand(argv.slice(1), streams, cwd);
+      // The modules it loads run in an audit child, as an audit's do.
+      const done = await runCommandSupervised(argv, cwd, (chunk) => void streams.stderr.write(chunk));
+      streams.stdout.write(done.out);
+      streams.stderr.write(done.err);
+      return done.code;
+    }
     if (argv[0] === 'verify-log' && argv.some((a) => a === '--store' || a.startsWith('--store='))) {
       return await verifyStoreLogCommand(argv.slice(1), streams);
     }
@@ -462,6 +509,12 @@ export async function main(argv: readonly string[], streams: CliStreams, context
         ...(options.config === undefined ? {} : { file: options.config }),
         timeoutMs: options.timeout ?? DEFAULT_TIMEOUT_MS,
         noise,
+        ...(context.inChild === true
+          ? {}
+          : {
+              readModule: (file: string) =>
+                readConfigSupervised(file, cwd, options.timeout ?? DEFAULT_TIMEOUT_MS, noise),
+            }),
       });
       if (loaded.file !== undefined) {
         into.add(loaded.file, 'the configuration');

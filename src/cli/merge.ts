@@ -189,7 +189,7 @@ export async function mergeCommand(argv: readonly string[], streams: Streams, cw
       );
     }
   }
-  if (report.sources.length === 0) {
+  if (report.sources.length === 0 && !(report.notes ?? []).some((n) => n.kind === 'load')) {
     const skipped = (report.notes ?? []).filter((n) => n.kind === 'skipped-module').length;
     const unaudited = (report.notes ?? []).filter((n) => n.kind === 'unaudited-export');
     const why = [
@@ -197,7 +197,7 @@ export async function mergeCommand(argv: readonly string[], streams: Streams, cw
       ...(skipped > 0 ? [`${skipped} module${skipped === 1 ? '' : 's'} skipped with nothing to audit`] : []),
       ...(unaudited.length > 0
         ? [
-            `exported functions not called: ${unaudited.map((n) => visible(`${n.module}#${n.export ?? '?'}`)).join(', ')}`,
+            `exports not audited: ${unaudited.map((n) => visible(`${n.module}#${n.export ?? '?'}`)).join(', ')}`,
           ]
         : []),
     ].join(', ');
@@ -235,7 +235,13 @@ export async function mergeCommand(argv: readonly string[], streams: Streams, cw
   streams.stderr.write(
     `gate-audit merge: ${parts.length} report${parts.length === 1 ? '' : 's'}${shards}, ${report.sources.length} module export${report.sources.length === 1 ? '' : 's'}, ${s.gated}/${s.total} nodes gated\n`,
   );
-  let code = exitCodeOf(report, rule);
+  let code: number = exitCodeOf(report, rule);
   if (options.exitZero !== true && (report.notes ?? []).some((n) => n.fails === true)) code = 1;
+  // A part whose module or entry failed to load makes the merged run exit 2, --exit-zero or not.
+  const failed = (report.notes ?? []).filter((n) => n.kind === 'load');
+  for (const note of failed) {
+    streams.stderr.write(`gate-audit merge: load failed: ${visible(note.module)}: ${visible(note.message)}\n`);
+  }
+  if (failed.length > 0) code = 2;
   return code;
 }

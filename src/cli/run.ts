@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { relative, sep } from 'node:path';
-import { type Finding, GateAuditError, messageOf } from '../errors.js';
-import { joinPath, escapeSegment } from '../paths.js';
-import { type AuditOptions, audit, plan, summarize } from '../report/audit.js';
+import { GateAuditError } from '../errors.js';
+import { escapeSegment, joinPath } from '../paths.js';
+import { summarize } from '../report/audit.js';
 import { type ExitRule, exitCodeOf, isToolRunningNode } from '../report/exit.js';
 import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
 import {
@@ -18,11 +18,13 @@ import {
   SCHEMA_VERSION,
   type Shard,
 } from '../report/schema.js';
-import { checkedGenerator, mergeGenerators } from '../report/generator.js';
-import type { Config, LoadedConfig } from './config.js';
+import { mergeGenerators } from '../report/generator.js';
+import { acceptRulesOf, emptyReport, Factories, IMPORT_EXPORT, posix, realOf, splitKey } from './audit-module.js';
+import type { ModuleOutcome } from './child/protocol.js';
+import type { LoadedConfig } from './config.js';
 import { closest, didYouMean } from './did-you-mean.js';
-import { type FoundOrchestrator, loadModule, type ModuleResult, type Refusal } from './load.js';
-import { artifactUri, idOfSegment, importClosure, projectRoot, SourceIndex } from './locate.js';
+import { type EntryEnd, loadModulesSupervised, runEntrySupervised } from './load-supervised.js';
+import { artifactUri, idOfSegment, projectRoot, SourceIndex } from './locate.js';
 import type { Inputs } from './outputs.js';
 import { type Pattern, selectModules } from './select.js';
 
@@ -45,6 +47,12 @@ export interface RunSettings {
   readonly timeoutMs: number;
   readonly plan: boolean;
   readonly noise: (chunk: string) => void;
+  /** Entry points to run (absolute), `--entry` or the config's `entry`. */
+  readonly entries: readonly string[];
+  /** The argv an entry gets after its path. */
+  readonly entryArgs: readonly string[];
+  /** How long an entry run waits for another invocation after one. */
+  readonly entrySettleMs: number;
   /** `--shard i/n`: audit only the modules whose project-relative path hashes to part `index` of `count`. */
   readonly shard?: { readonly index: number; readonly count: number };
 }
@@ -52,7 +60,8 @@ export interface RunSettings {
 /** What a run produced. */
 export interface RunOutcome {
   readonly report: CoverageReport;
-  readonly exitCode: 0 | 1;
+  /** 0 clean, 1 a coverage finding, 2 a module or entry that failed to load. */
+  readonly exitCode: 0 | 1 | 2;
   /** Lines for stderr: config warnings, patterns that matched nothing, the gate check. */
   readonly messages: string[];
   /** Where findings are in the source, for SARIF. */
@@ -61,131 +70,6 @@ export interface RunOutcome {
   readonly watched: string[];
   /** The exit rule in force (`--min-coverage`, `--exit-zero`), so reports mark exactly the nodes that fail. */
   readonly exitRule: ExitRule;
-}
-
-/** An accept entry of the config, with where it applies. */
-interface AcceptRule {
-  readonly index: number;
-  /** The module's real path, when the entry names one. */
-  readonly module?: string;
-  readonly export?: string;
-  readonly path: string;
-  readonly reason: string;
-}
-
-function realOf(file: string): string {
-  try {
-    return realpathSync(file);
-  } catch {
-    return file;
-  }
-}
-
-const posix = (path: string): string => path.split(sep).join('/');
-
-function splitKey(key: string): { module?: string; exportName: string } {
-  const at = key.lastIndexOf('#');
-  return at === -1 ? { exportName: key } : { module: key.slice(0, at), exportName: key.slice(at + 1) };
-}
-
-/** The factories of the config, by module real path and export name. */
-class Factories {
-  private readonly _specific = new Map<string, { field: string; key: string; calls: unknown[][] }>();
-  private readonly _bare = new Map<string, unknown[][]>();
-
-  constructor(config: Config, dir: string) {
-    const entries: [string, unknown[][], string][] = Array.isArray(config.factories)
-      ? config.factories.map((key, i) => [key, [[]], `factories[${i}]`])
-      : Object.entries(config.factories ?? {}).map(([key, calls]) => [key, calls, `factories.${key}`]);
-    for (const [key, calls, field] of entries) {
-      const { module, exportName } = splitKey(key);
-      if (module === undefined) this._bare.set(exportName, calls);
-      else this._specific.set(`${realOf(`${dir}${sep}${module}`)}#${exportName}`, { field, key, calls });
-    }
-  }
-
-  argumentsFor(absolute: string, exportName: string): unknown[][] | undefined {
-    return this._specific.get(`${realOf(absolute)}#${exportName}`)?.calls ?? this._bare.get(exportName);
-  }
-
-  /** Entries naming a loaded module that has no such export: stale, an error. */
-  stale(results: readonly ModuleResult[]): { field: string; key: string; exports: string[] }[] {
-    const stale: { field: string; key: string; exports: string[] }[] = [];
-    for (const [at, entry] of this._specific) {
-      const hash = at.lastIndexOf('#');
-      const real = at.slice(0, hash);
-      const exportName = at.slice(hash + 1);
-      const result = results.find((r) => realOf(r.absolute) === real);
-      if (result !== undefined && !result.exports.includes(exportName)) {
-        stale.push({ field: entry.field, key: entry.key, exports: result.exports });
-      }
-    }
-    return stale;
-  }
-}
-
-/** The `export` of a source whose module refused its tree while it loaded (no export was read). */
-const IMPORT_EXPORT = '(import)';
-
-/** The kind a refused node most likely has, from the finding's kind (the tree itself was never handed out). */
-const KIND_OF_FINDING: Readonly<Record<string, CoverageNode['kind']>> = {
-  remote: 'remote',
-  'custom-node': 'custom',
-  'foreign-executor': 'custom',
-  'agent-override': 'agent',
-  'tool-executor': 'agent',
-  'sdk-mismatch': 'custom',
-  'custom-orchestrator': 'graph',
-  topology: 'graph',
-  cycle: 'graph',
-};
-
-/** A report of a tree the module's own `installMultiagent` refused: its findings as ungateable nodes. */
-function refusalReport(refusal: Refusal, planMode: boolean, hint: string): CoverageReport {
-  const nodes: CoverageNode[] = refusal.findings.map((f: Finding) => ({
-    path: [...f.path],
-    id: f.path.at(-1) ?? '(root)',
-    kind: KIND_OF_FINDING[f.kind] ?? 'custom',
-    status: 'ungateable',
-    reason: `${f.reason} (installMultiagent refused the tree ${refusal.exportName === undefined ? 'while the module loaded' : `in factory "${refusal.exportName}"`}${hint})`,
-    fix: f.fix,
-    problem: f.kind,
-    tools: [],
-    toolsUnknownUntilInit: false,
-    warnings: [],
-  }));
-  const rootId = refusal.findings[0]?.path[0] ?? escapeSegment(refusal.module);
-  return {
-    schemaVersion: SCHEMA_VERSION,
-    mode: planMode ? 'plan' : 'audit',
-    root: { id: rootId, kind: 'bundle' },
-    nodes,
-    edges: [],
-    summary: summarize(nodes),
-    refusals: refusal.findings.map((f) => ({ path: [...f.path], kind: f.kind, reason: f.reason, fix: f.fix })),
-    sources: [
-      {
-        module: refusal.module,
-        export: refusal.exportName ?? IMPORT_EXPORT,
-        path: [rootId],
-        factory: refusal.exportName !== undefined,
-      },
-    ],
-    generator: checkedGenerator(),
-  };
-}
-
-/** A nesting cycle is bad input, not a coverage finding: such an orchestrator cannot run at all. */
-function refuseCycles(found: FoundOrchestrator, report: CoverageReport): void {
-  const cycles = report.nodes.filter((n) => n.problem === 'cycle');
-  const [first] = cycles;
-  if (first === undefined) return;
-  const more = cycles.length > 1 ? ` (and ${cycles.length - 1} more)` : '';
-  throw new GateAuditError(
-    'INVALID_ARGUMENT',
-    `cannot audit "${found.module}#${found.label ?? found.exportName}": "${first.path.join(' › ')}" ${first.reason}${more} | ` +
-      (first.fix ?? 'remove the nesting cycle'),
-  );
 }
 
 /** Combines several reports into one, each under a `module#export` path segment. */
@@ -339,35 +223,63 @@ export async function runAudit(
       `shard ${index}/${count}: ${targets.length} of ${selection.modules.length} selected module${selection.modules.length === 1 ? '' : 's'} (gate-audit merge joins the shards)`,
     );
   }
-  const factories = new Factories(config, loaded.dir);
-  const results: ModuleResult[] = [];
-  for (const target of targets) {
-    watched.add(target.absolute);
-    try {
-      results.push(
-        await loadModule(
-          target.absolute,
-          {
-            cwd,
-            timeoutMs: settings.timeoutMs,
-            noise: settings.noise,
-            ...(settings.exportName === undefined ? {} : { exportName: settings.exportName }),
-            calls: {
-              argumentsFor: (absolute, name) => factories.argumentsFor(absolute, name),
-              callAll: settings.callFactories,
-              factoryKey: (absolute) => posix(relative(loaded.dir, absolute)),
-            },
-          },
-          target.explicit,
-        ),
-      );
-    } finally {
-      for (const file of importClosure(target.absolute)) {
-        watched.add(file);
-        inputs.add(file, file === target.absolute ? 'a loaded module' : 'a file a loaded module imports');
-      }
+  const acceptRules = acceptRulesOf(config, loaded.dir);
+  const results: ModuleOutcome[] = [];
+  const notes: CoverageNote[] = [];
+  const addClosure = (files: readonly string[], main: string): void => {
+    for (const file of files) {
+      watched.add(file);
+      inputs.add(file, file === main ? 'a loaded module' : 'a file a loaded module imports');
     }
+  };
+  if (targets.length > 0) {
+    const loadedModules = await loadModulesSupervised(targets, {
+      cwd,
+      ...(loaded.file === undefined ? {} : { config: { file: loaded.file, cwd } }),
+      configDir: loaded.dir,
+      ...(loaded.shown === undefined ? {} : { configShown: loaded.shown }),
+      ...(settings.exportName === undefined ? {} : { exportName: settings.exportName }),
+      callFactories: settings.callFactories,
+      plan: settings.plan,
+      accept: acceptRules,
+      root,
+      timeoutMs: settings.timeoutMs,
+      failOnUnaudited: settings.failOnUnaudited,
+      noise: settings.noise,
+      onModule: (absolute) => watched.add(absolute),
+    });
+    for (const outcome of loadedModules.outcomes) {
+      results.push(outcome);
+      addClosure(outcome.closure.length > 0 ? outcome.closure : [outcome.absolute], outcome.absolute);
+    }
+    notes.push(...loadedModules.notes);
   }
+  const entries: EntryEnd[] = [];
+  const entryReports: CoverageReport[] = [];
+  const entryUsed = new Set<number>();
+  const entryPaths: string[] = [];
+  for (const entry of settings.entries) {
+    watched.add(entry);
+    inputs.add(entry, 'an entry point of this run');
+    const outcome = await runEntrySupervised({
+      cwd,
+      entry,
+      args: settings.entryArgs,
+      plan: settings.plan,
+      accept: acceptRules,
+      root,
+      timeoutMs: settings.timeoutMs,
+      settleMs: settings.entrySettleMs,
+      noise: settings.noise,
+    });
+    entries.push(outcome.end);
+    entryReports.push(...outcome.reports);
+    notes.push(...outcome.notes);
+    for (const index of outcome.usedAccept) entryUsed.add(index);
+    entryPaths.push(...outcome.pathsSeen);
+    addClosure(outcome.closure, entry);
+  }
+  const factories = new Factories(config, loaded.dir);
   const stale = factories.stale(results);
   if (stale[0] !== undefined) {
     const { field, key, exports } = stale[0];
@@ -378,85 +290,31 @@ export async function runAudit(
     );
   }
 
-  // Accept entries: applied per module and export, only to trees holding their path.
-  const acceptRules: AcceptRule[] = (config.accept ?? []).map((entry, index) => ({
-    index,
-    ...(entry.module === undefined ? {} : { module: realOf(`${loaded.dir}${sep}${entry.module}`) }),
-    ...(entry.export === undefined ? {} : { export: entry.export }),
-    path: entry.path,
-    reason: entry.reason,
-  }));
-  const used = new Set<number>();
-  const pathsSeen: string[] = [];
-  const reports: CoverageReport[] = [];
-  const refusedModules = new Set<string>();
-  for (const result of results) {
-    for (const refusal of result.refusals) {
-      refusedModules.add(realOf(result.absolute));
-      const hint =
-        acceptRules.length > 0
-          ? "; the config's accept does not reach an installMultiagent call inside the module"
-          : '';
-      const refused = refusalReport(refusal, settings.plan, hint);
-      reports.push({
-        ...refused,
-        sources: refused.sources.map((source) => ({ ...source, projectModule: fromRoot(result.absolute) })),
-      });
-    }
-    for (const found of result.found) {
-      const real = realOf(result.absolute);
-      const applicable = acceptRules.filter(
-        (rule) =>
-          (rule.module === undefined || rule.module === real) &&
-          (rule.export === undefined || rule.export === found.exportName),
-      );
-      const judge = (options?: AuditOptions): CoverageReport =>
-        settings.plan ? plan(found.orchestrator, options) : audit(found.orchestrator, options);
-      let report = judge();
-      const paths = new Set(report.nodes.map((n) => joinPath(n.path)));
-      pathsSeen.push(...paths);
-      const matching = applicable.filter((rule) => paths.has(rule.path));
-      if (matching.length > 0) {
-        for (const rule of matching) used.add(rule.index);
-        try {
-          report = judge({ accept: matching.map((rule) => ({ path: rule.path, reason: rule.reason })) });
-        } catch (error) {
-          const named = /accept=<([^>]*)>/.exec(messageOf(error))?.[1];
-          const rule = matching.find((r) => r.path === named) ?? (matching.length === 1 ? matching[0] : undefined);
-          const field = rule === undefined ? 'accept' : `accept[${rule.index}]`;
-          throw new GateAuditError(
-            'USAGE',
-            `config=<${loaded.shown ?? '?'}>, field=<${field}> | in "${found.module}#${found.exportName}": ${messageOf(error)}`,
-            { cause: error },
-          );
-        }
-      }
-      refuseCycles(found, report);
-      reports.push({
-        ...report,
-        sources: [
-          {
-            module: found.module,
-            export: found.label ?? found.exportName,
-            path: [report.root.id],
-            factory: found.factory,
-            projectModule: fromRoot(result.absolute),
-          },
-        ],
-      });
-    }
-  }
+  // Accept entries: applied per module and export (in the child), only to trees holding their path.
+  const used = new Set<number>([...entryUsed, ...results.flatMap((r) => r.usedAccept)]);
+  const pathsSeen: string[] = [...results.flatMap((r) => r.pathsSeen), ...entryPaths];
+  const reports: CoverageReport[] = [...results.flatMap((r) => r.reports), ...entryReports];
+  const refusedModules = new Set(results.filter((r) => r.refused).map((r) => realOf(r.absolute)));
   // An entry that matched nothing is stale, counted only for what this run loaded: an entry for a module it
   // did not load, or refused at import, or (under --export) for another export, is no error.
   // In a sharded run, each shard records what it saw and `merge` judges over all shards.
   const loadedReal = new Set(results.map((r) => realOf(r.absolute)));
   const narrowed = settings.exportName !== undefined;
   const judged: { index: number; path: string; used: boolean }[] = [];
+  notes.push(...results.flatMap((r) => r.notes));
+  const anyLoadFailed = notes.some((n) => n.kind === 'load');
+  for (const note of notes) {
+    if (note.kind === 'load') {
+      messages.push(`load failed: ${note.module}: ${note.message}${note.fix === undefined ? '' : ` | ${note.fix}`}`);
+    }
+  }
   for (const rule of acceptRules) {
-    if (rule.module !== undefined && (!loadedReal.has(rule.module) || refusedModules.has(rule.module))) continue;
+    const underEntries = settings.entries.length > 0;
+    if (rule.module !== undefined && !underEntries && (!loadedReal.has(rule.module) || refusedModules.has(rule.module)))
+      continue;
     if (narrowed && rule.export !== settings.exportName) continue;
     judged.push({ index: rule.index, path: rule.path, used: used.has(rule.index) });
-    if (used.has(rule.index) || shard !== undefined) continue;
+    if (used.has(rule.index) || shard !== undefined || anyLoadFailed) continue;
     const near = closest(rule.path, pathsSeen);
     throw new GateAuditError(
       'USAGE',
@@ -464,46 +322,24 @@ export async function runAudit(
     );
   }
 
-  // What was not audited.
-  const notes: CoverageNote[] = [];
-  for (const result of results) {
-    if (result.skipped !== undefined) {
-      notes.push({
-        kind: 'skipped-module',
-        module: result.module,
-        message: result.skipped,
-        fix: 'name it as an argument to make this an error, or leave it out with exclude or --ignore',
-      });
-    }
-    for (const u of result.unaudited) {
-      notes.push({
-        kind: 'unaudited-export',
-        module: u.module,
-        export: u.exportName,
-        message: u.reason,
-        fix: u.fix,
-        ...(settings.failOnUnaudited ? { fails: true } : {}),
-      });
-    }
-  }
   if (shard !== undefined && judged.length > 0) shard = { ...shard, accept: judged };
-  if (reports.length === 0 && shard !== undefined) {
+  if (reports.length === 0 && (shard !== undefined || anyLoadFailed)) {
     // A shard may get no module, or only modules with nothing to audit: `merge` says whether the whole run
-    // audited anything.
+    // audited anything. A run whose modules failed to load reports that, and exits 2.
     const empty: CoverageReport = {
-      schemaVersion: SCHEMA_VERSION,
-      mode: settings.plan ? 'plan' : 'audit',
-      root: { id: 'gate-audit', kind: 'bundle' },
-      nodes: [],
-      edges: [],
-      summary: summarize([]),
-      refusals: [],
-      sources: [],
-      generator: checkedGenerator(),
+      ...emptyReport(settings.plan),
       ...(notes.length > 0 ? { notes } : {}),
-      shard,
+      ...(entries.length > 0 ? { entries } : {}),
+      ...(shard === undefined ? {} : { shard }),
     };
-    return { report: empty, exitCode: 0, messages, sarif: {}, watched: [...watched], exitRule: exitRuleOf(settings) };
+    return {
+      report: empty,
+      exitCode: anyLoadFailed ? 2 : 0,
+      messages,
+      sarif: sarifLocations(empty, results, settings),
+      watched: [...watched],
+      exitRule: exitRuleOf(settings),
+    };
   }
   if (reports.length === 0) {
     const skipped = notes.filter((n) => n.kind === 'skipped-module').length;
@@ -512,7 +348,7 @@ export async function runAudit(
       `${results.length} module${results.length === 1 ? '' : 's'} loaded`,
       ...(skipped > 0 ? [`${skipped} skipped with nothing to audit`] : []),
       ...(unaudited.length > 0
-        ? [`exported functions not called: ${unaudited.map((n) => `${n.module}#${n.export ?? '?'}`).join(', ')}`]
+        ? [`exports not audited: ${unaudited.map((n) => `${n.module}#${n.export ?? '?'}`).join(', ')}`]
         : []),
     ].join(', ');
     throw new GateAuditError(
@@ -525,15 +361,18 @@ export async function runAudit(
   const report: CoverageReport = {
     ...combined,
     ...(notes.length > 0 ? { notes } : {}),
+    ...(entries.length > 0 ? { entries } : {}),
     ...(shard === undefined ? {} : { shard }),
   };
-  const refused = results.some((r) => r.refusals.length > 0);
+  const refused = results.some((r) => r.refused);
   const held = notes.some((n) => n.fails === true);
-  let exitCode: 0 | 1 = exitCodeOf(report, {
+  let exitCode: 0 | 1 | 2 = exitCodeOf(report, {
     exitZero: settings.exitZero,
     ...(settings.minCoverage === undefined ? {} : { minCoverage: settings.minCoverage }),
   });
   if (!settings.exitZero && (refused || held)) exitCode = 1;
+  // A module or entry that failed to load is exit 2, whatever else the run found; --exit-zero does not hide it.
+  if (anyLoadFailed) exitCode = 2;
   const mismatched = notes.filter((n) => n.kind === 'gate-mismatch');
   if (mismatched.length > 0) {
     messages.push(
@@ -560,15 +399,17 @@ function exitRuleOf(settings: RunSettings): ExitRule {
   };
 }
 
-function sarifLocations(report: CoverageReport, results: readonly ModuleResult[], settings: RunSettings): SarifOptions {
+function sarifLocations(report: CoverageReport, results: readonly ModuleOutcome[], settings: RunSettings): SarifOptions {
   const root = projectRoot(settings.cwd, settings.config.file === undefined ? undefined : settings.config.dir);
   const index = new SourceIndex();
   const byModule = new Map(results.map((r) => [r.module, r.absolute]));
+  const closures = new Map(results.map((r) => [r.absolute, r.closure]));
+  for (const entry of settings.entries) byModule.set(relative(settings.cwd, entry) || entry, entry);
   const at = (file: string, line: number): SarifLocation => ({ ...artifactUri(file, root), startLine: line });
   const locateModule = (module: string, exportName?: string): SarifLocation | undefined => {
     const absolute = byModule.get(module);
     if (absolute === undefined) return undefined;
-    const name = exportName?.replace(/\(.*$/s, '');
+    const name = exportName?.replace(/\(.*$/s, '').replace(/[.[].*$/s, '');
     const line = name === undefined || name === IMPORT_EXPORT ? undefined : index.exportLine(absolute, name);
     return at(absolute, line ?? 1);
   };
@@ -579,7 +420,7 @@ function sarifLocations(report: CoverageReport, results: readonly ModuleResult[]
       if (source === undefined) return undefined;
       const absolute = byModule.get(source.module);
       if (absolute === undefined) return undefined;
-      const found = index.definition(idOfSegment(node.id), importClosure(absolute));
+      const found = index.definition(idOfSegment(node.id), closures.get(absolute) ?? [absolute]);
       return found === undefined ? locateModule(source.module, source.export) : at(found.file, found.line);
     },
   };

@@ -16,6 +16,7 @@
  * Records are written with `write(2)` (no `fsync`): a record survives the process, not a power loss.
  */
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
+import { AUDITING_REFUSAL, isAuditing } from '../auditing.js';
 import { sha256Hex } from '../enforce/digest.js';
 import type { GateRecord } from '../enforce/gate.js';
 import { GateAuditError, messageOf } from '../errors.js';
@@ -273,6 +274,15 @@ function lineOf(record: GateRecord, gateName: string, writer: Writer, includeInp
  *   file cannot be continued; `LOG_LOCKED` when another process, running or gone, holds its lockfile
  */
 export function openDecisionLog(options: DecisionLogOptions | string): DecisionLog {
+  if (isAuditing()) {
+    // An audit opens no file (no lock a running app would meet) and records nothing: every record is refused.
+    return {
+      append(): void {
+        throw new Error(AUDITING_REFUSAL);
+      },
+      close(): void {},
+    };
+  }
   const {
     destination,
     chain = true,

@@ -291,6 +291,9 @@ export function mergeReports(inputs: readonly MergeInput[]): MergeResult {
     })),
     generator: mergeGenerators(inputs.map((i) => i.report.generator)),
     ...(notes.size > 0 ? { notes: [...notes.values()] } : {}),
+    ...(inputs.some((i) => i.report.entries !== undefined)
+      ? { entries: inputs.flatMap((i) => i.report.entries ?? []) }
+      : {}),
   };
   return {
     report,

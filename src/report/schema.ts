@@ -129,10 +129,12 @@ export const GeneratorSchema = z.strictObject({
 /**
  * Something a run did not audit or held against the report, outside the nodes: an exported function not
  * called (what it builds was not audited), a module skipped because it has nothing to audit, a gated node
- * under another gate than the one required.
+ * under another gate than the one required, a module or entry whose load failed (`load`: its process exited,
+ * was killed, crashed or hung; always `fails`, and the run exits 2), a module that invoked something while
+ * it was imported (its tree was audited where it was invoked).
  */
 export const CoverageNoteSchema = z.strictObject({
-  kind: z.enum(['unaudited-export', 'skipped-module', 'gate-mismatch']),
+  kind: z.enum(['unaudited-export', 'skipped-module', 'gate-mismatch', 'load', 'invoked-at-import']),
   module: z.string(),
   export: z.string().optional(),
   /** The node, for a gate mismatch. */
@@ -142,6 +144,18 @@ export const CoverageNoteSchema = z.strictObject({
   fix: z.string().optional(),
   /** Whether it fails the run (`failOnUnaudited`, `requireGate`). */
   fails: z.boolean().optional(),
+});
+
+/** How one entry run (`--entry`) went: how many invocations it made and how it ended. */
+export const EntryRunSchema = z.strictObject({
+  /** The entry, relative to the working directory. */
+  module: z.string(),
+  /** Invocations of an Agent, Graph or Swarm it made (each was stopped; each tree audited once). */
+  invocations: z.number().int().nonnegative(),
+  /** `exit`: the entry's process ended; `settle`: no new invocation within the settle time; `timeout`. */
+  ended: z.enum(['exit', 'settle', 'timeout', 'signal']),
+  exitCode: z.number().int().optional(),
+  signal: z.string().optional(),
 });
 
 /** The whole report. */
@@ -168,6 +182,8 @@ export const CoverageReportSchema = z.strictObject({
   notes: z.array(CoverageNoteSchema).optional(),
   /** Present when the report is one shard of a run split with `--shard i/n` (`merge` joins the shards). */
   shard: ShardSchema.optional(),
+  /** The entry runs of `--entry`, in order. */
+  entries: z.array(EntryRunSchema).optional(),
 });
 
 /** The schema version this build writes and reads. */
@@ -192,6 +208,8 @@ export type CoverageReport = z.infer<typeof CoverageReportSchema>;
 export type Generator = z.infer<typeof GeneratorSchema>;
 /** Something a run did not audit or held against the report, outside the nodes. */
 export type CoverageNote = z.infer<typeof CoverageNoteSchema>;
+/** How one entry run went. */
+export type EntryRun = z.infer<typeof EntryRunSchema>;
 /** Which part of a sharded run a report is. */
 export type Shard = z.infer<typeof ShardSchema>;
 /** Which gate covers a node. */

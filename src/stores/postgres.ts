@@ -21,6 +21,7 @@ import { hostname } from 'node:os';
 import pg from 'pg';
 import { canonicalJson, sha256Hex } from '../enforce/digest.js';
 import type { GateRecord } from '../enforce/gate.js';
+import { AUDITING_REFUSAL, isAuditing } from '../auditing.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { joinPath } from '../paths.js';
 import { inputDigest } from '../policy/approval.js';
@@ -134,7 +135,11 @@ async function inTransaction<T>(pool: PgPoolLike, work: (client: PgQueryable) =>
 export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   let pool: PgPoolLike;
   let owned = false;
-  if (typeof (options as { connectionString?: unknown })?.connectionString === 'string') {
+  if (isAuditing()) {
+    // An audit connects to nothing and records nothing: every query is refused.
+    const refuse = (): Promise<never> => Promise.reject(new Error(AUDITING_REFUSAL));
+    pool = { query: refuse, connect: refuse } as unknown as PgPoolLike;
+  } else if (typeof (options as { connectionString?: unknown })?.connectionString === 'string') {
     const created = new pg.Pool({
       connectionString: (options as { connectionString: string }).connectionString,
       max: 4,

@@ -155,7 +155,7 @@ describe.concurrent('configuration', { timeout: 240_000 }, () => {
     expect(() => JSON.parse(fromConfig.stdout) as unknown).not.toThrow();
     const overridden = await gateAudit(['--no-fail-on-unaudited', '--format', 'text'], { cwd: dir });
     expect(overridden.status).toBe(0);
-    expect(overridden.stdout).toContain('1 exported function not audited');
+    expect(overridden.stdout).toContain('1 export not audited');
   });
 
   describe.concurrent('an invalid configuration: exit 2, one line naming the file and the field', {
@@ -359,7 +359,7 @@ describe('loading without surprises: no function called unless asked', { timeout
     expect(run.stdout).toContain(
       'not audited: fixtures/apps/helpdesk/src/jobs.ts#purgeCache: was not called, so what it builds was not audited | to audit what it builds: --export purgeCache, --call-factories, or factories: ["fixtures/apps/helpdesk/src/jobs.ts#purgeCache"] in the config',
     );
-    expect(run.stdout).toMatch(/ · 4 exported functions not audited · 3 modules skipped\n$/);
+    expect(run.stdout).toMatch(/ · 4 exports not audited · 3 modules skipped\n$/);
   });
 
   it('--call-factories opts in to calling every zero-argument export; --export names one', async () => {
@@ -383,7 +383,7 @@ describe.concurrent('loading without surprises: what a module exports', { timeou
     ]);
     // gatedGraph is a gatedFactory: called (the user declared it a factory); buildGraph is not.
     expect(plain.stdout).toContain('from fixtures/graphs/factory-graph.ts#gatedGraph (factory');
-    expect(plain.stdout).toMatch(/coverage 100% of 2 tool-running nodes .* · 1 exported function not audited\n$/);
+    expect(plain.stdout).toMatch(/coverage 100% of 2 tool-running nodes .* · 1 export not audited\n$/);
     expect(plain.status).toBe(0);
     expect(strict.status).toBe(1);
   });
@@ -399,7 +399,7 @@ describe.concurrent('loading without surprises: what a module exports', { timeou
     const run = await gateAudit(['fixtures/apps/helpdesk/src/util']);
     expect(run.status).toBe(2);
     expect(run.stderr).toMatch(
-      /^gate-audit: nothing was audited \(1 module loaded, 1 skipped with nothing to audit, exported functions not called: .*format\.ts#formatTicket\) \| /,
+      /^gate-audit: nothing was audited \(1 module loaded, 1 skipped with nothing to audit, exports not audited: .*format\.ts#formatTicket\) \| /,
     );
   });
 
@@ -427,12 +427,13 @@ describe.concurrent('loading without surprises: what a module exports', { timeou
     expect(debug.stderr).toMatch(/at connect \(.*throws-at-import\.ts:2:\d+\)/);
   });
 
-  it('--timeout bounds the whole import: a top-level await that never settles', async () => {
+  it('--timeout bounds the whole import: a top-level await that never settles is a load failure (exit 2)', async () => {
     const run = await gateAudit(['--timeout', '1500', 'fixtures/apps/slow-start/waits-forever.ts']);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(
-      'cannot load "fixtures/apps/slow-start/waits-forever.ts": importing it did not finish within 1500 ms',
+      'gate-audit: load failed: fixtures/apps/slow-start/waits-forever.ts: importing it did not finish within 1500 ms',
     );
+    expect(run.stdout).toContain('load failed: fixtures/apps/slow-start/waits-forever.ts');
   });
 
   it('a missing dependency gets its own fix, not --export', async () => {

@@ -83,6 +83,6 @@ describe('the gate-audit command', () => {
     // Had the live timer kept the process alive, spawnSync would kill it at its own timeout (status null).
     const { status, stderr } = run(['--timeout', '300', '--export', 'build', 'test/.generated/bin/hangs.ts']);
     expect(status).toBe(2);
-    expect(stderr).toMatch(/factory "build" did not return within 300 ms/);
+    expect(stderr).toMatch(/load failed: .*hangs\.ts: factory "build" did not return within 300 ms/);
   });
 });

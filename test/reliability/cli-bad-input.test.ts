@@ -105,11 +105,6 @@ const cells: Record<string, { args: string[]; status: number; line: RegExp }> = 
     status: 2,
     line: /factory "buildGraph" threw Error: missing API key \| fix the factory$/,
   },
-  'a factory that hangs (with live timers)': {
-    args: ['--timeout', '300', '--export', 'buildGraph', at('factory-hangs.ts')],
-    status: 2,
-    line: /factory "buildGraph" did not return within 300 ms \| make it return, or raise --timeout$/,
-  },
   'an orchestrator nested in itself': {
     args: ['--format', 'json', at('cycle.ts')],
     status: 2,

@@ -51,7 +51,7 @@ describe('CoverageApp', () => {
     const app = render(<CoverageApp report={report} color={false} width={140} height={24} />);
     const frame = plain(app);
     expect(frame.split('\n')[3]).toBe(
-      'notes: 1 exported function not audited · 1 module skipped: not audited: app.ts#build: was not called (+1 more)',
+      'notes: 1 export not audited · 1 module skipped: not audited: app.ts#build: was not called (+1 more)',
     );
     expect(frame.split('\n').length).toBeLessThanOrEqual(24);
     expect(plain(render(<CoverageApp report={mixed()} color={false} width={140} height={24} />))).not.toContain(

@@ -1,7 +1,8 @@
 /**
  * GitHub Actions workflow commands: one `::error` per node that fails the run under the one exit rule
  * (`nodeFailsRun`), one `::warning` per accepted node (with its reason) and per node that is not gated but
- * does not fail the run (under `--min-coverage`), an `::error` when coverage is under the minimum, and one
+ * does not fail the run (under `--min-coverage`), an `::error` per module or entry that failed to load and
+ * when coverage is under the minimum, and one
  * `::notice` with the summary. Each annotation carries `file` (the node's module) where the report knows
  * it and a `title` naming the node.
  *
@@ -74,6 +75,18 @@ export function renderGithub(report: CoverageReport, options: GithubOptions = {}
         fails ? 'error' : 'warning',
         { file: fileOf(node), title: `gate-audit: ${visible(node.status)} ${visible(node.kind)} ${where}` },
         `${where} is ${visible(node.status)}: ${visible(node.reason)}${fix}`,
+      ),
+    );
+  }
+  // A module or entry that failed to load fails the run (exit 2) whatever the nodes say.
+  for (const note of report.notes ?? []) {
+    if (note.kind !== 'load') continue;
+    const fix = note.fix === undefined ? '' : ` | fix: ${visible(note.fix)}`;
+    lines.push(
+      command(
+        'error',
+        { file: visible(note.module), title: `gate-audit: load failed ${visible(note.module)}` },
+        `${visible(note.module)}: ${visible(note.message)}${fix}`,
       ),
     );
   }

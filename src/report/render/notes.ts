@@ -7,6 +7,15 @@ import type { CoverageNote, CoverageReport } from '../schema.js';
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
 
+/** How each kind of note is labelled in every text output. */
+export const NOTE_LABELS: Readonly<Record<CoverageNote['kind'], string>> = {
+  'unaudited-export': 'not audited',
+  'skipped-module': 'skipped',
+  'gate-mismatch': 'wrong gate',
+  load: 'load failed',
+  'invoked-at-import': 'invoked at import',
+};
+
 /**
  * The counts for the summary line (`2 exported functions not audited · 1 module skipped`), or an empty
  * string when there are no notes.
@@ -17,8 +26,10 @@ export function notesSummary(report: CoverageReport): string {
   const notes = report.notes ?? [];
   const count = (kind: CoverageNote['kind']): number => notes.filter((n) => n.kind === kind).length;
   const parts: string[] = [];
+  const load = count('load');
+  if (load > 0) parts.push(plural(load, 'load failure', 'load failures'));
   const unaudited = count('unaudited-export');
-  if (unaudited > 0) parts.push(plural(unaudited, 'exported function not audited', 'exported functions not audited'));
+  if (unaudited > 0) parts.push(plural(unaudited, 'export not audited', 'exports not audited'));
   const skipped = count('skipped-module');
   if (skipped > 0) parts.push(plural(skipped, 'module skipped', 'modules skipped'));
   const mismatched = count('gate-mismatch');
@@ -38,8 +49,7 @@ export function noteLines(report: CoverageReport): string[] {
       note.path === undefined
         ? visible(`${note.module}${note.export === undefined ? '' : `#${note.export}`}`)
         : quoted(visiblePath(note.path));
-    const label =
-      note.kind === 'unaudited-export' ? 'not audited' : note.kind === 'skipped-module' ? 'skipped' : 'wrong gate';
+    const label = NOTE_LABELS[note.kind];
     return `${label}: ${where}: ${visible(note.message)}${note.fix === undefined ? '' : ` | ${visible(note.fix)}`}`;
   });
 }

@@ -115,6 +115,16 @@ const RULES: Readonly<Record<string, RuleText>> = {
     text: 'An exported function was not called, so what it builds was not audited.',
     help: 'Name it in factories (module#export, with argument lists if it takes any), or pass --export.',
   },
+  load: {
+    name: 'LoadFailed',
+    text: 'A module or entry point exited, was killed, crashed or hung while it loaded: what it builds was not audited.',
+    help: 'Make the module load without ending its process, or audit the app as it runs with --entry.',
+  },
+  'invoked-at-import': {
+    name: 'InvokedAtImport',
+    text: 'A module invoked an agent or orchestrator while it was imported; the invocation was stopped and its tree audited.',
+    help: 'Audit the app as it runs: gate-audit --entry <file>.',
+  },
   'gate-mismatch': {
     name: 'GateMismatch',
     text: 'A gated node runs under another gate than the one required.',
@@ -152,6 +162,7 @@ function physical(location: SarifLocation | undefined): Record<string, unknown> 
 const RULE_LEVEL: Readonly<Record<string, string>> = {
   blocked: 'warning',
   'unaudited-export': 'warning',
+  'invoked-at-import': 'note',
   accepted: 'note',
 };
 

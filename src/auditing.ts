@@ -1,0 +1,18 @@
+/**
+ * Whether this process is an audit child: `gate-audit` loads users' modules and entry points with
+ * `GATE_AUDIT_AUDITING=1` set. While it is set, gate-audit's own sinks (the file decision log, the PostgreSQL
+ * store) open no file and no connection, and a sink asked to record refuses the call as a failing
+ * destination does: an audit records nothing, and never drops a record silently.
+ */
+
+/** The environment variable of an audit. */
+export const AUDITING_ENV = 'GATE_AUDIT_AUDITING';
+
+/** Whether this process is auditing (its sinks record nothing). */
+export function isAuditing(): boolean {
+  return process.env[AUDITING_ENV] === '1';
+}
+
+/** The reason a sink gives for refusing to record while auditing. */
+export const AUDITING_REFUSAL =
+  'gate-audit is auditing this process (GATE_AUDIT_AUDITING=1): its decision log and stores record nothing, so the call is refused';

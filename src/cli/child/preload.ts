@@ -1,0 +1,163 @@
+/**
+ * The audit child's preload (`node --import …/preload.js`, given through `execArgv`, never `NODE_OPTIONS`,
+ * which the app's own child processes would inherit). Before any module of the app is imported it
+ *
+ * - registers the ESM loader hooks (`sdk-hooks.ts`) that hand each SDK module's namespace to this thread;
+ * - wraps `Module._load`, because on Node 20 a `require()` of the SDK (ESM, loaded through `require(esm)`)
+ *   passes no ESM hook: a required module whose exports hold `Agent`, `Graph` or `Swarm` is checked to lie in
+ *   a package named `@strands-agents/sdk`, by its resolved file;
+ * - patches each copy's `Agent`, `Graph` and `Swarm` once: `invoke` and `stream`, and below them the steps a
+ *   subclass that skips `stream` still reaches before a model is called or an MCP client connects
+ *   (`initialize`, `_stream`, `_streamCore`, `_invokeModel`, `executeTools`, where the copy has them).
+ *
+ * Each patched call asks the handler the audit child installed (`onInvocation`) what to do with the object
+ * about to run; the handler audits it and answers with the stop error to throw. Without a handler the call
+ * is stopped all the same: nothing runs in an audit.
+ */
+import Module, { register } from 'node:module';
+import { isAbsolute } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isSdkUrl, SDK_MODULE_KEY } from './sdk-hooks.js';
+
+/** What is about to run. */
+export type InvokedKind = 'agent' | 'graph' | 'swarm';
+
+/** Decides what an invocation gets: the error thrown into the app. */
+export type InvocationHandler = (target: object, kind: InvokedKind, method: string) => Error;
+
+/** The mark every stop error carries (`Symbol.for`, so any copy of gate-audit recognises it). */
+export const STOP_MARK = Symbol.for('gate-audit.audit-stop.v1');
+
+const ENTRY_METHODS = ['invoke', 'stream'];
+const BACKSTOPS: Readonly<Record<InvokedKind, readonly string[]>> = {
+  agent: ['initialize', '_stream', '_streamCore', '_invokeModel', 'executeTools'],
+  graph: ['initialize', '_stream'],
+  swarm: ['initialize', '_stream'],
+};
+const KIND_OF_EXPORT: Readonly<Record<string, InvokedKind>> = { Agent: 'agent', Graph: 'graph', Swarm: 'swarm' };
+
+let handler: InvocationHandler | undefined;
+const patched = new WeakSet<object>();
+const copies = new Set<string>();
+
+/**
+ * Installs what each invocation gets (the audit child's handler).
+ *
+ * @param next - the handler
+ */
+export function onInvocation(next: InvocationHandler): void {
+  handler = next;
+}
+
+/** Where each patched SDK copy was found (a module URL, or `require:` and its file). */
+export function sdkCopiesSeen(): string[] {
+  return [...copies];
+}
+
+/** Whether an error is the stop error of an audit. */
+export function isAuditStop(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && Object.getOwnPropertyDescriptor(error, STOP_MARK) !== undefined;
+}
+
+function stopFor(target: object, kind: InvokedKind, method: string): Error {
+  try {
+    if (handler !== undefined) return handler(target, kind, method);
+  } catch (error) {
+    const stop = new Error(`gate-audit: the audit of this ${kind} failed (${String(error)}); it was stopped`);
+    Object.defineProperty(stop, STOP_MARK, { value: true });
+    return stop;
+  }
+  const stop = new Error(`gate-audit: this ${kind} was stopped before it ran (an audit runs nothing)`);
+  Object.defineProperty(stop, STOP_MARK, { value: true });
+  return stop;
+}
+
+function isAsyncGeneratorFunction(fn: unknown): boolean {
+  return typeof fn === 'function' && Object.prototype.toString.call(fn) === '[object AsyncGeneratorFunction]';
+}
+
+function wrap(proto: object, name: string, kind: InvokedKind): void {
+  const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+  const original: unknown = descriptor?.value;
+  if (descriptor === undefined || typeof original !== 'function') return;
+  const generator = isAsyncGeneratorFunction(original);
+  const replacement = generator
+    ? function (this: object): AsyncGenerator<never, never> {
+        const stop = stopFor(this, kind, name);
+        return (async function* stopped(): AsyncGenerator<never, never> {
+          throw stop;
+        })();
+      }
+    : function (this: object): Promise<never> {
+        return Promise.reject(stopFor(this, kind, name));
+      };
+  Object.defineProperty(replacement, 'name', { value: name });
+  Object.defineProperty(proto, name, { ...descriptor, value: replacement });
+}
+
+function patchClass(cls: unknown, kind: InvokedKind): boolean {
+  if (typeof cls !== 'function' || patched.has(cls)) return false;
+  const proto: unknown = Object.getOwnPropertyDescriptor(cls, 'prototype')?.value;
+  if (typeof proto !== 'object' || proto === null) return false;
+  patched.add(cls);
+  for (const name of [...ENTRY_METHODS, ...BACKSTOPS[kind]]) wrap(proto, name, kind);
+  return true;
+}
+
+/** Patches the classes an SDK namespace (or a `require`d SDK module's exports) holds. */
+function noteSdkExports(exports: unknown, where: string): void {
+  if ((typeof exports !== 'object' && typeof exports !== 'function') || exports === null) return;
+  for (const [name, kind] of Object.entries(KIND_OF_EXPORT)) {
+    let value: unknown;
+    try {
+      value = Object.getOwnPropertyDescriptor(exports, name)?.value;
+    } catch {
+      value = undefined; // a binding not yet initialised
+    }
+    if (value !== undefined && patchClass(value, kind)) copies.add(where);
+  }
+}
+
+function holdsSdkClass(exports: unknown): boolean {
+  if ((typeof exports !== 'object' && typeof exports !== 'function') || exports === null) return false;
+  try {
+    return Object.keys(KIND_OF_EXPORT).some((name) => Object.getOwnPropertyDescriptor(exports, name) !== undefined);
+  } catch {
+    return false;
+  }
+}
+
+interface ModuleInternals {
+  _load(request: string, parent: unknown, isMain: boolean): unknown;
+  _resolveFilename(request: string, parent: unknown, isMain: boolean): string;
+}
+
+function install(): void {
+  const globals = globalThis as Record<symbol, unknown>;
+  const key = Symbol.for(SDK_MODULE_KEY);
+  if (globals[key] !== undefined) return;
+  Object.defineProperty(globals, key, {
+    value: (namespace: unknown, url: string): void => noteSdkExports(namespace, url),
+    configurable: false,
+    writable: false,
+  });
+  register('./sdk-hooks.js', import.meta.url);
+  const internals = Module as unknown as ModuleInternals;
+  const load = internals._load;
+  const resolveFilename = internals._resolveFilename;
+  internals._load = function gateAuditLoad(this: unknown, request: string, parent: unknown, isMain: boolean): unknown {
+    // biome-ignore lint/complexity/noArguments: Module._load takes more arguments on some Node versions.
+    const exports = Reflect.apply(load, this, arguments);
+    if (holdsSdkClass(exports)) {
+      try {
+        const file = resolveFilename.call(internals, request, parent, isMain);
+        if (isAbsolute(file) && isSdkUrl(pathToFileURL(file).href)) noteSdkExports(exports, `require:${file}`);
+      } catch {
+        // not a file (a builtin): not the SDK
+      }
+    }
+    return exports;
+  };
+}
+
+install();

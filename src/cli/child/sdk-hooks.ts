@@ -1,0 +1,94 @@
+/**
+ * ESM loader hooks of the audit child (they run on Node's loader thread, registered by `preload.ts`). Every
+ * module of a package named `@strands-agents/sdk`, wherever it lies (a second copy in another `node_modules`
+ * included), gets one line appended that hands its namespace to the preload on the main thread, so the
+ * preload finds each copy's `Agent`, `Graph` and `Swarm` classes from the first import. Copies are
+ * recognised by their package's name, never by shape (`node:https` exports an `Agent` too).
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The package whose modules are marked. */
+const SDK_PACKAGE = '@strands-agents/sdk';
+
+/** The global key of the preload's callback (a `Symbol.for`, so the appended line needs no import). */
+export const SDK_MODULE_KEY = 'gate-audit.sdk-module.v1';
+
+const nameByDir = new Map<string, string | undefined>();
+
+/** The name of the nearest `package.json` above a file that has one (a nested `{"type":"module"}` has none). */
+function packageNameOf(file: string): string | undefined {
+  const seen: string[] = [];
+  let found: string | undefined;
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    if (nameByDir.has(dir)) {
+      found = nameByDir.get(dir);
+      break;
+    }
+    seen.push(dir);
+    let name: unknown;
+    try {
+      name = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name;
+    } catch {
+      name = undefined;
+    }
+    if (typeof name === 'string') {
+      found = name;
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  for (const dir of seen) nameByDir.set(dir, found);
+  return found;
+}
+
+/** Whether a module URL lies in a copy of the SDK. */
+export function isSdkUrl(url: string): boolean {
+  if (!url.startsWith('file:')) return false;
+  try {
+    return packageNameOf(fileURLToPath(url)) === SDK_PACKAGE;
+  } catch {
+    return false;
+  }
+}
+
+/** The line appended to an SDK module: its own namespace, handed to the preload once it has run. */
+export function markLine(url: string): string {
+  const quoted = JSON.stringify(url);
+  return (
+    `\n;import * as __gateAuditNamespace from ${quoted};\n` +
+    `globalThis[Symbol.for(${JSON.stringify(SDK_MODULE_KEY)})]?.(__gateAuditNamespace, ${quoted});\n`
+  );
+}
+
+interface LoadResult {
+  readonly format?: string | null;
+  readonly source?: string | ArrayBuffer | ArrayBufferView | null;
+  readonly shortCircuit?: boolean;
+}
+
+type NextLoad = (url: string, context: unknown) => Promise<LoadResult>;
+
+/**
+ * Node's `load` hook: an SDK module's source gets the mark line; everything else passes unchanged.
+ *
+ * @param url - the module's URL
+ * @param context - Node's load context
+ * @param nextLoad - the next hook in the chain
+ */
+export async function load(url: string, context: unknown, nextLoad: NextLoad): Promise<LoadResult> {
+  const result = await nextLoad(url, context);
+  if (result.format !== 'module' || !isSdkUrl(url) || result.source === undefined || result.source === null) {
+    return result;
+  }
+  const source =
+    typeof result.source === 'string'
+      ? result.source
+      : Buffer.from(
+          ArrayBuffer.isView(result.source)
+            ? new Uint8Array(result.source.buffer, result.source.byteOffset, result.source.byteLength)
+            : new Uint8Array(result.source),
+        ).toString('utf8');
+  return { ...result, source: `${source}${markLine(url)}` };
+}

@@ -1,0 +1,166 @@
+/**
+ * The audit child, supervised: users' modules, configuration files and entry points run in a child process
+ * (`child/main.ts`, with the preload `child/preload.ts`), never in the CLI's. Whatever they do, exit, kill
+ * their process, crash, hang or set `process.exitCode`, the CLI reads what the child wrote before it ended
+ * and decides the exit code itself.
+ *
+ * The child writes one JSON line per event, synchronously, to a results file; the CLI reads it as it grows
+ * (progress arms the timers: a module's `--timeout`, an entry's settle time) and once more after the child
+ * ended. The child's stdout and stderr go to the CLI's stderr, so a report on stdout stays valid.
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { AUDITING_ENV, type ChildLine, type Job } from './child/protocol.js';
+
+/** How the child ended. */
+export interface ChildRun {
+  /** Every line it wrote, in order. */
+  readonly lines: ChildLine[];
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** Why the CLI ended it, when it did. */
+  readonly killed?: string;
+  /** The child could not be started. */
+  readonly spawnError?: string;
+}
+
+/** What a line's handler may do. */
+export interface ChildControl {
+  /** (Re)arms a timer (`main` unless named): when it fires, the child is killed for `reason`. */
+  arm(ms: number, reason: string, name?: string): void;
+  /** Kills the child now for `reason`. */
+  kill(reason: string): void;
+}
+
+/** How to run one child. */
+export interface SuperviseOptions {
+  readonly cwd: string;
+  /** Where the child's own output goes (the CLI's stderr). */
+  readonly noise: (chunk: string) => void;
+  /** Called for each line as it arrives. */
+  readonly onLine?: (line: ChildLine, control: ChildControl) => void;
+  /** The timer armed at start. */
+  readonly timer?: { readonly ms: number; readonly reason: string };
+}
+
+/** A job as the CLI gives it (the results file is the supervisor's). */
+export type JobInput = Job extends infer J ? (J extends Job ? Omit<J, 'results'> : never) : never;
+
+/** How often the results file is read while the child runs. */
+const POLL_MS = 20;
+
+/** The built file of a child module (from the sources, in gate-audit's own tests: the build beside them). */
+function builtFile(name: string): string {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.ts')) return join(dirname(here), '../../dist/cli/child', `${name}.js`);
+  return join(dirname(here), 'child', `${name}.js`);
+}
+
+/**
+ * Runs one job in a fresh audit child and returns what it wrote and how it ended.
+ *
+ * @param job - the job, without its results file
+ * @param options - working directory, output sink, line handler, first timer
+ */
+export function runChild(job: JobInput, options: SuperviseOptions): Promise<ChildRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'gate-audit-'));
+  const results = join(dir, 'results.jsonl');
+  const jobFile = join(dir, 'job.json');
+  writeFileSync(results, '');
+  writeFileSync(jobFile, JSON.stringify({ ...job, results }));
+  const lines: ChildLine[] = [];
+  return new Promise<ChildRun>((resolve) => {
+    let killed: string | undefined;
+    const timers = new Map<string, NodeJS.Timeout>();
+    let offset = 0;
+    let partial = '';
+    const fd = openSync(results, 'r');
+    const child = spawn(
+      process.execPath,
+      ['--import', pathToFileURL(builtFile('preload')).href, builtFile('main'), jobFile],
+      {
+        cwd: options.cwd,
+        env: { ...process.env, [AUDITING_ENV]: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        detached: true,
+        windowsHide: true,
+      },
+    );
+    const killGroup = (): void => {
+      if (child.pid === undefined) return;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        try {
+          child.kill('SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    };
+    const control: ChildControl = {
+      arm(ms, reason, name = 'main') {
+        clearTimeout(timers.get(name));
+        timers.set(
+          name,
+          setTimeout(() => control.kill(reason), ms),
+        );
+      },
+      kill(reason) {
+        if (killed === undefined) killed = reason;
+        killGroup();
+      },
+    };
+    const read = (): void => {
+      const buffer = Buffer.alloc(64 * 1024);
+      for (;;) {
+        const n = readSync(fd, buffer, 0, buffer.length, offset);
+        if (n <= 0) break;
+        offset += n;
+        partial += buffer.subarray(0, n).toString('utf8');
+      }
+      let newline = partial.indexOf('\n');
+      while (newline !== -1) {
+        const text = partial.slice(0, newline);
+        partial = partial.slice(newline + 1);
+        newline = partial.indexOf('\n');
+        if (text.trim() === '') continue;
+        let line: ChildLine;
+        try {
+          line = JSON.parse(text) as ChildLine;
+        } catch {
+          continue; // a line cut by a crash mid-write: what came before it stands
+        }
+        lines.push(line);
+        options.onLine?.(line, control);
+      }
+    };
+    if (options.timer !== undefined) control.arm(options.timer.ms, options.timer.reason);
+    const poll = setInterval(read, POLL_MS);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => options.noise(chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => options.noise(chunk));
+    let spawnError: string | undefined;
+    child.on('error', (error) => {
+      spawnError = error.message;
+    });
+    child.on('close', (code, signal) => {
+      clearInterval(poll);
+      for (const timer of timers.values()) clearTimeout(timer);
+      read();
+      closeSync(fd);
+      // Whatever the app left running in the child's group ends with it.
+      killGroup();
+      rmSync(dir, { recursive: true, force: true });
+      resolve({
+        lines,
+        code,
+        signal,
+        ...(killed === undefined ? {} : { killed }),
+        ...(spawnError === undefined ? {} : { spawnError }),
+      });
+    });
+  });
+}
