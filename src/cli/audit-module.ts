@@ -133,7 +133,6 @@ export function refuseCycles(found: FoundOrchestrator, report: CoverageReport): 
   );
 }
 
-
 /** What auditing a module needs besides the module. */
 export interface AuditContext {
   readonly plan: boolean;
@@ -203,7 +202,9 @@ export function auditModule(result: ModuleResult, context: AuditContext, failOnU
   const pathsSeen: string[] = [];
   for (const refusal of result.refusals) {
     const hint =
-      context.accept.length > 0 ? "; the config's accept does not reach an installMultiagent call inside the module" : '';
+      context.accept.length > 0
+        ? "; the config's accept does not reach an installMultiagent call inside the module"
+        : '';
     const refused = refusalReport(refusal, context.plan, hint);
     reports.push({ ...refused, sources: refused.sources.map((source) => ({ ...source, projectModule })) });
   }

@@ -118,7 +118,8 @@ export function valuesUnder(
     if (isSdkObject(at) || budget <= 0) return;
     const kind = containerKind(at);
     if (kind === undefined || typeof at !== 'object' || at === null) {
-      if (isObjectLike(at) && typeof at !== 'function' && !hasProxyInChain(at)) search(at, path, 'is held by an object that is not plain data');
+      if (isObjectLike(at) && typeof at !== 'function' && !hasProxyInChain(at))
+        search(at, path, 'is held by an object that is not plain data');
       return;
     }
     for (const child of childrenOf(at, kind)) {
@@ -129,7 +130,11 @@ export function valuesUnder(
       if (hasProxyInChain(child.value)) continue;
       if (depth + 1 > PLAIN_DATA_DEPTH) {
         if (isSdkObject(child.value)) {
-          unreachable.push({ name, path: childPath, reason: `lies deeper than ${PLAIN_DATA_DEPTH} steps into the export` });
+          unreachable.push({
+            name,
+            path: childPath,
+            reason: `lies deeper than ${PLAIN_DATA_DEPTH} steps into the export`,
+          });
         } else search(child.value, childPath, `lies deeper than ${PLAIN_DATA_DEPTH} steps into the export`);
         continue;
       }
@@ -155,7 +160,8 @@ export function valuesUnder(
       const items: { step: string; value: unknown }[] = [];
       for (const key of keys) {
         const descriptor = Object.getOwnPropertyDescriptor(at, key);
-        if (descriptor !== undefined && 'value' in descriptor) items.push({ step: keyStep(key), value: descriptor.value });
+        if (descriptor !== undefined && 'value' in descriptor)
+          items.push({ step: keyStep(key), value: descriptor.value });
       }
       if (types.isMap(at) || types.isSet(at)) items.push(...childrenOf(at, types.isMap(at) ? 'map' : 'set'));
       for (const item of items) {
@@ -167,7 +173,7 @@ export function valuesUnder(
           unreachable.push({ name, path: itemPath, reason });
           continue;
         }
-        if (typeof item.value === 'object') queue.push({ at: item.value as object, path: itemPath });
+        if (typeof item.value === 'object') queue.push({ at: item.value, path: itemPath });
       }
     }
   };

@@ -56,7 +56,8 @@ export function howItEnded(run: ChildRun): string {
   }
   const exited = run.lines.findLast((l) => l.t === 'process-exit');
   if (exited?.t === 'process-exit') {
-    return `called process.exit(${String(exited.code ?? '')})${exited.at === undefined ? '' : ` ${exited.at}`}`;
+    const code = typeof exited.code === 'number' || typeof exited.code === 'string' ? String(exited.code) : '';
+    return `called process.exit(${code})${exited.at === undefined ? '' : ` ${exited.at}`}`;
   }
   if (run.signal !== null) {
     return CRASH_SIGNALS.has(run.signal) ? `crashed (${run.signal})` : `killed its process (${run.signal})`;
@@ -268,7 +269,9 @@ export async function runEntrySupervised(settings: EntrySettings): Promise<Entry
   const notes: CoverageNote[] = [];
   for (const line of invocations) {
     if (line.problem !== undefined) {
-      notes.push(loadNote(shown, `the audit of ${line.kind} "${line.id}" failed: ${line.problem}`, 'fix what the message names'));
+      notes.push(
+        loadNote(shown, `the audit of ${line.kind} "${line.id}" failed: ${line.problem}`, 'fix what the message names'),
+      );
     }
   }
   const error = run.lines.findLast((l) => l.t === 'error');

@@ -552,7 +552,9 @@ export async function loadModule(file: string, options: LoadOptions, explicit = 
       reason: 'is a Proxy: gate-audit does not look through it (its traps are code it would run)',
       fix: 'export the Graph, Swarm or Agent itself',
     });
-    return explicit || result.unaudited.length > 0 ? result : { ...result, skipped: 'exports no Graph, Swarm or Agent' };
+    return explicit || result.unaudited.length > 0
+      ? result
+      : { ...result, skipped: 'exports no Graph, Swarm or Agent' };
   }
   const read = readExports(namespace);
   const allNames = read.map((r) => r.name);
@@ -616,7 +618,13 @@ export async function loadModule(file: string, options: LoadOptions, explicit = 
         if (item.depth === 0 || seen.has(item.value)) continue;
         seen.add(item.value);
         if (exportKindOf(item.value) === 'orchestrator') {
-          result.found.push({ module: shown, absolute, exportName: item.path, factory: false, orchestrator: item.value });
+          result.found.push({
+            module: shown,
+            absolute,
+            exportName: item.path,
+            factory: false,
+            orchestrator: item.value,
+          });
         } else agents.push({ name: item.path, value: item.value });
       }
       for (const item of under.unreachable) {

@@ -196,9 +196,7 @@ export async function mergeCommand(argv: readonly string[], streams: Streams, cw
       `${parts.length} report${parts.length === 1 ? '' : 's'}`,
       ...(skipped > 0 ? [`${skipped} module${skipped === 1 ? '' : 's'} skipped with nothing to audit`] : []),
       ...(unaudited.length > 0
-        ? [
-            `exports not audited: ${unaudited.map((n) => visible(`${n.module}#${n.export ?? '?'}`)).join(', ')}`,
-          ]
+        ? [`exports not audited: ${unaudited.map((n) => visible(`${n.module}#${n.export ?? '?'}`)).join(', ')}`]
         : []),
     ].join(', ');
     throw new GateAuditError(

@@ -4,20 +4,13 @@
  * outputs are written by the caller, from this one result.
  */
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { relative, sep } from 'node:path';
+import { relative } from 'node:path';
 import { GateAuditError } from '../errors.js';
 import { escapeSegment, joinPath } from '../paths.js';
 import { summarize } from '../report/audit.js';
 import { type ExitRule, exitCodeOf, isToolRunningNode } from '../report/exit.js';
 import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
-import {
-  type CoverageNode,
-  type CoverageNote,
-  type CoverageReport,
-  SCHEMA_VERSION,
-  type Shard,
-} from '../report/schema.js';
+import { type CoverageNote, type CoverageReport, SCHEMA_VERSION, type Shard } from '../report/schema.js';
 import { mergeGenerators } from '../report/generator.js';
 import { acceptRulesOf, emptyReport, Factories, IMPORT_EXPORT, posix, realOf, splitKey } from './audit-module.js';
 import type { ModuleOutcome } from './child/protocol.js';
@@ -399,7 +392,11 @@ function exitRuleOf(settings: RunSettings): ExitRule {
   };
 }
 
-function sarifLocations(report: CoverageReport, results: readonly ModuleOutcome[], settings: RunSettings): SarifOptions {
+function sarifLocations(
+  report: CoverageReport,
+  results: readonly ModuleOutcome[],
+  settings: RunSettings,
+): SarifOptions {
   const root = projectRoot(settings.cwd, settings.config.file === undefined ? undefined : settings.config.dir);
   const index = new SourceIndex();
   const byModule = new Map(results.map((r) => [r.module, r.absolute]));

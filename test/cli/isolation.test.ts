@@ -90,7 +90,10 @@ describe('a module that ends its process while it loads', () => {
       ],
     ]);
     // Its own tree was audited before it crashed, and the next module was loaded by a fresh child.
-    expect(report.sources.map((s) => s.module).sort()).toEqual([unruly('throws-later'), 'fixtures/graphs/gated-app.ts']);
+    expect(report.sources.map((s) => s.module).sort()).toEqual([
+      unruly('throws-later'),
+      'fixtures/graphs/gated-app.ts',
+    ]);
   });
 
   it('a busy loop is ended at --timeout by the CLI itself: a load failure, exit 2', () => {
@@ -130,7 +133,9 @@ describe('a load failure in every output', () => {
   });
 
   it('markdown, github and html name it', () => {
-    expect(gateAudit(['--format', 'markdown', ...args]).stdout).toMatch(/load failed\\?: fixtures.*exits\\?-at\\?-import/);
+    expect(gateAudit(['--format', 'markdown', ...args]).stdout).toMatch(
+      /load failed\\?: fixtures.*exits\\?-at\\?-import/,
+    );
     expect(gateAudit(['--format', 'github', ...args]).stdout).toMatch(
       /^::error file=fixtures\/apps\/unruly\/exits-at-import\.ts,title=gate-audit%3A load failed .*::.*called process\.exit\(0\)/m,
     );

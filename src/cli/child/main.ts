@@ -46,10 +46,11 @@ function callerOf(stack: string | undefined): string | undefined {
 }
 
 // How the process ends, whoever ends it.
-process.exit = ((code?: number | string | null): never => {
-  emit({ t: 'process-exit', code: code ?? process.exitCode, at: callerOf(new Error().stack) });
-  return exit(code as number);
-}) as typeof process.exit;
+process.exit = (code?: number | string | null): never => {
+  const at = callerOf(new Error().stack);
+  emit({ t: 'process-exit', code: code ?? process.exitCode, ...(at === undefined ? {} : { at }) });
+  return exit(code ?? undefined);
+};
 process.on('exit', (code) => emit({ t: 'exit', code }));
 process.on('uncaughtExceptionMonitor', (error, origin) => emit({ t: 'fatal', origin, error: toWire(error) }));
 
@@ -76,7 +77,11 @@ interface InvocationSetup {
   readonly configShown?: string;
   readonly where: () => { module: string; absolute: string; projectModule: string } | undefined;
   readonly accept: () => readonly AcceptRule[];
-  readonly onTree: (target: object, tree: { report: CoverageReport; used: number[] } | undefined, line: ChildLine) => void;
+  readonly onTree: (
+    target: object,
+    tree: { report: CoverageReport; used: number[] } | undefined,
+    line: ChildLine,
+  ) => void;
 }
 
 function watchInvocations(setup: InvocationSetup): void {
@@ -123,24 +128,33 @@ async function runConfig(config: ConfigJob): Promise<void> {
     noise,
   });
   const descriptor = Object.getOwnPropertyDescriptor(namespace, 'default');
-  const raw: unknown = descriptor === undefined ? undefined : 'value' in descriptor ? descriptor.value : descriptor.get?.call(namespace);
+  const raw: unknown =
+    descriptor === undefined ? undefined : 'value' in descriptor ? descriptor.value : descriptor.get?.call(namespace);
   // Factories' argument lists may hold any value: the CLI needs their keys only (the child that loads the
   // modules reads the configuration again for the values).
-  emit({ t: 'config', raw: JSON.parse(stringify(raw ?? null) ?? 'null') as unknown, hasDefault: descriptor !== undefined });
+  emit({
+    t: 'config',
+    raw: JSON.parse(stringify(raw ?? null) ?? 'null') as unknown,
+    hasDefault: descriptor !== undefined,
+  });
 }
 
 async function runModules(modules: ModulesJob): Promise<void> {
   const factories = await factoriesOf(modules);
   let current: { index: number; module: string; absolute: string } | undefined;
   let invoked: { target: object; report: CoverageReport; used: number[] }[] = [];
-  let invokedNote = false;
+  let invokedNote: boolean;
   watchInvocations({
     plan: modules.plan,
     ...(modules.configShown === undefined ? {} : { configShown: modules.configShown }),
     where: () =>
       current === undefined
         ? undefined
-        : { module: current.module, absolute: current.absolute, projectModule: posix(relative(modules.root, current.absolute)) },
+        : {
+            module: current.module,
+            absolute: current.absolute,
+            projectModule: posix(relative(modules.root, current.absolute)),
+          },
     accept: () =>
       current === undefined
         ? []

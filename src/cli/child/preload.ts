@@ -76,6 +76,17 @@ function isAsyncGeneratorFunction(fn: unknown): boolean {
   return typeof fn === 'function' && Object.prototype.toString.call(fn) === '[object AsyncGeneratorFunction]';
 }
 
+/** An async generator whose first `next()` rejects with `stop` (what an async generator that throws gives). */
+function stoppedGenerator(stop: Error): AsyncGenerator<never, never> {
+  const generator: AsyncGenerator<never, never> = {
+    next: () => Promise.reject(stop),
+    return: (value?: unknown) => Promise.resolve({ done: true, value: value as never }),
+    throw: (error?: unknown) => Promise.reject(error instanceof Error ? error : stop),
+    [Symbol.asyncIterator]: () => generator,
+  };
+  return generator;
+}
+
 function wrap(proto: object, name: string, kind: InvokedKind): void {
   const descriptor = Object.getOwnPropertyDescriptor(proto, name);
   const original: unknown = descriptor?.value;
@@ -84,9 +95,7 @@ function wrap(proto: object, name: string, kind: InvokedKind): void {
   const replacement = generator
     ? function (this: object): AsyncGenerator<never, never> {
         const stop = stopFor(this, kind, name);
-        return (async function* stopped(): AsyncGenerator<never, never> {
-          throw stop;
-        })();
+        return stoppedGenerator(stop);
       }
     : function (this: object): Promise<never> {
         return Promise.reject(stopFor(this, kind, name));
@@ -128,8 +137,8 @@ function holdsSdkClass(exports: unknown): boolean {
 }
 
 interface ModuleInternals {
-  _load(request: string, parent: unknown, isMain: boolean): unknown;
-  _resolveFilename(request: string, parent: unknown, isMain: boolean): string;
+  _load: (this: void, ...args: unknown[]) => unknown;
+  _resolveFilename: (this: void, request: string, parent: unknown, isMain: boolean) => string;
 }
 
 function install(): void {
@@ -145,12 +154,13 @@ function install(): void {
   const internals = Module as unknown as ModuleInternals;
   const load = internals._load;
   const resolveFilename = internals._resolveFilename;
-  internals._load = function gateAuditLoad(this: unknown, request: string, parent: unknown, isMain: boolean): unknown {
-    // biome-ignore lint/complexity/noArguments: Module._load takes more arguments on some Node versions.
-    const exports = Reflect.apply(load, this, arguments);
+  // Module._load takes more arguments on some Node versions: all of them are passed on.
+  internals._load = function gateAuditLoad(this: unknown, ...args: unknown[]): unknown {
+    const exports: unknown = Reflect.apply(load, this, args);
     if (holdsSdkClass(exports)) {
       try {
-        const file = resolveFilename.call(internals, request, parent, isMain);
+        const [request, parent, isMain] = args;
+        const file = Reflect.apply(resolveFilename, internals, [request, parent, isMain]) as string;
         if (isAbsolute(file) && isSdkUrl(pathToFileURL(file).href)) noteSdkExports(exports, `require:${file}`);
       } catch {
         // not a file (a builtin): not the SDK

@@ -16,7 +16,7 @@
 import { visible } from '../../text.js';
 import type { CoverageReport } from '../schema.js';
 import { STATUS_GLYPH } from './glyphs.js';
-import { noteLines, notesSummary } from './notes.js';
+import { entryLines, noteLines, notesSummary } from './notes.js';
 import { gateLegend, summaryParts, tally, verdict } from './summary.js';
 
 /** Options of the Markdown report. */
@@ -139,8 +139,13 @@ export function renderMarkdown(report: CoverageReport, options: MarkdownOptions 
   }
   const notes = noteLines(report);
   if (notes.length > 0) {
-    lines.push('', '### Not audited', '');
+    lines.push('', '### Notes', '');
     for (const note of notes) lines.push(`- ${mdText(note)}`);
+  }
+  const entries = entryLines(report);
+  if (entries.length > 0) {
+    lines.push('', '### Entry runs', '');
+    for (const entry of entries) lines.push(`- ${mdText(entry)}`);
   }
   return `${lines.join('\n')}\n`;
 }

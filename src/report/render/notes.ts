@@ -53,3 +53,22 @@ export function noteLines(report: CoverageReport): string[] {
     return `${label}: ${where}: ${visible(note.message)}${note.fix === undefined ? '' : ` | ${visible(note.fix)}`}`;
   });
 }
+
+/**
+ * One line per entry run: `entry src/main.ts: 1 invocation stopped and audited, ended: exit code 0`.
+ *
+ * @param report - the report
+ */
+export function entryLines(report: CoverageReport): string[] {
+  return (report.entries ?? []).map((entry) => {
+    const how =
+      entry.ended === 'exit'
+        ? `exit code ${entry.exitCode ?? '?'}`
+        : entry.ended === 'signal'
+          ? `signal ${visible(entry.signal ?? '?')}`
+          : entry.ended === 'settle'
+            ? 'no new invocation within the settle time'
+            : 'the timeout';
+    return `entry ${visible(entry.module)}: ${plural(entry.invocations, 'invocation', 'invocations')} stopped and audited, ended by ${how}`;
+  });
+}

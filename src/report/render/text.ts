@@ -7,7 +7,7 @@
 import { quoted, visible, visiblePath } from '../../text.js';
 import type { CoverageNode, CoverageReport } from '../schema.js';
 import { STATUS_GLYPH } from './glyphs.js';
-import { noteLines, notesSummary } from './notes.js';
+import { entryLines, noteLines, notesSummary } from './notes.js';
 import { type GateEntry, gateLegend, sourceOf, summaryLine, tally } from './summary.js';
 
 /** Options of the text report. */
@@ -99,6 +99,8 @@ export function renderText(report: CoverageReport, options: TextOptions = {}): s
   }
   const notes = noteLines(report);
   if (notes.length > 0) lines.push('', ...notes);
+  const entries = entryLines(report);
+  if (entries.length > 0) lines.push('', ...entries);
   if (gates.entries.length > 0) {
     lines.push('', 'gates:');
     for (const entry of gates.entries) lines.push(`  ${gateLegendLine(entry)}`);

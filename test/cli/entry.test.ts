@@ -1,0 +1,182 @@
+/**
+ * `gate-audit --entry`: the app's own entry point runs in the audit child; each tree it invokes is audited as
+ * it stands at that moment (after the app's own installMultiagent) and the invocation is stopped before any
+ * model is called or any tool body runs. Every case runs the built command on the runner app
+ * (`fixtures/apps/runner/`), whose tools and model leave a mark when they really run.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type CoverageReport, CoverageReportSchema } from '../../src/report/schema.js';
+import { root } from '../helpers/cli.js';
+import { sdkCopy } from '../helpers/sdk-copy.js';
+
+const bin = join(root, 'bin/gate-audit.js');
+const runner = (name: string): string => `fixtures/apps/runner/src/${name}.ts`;
+const generated = join(root, 'test/.generated/entry');
+
+let marks: string;
+beforeEach(() => {
+  marks = mkdtempSync(join(tmpdir(), 'gate-audit-marks-'));
+});
+afterEach(() => rmSync(marks, { recursive: true, force: true }));
+afterAll(() => rmSync(generated, { recursive: true, force: true }));
+
+const ran = (): string[] => {
+  const log = join(marks, 'ran.log');
+  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
+};
+
+function gateAudit(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, [bin, ...args], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, CI: 'true', RUNNER_MARKS: marks },
+    timeout: 90_000,
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+function json(args: string[]): { status: number | null; report: CoverageReport; stderr: string } {
+  const run = gateAudit(['--format', 'json', ...args]);
+  return { status: run.status, report: CoverageReportSchema.parse(JSON.parse(run.stdout)), stderr: run.stderr };
+}
+
+function write(name: string, text: string): string {
+  mkdirSync(generated, { recursive: true });
+  const file = join(generated, name);
+  writeFileSync(file, text);
+  return `test/.generated/entry/${name}`;
+}
+
+describe('gate-audit --entry', () => {
+  it('audits the tree main.ts gates and runs (100%), where the module that only builds it says 0%', () => {
+    const built = json(['--export', 'buildGraph', 'fixtures/apps/runner/src/graph.ts']);
+    expect(built.status).toBe(1);
+    expect(built.report.summary.ungated).toBe(7);
+
+    const { status, report } = json(['--entry', runner('main')]);
+    expect(status).toBe(0);
+    expect(report.summary).toMatchObject({ total: 7, gated: 7 });
+    expect(report.nodes.map((n) => n.path.join('/'))).toContain('runner/review/drafter/helper');
+    expect(report.sources).toEqual([
+      expect.objectContaining({ module: runner('main'), export: '(invoked)', projectModule: runner('main') }),
+    ]);
+    expect(report.entries).toEqual([{ module: runner('main'), invocations: 1, ended: 'exit', exitCode: 0 }]);
+  });
+
+  it('runs nothing real: no model call, no tool body (the stop comes before the model)', () => {
+    gateAudit(['--entry', runner('main')]);
+    gateAudit(['--entry', runner('main-ungated')]);
+    expect(ran()).toEqual([]);
+  });
+
+  it('an entry that forgot to gate its tree fails (exit 1)', () => {
+    const { status, report } = json(['--entry', runner('main-ungated')]);
+    expect(status).toBe(1);
+    expect(report.summary.ungated).toBe(7);
+  });
+
+  it('main().catch(() => process.exit(1)): the app exits 1 on the stop, the audit still judges the tree', () => {
+    const { status, report } = json(['--entry', runner('main-catch')]);
+    expect(status).toBe(0);
+    expect(report.entries).toEqual([{ module: runner('main-catch'), invocations: 1, ended: 'exit', exitCode: 1 }]);
+  });
+
+  it('an entry that waits for requests: a load failure with the factory fix, exit 2', () => {
+    const { status, report } = json(['--entry', runner('server'), '--timeout', '2500']);
+    expect(status).toBe(2);
+    const [note] = (report.notes ?? []).filter((n) => n.kind === 'load');
+    expect(note?.message).toBe(
+      `entry ${runner('server')} invoked no agent or orchestrator (it was still running after 2500 ms)`,
+    );
+    expect(note?.fix).toMatch(/^it waits for requests: audit the module that builds the per-request orchestrator/);
+    expect(report.entries?.[0]).toMatchObject({ invocations: 0, ended: 'timeout' });
+  });
+
+  it('an entry that invokes nothing and exits: a load failure, exit 2', () => {
+    const entry = write('does-nothing.mjs', "console.log('hello');\n");
+    const { status, report } = json(['--entry', entry]);
+    expect(status).toBe(2);
+    expect((report.notes ?? [])[0]?.message).toBe(
+      `entry ${entry} invoked no agent or orchestrator (it exited with code 0)`,
+    );
+  });
+
+  it('--plan audits what installMultiagent would leave of the invoked tree', () => {
+    const { status, report } = json(['--plan', '--entry', runner('main-ungated')]);
+    expect(status).toBe(0);
+    expect(report.mode).toBe('plan');
+  });
+
+  it('stops a second invocation after the app catches the first, and audits each tree once (by identity)', () => {
+    const entry = write(
+      'retries.mjs',
+      [
+        "import { Agent } from '@strands-agents/sdk';",
+        "const a = new Agent({ id: 'solo', printer: false });",
+        "for (let i = 0; i < 3; i += 1) { try { await a.invoke('x'); } catch {} }",
+        "const b = new Agent({ id: 'solo', printer: false });",
+        "try { await b.invoke('x'); } catch {}",
+        '',
+      ].join('\n'),
+    );
+    const { report } = json(['--entry', entry, '--entry-settle', '300']);
+    expect(report.entries?.[0]?.invocations).toBe(4);
+    // Two objects with the same id: two trees, kept apart.
+    expect(report.nodes.map((n) => n.path.slice(1).join('/')).sort()).toEqual(['solo', 'solo#2']);
+  });
+
+  it('sees the SDK loaded with require() and a second copy of the SDK on disk', () => {
+    const cjs = write(
+      'required.cjs',
+      [
+        "const { Agent } = require('@strands-agents/sdk');",
+        "new Agent({ id: 'required', printer: false }).invoke('x').catch(() => undefined);",
+        '',
+      ].join('\n'),
+    );
+    const copy = pathToFileURL(join(sdkCopy(), 'dist/src/index.js')).href;
+    const other = write(
+      'copy.mjs',
+      [
+        `const { Agent } = await import(${JSON.stringify(copy)});`,
+        "await new Agent({ id: 'copied', printer: false }).invoke('x').catch(() => undefined);",
+        '',
+      ].join('\n'),
+    );
+    const required = json(['--entry', cjs]);
+    expect(required.report.entries?.[0]?.invocations).toBe(1);
+    expect(required.report.nodes.map((n) => n.id)).toEqual(['required']);
+    const copied = json(['--entry', other]);
+    expect(copied.report.entries?.[0]?.invocations).toBe(1);
+    expect(copied.report.nodes.map((n) => n.id)).toEqual(['copied']);
+  });
+
+  it('records nothing: a decision log the entry opens is never created', () => {
+    const log = join(marks, 'decisions.jsonl');
+    const entry = write(
+      'logs.mjs',
+      [
+        "import { openDecisionLog } from 'gate-audit';",
+        "import { Agent } from '@strands-agents/sdk';",
+        `const log = openDecisionLog(${JSON.stringify(log)});`,
+        "try { log.append({}, 'x'); } catch (error) { console.error(String(error)); }",
+        "await new Agent({ id: 'logged', printer: false }).invoke('x').catch(() => undefined);",
+        '',
+      ].join('\n'),
+    );
+    const run = gateAudit(['--format', 'json', '--entry', entry]);
+    expect(run.stderr).toContain('GATE_AUDIT_AUDITING=1');
+    expect(existsSync(log)).toBe(false);
+  });
+
+  it('an entry that does not exist is a usage error naming it', () => {
+    const run = gateAudit(['--entry', 'src/nope.ts']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toMatch(/^gate-audit: entry=<src\/nope\.ts> \| no such file \|/m);
+  });
+});
