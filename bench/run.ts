@@ -256,6 +256,36 @@ async function cliColdStart(fixture: string, name: string, target?: number): Pro
   );
 }
 
+/**
+ * `--entry` on the runner app vs the module audit of the same app (its graph module, the factory called).
+ * The runner's entry exits as soon as its invocation is stopped, so no settle wait is in the measured side.
+ */
+async function entryAudit(): Promise<void> {
+  const samples = await alternate(
+    scale(20),
+    3,
+    () => timeProcess(['bin/gate-audit.js', '--entry', 'fixtures/apps/runner/src/main.ts', '--format', 'json']),
+    () =>
+      timeProcess([
+        'bin/gate-audit.js',
+        '--export',
+        'buildGraph',
+        'fixtures/apps/runner/src/graph.ts',
+        '--format',
+        'json',
+      ]),
+  );
+  rows.push(
+    row(
+      'entry-audit',
+      'ms',
+      samples,
+      'gate-audit --entry fixtures/apps/runner/src/main.ts vs gate-audit --export buildGraph fixtures/apps/runner/src/graph.ts (no settle wait: the entry exits)',
+      1.5,
+    ),
+  );
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // 5. Decision log on vs off.
 
@@ -389,6 +419,7 @@ async function main(): Promise<void> {
       'cli cold start (plain SDK module)',
       () => cliColdStart('fixtures/graphs/research-graph.ts', 'cli-cold-start-plain-sdk'),
     ],
+    ['entry-audit', entryAudit],
     ['decision log', decisionLog],
     ['shell-decision', async () => void rows.push(await shellDecision(scale(30)))],
     ['otel-overhead', async () => void rows.push(await otelOverhead(scale(40)))],

@@ -11,7 +11,7 @@ import { summarize } from '../report/audit.js';
 import { type ExitRule, exitCodeOf, isToolRunningNode } from '../report/exit.js';
 import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
 import { type CoverageNote, type CoverageReport, SCHEMA_VERSION, type Shard } from '../report/schema.js';
-import { mergeGenerators } from '../report/generator.js';
+import { checkedGenerator, mergeGenerators } from '../report/generator.js';
 import { acceptRulesOf, emptyReport, Factories, IMPORT_EXPORT, posix, realOf, splitKey } from './audit-module.js';
 import type { ModuleOutcome } from './child/protocol.js';
 import type { LoadedConfig } from './config.js';
@@ -209,7 +209,10 @@ export async function runAudit(
     shard = {
       index,
       count,
-      modulesDigest: modulesDigest(selection.modules.map((m) => fromRoot(m.absolute))),
+      modulesDigest: modulesDigest([
+        ...selection.modules.map((m) => fromRoot(m.absolute)),
+        ...settings.entries.map(fromRoot),
+      ]),
       ...(loaded.shown === undefined ? {} : { config: loaded.shown }),
     };
     messages.push(
@@ -251,7 +254,11 @@ export async function runAudit(
   const entryReports: CoverageReport[] = [];
   const entryUsed = new Set<number>();
   const entryPaths: string[] = [];
-  for (const entry of settings.entries) {
+  // Under --shard, each entry runs in the one shard its path hashes to, as a module would.
+  const entriesHere = settings.entries.filter(
+    (entry) => settings.shard === undefined || shardOf(fromRoot(entry), settings.shard.count) === settings.shard.index,
+  );
+  for (const entry of entriesHere) {
     watched.add(entry);
     inputs.add(entry, 'an entry point of this run');
     const outcome = await runEntrySupervised({
@@ -353,6 +360,8 @@ export async function runAudit(
   if (settings.requireGate !== undefined) notes.push(...gateMismatches(combined, settings.requireGate));
   const report: CoverageReport = {
     ...combined,
+    // The SDK this command checked before anything loaded (the audit child resolves the same copy).
+    generator: checkedGenerator(),
     ...(notes.length > 0 ? { notes } : {}),
     ...(entries.length > 0 ? { entries } : {}),
     ...(shard === undefined ? {} : { shard }),

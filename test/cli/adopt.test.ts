@@ -270,6 +270,38 @@ describe.concurrent('configuration', { timeout: 240_000 }, () => {
     expect(audit.stderr).not.toContain('config=');
     expect(json(audit).sources.map((s) => s.module)).toEqual(['src/desk.ts', 'src/legacy/old-desk.ts']);
   });
+
+  it('gate-audit init proposes the entry point a start script or bin names (not a library main), and audits it', async () => {
+    const dir = join(scratch, 'init-entry');
+    mkdirSync(join(dir, 'src'), { recursive: true });
+    writeFileSync(join(dir, 'tsconfig.json'), '{}');
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'app', main: 'src/lib.ts', scripts: { start: 'tsx src/main.ts --port 3000' } }),
+    );
+    writeFileSync(join(dir, 'src/lib.ts'), 'export const x = 1;\n');
+    writeFileSync(
+      join(dir, 'src/main.ts'),
+      "import { Agent } from '@strands-agents/sdk';\nimport { Graph } from '@strands-agents/sdk/multiagent';\n" +
+        "const desk = new Graph({ id: 'desk', nodes: [new Agent({ id: 'a', printer: false })], edges: [] });\n" +
+        "await desk.invoke('go');\n",
+    );
+    const init = await gateAudit(['init'], { cwd: dir });
+    expect(init.status).toBe(0);
+    expect(init.stderr).toContain('wrote gate-audit.config.ts (entry: src/main.ts)');
+    const config = readFileSync(join(dir, 'gate-audit.config.ts'), 'utf8');
+    expect(config).toContain("entry: ['src/main.ts'],");
+    expect(config).toMatch(/ENTRY point .* MODULES .* FACTORIES/s);
+    expect(config).not.toContain('src/lib.ts');
+    // The app's own package.json: its entry runs where its dependencies resolve (the tree it runs is ungated).
+    const audit = await gateAudit(['--format', 'json'], { cwd: dir });
+    expect(audit.status).toBe(1);
+    expect(json(audit).entries).toEqual([{ module: 'src/main.ts', invocations: 1, ended: 'exit', exitCode: 0 }]);
+    expect(json(audit).nodes.map((n) => [n.id, n.status])).toEqual([
+      ['desk', 'ungated'],
+      ['a', 'ungated'],
+    ]);
+  });
 });
 
 describe.concurrent('file selection', { timeout: 240_000 }, () => {
