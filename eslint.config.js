@@ -8,6 +8,8 @@ export default tseslint.config(
       'dist/**',
       'coverage/**',
       'reports/**',
+      // Scratch files tests write (git-ignored).
+      'test/.generated/**',
       '.stryker-tmp/**',
       'node_modules/**',
       'bin/**',

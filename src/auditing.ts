@@ -8,9 +8,17 @@
 /** The environment variable of an audit. */
 export const AUDITING_ENV = 'GATE_AUDIT_AUDITING';
 
+/**
+ * The mark the audit child's preload sets on `globalThis` before any user code runs (not writable, not
+ * configurable): an app that resets `process.env` cannot turn auditing off.
+ */
+export const AUDITING_MARK = Symbol.for('gate-audit.auditing.v1');
+
 /** Whether this process is auditing (its sinks record nothing). */
 export function isAuditing(): boolean {
-  return process.env[AUDITING_ENV] === '1';
+  return (
+    process.env[AUDITING_ENV] === '1' || Object.getOwnPropertyDescriptor(globalThis, AUDITING_MARK)?.value === true
+  );
 }
 
 /** The reason a sink gives for refusing to record while auditing. */

@@ -15,6 +15,20 @@
  */
 import { types } from 'node:util';
 
+// Taken when gate-audit loads, before any module it audits runs: the audited code can replace `util.types`,
+// `Object` and the Map and Set prototypes, not these bindings.
+const isProxy = types.isProxy;
+const isMap = types.isMap;
+const isSet = types.isSet;
+const getPrototypeOf = Object.getPrototypeOf;
+const ownDescriptor = Object.getOwnPropertyDescriptor;
+const ownKeys = Object.keys;
+const ownNames = Object.getOwnPropertyNames;
+const isArray = Array.isArray;
+const mapEntries = Map.prototype.entries;
+const setValues = Set.prototype.values;
+const apply = Reflect.apply;
+
 /** How deep plain data is followed below an export (the export itself is depth 0). */
 export const PLAIN_DATA_DEPTH = 4;
 
@@ -55,8 +69,8 @@ export function hasProxyInChain(value: unknown): boolean {
   if (!isObjectLike(value)) return false;
   let at: unknown = value;
   for (let depth = 0; depth < 64 && isObjectLike(at); depth += 1) {
-    if (types.isProxy(at)) return true;
-    at = Object.getPrototypeOf(at);
+    if (isProxy(at)) return true;
+    at = getPrototypeOf(at);
   }
   return false;
 }
@@ -64,10 +78,10 @@ export function hasProxyInChain(value: unknown): boolean {
 /** Whether a value is plain data to follow: a plain object (prototype `Object.prototype` or null), an array, a Map or a Set. */
 function containerKind(value: unknown): 'object' | 'array' | 'map' | 'set' | undefined {
   if (typeof value !== 'object' || value === null || hasProxyInChain(value)) return undefined;
-  if (Array.isArray(value)) return 'array';
-  if (types.isMap(value)) return 'map';
-  if (types.isSet(value)) return 'set';
-  const proto: unknown = Object.getPrototypeOf(value);
+  if (isArray(value)) return 'array';
+  if (isMap(value)) return 'map';
+  if (isSet(value)) return 'set';
+  const proto: unknown = getPrototypeOf(value);
   return proto === Object.prototype || proto === null ? 'object' : undefined;
 }
 
@@ -76,7 +90,7 @@ function childrenOf(value: object, kind: 'object' | 'array' | 'map' | 'set'): { 
   const out: { step: string; value: unknown }[] = [];
   if (kind === 'map') {
     let i = 0;
-    for (const [key, item] of Map.prototype.entries.call(value as Map<unknown, unknown>)) {
+    for (const [key, item] of apply(mapEntries, value, []) as Iterable<[unknown, unknown]>) {
       const step =
         typeof key === 'string' ? `[${JSON.stringify(key)}]` : typeof key === 'number' ? `[${key}]` : `[entry ${i}]`;
       out.push({ step, value: item });
@@ -86,11 +100,11 @@ function childrenOf(value: object, kind: 'object' | 'array' | 'map' | 'set'): { 
   }
   if (kind === 'set') {
     let i = 0;
-    for (const item of Set.prototype.values.call(value as Set<unknown>)) out.push({ step: `[${i++}]`, value: item });
+    for (const item of apply(setValues, value, []) as Iterable<unknown>) out.push({ step: `[${i++}]`, value: item });
     return out;
   }
-  for (const key of Object.keys(value)) {
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+  for (const key of ownKeys(value)) {
+    const descriptor = ownDescriptor(value, key);
     if (descriptor === undefined || !('value' in descriptor)) continue;
     out.push({ step: kind === 'array' && /^\d+$/.test(key) ? `[${key}]` : keyStep(key), value: descriptor.value });
   }
@@ -114,6 +128,19 @@ export function valuesUnder(
   const unreachable: Unreachable[] = [];
   const seen = new Set<unknown>([value]);
   let budget = SEARCH_BUDGET;
+  // Objects read, not primitives: a list of strings costs nothing. When the budget runs out the export is
+  // listed as not fully read, never passed over in silence.
+  const spend = (path: string): boolean => {
+    budget -= 1;
+    if (budget === 0) {
+      unreachable.push({
+        name,
+        path,
+        reason: `holds more than ${SEARCH_BUDGET} objects, more than gate-audit reads, so what lies beyond is not known`,
+      });
+    }
+    return budget > 0;
+  };
   const visit = (at: unknown, path: string, depth: number): void => {
     if (isSdkObject(at) || budget <= 0) return;
     const kind = containerKind(at);
@@ -123,8 +150,8 @@ export function valuesUnder(
       return;
     }
     for (const child of childrenOf(at, kind)) {
-      budget -= 1;
       if (!isObjectLike(child.value) || seen.has(child.value)) continue;
+      if (!spend(path)) return;
       seen.add(child.value);
       const childPath = `${path}${child.step}`;
       if (hasProxyInChain(child.value)) continue;
@@ -153,7 +180,7 @@ export function valuesUnder(
       const { at, path: here } = queue.shift()!;
       let keys: string[];
       try {
-        keys = types.isMap(at) || types.isSet(at) ? [] : Object.getOwnPropertyNames(at);
+        keys = isMap(at) || isSet(at) ? [] : ownNames(at);
       } catch {
         continue;
       }
@@ -163,10 +190,10 @@ export function valuesUnder(
         if (descriptor !== undefined && 'value' in descriptor)
           items.push({ step: keyStep(key), value: descriptor.value });
       }
-      if (types.isMap(at) || types.isSet(at)) items.push(...childrenOf(at, types.isMap(at) ? 'map' : 'set'));
+      if (isMap(at) || isSet(at)) items.push(...childrenOf(at, isMap(at) ? 'map' : 'set'));
       for (const item of items) {
-        budget -= 1;
         if (!isObjectLike(item.value) || seen.has(item.value) || hasProxyInChain(item.value)) continue;
+        if (!spend(here)) return;
         seen.add(item.value);
         const itemPath = `${here}${item.step}`;
         if (isSdkObject(item.value)) {
@@ -191,8 +218,8 @@ export function valuesUnder(
  */
 export function readExports(exports: object): { name: string; value: unknown; error?: unknown }[] {
   const out: { name: string; value: unknown; error?: unknown }[] = [];
-  for (const name of Object.keys(exports)) {
-    const descriptor = Object.getOwnPropertyDescriptor(exports, name);
+  for (const name of ownKeys(exports)) {
+    const descriptor = ownDescriptor(exports, name);
     if (descriptor === undefined) continue;
     if ('value' in descriptor) {
       out.push({ name, value: descriptor.value });

@@ -69,6 +69,15 @@ function loadNote(module: string, message: string, fix: string): CoverageNote {
   return { kind: 'load', module, message, fix, fails: true };
 }
 
+/** The note of a child whose results carried lines gate-audit did not write. */
+function tamperNote(module: string, forged: number): CoverageNote {
+  return loadNote(
+    module,
+    `the audit process's results held ${forged} line${forged === 1 ? '' : 's'} gate-audit did not write (code in the process wrote to them): its results are not trusted`,
+    'a module or entry must not write to the audit protocol; audit code you trust',
+  );
+}
+
 /** One module to load. */
 export interface Target {
   readonly absolute: string;
@@ -147,6 +156,10 @@ export async function loadModulesSupervised(
         },
       },
     );
+    if (run.forged > 0) {
+      const at = batch[lastDone ?? open ?? 0];
+      notes.push(tamperNote(at === undefined ? '?' : shownOf(at.absolute), run.forged));
+    }
     for (const line of run.lines) {
       if (line.t === 'done') outcomes.push(line.outcome);
       if (line.t === 'error') throw fromWire(line.error);
@@ -267,6 +280,7 @@ export async function runEntrySupervised(settings: EntrySettings): Promise<Entry
     ...(ended === 'signal' && run.signal !== null ? { signal: run.signal } : {}),
   };
   const notes: CoverageNote[] = [];
+  if (run.forged > 0) notes.push(tamperNote(shown, run.forged));
   for (const line of invocations) {
     if (line.problem !== undefined) {
       notes.push(
@@ -358,6 +372,12 @@ export async function readConfigSupervised(
       timer: { ms: STARTUP_MS + timeoutMs, reason: `did not finish loading within ${timeoutMs} ms` },
     },
   );
+  if (run.forged > 0) {
+    throw new GateAuditError(
+      'LOAD_FAILED',
+      `cannot load: loading it wrote ${run.forged} lines gate-audit did not write | fix the configuration`,
+    );
+  }
   for (const line of run.lines) {
     if (line.t === 'config') return { raw: line.raw, hasDefault: line.hasDefault };
     if (line.t === 'error') throw fromWire(line.error);
@@ -378,6 +398,13 @@ export async function runCommandSupervised(
   noise: (chunk: string) => void,
 ): Promise<{ out: string; err: string; code: number }> {
   const run = await runChild({ kind: 'command', cwd, argv }, { cwd, noise });
+  if (run.forged > 0) {
+    return {
+      out: '',
+      err: `gate-audit: ${argv[0] ?? 'command'}: the process loading the modules wrote ${run.forged} lines gate-audit did not write: its results are not trusted\n`,
+      code: 2,
+    };
+  }
   for (const line of run.lines) {
     if (line.t === 'command') return { out: line.out, err: line.err, code: line.code };
   }

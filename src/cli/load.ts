@@ -114,22 +114,27 @@ const NATIVE_MODULES = ['@strands-agents/sdk'];
 
 const nodeRequire = createRequire(import.meta.url);
 
+// Taken when gate-audit loads, before any module it audits runs (the audited code can replace `util.types`).
+const isProxy = types.isProxy;
+const getPrototypeOf = Object.getPrototypeOf;
+const ownDescriptor = Object.getOwnPropertyDescriptor;
+
 /**
  * The constructor names on a value's prototype chain (own data `constructor` properties only), or `proxy`
  * when the value or any prototype in its chain is a Proxy (whose traps would be code gate-audit runs).
  */
 function constructorNames(value: object): string[] | 'proxy' {
   const names: string[] = [];
-  if (types.isProxy(value)) return 'proxy';
-  let proto: unknown = Object.getPrototypeOf(value);
+  if (isProxy(value)) return 'proxy';
+  let proto: unknown = getPrototypeOf(value);
   for (let depth = 0; depth < 32 && typeof proto === 'object' && proto !== null; depth += 1) {
-    if (types.isProxy(proto)) return 'proxy';
-    const ctor: unknown = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value;
-    if (typeof ctor === 'function' && !types.isProxy(ctor)) {
-      const name: unknown = Object.getOwnPropertyDescriptor(ctor, 'name')?.value;
+    if (isProxy(proto)) return 'proxy';
+    const ctor: unknown = ownDescriptor(proto, 'constructor')?.value;
+    if (typeof ctor === 'function' && !isProxy(ctor)) {
+      const name: unknown = ownDescriptor(ctor, 'name')?.value;
       if (typeof name === 'string') names.push(name);
     }
-    proto = Object.getPrototypeOf(proto);
+    proto = getPrototypeOf(proto);
   }
   return names;
 }
@@ -143,7 +148,7 @@ export type ExportKind = 'orchestrator' | 'agent' | 'function' | 'class' | 'prox
  * @param value - the exported value
  */
 export function exportKindOf(value: unknown): ExportKind {
-  if ((typeof value === 'object' || typeof value === 'function') && value !== null && types.isProxy(value)) {
+  if ((typeof value === 'object' || typeof value === 'function') && value !== null && isProxy(value)) {
     return 'proxy';
   }
   if (typeof value === 'function') {
@@ -154,7 +159,7 @@ export function exportKindOf(value: unknown): ExportKind {
   const names = constructorNames(value);
   if (names === 'proxy') return 'proxy';
   if (names.includes('Graph') || names.includes('Swarm')) {
-    const nodes = Object.getOwnPropertyDescriptor(value, 'nodes');
+    const nodes = ownDescriptor(value, 'nodes');
     if (nodes !== undefined && (nodes.get !== undefined || nodes.value instanceof Map)) return 'orchestrator';
   }
   if (names.includes('Agent')) return 'agent';
@@ -177,7 +182,7 @@ function arityOf(fn: (...args: unknown[]) => unknown): number {
 
 /** Whether a function carries `gatedFactory`'s mark. */
 export function isGatedFactory(value: unknown): boolean {
-  if (typeof value !== 'function' || types.isProxy(value)) return false;
+  if (typeof value !== 'function' || isProxy(value)) return false;
   return Object.getOwnPropertyDescriptor(value, GATED_FACTORY_MARK)?.value !== undefined;
 }
 
@@ -545,7 +550,7 @@ export async function loadModule(file: string, options: LoadOptions, explicit = 
     result.refusals.push({ module: shown, ...refused });
     return result;
   }
-  if (types.isProxy(namespace)) {
+  if (isProxy(namespace)) {
     result.unaudited.push({
       module: shown,
       exportName: '(module.exports)',

@@ -293,7 +293,11 @@ export async function runAudit(
   // Accept entries: applied per module and export (in the child), only to trees holding their path.
   const used = new Set<number>([...entryUsed, ...results.flatMap((r) => r.usedAccept)]);
   const pathsSeen: string[] = [...results.flatMap((r) => r.pathsSeen), ...entryPaths];
-  const reports: CoverageReport[] = [...results.flatMap((r) => r.reports), ...entryReports];
+  // Counts are recomputed here from the rows the child sent: the exit rule and the summary read the same nodes.
+  const reports: CoverageReport[] = [...results.flatMap((r) => r.reports), ...entryReports].map((r) => ({
+    ...r,
+    summary: summarize(r.nodes),
+  }));
   const refusedModules = new Set(results.filter((r) => r.refused).map((r) => realOf(r.absolute)));
   // An entry that matched nothing is stale, counted only for what this run loaded: an entry for a module it
   // did not load, or refused at import, or (under --export) for another export, is no error.

@@ -9,6 +9,7 @@
  * ended. The child's stdout and stderr go to the CLI's stderr, so a report on stdout stays valid.
  */
 import { spawn } from 'node:child_process';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -25,6 +26,8 @@ export interface ChildRun {
   readonly killed?: string;
   /** The child could not be started. */
   readonly spawnError?: string;
+  /** How many lines failed their authentication (something in the child wrote them, not gate-audit). */
+  readonly forged: number;
 }
 
 /** What a line's handler may do. */
@@ -71,6 +74,11 @@ export function runChild(job: JobInput, options: SuperviseOptions): Promise<Chil
   const jobFile = join(dir, 'job.json');
   writeFileSync(results, '');
   writeFileSync(jobFile, JSON.stringify({ ...job, results }));
+  // Each line the child writes carries an HMAC under a key only gate-audit's child code holds: it reads the
+  // key from its stdin before any user code runs. A line written by the audited code itself (it can find the
+  // results file) fails the check.
+  const key = randomBytes(32);
+  let forged = 0;
   const lines: ChildLine[] = [];
   return new Promise<ChildRun>((resolve) => {
     let killed: string | undefined;
@@ -84,7 +92,7 @@ export function runChild(job: JobInput, options: SuperviseOptions): Promise<Chil
       {
         cwd: options.cwd,
         env: { ...process.env, [AUDITING_ENV]: '1' },
-        stdio: ['ignore', 'pipe', 'pipe'],
+        stdio: ['pipe', 'pipe', 'pipe'],
         detached: true,
         windowsHide: true,
       },
@@ -128,9 +136,17 @@ export function runChild(job: JobInput, options: SuperviseOptions): Promise<Chil
         partial = partial.slice(newline + 1);
         newline = partial.indexOf('\n');
         if (text.trim() === '') continue;
+        const space = text.indexOf(' ');
+        const body = text.slice(space + 1);
+        const mac = Buffer.from(space === -1 ? '' : text.slice(0, space), 'hex');
+        const expected = createHmac('sha256', key).update(body).digest();
+        if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) {
+          forged += 1;
+          continue;
+        }
         let line: ChildLine;
         try {
-          line = JSON.parse(text) as ChildLine;
+          line = JSON.parse(body) as ChildLine;
         } catch {
           continue; // a line cut by a crash mid-write: what came before it stands
         }
@@ -138,6 +154,8 @@ export function runChild(job: JobInput, options: SuperviseOptions): Promise<Chil
         options.onLine?.(line, control);
       }
     };
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(key.toString('hex'));
     if (options.timer !== undefined) control.arm(options.timer.ms, options.timer.reason);
     const poll = setInterval(read, POLL_MS);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => options.noise(chunk));
@@ -146,21 +164,37 @@ export function runChild(job: JobInput, options: SuperviseOptions): Promise<Chil
     child.on('error', (error) => {
       spawnError = error.message;
     });
-    child.on('close', (code, signal) => {
+    let ended = false;
+    const end = (code: number | null, signal: NodeJS.Signals | null): void => {
+      if (ended) return;
+      ended = true;
       clearInterval(poll);
       for (const timer of timers.values()) clearTimeout(timer);
       read();
       closeSync(fd);
-      // Whatever the app left running in the child's group ends with it.
+      // Whatever the app left running in the child's group ends with it; a process it detached into a group
+      // of its own may still hold the pipes: they are closed, so it cannot keep the command waiting.
       killGroup();
+      child.stdout.destroy();
+      child.stderr.destroy();
       rmSync(dir, { recursive: true, force: true });
       resolve({
         lines,
         code,
         signal,
+        forged,
         ...(killed === undefined ? {} : { killed }),
         ...(spawnError === undefined ? {} : { spawnError }),
       });
+    };
+    // 'close' waits for the pipes, which a detached grandchild can hold open forever: after 'exit' the
+    // output gets a moment to drain, then the run ends.
+    child.on('exit', (code, signal) => {
+      setTimeout(() => end(code, signal), 200);
+    });
+    child.on('close', (code, signal) => end(code, signal));
+    child.on('error', () => {
+      if (child.pid === undefined) end(null, null);
     });
   });
 }

@@ -156,6 +156,70 @@ describe('gate-audit --entry', () => {
     expect(copied.report.nodes.map((n) => n.id)).toEqual(['copied']);
   });
 
+  it('a subclass that skips stream is stopped by the backstop below it (initialize), and reported ungateable', () => {
+    const entry = write(
+      'subclass.mjs',
+      [
+        "import { Agent } from '@strands-agents/sdk';",
+        'class Sneaky extends Agent {',
+        '  async *stream() { await this.initialize(); yield* []; return undefined; }',
+        '}',
+        "try { for await (const _ of new Sneaky({ id: 'sneaky', printer: false }).stream('x')) {} } catch {}",
+        '',
+      ].join('\n'),
+    );
+    const { status, report } = json(['--entry', entry]);
+    expect(status).toBe(1);
+    expect(report.entries?.[0]).toMatchObject({ invocations: 1 });
+    expect(report.nodes.map((n) => [n.id, n.status])).toEqual([['sneaky', 'ungateable']]);
+  });
+
+  it('nothing runs sideways either: a direct tool call, the private model path, a worker, a child process', () => {
+    const entry = write(
+      'sideways.ts',
+      [
+        "import { Worker } from 'node:worker_threads';",
+        "import { spawn } from 'node:child_process';",
+        "import { Agent } from '@strands-agents/sdk';",
+        "import { bash, TripwireModel } from '../../../fixtures/apps/runner/src/marks.js';",
+        "const agent = () => new Agent({ id: 'side', model: new TripwireModel(), tools: [bash], printer: false });",
+        'const attempts: [string, () => unknown][] = [',
+        "  ['tool', () => agent().tool.bash.invoke({ command: 'rm -rf /' })],",
+        "  ['private', async () => { const a = agent() as unknown as { _streamFromModel: (...x: unknown[]) => AsyncGenerator; model: unknown }; for await (const _ of a._streamFromModel(a.model, [], {}, {})) {} }],",
+        "  ['worker', () => new Worker('process.exit(0)', { eval: true, execArgv: [] })],",
+        "  ['spawn', () => spawn(process.execPath, ['-e', '0'], { detached: true, stdio: 'inherit' })],",
+        '];',
+        'for (const [name, attempt] of attempts) {',
+        '  try { await attempt(); console.error(`${name}: ran`); } catch (error) { console.error(`${name}: ${String(error)}`); }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+    const run = gateAudit(['--format', 'json', '--entry', entry]);
+    expect(ran()).toEqual([]);
+    for (const name of ['tool', 'private', 'worker', 'spawn']) expect(run.stderr).not.toContain(`${name}: ran`);
+    expect(run.stderr).toContain('worker: Error: gate-audit: new Worker() is refused while auditing');
+    expect(run.stderr).toContain('spawn: Error: gate-audit: child_process.spawn() is refused while auditing');
+    // The private model path is an invocation: its tree is audited (ungated), exit 1.
+    expect(run.status).toBe(1);
+  });
+
+  it('records nothing even after the app resets process.env', () => {
+    const log = join(marks, 'reset.jsonl');
+    const entry = write(
+      'env-reset.mjs',
+      [
+        "import { openDecisionLog } from 'gate-audit';",
+        "process.env = { PATH: process.env.PATH ?? '' };",
+        `try { openDecisionLog(${JSON.stringify(log)}).append({}, 'x'); } catch (error) { console.error(String(error)); }`,
+        '',
+      ].join('\n'),
+    );
+    const run = gateAudit(['--format', 'json', '--entry', entry]);
+    expect(run.stderr).toContain('GATE_AUDIT_AUDITING=1');
+    expect(existsSync(log)).toBe(false);
+  });
+
   it('records nothing: a decision log the entry opens is never created', () => {
     const log = join(marks, 'decisions.jsonl');
     const entry = write(

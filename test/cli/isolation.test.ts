@@ -207,3 +207,32 @@ describe('a module that invokes its tree while it is imported', () => {
     expect(ran()).toEqual([]);
   });
 });
+
+describe('code in the audit process cannot write or rewrite its results', () => {
+  it('lines a module writes to the results file itself fail their authentication: exit 2, its results refused', () => {
+    const { status, report } = json([unruly('forges-results')]);
+    expect(status).toBe(2);
+    expect(loadNotes(report).map((n) => n.message)).toContain(
+      "the audit process's results held 2 lines gate-audit did not write (code in the process wrote to them): its results are not trusted",
+    );
+    expect(report.summary.gated).toBe(0);
+  });
+
+  it('Object.prototype.toJSON does not rewrite the rows: the ungated Graph stays ungated (exit 1)', () => {
+    const { status, report } = json([unruly('poisons-tojson')]);
+    expect(status).toBe(1);
+    expect(report.summary).toMatchObject({ total: 7, ungated: 7, gated: 0 });
+  });
+
+  it('a Proxy hidden by replacing util.types.isProxy is still named, and none of its traps runs', () => {
+    const { report } = json([unruly('hides-proxy')]);
+    expect((report.notes ?? []).find((n) => n.export === 'config')?.message).toMatch(/^is a Proxy/);
+    expect(ran()).toEqual([]);
+  });
+
+  it('thousands of plain values before a Graph do not hide it', () => {
+    const { status, report } = json([unruly('many-values')]);
+    expect(status).toBe(1);
+    expect(report.sources.map((s) => s.export)).toEqual(['config.graphs[0]']);
+  });
+});

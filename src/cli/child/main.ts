@@ -4,6 +4,7 @@
  * so a line written is a line the CLI reads even when the process dies right after. The functions it writes
  * with are taken before any user code runs.
  */
+import { createHmac } from 'node:crypto';
 import { openSync, readFileSync, writeSync } from 'node:fs';
 import { Server } from 'node:net';
 import { relative } from 'node:path';
@@ -25,14 +26,49 @@ import {
 } from './protocol.js';
 import type { CoverageNote, CoverageReport } from '../../report/schema.js';
 
+// Everything the lines are written with is taken here, before any user code runs: the audited code can
+// replace globals and prototypes, not these bindings.
 const stringify = JSON.stringify;
+const keysOf = Object.keys;
+const isArray = Array.isArray;
 const exit = process.exit.bind(process);
+const apply = Reflect.apply;
+const hmacProto = Object.getPrototypeOf(createHmac('sha256', 'x')) as object;
+const hmacUpdate = Object.getOwnPropertyDescriptor(hmacProto, 'update')?.value as (data: string) => unknown;
+const hmacDigest = Object.getOwnPropertyDescriptor(hmacProto, 'digest')?.value as (encoding: string) => string;
 const job = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as Job;
+// The key that authenticates every line comes on stdin (the CLI writes it and closes it).
+const key = Buffer.from(readFileSync(0, 'utf8').trim(), 'hex');
 const fd = openSync(job.results, 'a');
+
+/** JSON text of plain data, without `toJSON` or any other method the audited code could have replaced. */
+function toJsonText(value: unknown): string {
+  if (value === null || typeof value === 'boolean' || typeof value === 'number' || typeof value === 'string') {
+    return stringify(value) ?? 'null';
+  }
+  if (typeof value !== 'object') return 'null';
+  if (isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i += 1) text += `${i === 0 ? '' : ','}${toJsonText(value[i])}`;
+    return `${text}]`;
+  }
+  let text = '{';
+  let first = true;
+  for (const name of keysOf(value)) {
+    const item = (value as Record<string, unknown>)[name];
+    if (item === undefined || typeof item === 'function' || typeof item === 'symbol') continue;
+    text += `${first ? '' : ','}${stringify(name)}:${toJsonText(item)}`;
+    first = false;
+  }
+  return `${text}}`;
+}
 
 function emit(line: ChildLine): void {
   try {
-    writeSync(fd, `${stringify(line)}\n`);
+    const body = toJsonText(line);
+    const hmac = createHmac('sha256', key);
+    apply(hmacUpdate, hmac, [body]);
+    writeSync(fd, `${apply(hmacDigest, hmac, ['hex'])} ${body}\n`);
   } catch {
     // a value that cannot be written: the line is lost, and the CLI reads what is missing as a failure
   }

@@ -14,10 +14,13 @@
  * about to run; the handler audits it and answers with the stop error to throw. Without a handler the call
  * is stopped all the same: nothing runs in an audit.
  */
-import Module, { register } from 'node:module';
+import Module, { createRequire, register, syncBuiltinESMExports } from 'node:module';
 import { isAbsolute } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { AUDITING_MARK } from '../../auditing.js';
 import { isSdkUrl, SDK_MODULE_KEY } from './sdk-hooks.js';
+
+const nodeRequire = createRequire(import.meta.url);
 
 /** What is about to run. */
 export type InvokedKind = 'agent' | 'graph' | 'swarm';
@@ -30,11 +33,21 @@ export const STOP_MARK = Symbol.for('gate-audit.audit-stop.v1');
 
 const ENTRY_METHODS = ['invoke', 'stream'];
 const BACKSTOPS: Readonly<Record<InvokedKind, readonly string[]>> = {
-  agent: ['initialize', '_stream', '_streamCore', '_invokeModel', 'executeTools'],
+  agent: [
+    'initialize',
+    '_stream',
+    '_streamCore',
+    '_invokeModel',
+    '_invokeModelWithMiddleware',
+    '_streamFromModel',
+    'executeTools',
+  ],
   graph: ['initialize', '_stream'],
   swarm: ['initialize', '_stream'],
 };
 const KIND_OF_EXPORT: Readonly<Record<string, InvokedKind>> = { Agent: 'agent', Graph: 'graph', Swarm: 'swarm' };
+/** Tool classes whose runs are stopped too (a direct `agent.tool.X.invoke()` or `tool.invoke()` by app code). */
+const TOOL_CLASSES = ['FunctionTool', 'ZodTool', 'Tool'];
 
 let handler: InvocationHandler | undefined;
 const patched = new WeakSet<object>();
@@ -104,6 +117,31 @@ function wrap(proto: object, name: string, kind: InvokedKind): void {
   Object.defineProperty(proto, name, { ...descriptor, value: replacement });
 }
 
+/** Stops every run of a tool class's instances: `stream` and `invoke`, wherever they are called from. */
+function patchToolClass(cls: unknown): void {
+  if (typeof cls !== 'function' || patched.has(cls)) return;
+  const proto: unknown = Object.getOwnPropertyDescriptor(cls, 'prototype')?.value;
+  if (typeof proto !== 'object' || proto === null) return;
+  patched.add(cls);
+  for (const name of ['stream', 'invoke']) {
+    const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+    if (descriptor === undefined || typeof descriptor.value !== 'function') continue;
+    const generator = isAsyncGeneratorFunction(descriptor.value);
+    const stop = (): Error => {
+      const error = new Error(
+        `gate-audit: a tool was called directly while auditing (GATE_AUDIT_AUDITING=1); it did not run`,
+      );
+      error.name = 'GateAuditStop';
+      Object.defineProperty(error, STOP_MARK, { value: true });
+      return error;
+    };
+    const replacement = generator
+      ? (): AsyncGenerator<never, never> => stoppedGenerator(stop())
+      : (): Promise<never> => Promise.reject(stop());
+    Object.defineProperty(proto, name, { ...descriptor, value: replacement });
+  }
+}
+
 function patchClass(cls: unknown, kind: InvokedKind): boolean {
   if (typeof cls !== 'function' || patched.has(cls)) return false;
   const proto: unknown = Object.getOwnPropertyDescriptor(cls, 'prototype')?.value;
@@ -125,6 +163,15 @@ function noteSdkExports(exports: unknown, where: string): void {
     }
     if (value !== undefined && patchClass(value, kind)) copies.add(where);
   }
+  for (const name of TOOL_CLASSES) {
+    let value: unknown;
+    try {
+      value = Object.getOwnPropertyDescriptor(exports, name)?.value;
+    } catch {
+      value = undefined;
+    }
+    patchToolClass(value);
+  }
 }
 
 function holdsSdkClass(exports: unknown): boolean {
@@ -141,16 +188,41 @@ interface ModuleInternals {
   _resolveFilename: (this: void, request: string, parent: unknown, isMain: boolean) => string;
 }
 
+/**
+ * No process or worker starts in an audit: what it would run (an agent, a tool body, a daemon that outlives
+ * the audit) is out of the preload's sight. `child_process` and `worker_threads` refuse, naming why.
+ */
+function refuseProcesses(): void {
+  const refuse = (what: string) => (): never => {
+    throw new Error(
+      `gate-audit: ${what} is refused while auditing (GATE_AUDIT_AUDITING=1): nothing the audited code starts may run`,
+    );
+  };
+  const childProcess = nodeRequire('node:child_process') as Record<string, unknown>;
+  for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
+    childProcess[name] = refuse(`child_process.${name}()`);
+  }
+  const workers = nodeRequire('node:worker_threads') as Record<string, unknown>;
+  workers.Worker = class RefusedWorker {
+    constructor() {
+      refuse('new Worker()')();
+    }
+  };
+  syncBuiltinESMExports();
+}
+
 function install(): void {
   const globals = globalThis as Record<symbol, unknown>;
   const key = Symbol.for(SDK_MODULE_KEY);
   if (globals[key] !== undefined) return;
+  Object.defineProperty(globals, AUDITING_MARK, { value: true, configurable: false, writable: false });
   Object.defineProperty(globals, key, {
     value: (namespace: unknown, url: string): void => noteSdkExports(namespace, url),
     configurable: false,
     writable: false,
   });
   register('./sdk-hooks.js', import.meta.url);
+  refuseProcesses();
   const internals = Module as unknown as ModuleInternals;
   const load = internals._load;
   const resolveFilename = internals._resolveFilename;
