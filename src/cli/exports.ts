@@ -25,8 +25,8 @@ const ownDescriptor = Object.getOwnPropertyDescriptor;
 const ownKeys = Object.keys;
 const ownNames = Object.getOwnPropertyNames;
 const isArray = Array.isArray;
-const mapEntries = Map.prototype.entries;
-const setValues = Set.prototype.values;
+const mapEntries = Object.getOwnPropertyDescriptor(Map.prototype, 'entries')?.value as unknown as () => unknown;
+const setValues = Object.getOwnPropertyDescriptor(Set.prototype, 'values')?.value as unknown as () => unknown;
 const apply = Reflect.apply;
 
 /** How deep plain data is followed below an export (the export itself is depth 0). */
