@@ -4,46 +4,19 @@
  * model is called or any tool body runs. Every case runs the built command on the runner app
  * (`fixtures/apps/runner/`), whose tools and model leave a mark when they really run.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type CoverageReport, CoverageReportSchema } from '../../src/report/schema.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import { root } from '../helpers/cli.js';
+import { markedRuns } from '../helpers/marked-runs.js';
 import { sdkCopy } from '../helpers/sdk-copy.js';
 
-const bin = join(root, 'bin/gate-audit.js');
 const runner = (name: string): string => `fixtures/apps/runner/src/${name}.ts`;
 const generated = join(root, 'test/.generated/entry');
 
-let marks: string;
-beforeEach(() => {
-  marks = mkdtempSync(join(tmpdir(), 'gate-audit-marks-'));
-});
-afterEach(() => rmSync(marks, { recursive: true, force: true }));
+const { marks: marksFolder, ran, gateAudit, json } = markedRuns();
 afterAll(() => rmSync(generated, { recursive: true, force: true }));
-
-const ran = (): string[] => {
-  const log = join(marks, 'ran.log');
-  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
-};
-
-function gateAudit(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [bin, ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, CI: 'true', RUNNER_MARKS: marks },
-    timeout: 90_000,
-  });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
-}
-
-function json(args: string[]): { status: number | null; report: CoverageReport; stderr: string } {
-  const run = gateAudit(['--format', 'json', ...args]);
-  return { status: run.status, report: CoverageReportSchema.parse(JSON.parse(run.stdout)), stderr: run.stderr };
-}
 
 function write(name: string, text: string): string {
   mkdirSync(generated, { recursive: true });
@@ -205,7 +178,7 @@ describe('gate-audit --entry', () => {
   });
 
   it('records nothing even after the app resets process.env', () => {
-    const log = join(marks, 'reset.jsonl');
+    const log = join(marksFolder(), 'reset.jsonl');
     const entry = write(
       'env-reset.mjs',
       [
@@ -221,7 +194,7 @@ describe('gate-audit --entry', () => {
   });
 
   it('records nothing: a decision log the entry opens is never created', () => {
-    const log = join(marks, 'decisions.jsonl');
+    const log = join(marksFolder(), 'decisions.jsonl');
     const entry = write(
       'logs.mjs',
       [

@@ -5,43 +5,19 @@
  * case runs the built `gate-audit` on a fixture of `fixtures/apps/unruly/`.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type CoverageReport, CoverageReportSchema } from '../../src/report/schema.js';
 import { root } from '../helpers/cli.js';
+import { markedRuns } from '../helpers/marked-runs.js';
 
 const bin = join(root, 'bin/gate-audit.js');
 const unruly = (name: string): string => `fixtures/apps/unruly/${name}.ts`;
 
-let marks: string;
-beforeEach(() => {
-  marks = mkdtempSync(join(tmpdir(), 'gate-audit-marks-'));
-});
-afterEach(() => rmSync(marks, { recursive: true, force: true }));
-
-/** What ran for real in the app (tool bodies, model calls, `then`, Proxy traps), one line each. */
-const ran = (): string[] => {
-  const log = join(marks, 'ran.log');
-  return existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : [];
-};
-
-function gateAudit(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [bin, ...args], {
-    cwd: root,
-    encoding: 'utf8',
-    env: { ...process.env, CI: 'true', RUNNER_MARKS: marks },
-    timeout: 90_000,
-  });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
-}
-
-function json(args: string[]): { status: number | null; report: CoverageReport; stderr: string } {
-  const run = gateAudit(['--format', 'json', ...args]);
-  return { status: run.status, report: CoverageReportSchema.parse(JSON.parse(run.stdout)), stderr: run.stderr };
-}
+const { ran, gateAudit, json } = markedRuns();
 
 const loadNotes = (report: CoverageReport): NonNullable<CoverageReport['notes']> =>
   (report.notes ?? []).filter((n) => n.kind === 'load');
