@@ -4,6 +4,7 @@
  */
 import { resolve, sep } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
+import { isAuditing } from '../auditing.js';
 import { PolicyError } from '../errors.js';
 import { joinPath } from '../paths.js';
 import { type AgentVerdicts, type CheckProblem, checkPolicy, policyProblems } from '../policy/check-policy.js';
@@ -185,6 +186,13 @@ export async function checkPolicyCommand(argv: readonly string[], streams: Strea
       'modules exporting a Graph, a Swarm, or a factory of one (none: validate the policy alone)',
     )
     .option('--export <name>', 'check only this export of each module')
+    .option(
+      '--entry <file>',
+      'run this entry point (in the audit process) and check each tree it invokes; each invocation is stopped (repeatable)',
+      (value: string, previous: string[] = []) => [...previous, value],
+    )
+    .option('--entry-args <args>', 'the arguments an entry gets after its path (split on spaces)')
+    .option('--entry-settle <ms>', 'how long an entry run waits for another invocation after one', msArg, 2_000)
     .option('--timeout <ms>', 'how long an exported factory may take', msArg, 30_000)
     .option('--format <format>', `output format: ${CHECK_FORMATS.join(', ')}`, formatArg, 'text')
     .option('--strict', 'exit 1 when a rule matches no known tool or a tool falls to the default')
@@ -194,7 +202,15 @@ export async function checkPolicyCommand(argv: readonly string[], streams: Strea
     );
   command.parse([...argv], { from: 'user' });
   const [policyPath, ...modules] = command.args as [string, ...string[]];
-  const options = command.opts<{ export?: string; timeout: number; format: CheckFormat; strict?: boolean }>();
+  const options = command.opts<{
+    export?: string;
+    timeout: number;
+    format: CheckFormat;
+    strict?: boolean;
+    entry?: string[];
+    entryArgs?: string;
+    entrySettle: number;
+  }>();
   let compiled: CompiledPolicy;
   try {
     compiled = loadCompiledPolicy(resolve(cwd, policyPath));
@@ -211,7 +227,7 @@ export async function checkPolicyCommand(argv: readonly string[], streams: Strea
     );
     return 2;
   }
-  const found =
+  const found: { module: string; exportName: string; orchestrator: unknown }[] =
     modules.length === 0
       ? []
       : await loadModules(modules, {
@@ -220,6 +236,32 @@ export async function checkPolicyCommand(argv: readonly string[], streams: Strea
           cwd,
           noise: (chunk) => void streams.stderr.write(chunk),
         });
+  if ((options.entry ?? []).length > 0 && !isAuditing()) {
+    streams.stderr.write(
+      'gate-audit: check-policy --entry runs only in the audit process | run it with the gate-audit command\n',
+    );
+    return 2;
+  }
+  for (const entry of options.entry ?? []) {
+    // Only in the audit process (the CLI runs check-policy there): its preload stops every invocation.
+    const { runEntryInProcess } = await import('./child/entry-run.js');
+    const absolute = resolve(cwd, entry);
+    const end = await runEntryInProcess({
+      entry: absolute,
+      cwd,
+      args: (options.entryArgs ?? '').split(/\s+/).filter((a) => a !== ''),
+      settleMs: options.entrySettle,
+      timeoutMs: options.timeout,
+      onTarget: (target, _kind, id) =>
+        found.push({ module: entry, exportName: `(invoked ${id})`, orchestrator: target }),
+    });
+    if (end.invocations === 0) {
+      streams.stderr.write(
+        `gate-audit: entry=<${visible(entry)}> | invoked no agent or orchestrator${end.threw === undefined ? '' : ` (its import threw: ${visible(end.threw.split('\n')[0] ?? '')})`} | make it invoke its tree at startup, or check the module that builds it\n`,
+      );
+      return 2;
+    }
+  }
   const checked = found.map((source) => ({
     module: source.module,
     exportName: source.exportName,
@@ -228,7 +270,7 @@ export async function checkPolicyCommand(argv: readonly string[], streams: Strea
   const problems = policyProblems(
     compiled,
     checked.flatMap((c) => c.agents),
-    modules.length > 0,
+    modules.length > 0 || (options.entry ?? []).length > 0,
   ).map((p) => (options.strict === true || p.level !== 'error' ? p : { ...p, level: 'warning' as const }));
   const output =
     options.format === 'json'

@@ -211,6 +211,25 @@ describe('gate-audit --entry', () => {
     expect(existsSync(log)).toBe(false);
   });
 
+  it('check-policy --entry judges the tools of each tree the entry invokes, and runs none of them', () => {
+    const run = gateAudit(['check-policy', 'fixtures/policies/app-policy.yaml', '--entry', runner('main')]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`${runner('main')}#(invoked runner)`);
+    expect(run.stdout).toMatch(/runner › review › drafter › helper\n\s+bash\s+deny/);
+    expect(run.stdout).not.toContain('no module given');
+    const nothing = gateAudit([
+      'check-policy',
+      'fixtures/policies/app-policy.yaml',
+      '--entry',
+      runner('server'),
+      '--timeout',
+      '1500',
+    ]);
+    expect(nothing.status).toBe(2);
+    expect(nothing.stderr).toContain(`entry=<${runner('server')}> | invoked no agent or orchestrator`);
+    expect(ran()).toEqual([]);
+  });
+
   it('an entry that does not exist is a usage error naming it', () => {
     const run = gateAudit(['--entry', 'src/nope.ts']);
     expect(run.status).toBe(2);
