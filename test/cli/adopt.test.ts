@@ -748,6 +748,40 @@ describe.concurrent('one run, every report', { timeout: 240_000 }, () => {
     }
   });
 
+  it('--watch --entry audits again when a file the entry imports changes', async () => {
+    const dir = join(scratch, 'watch-entry');
+    write('watch-entry/ids.ts', "export const clerkId = 'clerk';\n");
+    write(
+      'watch-entry/main.ts',
+      "import { Agent } from '@strands-agents/sdk';\nimport { clerkId } from './ids.js';\n" +
+        "await new Agent({ id: clerkId, printer: false }).invoke('go');\n",
+    );
+    const release = await slot();
+    const child = spawn(process.execPath, [bin, '--watch', '--entry', 'main.ts'], {
+      cwd: dir,
+      env: { ...process.env, NODE_NO_WARNINGS: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const until = async (done: () => boolean): Promise<void> => {
+      for (let i = 0; i < 600 && !done(); i += 1) await new Promise((r) => setTimeout(r, 100));
+    };
+    try {
+      await until(() => /watching \d+ files/.test(stderr));
+      expect(stdout).toMatch(/✘ clerk +agent +ungated/);
+      writeFileSync(join(dir, 'ids.ts'), "export const clerkId = 'archivist';\n");
+      await until(() => stdout.includes('archivist'));
+      expect(stdout).toMatch(/✘ archivist +agent +ungated/);
+    } finally {
+      child.kill('SIGINT');
+      await new Promise((r) => child.on('close', r));
+      release();
+    }
+  });
+
   it('the output file of --output-file keeps working, in a folder that does not exist yet', async () => {
     const file = join(scratch, 'new/folder/report.md');
     const run = await gateAudit(['--format', 'markdown', '--output-file', file, 'fixtures/graphs/gated-app.ts']);

@@ -59,12 +59,12 @@ export async function runEntryInProcess(options: InProcessEntry): Promise<InProc
     Object.defineProperty(stop, STOP_MARK, { value: true });
     return stop;
   });
-  const exit = process.exit;
-  process.exit = ((): never => {
+  const exit = Object.getOwnPropertyDescriptor(process, 'exit');
+  process.exit = (): never => {
     wake('exit');
     // Unwinds the entry's own code; the process stays for the command.
     throw new Error('gate-audit: process.exit() held while the entry is checked');
-  }) as typeof process.exit;
+  };
   const keep = (): void => undefined;
   process.on('uncaughtException', keep);
   process.on('unhandledRejection', keep);
@@ -87,7 +87,7 @@ export async function runEntryInProcess(options: InProcessEntry): Promise<InProc
   const ended = await done;
   clearTimeout(timeout);
   clearTimeout(settleTimer);
-  process.exit = exit;
+  if (exit !== undefined) Object.defineProperty(process, 'exit', exit);
   process.argv = argv;
   return { invocations, ended, ...(threw === undefined ? {} : { threw }) };
 }
