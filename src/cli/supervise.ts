@@ -155,7 +155,7 @@ export function runChild(job: JobInput, options: SuperviseOptions): Promise<Chil
       }
     };
     child.stdin.on('error', () => undefined);
-    child.stdin.end(key.toString('hex'));
+    child.stdin.end(key);
     if (options.timer !== undefined) control.arm(options.timer.ms, options.timer.reason);
     const poll = setInterval(read, POLL_MS);
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => options.noise(chunk));

@@ -194,6 +194,13 @@ describe('code in the audit process cannot write or rewrite its results', () => 
     expect(report.summary.gated).toBe(0);
   });
 
+  it('an inspector session or a heap snapshot (to read the results key) is refused in the audit process', () => {
+    const { status, report } = json([unruly('reads-its-auditor')]);
+    expect(status).toBe(1);
+    expect(report.summary.ungated).toBe(7);
+    expect(ran()).toEqual([]);
+  });
+
   it('Object.prototype.toJSON does not rewrite the rows: the ungated Graph stays ungated (exit 1)', () => {
     const { status, report } = json([unruly('poisons-tojson')]);
     expect(status).toBe(1);

@@ -4,7 +4,7 @@
  * so a line written is a line the CLI reads even when the process dies right after. The functions it writes
  * with are taken before any user code runs.
  */
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey } from 'node:crypto';
 import { openSync, readFileSync, writeSync } from 'node:fs';
 import { Server } from 'node:net';
 import { relative } from 'node:path';
@@ -37,8 +37,11 @@ const hmacProto = Object.getPrototypeOf(createHmac('sha256', 'x')) as object;
 const hmacUpdate = Object.getOwnPropertyDescriptor(hmacProto, 'update')?.value as (data: string) => unknown;
 const hmacDigest = Object.getOwnPropertyDescriptor(hmacProto, 'digest')?.value as (encoding: string) => string;
 const job = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as Job;
-// The key that authenticates every line comes on stdin (the CLI writes it and closes it).
-const key = Buffer.from(readFileSync(0, 'utf8').trim(), 'hex');
+// The key that authenticates every line comes on stdin as raw bytes (the CLI writes it and closes it). It is
+// kept as a KeyObject (native memory, never a JS string a heap dump would show) and its bytes are zeroed.
+const keyBytes = readFileSync(0);
+const key = createSecretKey(keyBytes);
+keyBytes.fill(0);
 const fd = openSync(job.results, 'a');
 
 /** JSON text of plain data, without `toJSON` or any other method the audited code could have replaced. */

@@ -202,6 +202,17 @@ function refuseProcesses(): void {
   for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
     childProcess[name] = refuse(`child_process.${name}()`);
   }
+  // The inspector and heap snapshots could read what gate-audit's own code keeps in its closures.
+  const inspector = nodeRequire('node:inspector') as Record<string, unknown>;
+  inspector.Session = class RefusedSession {
+    constructor() {
+      refuse('an inspector Session')();
+    }
+  };
+  inspector.open = refuse('inspector.open()');
+  const v8 = nodeRequire('node:v8') as Record<string, unknown>;
+  v8.writeHeapSnapshot = refuse('v8.writeHeapSnapshot()');
+  v8.getHeapSnapshot = refuse('v8.getHeapSnapshot()');
   const workers = nodeRequire('node:worker_threads') as Record<string, unknown>;
   workers.Worker = class RefusedWorker {
     constructor() {
