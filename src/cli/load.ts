@@ -451,8 +451,11 @@ export async function importModule(
       const { exports } = await withTimeout(
         javascript
           ? importNativeBoxed(absolute).catch((error: unknown) => {
-              // ESM syntax in a CommonJS package (Node does not detect it everywhere): jiti transpiles it.
-              if (!(error instanceof SyntaxError) || !/\b(import|export)\b/.test(error.message)) throw error;
+              // ESM syntax in a CommonJS package (Node does not detect it everywhere), or a JavaScript module that
+              // imports TypeScript: jiti transpiles it (both fail before any of the module runs).
+              const unknownExtension = (error as { code?: unknown } | null)?.code === 'ERR_UNKNOWN_FILE_EXTENSION';
+              const esmSyntax = error instanceof SyntaxError && /\b(import|export)\b/.test(error.message);
+              if (!unknownExtension && !esmSyntax) throw error;
               return withExportsBoxed(absolute, () => jiti.import(absolute));
             })
           : withExportsBoxed(absolute, () => jiti.import(absolute)),

@@ -211,6 +211,43 @@ describe('gate-audit --entry', () => {
     expect(existsSync(log)).toBe(false);
   });
 
+  it("accept under --entry: module names a module of the entry's import closure, path is from the invoked root", () => {
+    const entry = write(
+      'remote.mjs',
+      "import { buildRemoteGraph } from '../../../fixtures/graphs/remote-graph.ts';\nawait buildRemoteGraph().invoke('go');\n",
+    );
+    const config = write(
+      'accept.config.json',
+      JSON.stringify({
+        accept: [
+          {
+            module: '../../../fixtures/graphs/remote-graph.ts',
+            path: 'procurement/partner-agent',
+            reason: 'gated on its own server',
+          },
+        ],
+      }),
+    );
+    const { report } = json(['--config', config, '--entry', entry]);
+    expect(report.nodes.find((n) => n.id === 'partner-agent')?.status).toBe('accepted');
+    // A path that is no node of what the entry invoked is a stale entry: exit 2.
+    const stale = write('stale.config.json', JSON.stringify({ accept: [{ path: 'procurement/nobody', reason: 'x' }] }));
+    const run = gateAudit(['--config', stale, '--entry', entry]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('field=<accept[0].path> | "procurement/nobody" matches no node');
+  });
+
+  it("a native ESM entry's import closure is known: a report may not overwrite a file it imports", () => {
+    write('ids.mjs', "export const id = 'native';\n");
+    const entry = write(
+      'native.mjs',
+      "import { Agent } from '@strands-agents/sdk';\nimport { id } from './ids.mjs';\nawait new Agent({ id, printer: false }).invoke('x');\n",
+    );
+    const run = gateAudit(['--format', 'json', '--output-file', 'test/.generated/entry/ids.mjs', '--entry', entry]);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('it is a file a loaded module imports of this run');
+  });
+
   it('check-policy --entry judges the tools of each tree the entry invokes, and runs none of them', () => {
     const run = gateAudit(['check-policy', 'fixtures/policies/app-policy.yaml', '--entry', runner('main')]);
     expect(run.status).toBe(0);

@@ -12,7 +12,7 @@ import { auditModule, judgeTree, posix, realOf } from '../audit-module.js';
 import { loadConfig } from '../config.js';
 import { importModule, LoadTimeoutError, loadModule } from '../load.js';
 import { importClosure } from '../locate.js';
-import { type InvokedKind, onInvocation, STOP_MARK } from './preload.js';
+import { esmLoadedFiles, type InvokedKind, onInvocation, STOP_MARK } from './preload.js';
 import {
   type AcceptRule,
   type ChildLine,
@@ -213,6 +213,7 @@ async function runModules(modules: ModulesJob): Promise<void> {
     invoked = [];
     invokedNote = false;
     emit({ t: 'start', index, module: shown });
+    const esmBefore = esmLoadedFiles().length;
     let outcome: ModuleOutcome;
     const exportedTargets = new Set<unknown>();
     try {
@@ -264,7 +265,7 @@ async function runModules(modules: ModulesJob): Promise<void> {
         notes,
         usedAccept: [...new Set([...outcome.usedAccept, ...invoked.flatMap((i) => i.used)])],
         pathsSeen: [...outcome.pathsSeen, ...extra.flatMap((r) => r.nodes.map((n) => n.path.join('/')))],
-        closure: importClosure(target.absolute),
+        closure: [...new Set([...importClosure(target.absolute), ...esmLoadedFiles().slice(esmBefore)])],
       },
     });
     // What the module started (a timer, a rejected promise) runs here, before the next module starts, so a
@@ -318,7 +319,7 @@ async function runEntry(entry: EntryJob): Promise<void> {
   const projectModule = posix(relative(entry.root, entry.entry));
   let closure: Set<string> | undefined;
   const closureReal = (): Set<string> => {
-    closure ??= new Set(importClosure(entry.entry).map(realOf));
+    closure ??= new Set([...importClosure(entry.entry), ...esmLoadedFiles()].map(realOf));
     return closure;
   };
   watchInvocations({
@@ -346,7 +347,7 @@ async function runEntry(entry: EntryJob): Promise<void> {
   } catch (error) {
     emit({ t: 'entry-loaded', error: toWire(error) });
   }
-  emit({ t: 'closure', files: importClosure(entry.entry) });
+  emit({ t: 'closure', files: [...new Set([...importClosure(entry.entry), ...esmLoadedFiles()])] });
 }
 
 async function runCommand(command: CommandJob): Promise<void> {

@@ -15,8 +15,9 @@
  * is stopped all the same: nothing runs in an audit.
  */
 import Module, { createRequire, register, syncBuiltinESMExports } from 'node:module';
-import { isAbsolute } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
+import { dirname, isAbsolute, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AUDITING_MARK } from '../../auditing.js';
 import { isSdkUrl, SDK_MODULE_KEY } from './sdk-hooks.js';
 
@@ -50,6 +51,14 @@ const KIND_OF_EXPORT: Readonly<Record<string, InvokedKind>> = { Agent: 'agent', 
 const TOOL_CLASSES = ['FunctionTool', 'ZodTool', 'Tool'];
 
 let handler: InvocationHandler | undefined;
+const esmLoaded = new Set<string>();
+/** gate-audit's own folder (its `dist/`, or its sources). */
+const ownRoot = `${dirname(dirname(dirname(fileURLToPath(import.meta.url))))}${sep}`;
+
+/** The project files (outside `node_modules`) the ESM loader has loaded so far, in load order. */
+export function esmLoadedFiles(): string[] {
+  return [...esmLoaded];
+}
 const patched = new WeakSet<object>();
 const copies = new Set<string>();
 
@@ -232,7 +241,19 @@ function install(): void {
     configurable: false,
     writable: false,
   });
-  register('./sdk-hooks.js', import.meta.url);
+  const channel = new MessageChannel();
+  channel.port1.on('message', (url: unknown) => {
+    if (typeof url !== 'string') return;
+    try {
+      const file = fileURLToPath(url);
+      // gate-audit's own files and its import boxes are not the project's.
+      if (!file.startsWith(ownRoot) && !file.includes('gate-audit-box-')) esmLoaded.add(file);
+    } catch {
+      // not a file
+    }
+  });
+  channel.port1.unref();
+  register('./sdk-hooks.js', import.meta.url, { data: { port: channel.port2 }, transferList: [channel.port2] });
   refuseProcesses();
   const internals = Module as unknown as ModuleInternals;
   const load = internals._load;

@@ -62,6 +62,19 @@ export function markLine(url: string): string {
   );
 }
 
+/** Where loaded project files are told (the preload's end of a MessageChannel). */
+let loadedFiles: { postMessage(message: string): void } | undefined;
+
+/**
+ * Node's `initialize` hook: the port the preload listens on for the project files ESM loads (the import
+ * closure of a natively imported module, which Node's CommonJS cache does not hold).
+ *
+ * @param data - `{ port }` from `register`
+ */
+export function initialize(data: { port?: { postMessage(message: string): void } } | undefined): void {
+  loadedFiles = data?.port;
+}
+
 interface LoadResult {
   readonly format?: string | null;
   readonly source?: string | ArrayBuffer | ArrayBufferView | null;
@@ -79,6 +92,7 @@ type NextLoad = (url: string, context: unknown) => Promise<LoadResult>;
  */
 export async function load(url: string, context: unknown, nextLoad: NextLoad): Promise<LoadResult> {
   const result = await nextLoad(url, context);
+  if (url.startsWith('file:') && !url.includes('/node_modules/')) loadedFiles?.postMessage(url);
   if (result.format !== 'module' || !isSdkUrl(url) || result.source === undefined || result.source === null) {
     return result;
   }
