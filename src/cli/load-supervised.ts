@@ -8,7 +8,14 @@
 import { relative } from 'node:path';
 import { GateAuditError, type GateAuditErrorCode } from '../errors.js';
 import type { CoverageNote, CoverageReport } from '../report/schema.js';
-import type { AcceptRule, ChildLine, ConfigRef, ModuleOutcome, WireError } from './child/protocol.js';
+import {
+  type AcceptRule,
+  type ChildLine,
+  type ConfigRef,
+  type ModuleOutcome,
+  TAMPERED_EXIT,
+  type WireError,
+} from './child/protocol.js';
 import { type ChildRun, runChild } from './supervise.js';
 
 /** Extra time the CLI gives the child beyond the timeout the child keeps itself (a busy loop never yields). */
@@ -49,6 +56,7 @@ export function fromWire(wire: WireError): Error {
 export function howItEnded(run: ChildRun): string {
   if (run.spawnError !== undefined) return `could not start the audit process (${run.spawnError})`;
   if (run.killed !== undefined) return run.killed;
+  if (run.code === TAMPERED_EXIT) return 'found its results file replaced under it, and stopped';
   const fatal = run.lines.findLast((l) => l.t === 'fatal');
   if (fatal?.t === 'fatal') {
     const what = fatal.origin === 'unhandledRejection' ? 'an unhandled rejection' : 'an uncaught exception';
@@ -152,7 +160,10 @@ export async function loadModulesSupervised(
             open = undefined;
             lastDone = line.index;
           }
-          control.arm(settings.timeoutMs + GRACE_MS, deadline);
+          // Only progress of gate-audit's own steps re-arms the timer (a stream of crash reports is no progress).
+          if (line.t === 'ready' || line.t === 'start' || line.t === 'step' || line.t === 'done') {
+            control.arm(settings.timeoutMs + GRACE_MS, deadline);
+          }
         },
       },
     );
@@ -199,6 +210,18 @@ export async function loadModulesSupervised(
       );
       pending = batch.slice(1);
     }
+  }
+  // Every module gets an outcome or a load note: one with neither lost its results on the way.
+  for (const target of targets) {
+    const shown = shownOf(target.absolute);
+    if (outcomes.some((o) => o.absolute === target.absolute) || notes.some((n) => n.module === shown)) continue;
+    notes.push(
+      loadNote(
+        shown,
+        'no result of it reached gate-audit (its results were lost on the way)',
+        "a module must not touch the audit process's descriptors; audit code you trust",
+      ),
+    );
   }
   return { outcomes, notes };
 }

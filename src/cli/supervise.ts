@@ -14,7 +14,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } fro
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AUDITING_ENV, type ChildLine, type Job } from './child/protocol.js';
+import { AUDITING_ENV, type ChildLine, type Job, TAMPERED_EXIT } from './child/protocol.js';
 
 /** How the child ended. */
 export interface ChildRun {
@@ -54,6 +54,10 @@ export type JobInput = Job extends infer J ? (J extends Job ? Omit<J, 'results'>
 
 /** How often the results file is read while the child runs. */
 const POLL_MS = 20;
+
+/** The most a child may write: beyond it (or a line longer than a line can be) its results are refused. */
+const MAX_RESULTS_BYTES = 256 * 1024 * 1024;
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 /** The built file of a child module (from the sources, in gate-audit's own tests: the build beside them). */
 function builtFile(name: string): string {
@@ -122,13 +126,24 @@ export function runChild(job: JobInput, options: SuperviseOptions): Promise<Chil
         killGroup();
       },
     };
+    let expectedSeq = 0;
+    let overflow = false;
     const read = (): void => {
+      if (overflow) return;
       const buffer = Buffer.alloc(64 * 1024);
       for (;;) {
         const n = readSync(fd, buffer, 0, buffer.length, offset);
         if (n <= 0) break;
         offset += n;
         partial += buffer.subarray(0, n).toString('utf8');
+        if (offset > MAX_RESULTS_BYTES || (partial.length > MAX_LINE_BYTES && !partial.includes('\n'))) {
+          // Not what gate-audit's child writes: the results are refused, the child ended.
+          overflow = true;
+          forged += 1;
+          partial = '';
+          control.kill('wrote more results than an audit writes (its results file was grown)');
+          return;
+        }
       }
       let newline = partial.indexOf('\n');
       while (newline !== -1) {
@@ -144,13 +159,21 @@ export function runChild(job: JobInput, options: SuperviseOptions): Promise<Chil
           forged += 1;
           continue;
         }
-        let line: ChildLine;
+        let line: ChildLine & { seq?: unknown };
         try {
-          line = JSON.parse(body) as ChildLine;
+          line = JSON.parse(body) as ChildLine & { seq?: unknown };
         } catch {
           continue; // a line cut by a crash mid-write: what came before it stands
         }
+        // Lines are numbered under the HMAC: one missing (dropped on the way) or repeated is tampering.
+        if (line.seq !== expectedSeq) {
+          forged += 1;
+          continue;
+        }
+        expectedSeq += 1;
         lines.push(line);
+        // A child that wrote its end and does not exit (its exit was replaced) is ended.
+        if (line.t === 'end') control.arm(2_000, 'did not exit after it wrote its results', 'end');
         options.onLine?.(line, control);
       }
     };
@@ -182,7 +205,7 @@ export function runChild(job: JobInput, options: SuperviseOptions): Promise<Chil
         lines,
         code,
         signal,
-        forged,
+        forged: forged + (code === TAMPERED_EXIT ? 1 : 0),
         ...(killed === undefined ? {} : { killed }),
         ...(spawnError === undefined ? {} : { spawnError }),
       });

@@ -177,6 +177,16 @@ describe('gate-audit --entry', () => {
     expect(run.status).toBe(1);
   });
 
+  it('an entry may not register loader hooks of its own (they could load an SDK copy the audit never sees)', () => {
+    const entry = write(
+      'hooks.mjs',
+      "import { register } from 'node:module';\ntry { register('data:text/javascript,export {}'); console.error('registered'); } catch (error) { console.error(String(error)); }\n",
+    );
+    const run = gateAudit(['--format', 'json', '--entry', entry]);
+    expect(run.stderr).toContain('module.register() is refused while auditing');
+    expect(run.stderr).not.toContain('registered');
+  });
+
   it('records nothing even after the app resets process.env', () => {
     const log = join(marksFolder(), 'reset.jsonl');
     const entry = write(

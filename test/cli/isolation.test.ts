@@ -175,7 +175,9 @@ describe('what a module exports is read without running its code', () => {
 describe('a module that invokes its tree while it is imported', () => {
   it('the invocation is stopped before any model call or tool body, its tree is audited, and a note says --entry', () => {
     const { status, report } = json([unruly('invokes-at-import')]);
-    expect(status).toBe(1);
+    // Its import ended in the stop (a top-level await): its exports were never read, a load failure.
+    expect(status).toBe(2);
+    expect(loadNotes(report)[0]?.message).toMatch(/^its import ended in the audit's stop/);
     expect(report.sources.map((s) => s.export)).toEqual(['(invoked)']);
     expect(report.nodes.map((n) => n.path.join('/'))).toContain('runner/review/drafter/helper');
     const note = (report.notes ?? []).find((n) => n.kind === 'invoked-at-import');
@@ -217,5 +219,42 @@ describe('code in the audit process cannot write or rewrite its results', () => 
     const { status, report } = json([unruly('many-values')]);
     expect(status).toBe(1);
     expect(report.sources.map((s) => s.export)).toEqual(['config.graphs[0]']);
+  });
+});
+
+describe('code in the audit process cannot lose, grow or outlive its results', () => {
+  it('pointing the results descriptor at another file stops the process: exit 2, nothing of it passes', () => {
+    const { status, report } = json([unruly('swaps-results-fd')]);
+    expect(status).toBe(2);
+    expect(loadNotes(report).map((n) => n.message)).toContain(
+      'found its results file replaced under it, and stopped while it was imported, so nothing it exports was audited',
+    );
+  });
+
+  it('a results file grown to hundreds of MB is refused, not read: exit 2', () => {
+    const { status, report } = json([unruly('grows-results')]);
+    expect(status).toBe(2);
+    expect(loadNotes(report).some((n) => n.message.startsWith('wrote more results than an audit writes'))).toBe(true);
+  });
+
+  it('a process that replaced its exit and keeps throwing is ended: the report comes, exit 1', () => {
+    const started = Date.now();
+    const { status, report } = json(['--timeout', '3000', unruly('never-exits')]);
+    expect(status).toBe(1);
+    expect(report.summary.ungated).toBe(7);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('an import that ends in the stop is a load failure: its exports were never read (exit 2)', () => {
+    const { status, report } = json([unruly('decoy-stop')]);
+    expect(status).toBe(2);
+    expect(loadNotes(report)[0]?.message).toMatch(/^its import ended in the audit's stop/);
+  });
+
+  it("Node's internal bindings are refused in the audit process", () => {
+    const { status, report } = json([unruly('uses-bindings')]);
+    expect(status).toBe(1);
+    expect(report.summary.ungated).toBe(7);
+    expect(ran()).toEqual([]);
   });
 });

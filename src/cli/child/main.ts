@@ -5,7 +5,7 @@
  * with are taken before any user code runs.
  */
 import { createHmac, createSecretKey } from 'node:crypto';
-import { openSync, readFileSync, writeSync } from 'node:fs';
+import { fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { Server } from 'node:net';
 import { relative } from 'node:path';
 import { auditModule, judgeTree, posix, realOf } from '../audit-module.js';
@@ -22,6 +22,7 @@ import {
   type Job,
   type ModuleOutcome,
   type ModulesJob,
+  TAMPERED_EXIT,
   toWire,
 } from './protocol.js';
 import type { CoverageNote, CoverageReport } from '../../report/schema.js';
@@ -32,6 +33,8 @@ const stringify = JSON.stringify;
 const keysOf = Object.keys;
 const isArray = Array.isArray;
 const exit = process.exit.bind(process);
+const reallyExit = (process as unknown as { reallyExit: (code: number) => never }).reallyExit.bind(process);
+const fstat = fstatSync;
 const apply = Reflect.apply;
 const hmacProto = Object.getPrototypeOf(createHmac('sha256', 'x')) as object;
 const hmacUpdate = Object.getOwnPropertyDescriptor(hmacProto, 'update')?.value as (data: string) => unknown;
@@ -43,6 +46,10 @@ const keyBytes = readFileSync(0);
 const key = createSecretKey(keyBytes);
 keyBytes.fill(0);
 const fd = openSync(job.results, 'a');
+// The results file this process must write to: if its descriptor comes to point elsewhere (the audited code
+// closed it and opened another file, which got the same number), the process ends with TAMPERED_EXIT at once.
+const results = fstat(fd);
+let seq = 0;
 
 /** JSON text of plain data, without `toJSON` or any other method the audited code could have replaced. */
 function toJsonText(value: unknown): string {
@@ -68,7 +75,10 @@ function toJsonText(value: unknown): string {
 
 function emit(line: ChildLine): void {
   try {
-    const body = toJsonText(line);
+    const now = fstat(fd);
+    if (now.ino !== results.ino || now.dev !== results.dev) reallyExit(TAMPERED_EXIT);
+    const body = toJsonText({ ...line, seq });
+    seq += 1;
     const hmac = createHmac('sha256', key);
     apply(hmacUpdate, hmac, [body]);
     writeSync(fd, `${apply(hmacDigest, hmac, ['hex'])} ${body}\n`);
@@ -234,6 +244,23 @@ async function runModules(modules: ModulesJob): Promise<void> {
       );
       for (const found of result.found) exportedTargets.add(found.orchestrator);
       outcome = auditModule(result, modules, modules.failOnUnaudited);
+      if (result.stopped === true) {
+        // Its import ended in the stop: nothing it exports was read, so the run cannot pass on it.
+        outcome = {
+          ...outcome,
+          notes: [
+            ...outcome.notes,
+            {
+              kind: 'load',
+              module: shown,
+              message:
+                "its import ended in the audit's stop (it invoked an agent or orchestrator at top level and did not catch the stop), so nothing it exports was read",
+              fix: `audit it as the entry point it is: gate-audit --entry ${shown}`,
+              fails: true,
+            },
+          ],
+        };
+      }
     } catch (error) {
       if (error instanceof LoadTimeoutError) {
         outcome = loadFindingOutcome(shown, target.absolute, error.message);
@@ -376,7 +403,9 @@ async function run(): Promise<void> {
     emit({ t: 'error', error: toWire(error) });
   }
   emit({ t: 'end' });
-  exit(0);
+  // process.exit looks up process.reallyExit when called: the one taken at start is what ends the process.
+  process.exitCode = 0;
+  reallyExit(0);
 }
 
 void run();

@@ -222,6 +222,14 @@ function refuseProcesses(): void {
   const v8 = nodeRequire('node:v8') as Record<string, unknown>;
   v8.writeHeapSnapshot = refuse('v8.writeHeapSnapshot()');
   v8.getHeapSnapshot = refuse('v8.getHeapSnapshot()');
+  // Node's internal bindings reach all of the above (spawn_sync, process_wrap, inspector) without the modules.
+  const processBindings = process as unknown as Record<string, unknown>;
+  processBindings.binding = refuse('process.binding()');
+  processBindings._linkedBinding = refuse('process._linkedBinding()');
+  // Loader hooks of the audited code could hand it a copy of the SDK the preload never sees.
+  const moduleApi = Module as unknown as Record<string, unknown>;
+  moduleApi.register = refuse('module.register()');
+  if (typeof moduleApi.registerHooks === 'function') moduleApi.registerHooks = refuse('module.registerHooks()');
   const workers = nodeRequire('node:worker_threads') as Record<string, unknown>;
   workers.Worker = class RefusedWorker {
     constructor() {

@@ -136,6 +136,9 @@ export type ChildLine =
 
 export { AUDITING_ENV } from '../../auditing.js';
 
+/** The exit code of an audit child whose results descriptor was replaced under it (it writes nothing more). */
+export const TAMPERED_EXIT = 86;
+
 /**
  * An error as plain data.
  *
