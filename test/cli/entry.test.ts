@@ -223,8 +223,8 @@ describe('gate-audit --entry', () => {
 
   it("accept under --entry: module names a module of the entry's import closure, path is from the invoked root", () => {
     const entry = write(
-      'remote.mjs',
-      "import { buildRemoteGraph } from '../../../fixtures/graphs/remote-graph.ts';\nawait buildRemoteGraph().invoke('go');\n",
+      'remote.ts',
+      "import { buildRemoteGraph } from '../../../fixtures/graphs/remote-graph.js';\nawait buildRemoteGraph().invoke('go');\n",
     );
     const config = write(
       'accept.config.json',
