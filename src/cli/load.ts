@@ -302,20 +302,6 @@ async function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => 
   }
 }
 
-/** The files (outside `node_modules`) Node's module cache holds: what jiti loaded so far. */
-export function loadedFiles(): string[] {
-  return Object.keys(nodeRequire.cache).filter((file) => isAbsolute(file) && !file.includes('/node_modules/'));
-}
-
-/**
- * Forgets every project file jiti loaded, so the next import evaluates them again (`--watch`).
- *
- * @param files - the files to forget
- */
-export function forgetLoaded(files: Iterable<string>): void {
-  for (const file of files) delete nodeRequire.cache[file];
-}
-
 interface CachedModule {
   exports: unknown;
   loaded: boolean;

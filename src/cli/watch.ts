@@ -1,11 +1,10 @@
 /**
  * `--watch`: audit again when a file the last run read changes (the configuration, a module, or a project
  * file a module imports). Folders are watched rather than files, so an editor that saves by replacing the
- * file is still seen. Each run loads its modules afresh; the SDK stays loaded once.
+ * file is still seen. Each run loads its modules afresh, in a new audit process.
  */
 import { type FSWatcher, watch } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { forgetLoaded } from './load.js';
 
 /** What `watchRuns` needs. */
 export interface WatchOptions {
@@ -77,7 +76,6 @@ export async function watchRuns(options: WatchOptions): Promise<number> {
         return;
       }
       running = true;
-      forgetLoaded(watched);
       stderr.write('gate-audit: a watched file changed, auditing again\n');
       await once();
       running = false;

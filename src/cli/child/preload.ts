@@ -8,7 +8,8 @@
  *   a package named `@strands-agents/sdk`, by its resolved file;
  * - patches each copy's `Agent`, `Graph` and `Swarm` once: `invoke` and `stream`, and below them the steps a
  *   subclass that skips `stream` still reaches before a model is called or an MCP client connects
- *   (`initialize`, `_stream`, `_streamCore`, `_invokeModel`, `executeTools`, where the copy has them).
+ *   (`initialize`, `_stream`, `_streamCore`, `_invokeModel`, `_invokeModelWithMiddleware`, `_streamFromModel`,
+ *   `executeTools`, where the copy has them), and the SDK's tool classes (a direct call of a tool).
  *
  * Each patched call asks the handler the audit child installed (`onInvocation`) what to do with the object
  * about to run; the handler audits it and answers with the stop error to throw. Without a handler the call
@@ -60,7 +61,6 @@ export function esmLoadedFiles(): string[] {
   return [...esmLoaded];
 }
 const patched = new WeakSet<object>();
-const copies = new Set<string>();
 
 /**
  * Installs what each invocation gets (the audit child's handler).
@@ -69,16 +69,6 @@ const copies = new Set<string>();
  */
 export function onInvocation(next: InvocationHandler): void {
   handler = next;
-}
-
-/** Where each patched SDK copy was found (a module URL, or `require:` and its file). */
-export function sdkCopiesSeen(): string[] {
-  return [...copies];
-}
-
-/** Whether an error is the stop error of an audit. */
-export function isAuditStop(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && Object.getOwnPropertyDescriptor(error, STOP_MARK) !== undefined;
 }
 
 function stopFor(target: object, kind: InvokedKind, method: string): Error {
@@ -161,7 +151,7 @@ function patchClass(cls: unknown, kind: InvokedKind): boolean {
 }
 
 /** Patches the classes an SDK namespace (or a `require`d SDK module's exports) holds. */
-function noteSdkExports(exports: unknown, where: string): void {
+function noteSdkExports(exports: unknown): void {
   if ((typeof exports !== 'object' && typeof exports !== 'function') || exports === null) return;
   for (const [name, kind] of Object.entries(KIND_OF_EXPORT)) {
     let value: unknown;
@@ -170,7 +160,7 @@ function noteSdkExports(exports: unknown, where: string): void {
     } catch {
       value = undefined; // a binding not yet initialised
     }
-    if (value !== undefined && patchClass(value, kind)) copies.add(where);
+    if (value !== undefined) patchClass(value, kind);
   }
   for (const name of TOOL_CLASSES) {
     let value: unknown;
@@ -245,7 +235,7 @@ function install(): void {
   if (globals[key] !== undefined) return;
   Object.defineProperty(globals, AUDITING_MARK, { value: true, configurable: false, writable: false });
   Object.defineProperty(globals, key, {
-    value: (namespace: unknown, url: string): void => noteSdkExports(namespace, url),
+    value: (namespace: unknown): void => noteSdkExports(namespace),
     configurable: false,
     writable: false,
   });
@@ -273,7 +263,7 @@ function install(): void {
       try {
         const [request, parent, isMain] = args;
         const file = Reflect.apply(resolveFilename, internals, [request, parent, isMain]) as string;
-        if (isAbsolute(file) && isSdkUrl(pathToFileURL(file).href)) noteSdkExports(exports, `require:${file}`);
+        if (isAbsolute(file) && isSdkUrl(pathToFileURL(file).href)) noteSdkExports(exports);
       } catch {
         // not a file (a builtin): not the SDK
       }
