@@ -41,8 +41,9 @@ export function mdText(text: string): string {
   return (
     oneLine(text)
       .replace(PUNCTUATION, (c) => ENTITIES[c] ?? `\\${c}`)
-      // Spaces at either end would be trimmed away by a table cell, heading or paragraph: keep them.
-      .replace(/^ +| +$/g, (spaces) => '&#32;'.repeat(spaces.length))
+      // White space at either end (a no-break or an em space too) would be trimmed away by a table cell, heading
+      // or paragraph: keep it, as numeric references.
+      .replace(/^\s+|\s+$/gu, (spaces) => [...spaces].map((c) => `&#${c.codePointAt(0) ?? 32};`).join(''))
   );
 }
 
