@@ -75,6 +75,38 @@ function lineOf(file: string, text: string): number {
   return index + 1;
 }
 
+/** Runs `gate-audit --watch ...args` in `dir` while `check` looks at its output, then stops it with SIGINT. */
+async function watching(
+  dir: string,
+  args: string[],
+  check: (run: {
+    stdout: () => string;
+    stderr: () => string;
+    until: (done: () => boolean) => Promise<void>;
+  }) => Promise<void>,
+): Promise<void> {
+  const release = await slot();
+  const child = spawn(process.execPath, [bin, '--watch', ...args], {
+    cwd: dir,
+    env: { ...process.env, NODE_NO_WARNINGS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const until = async (done: () => boolean): Promise<void> => {
+    for (let i = 0; i < 600 && !done(); i += 1) await new Promise((r) => setTimeout(r, 100));
+  };
+  try {
+    await check({ stdout: () => stdout, stderr: () => stderr, until });
+  } finally {
+    child.kill('SIGINT');
+    await new Promise((r) => child.on('close', r));
+    release();
+  }
+}
+
 function write(path: string, text: string): string {
   const file = join(scratch, path);
   mkdirSync(dirname(file), { recursive: true });
@@ -721,31 +753,14 @@ describe.concurrent('one run, every report', { timeout: 240_000 }, () => {
       'watch/desk.ts',
       "import { Agent } from '@strands-agents/sdk';\nimport { clerkId } from './agents.js';\nexport const desk = new Agent({ id: clerkId, printer: false });\n",
     );
-    const release = await slot();
-    const child = spawn(process.execPath, [bin, '--watch', 'desk.ts'], {
-      cwd: dir,
-      env: { ...process.env, NODE_NO_WARNINGS: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const until = async (done: () => boolean): Promise<void> => {
-      for (let i = 0; i < 600 && !done(); i += 1) await new Promise((r) => setTimeout(r, 100));
-    };
-    try {
-      await until(() => /watching 2 files/.test(stderr));
-      expect(stdout).toMatch(/✘ clerk +agent +ungated/);
+    await watching(dir, ['desk.ts'], async (run) => {
+      await run.until(() => /watching 2 files/.test(run.stderr()));
+      expect(run.stdout()).toMatch(/✘ clerk +agent +ungated/);
       writeFileSync(join(dir, 'agents.ts'), "export const clerkId = 'archivist';\n");
-      await until(() => stdout.includes('archivist'));
-      expect(stdout).toMatch(/✘ archivist +agent +ungated/);
-      expect(stderr).toContain('a watched file changed, auditing again');
-    } finally {
-      child.kill('SIGINT');
-      await new Promise((r) => child.on('close', r));
-      release();
-    }
+      await run.until(() => run.stdout().includes('archivist'));
+      expect(run.stdout()).toMatch(/✘ archivist +agent +ungated/);
+      expect(run.stderr()).toContain('a watched file changed, auditing again');
+    });
   });
 
   it('--watch --entry audits again when a file the entry imports changes', async () => {
@@ -756,30 +771,13 @@ describe.concurrent('one run, every report', { timeout: 240_000 }, () => {
       "import { Agent } from '@strands-agents/sdk';\nimport { clerkId } from './ids.js';\n" +
         "await new Agent({ id: clerkId, printer: false }).invoke('go');\n",
     );
-    const release = await slot();
-    const child = spawn(process.execPath, [bin, '--watch', '--entry', 'main.ts'], {
-      cwd: dir,
-      env: { ...process.env, NODE_NO_WARNINGS: '1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const until = async (done: () => boolean): Promise<void> => {
-      for (let i = 0; i < 600 && !done(); i += 1) await new Promise((r) => setTimeout(r, 100));
-    };
-    try {
-      await until(() => /watching \d+ files/.test(stderr));
-      expect(stdout).toMatch(/✘ clerk +agent +ungated/);
+    await watching(dir, ['--entry', 'main.ts'], async (run) => {
+      await run.until(() => /watching \d+ files/.test(run.stderr()));
+      expect(run.stdout()).toMatch(/✘ clerk +agent +ungated/);
       writeFileSync(join(dir, 'ids.ts'), "export const clerkId = 'archivist';\n");
-      await until(() => stdout.includes('archivist'));
-      expect(stdout).toMatch(/✘ archivist +agent +ungated/);
-    } finally {
-      child.kill('SIGINT');
-      await new Promise((r) => child.on('close', r));
-      release();
-    }
+      await run.until(() => run.stdout().includes('archivist'));
+      expect(run.stdout()).toMatch(/✘ archivist +agent +ungated/);
+    });
   });
 
   it('the output file of --output-file keeps working, in a folder that does not exist yet', async () => {

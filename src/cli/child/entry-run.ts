@@ -8,7 +8,7 @@
  */
 import { relative } from 'node:path';
 import { importModule, isAuditStopError } from '../load.js';
-import { type InvokedKind, onInvocation, STOP_MARK } from './preload.js';
+import { auditStop, type InvokedKind, onInvocation } from './preload.js';
 
 /** How an in-process entry run ended. */
 export interface InProcessEntryEnd {
@@ -52,12 +52,7 @@ export async function runEntryInProcess(options: InProcessEntry): Promise<InProc
     }
     clearTimeout(settleTimer);
     settleTimer = setTimeout(() => wake('settle'), options.settleMs);
-    const stop = new Error(
-      `gate-audit: stopped ${kind} "${name}" (invoked from ${shown}) to check it: nothing of it runs`,
-    );
-    stop.name = 'GateAuditStop';
-    Object.defineProperty(stop, STOP_MARK, { value: true });
-    return stop;
+    return auditStop(`gate-audit: stopped ${kind} "${name}" (invoked from ${shown}) to check it: nothing of it runs`);
   });
   const exit = Object.getOwnPropertyDescriptor(process, 'exit');
   process.exit = (): never => {

@@ -12,7 +12,7 @@ import { auditModule, judgeTree, posix, realOf } from '../audit-module.js';
 import { loadConfig } from '../config.js';
 import { importModule, LoadTimeoutError, loadModule } from '../load.js';
 import { importClosure } from '../locate.js';
-import { esmLoadedFiles, type InvokedKind, onInvocation, STOP_MARK } from './preload.js';
+import { auditStop, esmLoadedFiles, type InvokedKind, onInvocation } from './preload.js';
 import {
   type AcceptRule,
   type ChildLine,
@@ -112,12 +112,9 @@ function idOf(target: object): string {
 }
 
 function stopError(kind: InvokedKind, id: string, where: string): Error {
-  const error = new Error(
+  return auditStop(
     `gate-audit: stopped ${kind} "${id}" ${where} to audit its tree: this run is an audit (GATE_AUDIT_AUDITING=1), nothing of it runs`,
   );
-  error.name = 'GateAuditStop';
-  Object.defineProperty(error, STOP_MARK, { value: true });
-  return error;
 }
 
 /** What an invocation audit needs. */

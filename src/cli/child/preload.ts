@@ -71,17 +71,26 @@ export function onInvocation(next: InvocationHandler): void {
   handler = next;
 }
 
+/**
+ * The error thrown into the audited code in place of what it called: named `GateAuditStop`, marked with
+ * `STOP_MARK` (the one mark every reader of a stop checks).
+ *
+ * @param message - what was stopped, and why
+ */
+export function auditStop(message: string): Error {
+  const stop = new Error(message);
+  stop.name = 'GateAuditStop';
+  Object.defineProperty(stop, STOP_MARK, { value: true });
+  return stop;
+}
+
 function stopFor(target: object, kind: InvokedKind, method: string): Error {
   try {
     if (handler !== undefined) return handler(target, kind, method);
   } catch (error) {
-    const stop = new Error(`gate-audit: the audit of this ${kind} failed (${String(error)}); it was stopped`);
-    Object.defineProperty(stop, STOP_MARK, { value: true });
-    return stop;
+    return auditStop(`gate-audit: the audit of this ${kind} failed (${String(error)}); it was stopped`);
   }
-  const stop = new Error(`gate-audit: this ${kind} was stopped before it ran (an audit runs nothing)`);
-  Object.defineProperty(stop, STOP_MARK, { value: true });
-  return stop;
+  return auditStop(`gate-audit: this ${kind} was stopped before it ran (an audit runs nothing)`);
 }
 
 function isAsyncGeneratorFunction(fn: unknown): boolean {
@@ -126,14 +135,8 @@ function patchToolClass(cls: unknown): void {
     const descriptor = Object.getOwnPropertyDescriptor(proto, name);
     if (descriptor === undefined || typeof descriptor.value !== 'function') continue;
     const generator = isAsyncGeneratorFunction(descriptor.value);
-    const stop = (): Error => {
-      const error = new Error(
-        `gate-audit: a tool was called directly while auditing (GATE_AUDIT_AUDITING=1); it did not run`,
-      );
-      error.name = 'GateAuditStop';
-      Object.defineProperty(error, STOP_MARK, { value: true });
-      return error;
-    };
+    const stop = (): Error =>
+      auditStop('gate-audit: a tool was called directly while auditing (GATE_AUDIT_AUDITING=1); it did not run');
     const replacement = generator
       ? (): AsyncGenerator<never, never> => stoppedGenerator(stop())
       : (): Promise<never> => Promise.reject(stop());
