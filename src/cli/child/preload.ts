@@ -16,7 +16,7 @@
  * is stopped all the same: nothing runs in an audit.
  */
 import Module, { createRequire, register, syncBuiltinESMExports } from 'node:module';
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { dirname, isAbsolute, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AUDITING_MARK } from '../../auditing.js';
@@ -56,8 +56,35 @@ const esmLoaded = new Set<string>();
 /** gate-audit's own folder (its `dist/`, or its sources). */
 const ownRoot = `${dirname(dirname(dirname(fileURLToPath(import.meta.url))))}${sep}`;
 
-/** The project files (outside `node_modules`) the ESM loader has loaded so far, in load order. */
+/** Where the loader thread tells the files it loaded (set by `install`). */
+let loadedPort: MessagePort | undefined;
+
+function noteLoaded(url: unknown): void {
+  if (typeof url !== 'string') return;
+  try {
+    const file = fileURLToPath(url);
+    // gate-audit's own files and its import boxes are not the project's.
+    if (!file.startsWith(ownRoot) && !file.includes('gate-audit-box-')) esmLoaded.add(file);
+  } catch {
+    // not a file
+  }
+}
+
+/**
+ * The project files (outside `node_modules`) the ESM loader has loaded so far, in load order. Messages the
+ * loader thread posted but this thread has not yet dispatched are taken first, synchronously: an import that
+ * just failed must not leave the files it loaded out of the list.
+ */
 export function esmLoadedFiles(): string[] {
+  if (loadedPort !== undefined) {
+    for (
+      let message = receiveMessageOnPort(loadedPort);
+      message !== undefined;
+      message = receiveMessageOnPort(loadedPort)
+    ) {
+      noteLoaded(message.message);
+    }
+  }
   return [...esmLoaded];
 }
 const patched = new WeakSet<object>();
@@ -243,17 +270,9 @@ function install(): void {
     writable: false,
   });
   const channel = new MessageChannel();
-  channel.port1.on('message', (url: unknown) => {
-    if (typeof url !== 'string') return;
-    try {
-      const file = fileURLToPath(url);
-      // gate-audit's own files and its import boxes are not the project's.
-      if (!file.startsWith(ownRoot) && !file.includes('gate-audit-box-')) esmLoaded.add(file);
-    } catch {
-      // not a file
-    }
-  });
+  channel.port1.on('message', noteLoaded);
   channel.port1.unref();
+  loadedPort = channel.port1;
   register('./sdk-hooks.js', import.meta.url, { data: { port: channel.port2 }, transferList: [channel.port2] });
   refuseProcesses();
   const internals = Module as unknown as ModuleInternals;
