@@ -15,6 +15,8 @@ export default tseslint.config(
       'bin/**',
       'scripts/**',
       'bench/*.mjs',
+      // The process-guard scenarios: plain JavaScript each run as its own Node process (Node 20 has no TypeScript).
+      'fixtures/guard/*.mjs',
       '*.config.*',
       '.dependency-cruiser.cjs',
     ],

@@ -35,6 +35,24 @@ export const AcceptEntrySchema = z.strictObject({
   reason: z.string().trim().min(1, 'say why the node is accepted'),
 });
 
+/**
+ * The process guard `node --import gate-audit/register` starts: `gates` (a module whose default export, or
+ * export `gates`, is a gate or a list of gates) or `policy` (a policy file), both relative to the config file;
+ * `onUngated` and `accept` as `guardProcess` takes them.
+ */
+export const ProcessGuardConfigSchema = z
+  .strictObject({
+    gates: z.string().min(1).optional(),
+    policy: z.string().min(1).optional(),
+    onUngated: z.enum(['refuse', 'install']).optional(),
+    accept: z.array(z.strictObject({ path: z.string().min(1), reason: z.string().trim().min(1) })).optional(),
+  })
+  .superRefine((value, ctx) => {
+    if ((value.gates === undefined) === (value.policy === undefined)) {
+      ctx.addIssue({ code: 'custom', message: 'give exactly one of gates (a module) and policy (a policy file)' });
+    }
+  });
+
 /** The configuration (`z.strictObject`: an unknown key is an error). */
 export const ConfigSchema = z.strictObject({
   /** Modules to audit: files, folders or globs (a leading `!` excludes), relative to the config file. */
@@ -76,6 +94,8 @@ export const ConfigSchema = z.strictObject({
   entrySettle: z.number().int().positive('expected a positive whole number of milliseconds').optional(),
   /** How long, in milliseconds, importing a module or calling a factory may take (under `entry`: the whole run of one entry). */
   timeout: z.number().int().positive('expected a positive whole number of milliseconds').optional(),
+  /** The process guard `--import gate-audit/register` starts (see `ProcessGuardConfigSchema`). */
+  processGuard: ProcessGuardConfigSchema.optional(),
 });
 
 /** The configuration, as written. */

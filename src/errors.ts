@@ -28,7 +28,8 @@ export type GateAuditErrorCode =
   | 'SDK_SHAPE'
   | 'SDK_UNTESTED'
   | 'SDK_BEHAVIOUR'
-  | 'LOG_LOCKED';
+  | 'LOG_LOCKED'
+  | 'GUARD_CONFLICT';
 
 /** Why a node, agent or orchestrator cannot be gated in this process. */
 export type FindingKind =

@@ -30,6 +30,8 @@ export type {
   Verdict,
 } from './enforce/gate.js';
 export { install, installMultiagent } from './enforce/install.js';
+export { guardProcess } from './enforce/process-guard.js';
+export type { OnUngated, ProcessGuard, ProcessGuardOptions } from './enforce/process-guard.js';
 export type { AcceptEntry, InstallOptions } from './enforce/install.js';
 export type { AgentGate } from './enforce/agent-gate.js';
 export { gatedAgent, gatedFactory } from './enforce/factories.js';

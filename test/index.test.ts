@@ -27,6 +27,7 @@ describe('the public API', () => {
       'denyPending',
       'gatedAgent',
       'gatedFactory',
+      'guardProcess',
       'hasNodeGuard',
       'install',
       'installMultiagent',

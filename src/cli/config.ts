@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
-import { AcceptEntrySchema, ConfigSchema, ReporterSchema } from '../config.js';
+import { AcceptEntrySchema, ConfigSchema, ProcessGuardConfigSchema, ReporterSchema } from '../config.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { didYouMean } from './did-you-mean.js';
 import { readExports } from './exports.js';
@@ -111,6 +111,7 @@ function knownKeysAt(path: readonly PropertyKey[]): string[] {
   if (path.length === 0) return Object.keys(ConfigSchema.shape);
   if (path[0] === 'reporters' && path.length === 2) return Object.keys(ReporterSchema.shape);
   if (path[0] === 'accept' && path.length === 2) return Object.keys(AcceptEntrySchema.shape);
+  if (path[0] === 'processGuard' && path.length === 1) return Object.keys(ProcessGuardConfigSchema.shape);
   return [];
 }
 

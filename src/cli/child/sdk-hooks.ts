@@ -5,53 +5,12 @@
  * preload finds each copy's `Agent`, `Graph` and `Swarm` classes from the first import. Copies are
  * recognised by their package's name, never by shape (`node:https` exports an `Agent` too).
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isSdkUrl } from '../../enforce/sdk-package.js';
 
-/** The package whose modules are marked. */
-const SDK_PACKAGE = '@strands-agents/sdk';
+export { isSdkUrl };
 
 /** The global key of the preload's callback (a `Symbol.for`, so the appended line needs no import). */
 export const SDK_MODULE_KEY = 'gate-audit.sdk-module.v1';
-
-const nameByDir = new Map<string, string | undefined>();
-
-/** The name of the nearest `package.json` above a file that has one (a nested `{"type":"module"}` has none). */
-function packageNameOf(file: string): string | undefined {
-  const seen: string[] = [];
-  let found: string | undefined;
-  for (let dir = dirname(file); ; dir = dirname(dir)) {
-    if (nameByDir.has(dir)) {
-      found = nameByDir.get(dir);
-      break;
-    }
-    seen.push(dir);
-    let name: unknown;
-    try {
-      name = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: unknown }).name;
-    } catch {
-      name = undefined;
-    }
-    if (typeof name === 'string') {
-      found = name;
-      break;
-    }
-    if (dirname(dir) === dir) break;
-  }
-  for (const dir of seen) nameByDir.set(dir, found);
-  return found;
-}
-
-/** Whether a module URL lies in a copy of the SDK. */
-export function isSdkUrl(url: string): boolean {
-  if (!url.startsWith('file:')) return false;
-  try {
-    return packageNameOf(fileURLToPath(url)) === SDK_PACKAGE;
-  } catch {
-    return false;
-  }
-}
 
 /** The line appended to an SDK module: its own namespace, handed to the preload once it has run. */
 export function markLine(url: string): string {

@@ -1,0 +1,58 @@
+/**
+ * The process guard's ESM loader hooks (registered by `guardProcess` or `gate-audit/register`; they run on
+ * Node's loader thread). Every module of a copy of `@strands-agents/sdk` gets one line appended that hands its
+ * namespace to the guard on the main thread before anything can use it, so the guard stands on each copy's
+ * hook registry from its first import. The line throws when no guard takes it: a copy is never loaded
+ * unguarded.
+ */
+import { isSdkUrl } from './sdk-package.js';
+
+/** The global key of the guard's callback (a `Symbol.for`, so the appended line needs no import). */
+export const GUARD_MODULE_KEY = 'gate-audit.process-guard.sdk-module.v1';
+
+/**
+ * The line appended to an SDK module.
+ *
+ * @param url - the module's URL
+ */
+export function guardLine(url: string): string {
+  const quoted = JSON.stringify(url);
+  const key = JSON.stringify(GUARD_MODULE_KEY);
+  return (
+    `\n;import * as __gateAuditGuardNamespace from ${quoted};\n` +
+    `{ const take = globalThis[Symbol.for(${key})];\n` +
+    `  if (typeof take !== 'function') throw new Error('gate-audit: the process guard is not loaded, so this copy of @strands-agents/sdk cannot be guarded | import gate-audit before the SDK, or start node with --import gate-audit/register');\n` +
+    `  take(__gateAuditGuardNamespace, ${quoted}); }\n`
+  );
+}
+
+interface LoadResult {
+  readonly format?: string | null;
+  readonly source?: string | ArrayBuffer | ArrayBufferView | null;
+  readonly shortCircuit?: boolean;
+}
+
+type NextLoad = (url: string, context: unknown) => Promise<LoadResult>;
+
+function text(source: string | ArrayBuffer | ArrayBufferView): string {
+  if (typeof source === 'string') return source;
+  const bytes = ArrayBuffer.isView(source)
+    ? new Uint8Array(source.buffer, source.byteOffset, source.byteLength)
+    : new Uint8Array(source);
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/**
+ * Node's `load` hook: an SDK module's source gets the guard line; everything else passes unchanged.
+ *
+ * @param url - the module's URL
+ * @param context - Node's load context
+ * @param nextLoad - the next hook in the chain
+ */
+export async function load(url: string, context: unknown, nextLoad: NextLoad): Promise<LoadResult> {
+  const result = await nextLoad(url, context);
+  if (result.format !== 'module' || !isSdkUrl(url) || result.source === undefined || result.source === null) {
+    return result;
+  }
+  return { ...result, source: `${text(result.source)}${guardLine(url)}` };
+}

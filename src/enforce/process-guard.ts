@@ -1,0 +1,639 @@
+/**
+ * The process guard: no agent of this process calls its model or runs a tool without one of the guard's gates.
+ *
+ * **Where it stands.** Every agent, Graph and Swarm of one copy of `@strands-agents/sdk` dispatches its hook
+ * events through instances of one class, the copy's `HookRegistry`. The guard replaces that class's
+ * `invokeCallbacks` on its prototype (not writable, not configurable afterwards: an assignment on an
+ * instance then fails too), so it sees every agent of the copy, created before or after it, whatever hooks
+ * the agent carries, gated or not. Before the events that start a run, call a model or run tools
+ * (`BeforeInvocationEvent`, `BeforeModelCallEvent`, `BeforeToolsEvent`, `BeforeToolCallEvent`,
+ * `BeforeMultiAgentInvocationEvent`, `BeforeNodeCallEvent`) it checks the agent (or orchestrator) carries one of
+ * its gates, live; otherwise it refuses (`GateFailedError`, the run stopped) or, with `onUngated: 'install'`,
+ * installs the first gate, as `install` would.
+ *
+ * **Every copy.** gate-audit's own copy is guarded at once. Other copies cannot carry gate-audit's gates
+ * (`install` refuses them), so every hook dispatch of another copy is refused: nothing of it runs. They are found
+ * (1) by the loader hooks registered with the guard (`guard-hooks.ts`), for copies imported later, and by
+ * `gate-audit/register` from the first import; (2) by wrapping `Module._load`, for a `require()` of a copy
+ * (Node 20 runs no ESM hook for `require(esm)`); (3) when the guard starts, in `require.cache` and on disk in
+ * the `node_modules` folders above the working directory and the main module, each copy found loaded
+ * through `require()` (which returns the instance already loaded, if any) and guarded. A copy the guard cannot
+ * stand on is refused: its import throws `SDK_SHAPE`, or `guardProcess` does, naming it.
+ *
+ * What it cannot see is listed in the README ("What it cannot cover"): an agent whose hook registry is
+ * replaced by another object, `A2AAgent` (no hooks in this process), a direct call of a model or a tool.
+ */
+import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import Module, { createRequire, register } from 'node:module';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  BeforeInvocationEvent,
+  BeforeModelCallEvent,
+  BeforeToolCallEvent,
+  BeforeToolsEvent,
+  HookRegistry,
+  type Agent,
+} from '@strands-agents/sdk';
+import { BeforeMultiAgentInvocationEvent, BeforeNodeCallEvent } from '@strands-agents/sdk/multiagent';
+import { isAuditing } from '../auditing.js';
+import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
+import { joinPath, segmentOf, UNNAMED } from '../paths.js';
+import { agentGateState, hasNodeGuard } from '../walker/classify.js';
+import { agentGateMark, nodeGuardMark } from '../walker/marks.js';
+import { className, hiddenPrototypes, type Orchestrator, readData } from '../walker/sdk-internals.js';
+import { configuredDefaultGate, type Gate } from './gate.js';
+import { type GateIdentity, gateIdentity, viewGate } from './gate-identity.js';
+import { CONFIGURED } from './gate-source.js';
+import { GUARD_MODULE_KEY } from './guard-hooks.js';
+import { type AcceptEntry, install, installMultiagent } from './install.js';
+import { currentCall, placesOf, stopRun } from './run-state.js';
+import { sdkRootOf, SDK_PACKAGE } from './sdk-package.js';
+import { ensureSdk } from './sdk-check.js';
+
+/** What the guard does with an agent or orchestrator that carries none of its gates. */
+export type OnUngated = 'refuse' | 'install';
+
+/** Options of `guardProcess`. */
+export interface ProcessGuardOptions {
+  /** The gate, or the gates, an agent may carry (one app may run several trees under different gates). */
+  readonly gates: Gate | readonly Gate[];
+  /**
+   * Remote or opaque executors allowed to run, by place (`[{ path, reason }]` as `installMultiagent` takes
+   * it). Used where the guard installs a gate on a tree (`onUngated: 'install'`).
+   */
+  readonly accept?: readonly AcceptEntry[];
+  /** `refuse` (default): the run fails with `GateFailedError`. `install`: the first gate is installed. */
+  readonly onUngated?: OnUngated;
+}
+
+/** The guard of this process, as started. */
+export interface ProcessGuard {
+  /** Who started it: `guardProcess()` in the app, or `--import gate-audit/register`. */
+  readonly by: 'guardProcess' | 'register';
+  /** What it does with an agent that carries none of its gates. */
+  readonly onUngated: OnUngated;
+  /** Its gates. */
+  readonly gates: readonly GateIdentity[];
+  /** The folders of the SDK copies it stands on so far (gate-audit's own first). */
+  copies(): readonly string[];
+}
+
+/** The mark left on `globalThis` (a frozen summary, for the audit child): `Symbol.for`, read by any copy. */
+export const PROCESS_GUARD_MARK = Symbol.for('gate-audit.process-guard.v1');
+
+/** The summary the mark holds. */
+export interface ProcessGuardMark {
+  readonly by: 'guardProcess' | 'register';
+  readonly onUngated: OnUngated;
+  readonly gates: readonly GateIdentity[];
+}
+
+interface Active {
+  readonly guard: ProcessGuard;
+  readonly gates: readonly Gate[];
+  readonly ids: ReadonlySet<string>;
+  readonly names: string;
+  readonly accept: readonly AcceptEntry[] | undefined;
+  readonly acceptKey: string;
+  readonly onUngated: OnUngated;
+}
+
+let active: Active | undefined;
+/** Copies handed over before the guard started (by `register`'s hooks): guarded when it starts. */
+const waiting: { namespace: unknown; url: string }[] = [];
+const guardedPrototypes = new WeakSet<object>();
+const copyRoots: string[] = [];
+let takerDefined = false;
+let requireWrapped = false;
+let hooksRegistered = false;
+
+const nodeRequire = createRequire(import.meta.url);
+
+function shapeError(root: string, what: string): GateAuditError {
+  return new GateAuditError(
+    'SDK_SHAPE',
+    `sdk=<${root}> | the process guard cannot stand on this copy of ${SDK_PACKAGE}: ${what} | ` +
+      'use a version of the SDK gate-audit supports, or load one copy (npm dedupe)',
+  );
+}
+
+type Role = 'agent' | 'orchestrator';
+
+/** The events of gate-audit's own copy the guard checks, by class. */
+const ROLES = new Map<unknown, Role>([
+  [BeforeInvocationEvent, 'agent'],
+  [BeforeModelCallEvent, 'agent'],
+  [BeforeToolsEvent, 'agent'],
+  [BeforeToolCallEvent, 'agent'],
+  [BeforeMultiAgentInvocationEvent, 'orchestrator'],
+  [BeforeNodeCallEvent, 'orchestrator'],
+]);
+
+function idOfKey(key: unknown): string | undefined {
+  const gate = key === CONFIGURED ? configuredDefaultGate() : key;
+  if (gate === undefined) return undefined;
+  const view = viewGate(gate);
+  return 'error' in view ? undefined : view.id;
+}
+
+function carriesGate(agent: Agent, ids: ReadonlySet<string>): boolean {
+  const mark = agentGateMark(agent);
+  if (mark === undefined || agentGateState(agent) !== 'gated') return false;
+  const id = idOfKey(mark.gateKey);
+  return id !== undefined && ids.has(id);
+}
+
+function guardsWith(orchestrator: Orchestrator, ids: ReadonlySet<string>): boolean {
+  if (!hasNodeGuard(orchestrator)) return false;
+  const id = idOfKey(nodeGuardMark(orchestrator)?.treeGateKey);
+  return id !== undefined && ids.has(id);
+}
+
+function nameOf(value: unknown): string {
+  const id = readData(value, 'id');
+  const name = readData(value, 'name');
+  const shownId = `"${segmentOf(id, UNNAMED)}"`;
+  return typeof name === 'string' && name !== '' && name !== id ? `${shownId} (${JSON.stringify(name)})` : shownId;
+}
+
+function whereOf(agent: Agent): string {
+  const called = currentCall(agent);
+  const places = called?.paths ?? placesOf(agent);
+  if (places.length === 0) return 'outside any tree';
+  const shown = places.slice(0, 3).map((p) => joinPath(p));
+  return places.length === 1 ? `at ${shown[0]}` : `at one of ${shown.join(', ')}${places.length > 3 ? ', …' : ''}`;
+}
+
+function installIt(guard: Active, role: Role, target: unknown): string | undefined {
+  const gate = guard.gates[0] as Gate;
+  try {
+    if (role === 'agent') install(target as Agent, { gate });
+    else
+      installMultiagent(target as Orchestrator, {
+        gate,
+        ...(guard.accept === undefined ? {} : { accept: guard.accept }),
+      });
+    return undefined;
+  } catch (error) {
+    return messageOf(error);
+  }
+}
+
+/** Why the run of this event must not go on, or undefined. */
+function judge(guard: Active, event: object, role: Role): string | undefined {
+  if (role === 'agent') {
+    const agent = readData(event, 'agent') as Agent;
+    if (carriesGate(agent, guard.ids)) return undefined;
+    const where = whereOf(agent);
+    if (guard.onUngated === 'install') {
+      const failed = installIt(guard, 'agent', agent);
+      if (failed === undefined && carriesGate(agent, guard.ids)) return undefined;
+      return (
+        `the process guard could not gate agent ${nameOf(agent)} (${where}): ${failed ?? 'its gate is not live'} | ` +
+        'gate it at startup (installMultiagent on its tree, or install)'
+      );
+    }
+    return (
+      `agent ${nameOf(agent)} is unguarded: it carries none of the process guard's gates (${guard.names}), invoked ${where} | ` +
+      "gate it at startup (installMultiagent on its tree, or install(agent, { gate })), or guard with onUngated: 'install'"
+    );
+  }
+  const orchestrator = readData(event, 'orchestrator') as Orchestrator;
+  if (guardsWith(orchestrator, guard.ids)) return undefined;
+  const kind = className(orchestrator);
+  if (guard.onUngated === 'install') {
+    const failed = installIt(guard, 'orchestrator', orchestrator);
+    if (failed === undefined && guardsWith(orchestrator, guard.ids)) return undefined;
+    return `the process guard could not gate ${kind} ${nameOf(orchestrator)}: ${failed ?? 'its node guard is not live'} | gate it at startup with installMultiagent`;
+  }
+  return (
+    `${kind} ${nameOf(orchestrator)} is unguarded: it carries no node guard of the process guard's gates (${guard.names}) | ` +
+    "call installMultiagent(root, { gate }) at startup, or guard with onUngated: 'install'"
+  );
+}
+
+function refusal(failure: string, event: object): GateFailedError {
+  stopRun(readData(event, 'invocationState'), failure);
+  return new GateFailedError(failure);
+}
+
+/**
+ * Stands on one copy's hook registry class.
+ *
+ * @param proto - the registry's prototype
+ * @param root - the copy's folder
+ * @param own - whether it is gate-audit's own copy (other copies are refused whole)
+ */
+function standOn(proto: object, root: string, own: boolean): void {
+  if (guardedPrototypes.has(proto)) return;
+  const descriptor = Object.getOwnPropertyDescriptor(proto, 'invokeCallbacks');
+  const original: unknown = descriptor?.value;
+  if (descriptor === undefined || typeof original !== 'function') {
+    throw shapeError(root, 'its hook registry has no invokeCallbacks method');
+  }
+  if (descriptor.configurable !== true) throw shapeError(root, 'its invokeCallbacks cannot be replaced');
+  const invoke = original as (this: unknown, event: unknown) => Promise<unknown>;
+  const guarded = own
+    ? function invokeCallbacks(this: unknown, event: unknown): Promise<unknown> {
+        const guard = active;
+        if (guard !== undefined && typeof event === 'object' && event !== null) {
+          const role = ROLES.get((event as { constructor?: unknown }).constructor);
+          if (role !== undefined) {
+            let failure: string | undefined;
+            try {
+              failure = judge(guard, event, role);
+            } catch (error) {
+              failure = `the process guard failed while checking a run (${messageOf(error)})`;
+            }
+            if (failure !== undefined) return Promise.reject(refusal(failure, event));
+          }
+        }
+        return Reflect.apply<unknown, [unknown], Promise<unknown>>(invoke, this, [event]);
+      }
+    : function invokeCallbacks(this: unknown, event: unknown): Promise<unknown> {
+        const failure =
+          `an agent or orchestrator of another copy of ${SDK_PACKAGE} (${root}) is about to run; no gate of this ` +
+          'process can reach it, so the process guard refuses it | load one copy of the SDK (npm dedupe)';
+        return Promise.reject(refusal(failure, typeof event === 'object' && event !== null ? event : {}));
+      };
+  Object.defineProperty(proto, 'invokeCallbacks', {
+    value: guarded,
+    writable: false,
+    configurable: false,
+    enumerable: descriptor.enumerable === true,
+  });
+  guardedPrototypes.add(proto);
+  if (!copyRoots.includes(root)) copyRoots.push(root);
+}
+
+function ownRoot(): string {
+  try {
+    const file = nodeRequire.resolve(SDK_PACKAGE);
+    return sdkRootOf(pathToFileURL(file).href) ?? dirname(file);
+  } catch {
+    return SDK_PACKAGE;
+  }
+}
+
+/** The registry class an SDK namespace (or `require`d exports) holds, if any. */
+function registryOf(namespace: unknown): object | undefined {
+  if ((typeof namespace !== 'object' && typeof namespace !== 'function') || namespace === null) return undefined;
+  let value: unknown;
+  try {
+    value = Object.getOwnPropertyDescriptor(namespace, 'HookRegistry')?.value;
+  } catch {
+    return undefined; // a binding not yet initialised
+  }
+  if (typeof value !== 'function') return undefined;
+  const proto: unknown = Object.getOwnPropertyDescriptor(value, 'prototype')?.value;
+  return typeof proto === 'object' && proto !== null ? proto : undefined;
+}
+
+const entriesByRoot = new Map<string, ReadonlySet<string>>();
+
+/** The files a copy's package entry (`exports["."]` under any condition, or `main`) may resolve to. */
+function entryFilesOf(root: string): ReadonlySet<string> {
+  let entries = entriesByRoot.get(root);
+  if (entries !== undefined) return entries;
+  const found = new Set<string>();
+  const add = (target: unknown): void => {
+    if (typeof target === 'string') found.add(realOr(join(root, target)));
+    else if (Array.isArray(target)) for (const t of target) add(t);
+    else if (typeof target === 'object' && target !== null) for (const t of Object.values(target)) add(t);
+  };
+  try {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports?: unknown; main?: unknown };
+    const exported = pkg.exports;
+    if (typeof exported === 'object' && exported !== null && !Array.isArray(exported) && '.' in exported) {
+      add((exported as Record<string, unknown>)['.']);
+    } else if (
+      exported !== undefined &&
+      !(typeof exported === 'object' && exported !== null && Object.keys(exported).some((k) => k.startsWith('.')))
+    ) {
+      add(exported);
+    }
+    add(pkg.main ?? 'index.js');
+  } catch {
+    // no readable package.json: no entry is known, so every module of the copy is checked on its own
+  }
+  entries = found;
+  entriesByRoot.set(root, entries);
+  return entries;
+}
+
+/** Guards the copy an SDK module belongs to, from its namespace. */
+function take(namespace: unknown, url: string): void {
+  if (active === undefined) {
+    waiting.push({ namespace, url });
+    return;
+  }
+  const root = sdkRootOf(url) ?? url;
+  const proto = registryOf(namespace);
+  if (proto === undefined) {
+    // The copy's entry must hand over its registry class; its other modules that hold none are left to it.
+    let file: string | undefined;
+    try {
+      file = realOr(fileURLToPath(url));
+    } catch {
+      file = undefined;
+    }
+    if (file === undefined || entryFilesOf(root).has(file) || basename(file) === 'package.json') {
+      throw shapeError(root, 'its entry exports no HookRegistry class');
+    }
+    return;
+  }
+  standOn(proto, root, proto === hiddenPrototypes().hookRegistry);
+}
+
+/** Defines the callback the guard's loader hooks call (once; it cannot be replaced). */
+function defineTaker(): void {
+  if (takerDefined) return;
+  const key = Symbol.for(GUARD_MODULE_KEY);
+  if (Object.getOwnPropertyDescriptor(globalThis, key) === undefined) {
+    Object.defineProperty(globalThis, key, { value: take, writable: false, configurable: false });
+  }
+  takerDefined = true;
+}
+
+interface ModuleInternals {
+  _load: (this: void, ...args: unknown[]) => unknown;
+  _resolveFilename: (this: void, request: string, parent: unknown, isMain: boolean) => string;
+  _cache: Record<string, { exports?: unknown } | undefined>;
+}
+
+/** A `require()` of an SDK copy passes no ESM hook on Node 20: its exports are taken here. */
+function wrapRequire(): void {
+  if (requireWrapped) return;
+  requireWrapped = true;
+  const internals = Module as unknown as ModuleInternals;
+  const load = internals._load;
+  const resolveFilename = internals._resolveFilename;
+  internals._load = function gateAuditGuardLoad(this: unknown, ...args: unknown[]): unknown {
+    const exports: unknown = Reflect.apply(load, this, args);
+    if (active !== undefined && registryOf(exports) !== undefined) {
+      let file: string | undefined;
+      try {
+        const [request, parent, isMain] = args;
+        file = Reflect.apply(resolveFilename, internals, [request, parent, isMain]) as string;
+      } catch {
+        file = undefined; // a builtin: not the SDK
+      }
+      if (file !== undefined && isAbsolute(file)) {
+        const url = pathToFileURL(file).href;
+        if (sdkRootOf(url) !== undefined) take(exports, url);
+      }
+    }
+    return exports;
+  };
+}
+
+/** The folders of SDK copies on disk, in `node_modules` above `from` (nested ones included, bounded). */
+function copiesOnDisk(from: readonly string[]): string[] {
+  const found = new Set<string>();
+  let budget = 20_000;
+  const visit = (modules: string, depth: number): void => {
+    if (depth > 8 || budget <= 0) return;
+    let names: string[];
+    try {
+      names = readdirSync(modules);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      budget -= 1;
+      if (budget <= 0) return;
+      if (name.startsWith('.')) continue;
+      const dirs = name.startsWith('@') ? scoped(join(modules, name)) : [join(modules, name)];
+      for (const dir of dirs) {
+        if (dir === join(modules, SDK_PACKAGE)) found.add(realOr(dir));
+        const nested = join(dir, 'node_modules');
+        if (existsSync(nested)) visit(nested, depth + 1);
+      }
+    }
+  };
+  const scoped = (scope: string): string[] => {
+    try {
+      return readdirSync(scope).map((n) => join(scope, n));
+    } catch {
+      return [];
+    }
+  };
+  const seen = new Set<string>();
+  for (const start of from) {
+    for (let dir = start; ; dir = dirname(dir)) {
+      const modules = join(dir, 'node_modules');
+      if (!seen.has(modules) && existsSync(modules)) {
+        seen.add(modules);
+        visit(modules, 0);
+      }
+      if (dirname(dir) === dir) break;
+    }
+  }
+  return [...found];
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Guards the copies loaded (or loadable) before the guard started: `require.cache`, then those on disk. */
+function guardKnownCopies(): void {
+  const own = realOr(ownRoot());
+  const cache = (Module as unknown as ModuleInternals)._cache;
+  for (const [file, entry] of Object.entries(cache)) {
+    const url = pathToFileURL(file).href;
+    if (sdkRootOf(url) !== undefined && registryOf(entry?.exports) !== undefined) take(entry?.exports, url);
+  }
+  const starts = [process.cwd(), ...(process.argv[1] === undefined ? [] : [dirname(realOr(process.argv[1]))])];
+  for (const root of copiesOnDisk(starts)) {
+    if (root === own || copyRoots.includes(root)) continue;
+    let exports: unknown;
+    try {
+      // require() returns the instance already loaded (ESM and require share it), or loads it now.
+      exports = createRequire(join(root, 'package.json'))(root);
+    } catch (error) {
+      throw shapeError(root, `it could not be loaded to be guarded (${messageOf(error)})`);
+    }
+    take(exports, pathToFileURL(join(root, 'package.json')).href);
+    if (!copyRoots.includes(root)) throw shapeError(root, 'its entry exports no HookRegistry class');
+  }
+}
+
+function isAcceptEntry(entry: unknown): entry is AcceptEntry {
+  if (typeof entry !== 'object' || entry === null) return false;
+  const { path, reason } = entry as { path?: unknown; reason?: unknown };
+  return typeof path === 'string' && typeof reason === 'string' && reason.trim() !== '';
+}
+
+function acceptOf(accept: unknown, subject: string): readonly AcceptEntry[] | undefined {
+  if (accept === undefined) return undefined;
+  if (!Array.isArray(accept) || !(accept as unknown[]).every(isAcceptEntry)) {
+    throw new GateAuditError(
+      'INVALID_ACCEPT',
+      `subject=<${subject}>, field=<accept> | expected a list of { path, reason } with a reason each | see installMultiagent's accept`,
+    );
+  }
+  return (accept as AcceptEntry[]).map((e) => ({ path: e.path, reason: e.reason }));
+}
+
+function normalise(options: ProcessGuardOptions): Omit<Active, 'guard'> & { identities: GateIdentity[] } {
+  const subject = 'guardProcess';
+  if (typeof options !== 'object' || options === null) {
+    throw new GateAuditError('INVALID_ARGUMENT', `subject=<${subject}> | options must be an object | pass { gates }`);
+  }
+  const list: readonly unknown[] = Array.isArray(options.gates)
+    ? (options.gates as readonly unknown[])
+    : options.gates === undefined
+      ? []
+      : [options.gates];
+  if (list.length === 0) {
+    throw new GateAuditError(
+      'NO_GATE',
+      `subject=<${subject}> | no gate given: a process guard without a gate would refuse nothing or everything | pass { gates: yourGate }`,
+    );
+  }
+  const gates: Gate[] = [];
+  const identities: GateIdentity[] = [];
+  for (const [index, gate] of list.entries()) {
+    const view = viewGate(gate);
+    if ('error' in view) {
+      throw new GateAuditError(
+        'INVALID_ARGUMENT',
+        `subject=<${subject}>, field=<gates[${index}]> | ${view.error} | pass a Gate`,
+      );
+    }
+    gates.push(gate as Gate);
+    identities.push(gateIdentity(view));
+  }
+  const onUngated = options.onUngated ?? 'refuse';
+  if (onUngated !== 'refuse' && onUngated !== 'install') {
+    throw new GateAuditError(
+      'INVALID_ARGUMENT',
+      `subject=<${subject}>, field=<onUngated> | ${JSON.stringify(String(onUngated))} is not an option | use 'refuse' or 'install'`,
+    );
+  }
+  const accept = acceptOf(options.accept, subject);
+  return {
+    gates,
+    identities,
+    ids: new Set(identities.map((g) => g.id)),
+    names: identities.map((g) => `"${g.name}"`).join(', '),
+    accept,
+    acceptKey: JSON.stringify(accept?.map((e) => [e.path, e.reason]) ?? null),
+    onUngated,
+  };
+}
+
+function sameOptions(current: Active, next: Omit<Active, 'guard'>): boolean {
+  return (
+    current.onUngated === next.onUngated &&
+    current.acceptKey === next.acceptKey &&
+    current.gates.length === next.gates.length &&
+    current.gates.every((gate, i) => gate === next.gates[i])
+  );
+}
+
+/**
+ * Starts the guard (shared by `guardProcess` and `gate-audit/register`).
+ *
+ * @param options - the guard's options
+ * @param by - who starts it
+ */
+export function startProcessGuard(options: ProcessGuardOptions, by: ProcessGuard['by']): ProcessGuard {
+  const next = normalise(options);
+  if (active !== undefined) {
+    if (sameOptions(active, next)) return active.guard;
+    throw new GateAuditError(
+      'GUARD_CONFLICT',
+      `subject=<guardProcess> | the process guard was already started (by ${active.guard.by}) with other options | ` +
+        'start it once, with every gate of the process in gates',
+    );
+  }
+  ensureSdk();
+  const guard: ProcessGuard = {
+    by,
+    onUngated: next.onUngated,
+    gates: next.identities,
+    copies: () => [...copyRoots],
+  };
+  const mark: ProcessGuardMark = Object.freeze({
+    by,
+    onUngated: next.onUngated,
+    gates: Object.freeze(next.identities.map((g) => Object.freeze({ ...g }))),
+  });
+  if (isAuditing()) {
+    // The audit child stops every run before a hook fires: the guard is only noted, for the report.
+    active = { ...next, guard };
+    publish(mark);
+    return guard;
+  }
+  // gate-audit's own copy first: the prototype the walker reads must be the exported class's.
+  const ownProto = hiddenPrototypes().hookRegistry;
+  if (ownProto !== (HookRegistry as unknown as { prototype: object }).prototype) {
+    throw shapeError(ownRoot(), 'the hook registry of its agents is not its exported HookRegistry class');
+  }
+  defineTaker();
+  active = { ...next, guard };
+  try {
+    standOn(ownProto, realOr(ownRoot()), true);
+    for (const { namespace, url } of waiting.splice(0)) take(namespace, url);
+    wrapRequire();
+    guardKnownCopies();
+    if (!hooksRegistered) {
+      register('./guard-hooks.js', import.meta.url);
+      hooksRegistered = true;
+    }
+  } catch (error) {
+    // Copies already guarded stay guarded (that cannot be undone); the guard refuses to start.
+    active = undefined;
+    throw error;
+  }
+  publish(mark);
+  return guard;
+}
+
+function publish(mark: ProcessGuardMark): void {
+  if (Object.getOwnPropertyDescriptor(globalThis, PROCESS_GUARD_MARK) === undefined) {
+    Object.defineProperty(globalThis, PROCESS_GUARD_MARK, { value: mark, writable: false, configurable: false });
+  }
+}
+
+/**
+ * Registers the guard's loader hooks before the guard starts (`gate-audit/register`, before the config and
+ * the gates are loaded): copies imported meanwhile wait, and are guarded when it starts.
+ */
+export function prepareProcessGuard(): void {
+  defineTaker();
+  if (!isAuditing() && !hooksRegistered) {
+    register('./guard-hooks.js', import.meta.url);
+    hooksRegistered = true;
+  }
+}
+
+/**
+ * Guards this whole process: from now on no agent of any copy of `@strands-agents/sdk` calls its model or
+ * runs a tool unless it carries one of `gates` (the same gate object, or a gate that declares the same `id`).
+ * An agent or orchestrator that carries none is refused before its model is called (`GateFailedError`; the
+ * root run it belongs to stops), or gets the first gate installed (`onUngated: 'install'`). Copies of the SDK
+ * other than gate-audit's own are refused whole. Calling it again with the same options is a no-op; with
+ * other options, an error.
+ *
+ * @param options - `{ gates, accept?, onUngated? }`
+ * @returns the guard
+ * @throws GateAuditError `NO_GATE`, `INVALID_ARGUMENT` or `INVALID_ACCEPT` for bad options, `GUARD_CONFLICT` when
+ *   started already with other options, `SDK_SHAPE` when a copy of the SDK cannot be guarded
+ */
+export function guardProcess(options: ProcessGuardOptions): ProcessGuard {
+  return startProcessGuard(options, 'guardProcess');
+}
+
+/** The guard of this process, if one was started (by any copy of gate-audit). */
+export function processGuardMark(): ProcessGuardMark | undefined {
+  const value: unknown = Object.getOwnPropertyDescriptor(globalThis, PROCESS_GUARD_MARK)?.value;
+  return typeof value === 'object' && value !== null ? (value as ProcessGuardMark) : undefined;
+}
