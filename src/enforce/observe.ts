@@ -15,6 +15,11 @@ export interface ToolDecision {
   readonly agentId: string;
   readonly toolName: string;
   readonly toolUseId: string;
+  /**
+   * Where the call runs (escaped path segments from the root), when exactly one place is known; absent or
+   * empty otherwise (the span processor then reads the place from the spans).
+   */
+  readonly path?: readonly string[];
   /** The gate's name, when one was asked. */
   readonly gate?: string;
   readonly verdict: ObservedVerdict;

@@ -1,18 +1,24 @@
 /**
  * `gate-audit/otel`: the gate's decisions in OpenTelemetry, on the SDK's own spans.
  *
+ * - Every SDK `execute_tool` span, gated or not: `gate_audit.agent_id` and `gate_audit.path` when it starts (the
+ *   SDK's tool spans name no agent): the gate's own knowledge for a decided call, else what the live spans
+ *   above it say (`place.ts`). A place that cannot be told leaves `gate_audit.path` out.
  * - An allowed call: `gate_audit.gate`, `gate_audit.verdict`, `gate_audit.rule` are added to the SDK's own
  *   `execute_tool` span when it starts, matched by (trace id, parent span id, `gen_ai.tool.call.id`): models
  *   reuse call ids such as `call_0`, so the call id alone could label another agent's span.
  * - A refused, asked or failed call (the SDK makes no span for it): a span `gate_audit.decide <tool>`, child
  *   of the agent's current loop-cycle span, with the `gen_ai.*` attributes of a tool span, the `gate_audit.*`
- *   ones, `error.type` (`gate_denied` or `gate_error`) and status ERROR.
+ *   ones (agent and place included), `error.type` (`gate_denied` or `gate_error`) and status ERROR.
  * - A node the node guard cancels: the same attributes and status ERROR on the orchestrator's `node` span.
  * - A counter `gate_audit.decisions` by gate, verdict and rule, through the metrics API.
  *
  * The loop span and the orchestrator's span sit in SDK-private state (`src/walker/sdk-internals.ts`,
  * feature-dependent): when one cannot be read, the span is parented to the active context and carries
  * `gate_audit.parent = "active_context"`; it is never dropped. Attributes only, no span events.
+ *
+ * - Decision-log records (file or PostgreSQL) written inside an active span carry its `traceId` and `spanId`
+ *   while a processor is open (`policy/trace-ids.ts`).
  *
  * Nothing is observed until `gateSpanProcessor()` is called; `@opentelemetry/api` is an optional peer.
  */
@@ -29,10 +35,20 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { type NodeCancel, setDecisionObserver, type ToolDecision } from '../enforce/observe.js';
+import { joinPath } from '../paths.js';
+import { setSpanIdsProvider, type SpanIds } from '../policy/trace-ids.js';
 import { agentLoopSpan, orchestratorSpan } from '../walker/sdk-internals.js';
-
-/** The scope name of gate-audit's tracer and meter. */
-const INSTRUMENTATION_SCOPE = 'gate-audit';
+import {
+  AGENT_ID_ATTRIBUTE,
+  chainOf,
+  INSTRUMENTATION_SCOPE,
+  linkOf,
+  PATH_ATTRIBUTE,
+  placeOf,
+  type SpanLink,
+  type SpanPlace,
+  VERDICT_ATTRIBUTE,
+} from './place.js';
 
 /** Where a decision span went when the SDK's span could not be read. */
 const PARENT_ACTIVE_CONTEXT = 'active_context';
@@ -42,9 +58,12 @@ const PARENT_ACTIVE_CONTEXT = 'active_context';
  * shape of `SpanProcessor` from `@opentelemetry/sdk-trace-base`, without depending on it.
  */
 export interface GateSpanProcessor {
-  /** Labels the SDK's `execute_tool` span of an allowed call; remembers live `node` spans. */
+  /**
+   * Names the agent and place of every SDK `execute_tool` span and labels the one of an allowed call;
+   * remembers live spans (for the place of the calls under them) and live `node` spans.
+   */
   onStart(span: Span, parentContext: Context): void;
-  /** Forgets a `node` span. */
+  /** Forgets a span. */
   onEnd(span: object): void;
   forceFlush(): Promise<void>;
   /** Stops observing decisions (when no other gate span processor is left). */
@@ -54,13 +73,21 @@ export interface GateSpanProcessor {
 /** How many allowed decisions wait for their tool span at most (the oldest are dropped first). */
 const MAX_PENDING = 10_000;
 
+/** How many live spans are remembered at most (the oldest are dropped first: their calls read no place). */
+const MAX_LIVE = 100_000;
+
 interface Labels {
   readonly gate?: string;
   readonly verdict: string;
   readonly rule?: string;
+  /** The agent and the place the gate knew. */
+  readonly agentId?: string;
+  readonly path?: readonly string[];
 }
 
 const pending = new Map<string, Labels>();
+/** Every span started and not yet ended, by `<trace id>/<span id>`: what the place of a call is read from. */
+const liveSpans = new Map<string, SpanLink>();
 const liveNodes = new Map<string, Span>();
 const processors = new Set<object>();
 /** The counter, with the meter provider it came from (the global provider may be set after the processor). */
@@ -69,9 +96,38 @@ let counter: { provider: object; counter: Counter } | undefined;
 function labelAttributes(labels: Labels): Attributes {
   return {
     ...(labels.gate === undefined ? {} : { 'gate_audit.gate': labels.gate }),
-    'gate_audit.verdict': labels.verdict,
+    [VERDICT_ATTRIBUTE]: labels.verdict,
     ...(labels.rule === undefined ? {} : { 'gate_audit.rule': labels.rule }),
   };
+}
+
+/** `gate_audit.agent_id` and `gate_audit.path` of a place (nothing for what is not known). */
+function placeAttributes(place: SpanPlace): Attributes {
+  return {
+    ...(place.agentId === undefined ? {} : { [AGENT_ID_ATTRIBUTE]: place.agentId }),
+    ...(place.path === undefined ? {} : { [PATH_ATTRIBUTE]: joinPath(place.path) }),
+  };
+}
+
+/** What the live spans say of the place of a call whose parent is `parentSpanId`. */
+function livePlace(traceId: string, parentSpanId: string | undefined): SpanPlace {
+  return placeOf(chainOf(parentSpanId, (id) => liveSpans.get(`${traceId}/${id}`)));
+}
+
+/** The place of a decided call: the gate's agent, and its place when it knows exactly one, else the spans'. */
+function decidedPlace(labels: Pick<Labels, 'agentId' | 'path'>, spans: () => SpanPlace): SpanPlace {
+  const known = labels.path !== undefined && labels.path.length > 0 ? labels.path : undefined;
+  const place = known === undefined ? spans() : { path: known };
+  const agentId = labels.agentId ?? place.agentId;
+  return { ...(agentId === undefined ? {} : { agentId }), ...(place.path === undefined ? {} : { path: place.path }) };
+}
+
+/** The ids of the active span (for decision records), when one is active. */
+function activeIds(): SpanIds | undefined {
+  const active = trace.getActiveSpan()?.spanContext();
+  return active === undefined || !trace.isSpanContextValid(active)
+    ? undefined
+    : { traceId: active.traceId, spanId: active.spanId };
 }
 
 function count(labels: Labels): void {
@@ -134,17 +190,22 @@ function onTool(decision: ToolDecision): void {
     ...(decision.gate === undefined ? {} : { gate: decision.gate }),
     verdict: decision.verdict,
     ...(decision.rule === undefined ? {} : { rule: decision.rule }),
+    agentId: decision.agentId,
+    ...(decision.path === undefined ? {} : { path: decision.path }),
   };
   count(labels);
   const loop = spanContextOf(agentLoopSpan(decision.agent));
+  // Without the loop span, the SDK parents its tool span to the active one: match (and place) on that instead.
+  const parent = typeof loop === 'string' ? trace.getActiveSpan()?.spanContext() : loop.context;
   if (decision.verdict === 'allow') {
-    // Without the loop span, the SDK parents its tool span to the active one: match on that instead.
-    const parent = typeof loop === 'string' ? trace.getActiveSpan()?.spanContext() : loop.context;
     if (parent === undefined || !trace.isSpanContextValid(parent)) return;
     pending.set(keyOf(parent.traceId, parent.spanId, decision.toolUseId), labels);
     if (pending.size > MAX_PENDING) pending.delete(pending.keys().next().value as string);
     return;
   }
+  const place = decidedPlace(labels, () =>
+    parent === undefined || !trace.isSpanContextValid(parent) ? {} : livePlace(parent.traceId, parent.spanId),
+  );
   errorSpan(
     `gate_audit.decide ${decision.toolName}`,
     {
@@ -152,6 +213,7 @@ function onTool(decision: ToolDecision): void {
       'gen_ai.tool.name': decision.toolName,
       'gen_ai.tool.call.id': decision.toolUseId,
       'gen_ai.agent.id': decision.agentId,
+      ...placeAttributes(place),
       ...labelAttributes(labels),
       'error.type': decision.verdict === 'error' ? 'gate_error' : 'gate_denied',
     },
@@ -211,20 +273,30 @@ export function gateSpanProcessor(): GateSpanProcessor {
     onStart(span: Span): void {
       const attributes = attributesOf(span);
       const operation = attributes['gen_ai.operation.name'];
+      const { traceId, spanId } = span.spanContext();
+      const parent = parentSpanIdOf(span);
+      const name = (span as { name?: unknown }).name;
+      liveSpans.set(
+        `${traceId}/${spanId}`,
+        linkOf(typeof name === 'string' ? name : '', (key) => attributes[key], parent),
+      );
+      if (liveSpans.size > MAX_LIVE) liveSpans.delete(liveSpans.keys().next().value as string);
       if (operation === 'execute_tool') {
-        const key = keyOf(span.spanContext().traceId, parentSpanIdOf(span), attributes['gen_ai.tool.call.id']);
+        const key = keyOf(traceId, parent, attributes['gen_ai.tool.call.id']);
         const labels = pending.get(key);
-        if (labels === undefined) return;
-        pending.delete(key);
-        span.setAttributes(labelAttributes(labels));
+        if (labels !== undefined) pending.delete(key);
+        const place =
+          labels === undefined ? livePlace(traceId, parent) : decidedPlace(labels, () => livePlace(traceId, parent));
+        span.setAttributes({ ...placeAttributes(place), ...(labels === undefined ? {} : labelAttributes(labels)) });
       } else if (operation === 'execute_node') {
-        liveNodes.set(keyOf(span.spanContext().traceId, parentSpanIdOf(span), attributes['gen_ai.agent.id']), span);
+        liveNodes.set(keyOf(traceId, parent, attributes['gen_ai.agent.id']), span);
       }
     },
     onEnd(span: object): void {
+      const { traceId, spanId } = (span as { spanContext(): SpanContext }).spanContext();
+      liveSpans.delete(`${traceId}/${spanId}`);
       const attributes = attributesOf(span);
       if (attributes['gen_ai.operation.name'] !== 'execute_node') return;
-      const { traceId } = (span as { spanContext(): SpanContext }).spanContext();
       const key = keyOf(traceId, parentSpanIdOf(span), attributes['gen_ai.agent.id']);
       if (liveNodes.get(key) === span) liveNodes.delete(key);
     },
@@ -233,13 +305,16 @@ export function gateSpanProcessor(): GateSpanProcessor {
       processors.delete(processor);
       if (processors.size === 0) {
         setDecisionObserver(undefined);
+        setSpanIdsProvider(undefined);
         pending.clear();
         liveNodes.clear();
+        liveSpans.clear();
       }
       return Promise.resolve();
     },
   };
   processors.add(processor);
   setDecisionObserver(observer);
+  setSpanIdsProvider(activeIds);
   return processor;
 }

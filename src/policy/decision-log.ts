@@ -14,6 +14,9 @@
  * Fail closed: a write that fails throws, so the enforcement point refuses the call (and stops the run);
  * after a failure the log stays failed and every later call is refused too. Nothing is dropped silently.
  * Records are written with `write(2)` (no `fsync`): a record survives the process, not a power loss.
+ *
+ * While a `gateSpanProcessor` (`gate-audit/otel`) is open, a record written inside an active span also carries
+ * `traceId` and `spanId` (see `trace-ids.ts`), before its `hash`: the chain covers them like every other field.
  */
 import { closeSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
 import { AUDITING_REFUSAL, isAuditing } from '../auditing.js';
@@ -24,6 +27,7 @@ import { joinPath } from '../paths.js';
 import { visible } from '../text.js';
 import { inputDigest } from './approval.js';
 import { releaseLock, takeLock } from './log-lock.js';
+import { activeSpanIds } from './trace-ids.js';
 
 /** Where the decision log goes and what it holds. */
 export interface DecisionLogOptions {
@@ -231,9 +235,13 @@ const LEVELS = {
   error: '{"level":"error","time":"',
 };
 
+/** Fields of a line the log writes itself, whatever the record holds. */
+const OWN_FIELDS = new Set(['input', 'path', 'paths', 'durationMs', 'traceId', 'spanId']);
+
 /**
  * The line of a record without its closing brace: level, time, chain, gate, the record's own fields in
- * their order, then its place, the input's digest (and the input when asked) and the duration.
+ * their order, then its place, the active span's ids, the input's digest (and the input when asked) and the
+ * duration.
  */
 function lineOf(record: GateRecord, gateName: string, writer: Writer, includeInput: boolean): string {
   const level =
@@ -242,13 +250,15 @@ function lineOf(record: GateRecord, gateName: string, writer: Writer, includeInp
   if (writer.chain) line += `,"seq":${writer.seq},"prev":${writer.prev === null ? 'null' : `"${writer.prev}"`}`;
   line += `,"gate":${JSON.stringify(gateName)}`;
   for (const key of Object.keys(record)) {
-    if (key === 'input' || key === 'path' || key === 'paths' || key === 'durationMs') continue;
+    if (OWN_FIELDS.has(key)) continue;
     const value: unknown = record[key as keyof GateRecord];
     if (value === undefined || typeof value === 'function') continue;
     line += `,${JSON.stringify(key)}:${JSON.stringify(value)}`;
   }
   line += `,"path":${JSON.stringify(joinPath(record.path))}`;
   if (record.paths !== undefined) line += `,"paths":${JSON.stringify(record.paths.map(joinPath))}`;
+  const span = activeSpanIds();
+  if (span !== undefined) line += `,"traceId":"${span.traceId}","spanId":"${span.spanId}"`;
   const { input, durationMs } = record;
   if (input !== undefined) {
     let digest: string | undefined;

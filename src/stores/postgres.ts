@@ -14,7 +14,8 @@
  * was cut is reported by `verifyStoreLog`. The hashed canonical JSON text is stored as text (JSONB would
  * reorder its keys). A record resolves once PostgreSQL committed it; a failure rejects (the gate refuses the
  * call and stops the run) and the next record first re-reads the writer's head, so the sink works again
- * when the server is back, without a restart.
+ * when the server is back, without a restart. While a `gateSpanProcessor` is open, a record appended inside an
+ * active span carries `traceId` and `spanId` in its hashed text (see `policy/trace-ids.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -27,6 +28,7 @@ import { joinPath } from '../paths.js';
 import { inputDigest } from '../policy/approval.js';
 import type { ApprovalAnswer, ApprovalStore, PendingApprovalEntry, StoredApproval } from '../policy/approval-store.js';
 import type { DecisionSink } from '../policy/decision-sink.js';
+import { activeSpanIds, type SpanIds } from '../policy/trace-ids.js';
 
 /** The part of a `pg` client this store uses. */
 export interface PgQueryable {
@@ -212,7 +214,7 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     });
   };
 
-  const appendNow = async (record: GateRecord, gateName: string): Promise<void> => {
+  const appendNow = async (record: GateRecord, gateName: string, span: SpanIds | undefined): Promise<void> => {
     head ??= await register();
     const { input, path, paths, durationMs, ...fields } = record;
     let digest: string | undefined;
@@ -233,6 +235,9 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
         ...fields,
         path: joinPath(path),
         paths: paths?.map(joinPath),
+        // The store's own span ids, over any the record holds (absent outside a span: dropped by `defined`).
+        traceId: span?.traceId,
+        spanId: span?.spanId,
         inputSha256: digest,
         durationMs: durationMs === undefined ? undefined : Math.round(durationMs * 1000) / 1000,
       }),
@@ -252,8 +257,10 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
   };
 
   const append = (record: GateRecord, gateName: string): Promise<void> => {
+    // Read now: the span active when the gate appends, not when the queue gets to it.
+    const span = activeSpanIds();
     const run = queue.then(() =>
-      appendNow(record, gateName).catch((error: unknown) => {
+      appendNow(record, gateName, span).catch((error: unknown) => {
         // Whether the failed statement committed is unknown: the next record re-reads the head first.
         head = undefined;
         throw new Error(`the PostgreSQL decision log failed: ${messageOf(error)}`, { cause: error });
@@ -435,4 +442,37 @@ export async function verifyStoreLog(
     if (!all.includes(writer)) problems.push(`writer ${writer} (from --expect-last-hash) has no records`);
   }
   return { ok: problems.length === 0 && writers.every((w) => w.problem === undefined), writers, problems };
+}
+
+/** One decision record as the store keeps it: its place in the global order and its parsed text. */
+export interface StoredRecord {
+  /** The row's `id` (the log's global order), as text. */
+  readonly id: string;
+  /** The record, or undefined when its text is not a JSON object. */
+  readonly record: Record<string, unknown> | undefined;
+}
+
+/**
+ * Every decision record of the store's log in its global order, read a page at a time (memory holds one page,
+ * whatever the log's size). The records are not verified: `verifyStoreLog` does that.
+ *
+ * @param source - a `postgresStore`, or `{ pool }`
+ * @param pageSize - rows per query
+ */
+export async function* storeRecords(
+  source: { readonly pool: PgQueryable },
+  pageSize = 5000,
+): AsyncGenerator<StoredRecord, void, undefined> {
+  let after = '0';
+  for (;;) {
+    const { rows } = await source.pool.query(
+      'select id, body from gate_audit_decisions where id > $1 order by id limit $2',
+      [after, pageSize],
+    );
+    for (const row of rows) {
+      after = String(row.id);
+      yield { id: after, record: parseBody(String(row.body)) };
+    }
+    if (rows.length < pageSize) return;
+  }
 }

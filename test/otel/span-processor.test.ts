@@ -113,6 +113,8 @@ describe('gateSpanProcessor', () => {
       'gen_ai.tool.name': 'shell',
       'gen_ai.tool.call.id': 'call_1',
       'gen_ai.agent.id': 'alpha',
+      'gate_audit.agent_id': 'alpha',
+      'gate_audit.path': 'alpha',
       'gate_audit.gate': 'otel-policy',
       'gate_audit.verdict': 'deny',
       'gate_audit.rule': 'default-deny',
