@@ -16,6 +16,7 @@ import { renderSarifError } from '../report/render/sarif.js';
 import { findConfig, InvalidConfigError, type LoadedConfig, loadConfig } from './config.js';
 import { initCommand } from './init.js';
 import { mergeCommand } from './merge.js';
+import { observedCommand } from './observed.js';
 import {
   checkReporters,
   Inputs,
@@ -203,6 +204,7 @@ function program(streams: CliStreams): Command {
         '  gate-audit init                               write a starter gate-audit.config and print the CI step\n' +
         "  gate-audit check-policy <policy> [module...]  what a policy says about each agent's tools\n" +
         '  gate-audit merge <report.json...>             join the JSON reports of several jobs or shards into one\n' +
+        '  gate-audit observed <traces...>               which tool calls in OTLP JSON traces were decided, refused or undecided\n' +
         '  gate-audit verify-log <file>                  check a hash-chained decision log\n' +
         "  gate-audit verify-log --store <url>           check every writer's chain of a fleet's log in PostgreSQL\n" +
         '  gate-audit approvals list|approve|deny --store <url>  answer pending approvals from any process\n' +
@@ -474,6 +476,7 @@ export async function main(argv: readonly string[], streams: CliStreams, context
     }
     if (argv[0] === 'init') return initCommand(argv.slice(1), streams, cwd);
     if (argv[0] === 'merge') return await mergeCommand(argv.slice(1), streams, cwd);
+    if (argv[0] === 'observed') return await observedCommand(argv.slice(1), streams, cwd);
     const command = program(streams);
     command.parse([...argv], { from: 'user' });
     const options = command.opts<Options>();

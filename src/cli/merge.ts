@@ -18,6 +18,7 @@ import { type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from '../re
 import { quoted, visible } from '../text.js';
 import { closest } from './did-you-mean.js';
 import { artifactUri, projectRoot, SourceIndex } from './locate.js';
+import { isObservedReportFile, mergeObservedCommand } from './observed.js';
 import {
   checkReporters,
   Inputs,
@@ -53,7 +54,10 @@ const collect =
 function program(streams: Streams): Command {
   return new Command('gate-audit merge')
     .description('Join the JSON reports of several jobs, or of the shards of one --shard run, into one report.')
-    .argument('<report...>', 'JSON reports written by gate-audit --format json (or --reporter json=<file>)')
+    .argument(
+      '<report...>',
+      'JSON reports written by gate-audit --format json (or --reporter json=<file>), or by gate-audit observed of many hosts',
+    )
     .addOption(
       new Option('--format <format>', 'the merged report: its format (default text)').choices(REPORTER_FORMATS),
     )
@@ -171,6 +175,11 @@ export async function mergeCommand(argv: readonly string[], streams: Streams, cw
   const options = command.opts<MergeOptions>();
   const reporters = reportersOf(options, cwd);
   checkReporters(reporters);
+  // Observed reports (gate-audit observed) of many hosts are joined by their own rules; a mix is refused there.
+  for (const arg of command.args) {
+    if (await isObservedReportFile(resolve(cwd, arg)))
+      return await mergeObservedCommand(command.args, options, streams, cwd);
+  }
   const inputs = new Inputs();
   const parts: MergeInput[] = command.args.map((arg) => {
     const file = resolve(cwd, arg);
