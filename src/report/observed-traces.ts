@@ -11,11 +11,13 @@
  *
  * The agent and its place come from `gate_audit.agent_id` and `gate_audit.path` (`gateSpanProcessor` stamps
  * them), else from the spans above the call (`otel/place.ts`). A call that needs neither the spans above it
- * nor a record is counted as soon as it is read; the others wait in their trace. A trace is open from its
- * first span read until its root span (no parent) is read, or until `idleSpans` spans of other traces went by
- * without one of its own (a trace whose root is in another process or file never gets one), or the input
- * ends; then its waiting calls are counted with what is known and the trace is forgotten. So memory is
- * bounded by the spans of the traces still open, whatever the size of the input.
+ * nor a record, or whose spans above reach its trace's root, is counted as soon as it is read; the others wait
+ * in their trace. A trace is open from its first span read until its root span (no parent) is read, or until
+ * `idleSpans` spans of other traces went by without one of its own (a trace whose root is in another process
+ * or file never gets one), or the input ends; then its waiting calls are counted with what is known. A closed
+ * trace's spans are kept for 4096 more spans read (a span that ended after its root still finds its place),
+ * then forgotten. So memory is bounded by the spans of the traces still open (and of those just closed),
+ * whatever the size of the input.
  */
 import { joinPath } from '../paths.js';
 import {
@@ -114,9 +116,11 @@ interface Waiting {
 
 interface OpenTrace {
   readonly links: Map<string, SpanLink>;
-  readonly waiting: Waiting[];
+  waiting: Waiting[];
   /** The span count when its last span was read. */
   seen: number;
+  /** The span count when its root was read. */
+  closedAt: number | undefined;
 }
 
 /** Options of the classification. */
@@ -133,6 +137,8 @@ export interface ObservedTracesOptions {
 
 const IDLE_SPANS = 100_000;
 const SWEEP_EVERY = 4096;
+/** Spans read after a trace's root during which its spans are kept. */
+const CLOSED_GRACE = 4096;
 
 /** Tool calls of a stream of spans, classified as their traces allow (see the module's comment). */
 export class ObservedTraces {
@@ -175,7 +181,7 @@ export class ObservedTraces {
     const attributes = span.attributes;
     let trace = this._traces.get(span.traceId);
     if (trace === undefined) {
-      trace = { links: new Map(), waiting: [], seen: this._count };
+      trace = { links: new Map(), waiting: [], seen: this._count, closedAt: undefined };
       this._traces.set(span.traceId, trace);
     }
     trace.seen = this._count;
@@ -191,17 +197,31 @@ export class ObservedTraces {
     if (call) {
       const refused = span.scope === INSTRUMENTATION_SCOPE;
       const waiting: Waiting = { span, refused };
-      if (this._settled(waiting)) this._emit(waiting, undefined);
+      if (this._settled(waiting) || this._rooted(span, trace)) this._emit(waiting, trace);
       else trace.waiting.push(waiting);
     }
-    if (span.parentSpanId === undefined) this._close(span.traceId, trace);
+    if (span.parentSpanId === undefined) this._settle(trace);
     if (this._count % SWEEP_EVERY === 0) this._sweep();
     return call;
   }
 
   /** Closes every open trace: the input ended. */
   end(): void {
-    for (const [traceId, trace] of [...this._traces]) this._close(traceId, trace);
+    for (const [traceId, trace] of [...this._traces]) this._forget(traceId, trace);
+  }
+
+  /** Whether the spans above a call reach its trace's root. */
+  private _rooted(span: OtlpSpan, trace: OpenTrace): boolean {
+    const chain = chainOf(span.parentSpanId, (id) => trace.links.get(id));
+    return span.parentSpanId === undefined || (chain.length > 0 && chain[chain.length - 1]?.parent === undefined);
+  }
+
+  /** The trace's root was read: its waiting calls are counted now; its spans stay for a while. */
+  private _settle(trace: OpenTrace): void {
+    trace.closedAt = this._count;
+    const waiting = trace.waiting;
+    trace.waiting = [];
+    for (const call of waiting) this._emit(call, trace);
   }
 
   private _inWindow(atMs: number): boolean {
@@ -222,23 +242,27 @@ export class ObservedTraces {
   }
 
   private _sweep(): void {
-    const stale = this._count - this._idle;
+    const idle = this._count - this._idle;
+    const closed = this._count - CLOSED_GRACE;
     for (const [traceId, trace] of this._traces) {
-      if (trace.seen <= stale) this._close(traceId, trace);
+      if (trace.seen <= idle || (trace.closedAt !== undefined && trace.closedAt <= closed)) {
+        this._forget(traceId, trace);
+      }
     }
   }
 
-  private _close(traceId: string, trace: OpenTrace): void {
+  /** Counts the trace's waiting calls with what is known, and forgets its spans. */
+  private _forget(traceId: string, trace: OpenTrace): void {
     this._traces.delete(traceId);
     this._held -= trace.links.size;
     for (const call of trace.waiting) this._emit(call, trace);
   }
 
   /** Classifies and reports one call, with the spans of its trace when it waited for them. */
-  private _emit(call: Waiting, trace: OpenTrace | undefined): void {
+  private _emit(call: Waiting, trace: OpenTrace): void {
     const { span, refused } = call;
     const attributes = span.attributes;
-    const lookup = (id: string): SpanLink | undefined => trace?.links.get(id);
+    const lookup = (id: string): SpanLink | undefined => trace.links.get(id);
     const chain = chainOf(span.parentSpanId, lookup);
     let agentId: string | undefined;
     let path: readonly string[] | undefined;
