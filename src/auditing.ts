@@ -24,3 +24,10 @@ export function isAuditing(): boolean {
 /** The reason a sink gives for refusing to record while auditing. */
 export const AUDITING_REFUSAL =
   'gate-audit is auditing this process (GATE_AUDIT_AUDITING=1): its decision log and stores record nothing, so the call is refused';
+
+/**
+ * Where the audit child's preload takes note of a process guard started while auditing (a function on
+ * `globalThis` that cannot be replaced): the report says whether the entry started the guard, from this note,
+ * never from a mark any code could write.
+ */
+export const AUDIT_GUARD_NOTE = Symbol.for('gate-audit.audit.process-guard-note.v1');

@@ -10,6 +10,7 @@ import { escapeSegment, joinPath } from '../paths.js';
 import { type AuditOptions, audit, plan, summarize } from '../report/audit.js';
 import { checkedGenerator } from '../report/generator.js';
 import { type CoverageNode, type CoverageNote, type CoverageReport, SCHEMA_VERSION } from '../report/schema.js';
+import type { ProcessGuardMark } from '../enforce/process-guard.js';
 import type { AcceptRule, ModuleOutcome } from './child/protocol.js';
 import type { Config } from './config.js';
 import type { FoundOrchestrator, ModuleResult, Refusal } from './load.js';
@@ -294,4 +295,47 @@ export function acceptRulesOf(config: Config, dir: string): AcceptRule[] {
     path: entry.path,
     reason: entry.reason,
   }));
+}
+
+/** The statuses a process guard can change: what it refuses, or gates itself. */
+const GOVERNED_KINDS: ReadonlySet<string> = new Set(['agent', 'agent-tool', 'graph', 'swarm']);
+
+/**
+ * A tree as it runs under the process guard the entry started: an agent or orchestrator that carries none of
+ * its gates is `blocked` (`onUngated: 'refuse'`: the guard refuses it before its model is called) or `gated`
+ * with the reason "installed by the process guard" (`install`: it gets the guard's first gate when it runs; one
+ * gated already with another gate cannot take it, and is refused). Custom nodes that declare what they run are
+ * marked `processGuarded` when the guard refuses the ungated agents they might call.
+ *
+ * @param report - the tree as the audit judged it
+ * @param guard - the guard the entry started
+ */
+export function underProcessGuard(report: CoverageReport, guard: ProcessGuardMark): CoverageReport {
+  const ids = new Set(guard.gates.map((g) => g.id));
+  const names = guard.gates.map((g) => `"${g.name}"`).join(', ');
+  const first = guard.gates[0];
+  const nodes = report.nodes.map((node): CoverageNode => {
+    if (node.kind === 'custom' && node.status === 'attested') {
+      return guard.onUngated === 'refuse' ? { ...node, processGuarded: true } : node;
+    }
+    if (!GOVERNED_KINDS.has(node.kind) || (node.status !== 'gated' && node.status !== 'ungated')) return node;
+    if (node.status === 'gated' && node.gate !== undefined && ids.has(node.gate.id)) return node;
+    if (guard.onUngated === 'install' && node.status === 'ungated' && first !== undefined) {
+      const installed: CoverageNode = {
+        ...node,
+        status: 'gated',
+        reason: 'installed by the process guard',
+        gate: first,
+      };
+      delete installed.fix;
+      return installed;
+    }
+    return {
+      ...node,
+      status: 'blocked',
+      reason: `refused by the process guard: it carries none of its gates (${names}), so it never runs`,
+      fix: node.fix ?? "gate it at startup with one of the process guard's gates (installMultiagent on its tree)",
+    };
+  });
+  return { ...report, nodes };
 }

@@ -233,6 +233,15 @@ export interface EntryEnd {
   readonly ended: 'exit' | 'settle' | 'timeout' | 'signal';
   readonly exitCode?: number;
   readonly signal?: string;
+  readonly processGuard?: EntryGuard;
+}
+
+/** Whether the process guard stood before an entry's first invocation, and which. */
+export interface EntryGuard {
+  readonly installed: boolean;
+  readonly by?: 'guardProcess' | 'register';
+  readonly onUngated?: 'refuse' | 'install';
+  readonly gates?: { name: string; id: string; perProcess?: boolean }[];
 }
 
 /** What one entry run gave. */
@@ -258,6 +267,23 @@ export interface EntrySettings {
   /** How long to wait for another invocation after one. */
   readonly settleMs: number;
   readonly noise: (chunk: string) => void;
+  /** The configuration file, when it has `processGuard` (started before the entry, as register would). */
+  readonly processGuardConfig?: string;
+}
+
+/**
+ * The guard of an entry: standing at its first invocation (a guard started later let that one run unguarded),
+ * or, with no invocation, when the entry's import settled.
+ */
+function entryGuard(
+  invocations: readonly Extract<ChildLine, { t: 'invocation' }>[],
+  lines: readonly ChildLine[],
+): EntryGuard {
+  const settled = lines.find((l): l is Extract<ChildLine, { t: 'guard' }> => l.t === 'guard');
+  const guard = invocations.length > 0 ? invocations[0]?.guard : settled?.guard;
+  return guard === undefined
+    ? { installed: false }
+    : { installed: true, by: guard.by, onUngated: guard.onUngated, gates: guard.gates.map((g) => ({ ...g })) };
 }
 
 const SETTLED = 'settle';
@@ -280,6 +306,9 @@ export async function runEntrySupervised(settings: EntrySettings): Promise<Entry
       plan: settings.plan,
       accept: settings.accept,
       root: settings.root,
+      ...(settings.processGuardConfig === undefined
+        ? {}
+        : { processGuard: true, configFile: settings.processGuardConfig }),
     },
     {
       cwd: settings.cwd,
@@ -301,6 +330,7 @@ export async function runEntrySupervised(settings: EntrySettings): Promise<Entry
     ended,
     ...(ended === 'exit' && run.code !== null ? { exitCode: run.code } : {}),
     ...(ended === 'signal' && run.signal !== null ? { signal: run.signal } : {}),
+    processGuard: entryGuard(invocations, run.lines),
   };
   const notes: CoverageNote[] = [];
   if (run.forged > 0) notes.push(tamperNote(shown, run.forged));

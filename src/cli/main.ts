@@ -80,6 +80,7 @@ interface Options {
   entry?: string[];
   entryArgs?: string[];
   entrySettle?: number;
+  requireProcessGuard?: boolean;
 }
 
 /** gate-audit's own version, from its package.json. */
@@ -167,6 +168,10 @@ function program(streams: CliStreams): Command {
       '--entry-settle <ms>',
       `how long an entry run waits for another invocation after one (default ${DEFAULT_ENTRY_SETTLE_MS})`,
       msArg,
+    )
+    .option(
+      '--require-process-guard',
+      'with --entry: fail (exit 1) when an entry invokes an agent before the process guard stands (guardProcess, or config processGuard)',
     )
     .option('--ignore <glob>', 'leave out files that folders and globs reach (repeatable)', collect(String))
     .option('--no-error-on-unmatched-pattern', 'pass over a pattern that matches no module instead of exit 2')
@@ -280,6 +285,12 @@ function settingsOf(
       );
     }
   }
+  if (options.requireProcessGuard === true && entries.length === 0) {
+    throw new GateAuditError(
+      'USAGE',
+      'flag=<--require-process-guard> | only an entry run shows whether the app starts the process guard | add --entry <file> (or entry in the configuration)',
+    );
+  }
   if (patterns.length === 0 && entries.length === 0) {
     throw new GateAuditError(
       'USAGE',
@@ -311,6 +322,7 @@ function settingsOf(
     entries,
     entryArgs: options.entryArgs?.flat() ?? config.entryArgs ?? [],
     entrySettleMs: options.entrySettle ?? config.entrySettle ?? DEFAULT_ENTRY_SETTLE_MS,
+    requireProcessGuard: options.requireProcessGuard === true,
     plan: options.plan === true,
     noise,
     ...(options.shard === undefined ? {} : { shard: options.shard }),

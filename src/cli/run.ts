@@ -46,6 +46,8 @@ export interface RunSettings {
   readonly entryArgs: readonly string[];
   /** How long an entry run waits for another invocation after one. */
   readonly entrySettleMs: number;
+  /** `--require-process-guard`: an entry that invokes anything before the process guard stands fails the run. */
+  readonly requireProcessGuard?: boolean;
   /** `--shard i/n`: audit only the modules whose project-relative path hashes to part `index` of `count`. */
   readonly shard?: { readonly index: number; readonly count: number };
 }
@@ -271,8 +273,21 @@ export async function runAudit(
       timeoutMs: settings.timeoutMs,
       settleMs: settings.entrySettleMs,
       noise: settings.noise,
+      ...(config.processGuard !== undefined && loaded.file !== undefined ? { processGuardConfig: loaded.file } : {}),
     });
     entries.push(outcome.end);
+    if (settings.requireProcessGuard === true && outcome.end.processGuard?.installed !== true) {
+      notes.push({
+        kind: 'process-guard',
+        module: outcome.end.module,
+        message:
+          outcome.end.invocations > 0
+            ? 'invoked an agent or orchestrator before the process guard stood, so an agent it runs without a gate is not refused'
+            : 'did not start the process guard',
+        fix: 'call guardProcess({ gates }) at startup before anything runs, or start node with --import gate-audit/register and add processGuard to the configuration',
+        fails: true,
+      });
+    }
     entryReports.push(...outcome.reports);
     notes.push(...outcome.notes);
     for (const index of outcome.usedAccept) entryUsed.add(index);

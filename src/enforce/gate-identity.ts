@@ -25,17 +25,36 @@ export interface GateView {
   readonly record: ((record: GateRecord) => unknown) | undefined;
 }
 
-const PROCESS_TAG = randomBytes(4).toString('hex');
-const processIds = new WeakMap<object, string>();
-let counter = 0;
+/**
+ * The per-process ids, shared by every copy of gate-audit in the process (a `Symbol.for` key on `globalThis`):
+ * the app's copy and the one the CLI or the guard loaded must name one gate object alike.
+ */
+interface ProcessIds {
+  readonly tag: string;
+  readonly ids: WeakMap<object, string>;
+  counter: number;
+}
+
+const PROCESS_IDS = Symbol.for('gate-audit.process-ids.v1');
+
+function processIds(): ProcessIds {
+  const existing: unknown = Object.getOwnPropertyDescriptor(globalThis, PROCESS_IDS)?.value;
+  if (typeof existing === 'object' && existing !== null && (existing as ProcessIds).ids instanceof WeakMap) {
+    return existing as ProcessIds;
+  }
+  const created: ProcessIds = { tag: randomBytes(4).toString('hex'), ids: new WeakMap(), counter: 0 };
+  Object.defineProperty(globalThis, PROCESS_IDS, { value: created, writable: false, configurable: false });
+  return created;
+}
 
 /** The per-process id of a gate object that declares none. */
 function processIdOf(gate: object): string {
-  let id = processIds.get(gate);
+  const store = processIds();
+  let id = store.ids.get(gate);
   if (id === undefined) {
-    counter += 1;
-    id = `process:${PROCESS_TAG}:${counter}`;
-    processIds.set(gate, id);
+    store.counter += 1;
+    id = `process:${store.tag}:${store.counter}`;
+    store.ids.set(gate, id);
   }
   return id;
 }

@@ -36,7 +36,7 @@ import {
   type Agent,
 } from '@strands-agents/sdk';
 import { BeforeMultiAgentInvocationEvent, BeforeNodeCallEvent } from '@strands-agents/sdk/multiagent';
-import { isAuditing } from '../auditing.js';
+import { AUDIT_GUARD_NOTE, isAuditing } from '../auditing.js';
 import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
 import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { agentGateState, hasNodeGuard } from '../walker/classify.js';
@@ -570,6 +570,8 @@ export function startProcessGuard(options: ProcessGuardOptions, by: ProcessGuard
     // The audit child stops every run before a hook fires: the guard is only noted, for the report.
     active = { ...next, guard };
     publish(mark);
+    const note: unknown = Object.getOwnPropertyDescriptor(globalThis, AUDIT_GUARD_NOTE)?.value;
+    if (typeof note === 'function') (note as (noted: ProcessGuardMark) => void)(mark);
     return guard;
   }
   // gate-audit's own copy first: the prototype the walker reads must be the exported class's.

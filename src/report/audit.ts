@@ -324,7 +324,13 @@ function judge(
   }
   const parentGuards = parent !== undefined && parent.status === 'gated';
   if (entry.kind === 'graph' || entry.kind === 'swarm') {
-    if (hasNodeGuard(entry.target as Orchestrator)) return { status: 'gated', reason: 'node guard installed' };
+    if (hasNodeGuard(entry.target as Orchestrator)) {
+      // The gate its guard requires of every node (a guard installed before marks carried it names none).
+      const guard = nodeGuardMark(entry.target);
+      return guard !== undefined && 'treeGateKey' in guard
+        ? gatedVerdict(guard.treeGateKey, 'node guard installed')
+        : { status: 'gated', reason: 'node guard installed' };
+    }
     if (assumeInstalled) return { status: 'gated', reason: 'installMultiagent would install the node guard' };
     if (parentGuards) {
       return {

@@ -47,6 +47,11 @@ export const CoverageNodeSchema = z.strictObject({
   sameAs: z.array(z.string()).optional(),
   /** The gate that covers a gated agent, or the gate a guard records to (absent when none is known). */
   gate: GateIdentitySchema.optional(),
+  /**
+   * On a custom node (`attested`) of a tree an entry invoked under the process guard (`onUngated: 'refuse'`):
+   * an ungated agent it calls, declared or not, is refused.
+   */
+  processGuarded: z.boolean().optional(),
 });
 
 /** An edge of the coverage graph: containment (orchestrator → node, agent → tool) or a graph edge. */
@@ -131,10 +136,11 @@ export const GeneratorSchema = z.strictObject({
  * called (what it builds was not audited), a module skipped because it has nothing to audit, a gated node
  * under another gate than the one required, a module or entry whose load failed (`load`: its process exited,
  * was killed, crashed or hung; always `fails`, and the run exits 2), a module that invoked something while
- * it was imported (its tree was audited where it was invoked).
+ * it was imported (its tree was audited where it was invoked), an entry that did not start the process guard
+ * (`process-guard`, failing under `--require-process-guard`).
  */
 export const CoverageNoteSchema = z.strictObject({
-  kind: z.enum(['unaudited-export', 'skipped-module', 'gate-mismatch', 'load', 'invoked-at-import']),
+  kind: z.enum(['unaudited-export', 'skipped-module', 'gate-mismatch', 'load', 'invoked-at-import', 'process-guard']),
   module: z.string(),
   export: z.string().optional(),
   /** The node, for a gate mismatch. */
@@ -156,6 +162,18 @@ export const EntryRunSchema = z.strictObject({
   ended: z.enum(['exit', 'settle', 'timeout', 'signal']),
   exitCode: z.number().int().optional(),
   signal: z.string().optional(),
+  /**
+   * Whether the entry had the process guard standing before its first invocation (`guardProcess` in its
+   * startup, or config `processGuard`, started as `--import gate-audit/register` would), and which.
+   */
+  processGuard: z
+    .strictObject({
+      installed: z.boolean(),
+      by: z.enum(['guardProcess', 'register']).optional(),
+      onUngated: z.enum(['refuse', 'install']).optional(),
+      gates: z.array(GateIdentitySchema).optional(),
+    })
+    .optional(),
 });
 
 /** The whole report. */

@@ -328,7 +328,9 @@ describe.concurrent('configuration', { timeout: 240_000 }, () => {
     // The app's own package.json: its entry runs where its dependencies resolve (the tree it runs is ungated).
     const audit = await gateAudit(['--format', 'json'], { cwd: dir });
     expect(audit.status).toBe(1);
-    expect(json(audit).entries).toEqual([{ module: 'src/main.ts', invocations: 1, ended: 'exit', exitCode: 0 }]);
+    expect(json(audit).entries).toEqual([
+      { module: 'src/main.ts', invocations: 1, ended: 'exit', exitCode: 0, processGuard: { installed: false } },
+    ]);
     expect(json(audit).nodes.map((n) => [n.id, n.status])).toEqual([
       ['desk', 'ungated'],
       ['a', 'ungated'],

@@ -38,7 +38,9 @@ describe('gate-audit --entry', () => {
     expect(report.sources).toEqual([
       expect.objectContaining({ module: runner('main'), export: '(invoked)', projectModule: runner('main') }),
     ]);
-    expect(report.entries).toEqual([{ module: runner('main'), invocations: 1, ended: 'exit', exitCode: 0 }]);
+    expect(report.entries).toEqual([
+      { module: runner('main'), invocations: 1, ended: 'exit', exitCode: 0, processGuard: { installed: false } },
+    ]);
   });
 
   it('runs nothing real: no model call, no tool body (the stop comes before the model)', () => {
@@ -56,7 +58,9 @@ describe('gate-audit --entry', () => {
   it('main().catch(() => process.exit(1)): the app exits 1 on the stop, the audit still judges the tree', () => {
     const { status, report } = json(['--entry', runner('main-catch')]);
     expect(status).toBe(0);
-    expect(report.entries).toEqual([{ module: runner('main-catch'), invocations: 1, ended: 'exit', exitCode: 1 }]);
+    expect(report.entries).toEqual([
+      { module: runner('main-catch'), invocations: 1, ended: 'exit', exitCode: 1, processGuard: { installed: false } },
+    ]);
   });
 
   it('an entry that waits for requests: a load failure with the factory fix, exit 2', () => {

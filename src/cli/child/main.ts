@@ -8,11 +8,11 @@ import { createHmac, createSecretKey } from 'node:crypto';
 import { fstatSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { Server } from 'node:net';
 import { relative } from 'node:path';
-import { auditModule, judgeTree, posix, realOf } from '../audit-module.js';
+import { auditModule, judgeTree, posix, realOf, underProcessGuard } from '../audit-module.js';
 import { loadConfig } from '../config.js';
 import { importModule, LoadTimeoutError, loadModule } from '../load.js';
 import { importClosure } from '../locate.js';
-import { auditStop, esmLoadedFiles, type InvokedKind, onInvocation } from './preload.js';
+import { auditStop, esmLoadedFiles, type InvokedKind, notedProcessGuard, onInvocation } from './preload.js';
 import {
   type AcceptRule,
   type ChildLine,
@@ -135,14 +135,15 @@ function watchInvocations(setup: InvocationSetup): void {
   onInvocation((target, kind, method) => {
     const id = idOf(target);
     const place = setup.where();
-    let line: ChildLine = { t: 'invocation', kind, method, id };
+    const guard = notedProcessGuard();
+    let line: ChildLine = { t: 'invocation', kind, method, id, ...(guard === undefined ? {} : { guard }) };
     let tree: { report: CoverageReport; used: number[] } | undefined;
     if (!audited.has(target)) {
       audited.add(target);
       try {
         const judged = judgeTree(target, setup.accept(), setup, `${place?.module ?? '?'} (${kind} "${id}")`);
         const report: CoverageReport = {
-          ...judged.report,
+          ...(guard === undefined ? judged.report : underProcessGuard(judged.report, guard)),
           sources: [
             {
               module: place?.module ?? '?',
@@ -365,12 +366,19 @@ async function runEntry(entry: EntryJob): Promise<void> {
     },
   });
   process.argv = [process.argv[0] ?? process.execPath, entry.entry, ...entry.args];
+  // As `node --import gate-audit/register` would, before the entry: a failure here is the CLI's exit 2.
+  if (entry.processGuard === true) {
+    const { startRegisteredGuard } = await import('../registered-guard.js');
+    await startRegisteredGuard(entry.cwd, entry.configFile);
+  }
   try {
     await importModule(entry.entry, entry.shown, { cwd: entry.cwd, timeoutMs: 2 ** 31 - 1, noise });
     emit({ t: 'entry-loaded' });
   } catch (error) {
     emit({ t: 'entry-loaded', error: toWire(error) });
   }
+  const guard = notedProcessGuard();
+  emit({ t: 'guard', ...(guard === undefined ? {} : { guard }) });
   emit({ t: 'closure', files: [...new Set([...importClosure(entry.entry), ...esmLoadedFiles()])] });
 }
 

@@ -19,7 +19,8 @@ import Module, { createRequire, register, syncBuiltinESMExports } from 'node:mod
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { dirname, isAbsolute, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AUDITING_MARK } from '../../auditing.js';
+import { AUDIT_GUARD_NOTE, AUDITING_MARK } from '../../auditing.js';
+import type { ProcessGuardMark } from '../../enforce/process-guard.js';
 import { isSdkUrl, SDK_MODULE_KEY } from './sdk-hooks.js';
 
 const nodeRequire = createRequire(import.meta.url);
@@ -68,6 +69,28 @@ function noteLoaded(url: unknown): void {
   } catch {
     // not a file
   }
+}
+
+let guardNoted: ProcessGuardMark | undefined;
+
+/** The process guard started in this audit process (the first one noted), if any. */
+export function notedProcessGuard(): ProcessGuardMark | undefined {
+  return guardNoted;
+}
+
+function noteGuard(mark: unknown): void {
+  if (guardNoted !== undefined || typeof mark !== 'object' || mark === null) return;
+  const { by, onUngated, gates } = mark as Partial<ProcessGuardMark>;
+  if ((by !== 'guardProcess' && by !== 'register') || (onUngated !== 'refuse' && onUngated !== 'install')) return;
+  if (!Array.isArray(gates) || gates.length === 0) return;
+  const copied = (gates as unknown[]).flatMap((gate) => {
+    const { name, id, perProcess } = (gate ?? {}) as { name?: unknown; id?: unknown; perProcess?: unknown };
+    return typeof name === 'string' && typeof id === 'string'
+      ? [{ name, id, ...(perProcess === true ? { perProcess: true as const } : {}) }]
+      : [];
+  });
+  if (copied.length !== gates.length) return;
+  guardNoted = { by, onUngated, gates: copied };
 }
 
 /**
@@ -264,6 +287,7 @@ function install(): void {
   const key = Symbol.for(SDK_MODULE_KEY);
   if (globals[key] !== undefined) return;
   Object.defineProperty(globals, AUDITING_MARK, { value: true, configurable: false, writable: false });
+  Object.defineProperty(globals, AUDIT_GUARD_NOTE, { value: noteGuard, configurable: false, writable: false });
   Object.defineProperty(globals, key, {
     value: (namespace: unknown): void => noteSdkExports(namespace),
     configurable: false,

@@ -4,6 +4,7 @@
  * `process.exit` loses messages of a few hundred KB), so everything written before the child died is there.
  * Every value is plain data.
  */
+import type { ProcessGuardMark } from '../../enforce/process-guard.js';
 import type { CoverageNote, CoverageReport } from '../../report/schema.js';
 
 /** An accept entry of the configuration, as the child applies it. */
@@ -65,6 +66,10 @@ export interface EntryJob extends JobBase {
   readonly plan: boolean;
   readonly accept: readonly AcceptRule[];
   readonly root: string;
+  /** The configuration has `processGuard`: start it before the entry, as `--import gate-audit/register` would. */
+  readonly processGuard?: boolean;
+  /** The configuration file that has it. */
+  readonly configFile?: string;
 }
 
 /** Run a whole subcommand (`check-policy`) in the child. */
@@ -124,8 +129,11 @@ export type ChildLine =
       readonly report?: CoverageReport;
       readonly usedAccept?: number[];
       readonly problem?: string;
+      /** The process guard standing when it was invoked (absent: none). */
+      readonly guard?: ProcessGuardMark;
     }
   | { readonly t: 'entry-loaded'; readonly error?: WireError }
+  | { readonly t: 'guard'; readonly guard?: ProcessGuardMark }
   | { readonly t: 'listening' }
   | { readonly t: 'closure'; readonly files: string[] }
   | { readonly t: 'command'; readonly out: string; readonly err: string; readonly code: number }

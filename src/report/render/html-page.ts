@@ -117,7 +117,7 @@ export const PAGE_SCRIPT = String.raw`
     var where = note.path === undefined
       ? visible(note.module + (note.export === undefined ? '' : '#' + note.export))
       : '"' + visiblePath(note.path).split('"').join('\\x22') + '"';
-    var label = { 'unaudited-export': 'not audited', 'skipped-module': 'skipped', 'gate-mismatch': 'wrong gate', load: 'load failed', 'invoked-at-import': 'invoked at import' }[note.kind] || 'note';
+    var label = { 'unaudited-export': 'not audited', 'skipped-module': 'skipped', 'gate-mismatch': 'wrong gate', load: 'load failed', 'invoked-at-import': 'invoked at import', 'process-guard': 'no process guard' }[note.kind] || 'note';
     addNote(label + ': ' + where + ': ' + visible(note.message) + (note.fix === undefined ? '' : ' | ' + visible(note.fix)));
   });
   (report.refusals || []).forEach(function (r) {

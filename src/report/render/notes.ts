@@ -14,6 +14,7 @@ export const NOTE_LABELS: Readonly<Record<CoverageNote['kind'], string>> = {
   'gate-mismatch': 'wrong gate',
   load: 'load failed',
   'invoked-at-import': 'invoked at import',
+  'process-guard': 'no process guard',
 };
 
 /**
@@ -69,6 +70,13 @@ export function entryLines(report: CoverageReport): string[] {
           : entry.ended === 'settle'
             ? 'no new invocation within the settle time'
             : 'the timeout';
-    return `entry ${visible(entry.module)}: ${plural(entry.invocations, 'invocation', 'invocations')} stopped and audited, ended by ${how}`;
+    const guard = entry.processGuard;
+    const guarded =
+      guard === undefined
+        ? ''
+        : guard.installed
+          ? `; process guard started by ${guard.by ?? '?'} (onUngated: ${guard.onUngated ?? '?'}; gates ${(guard.gates ?? []).map((g) => quoted(visible(g.name))).join(', ')})`
+          : '; no process guard before its first invocation';
+    return `entry ${visible(entry.module)}: ${plural(entry.invocations, 'invocation', 'invocations')} stopped and audited, ended by ${how}${guarded}`;
   });
 }

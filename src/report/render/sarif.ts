@@ -120,6 +120,11 @@ const RULES: Readonly<Record<string, RuleText>> = {
     text: 'A module or entry point exited, was killed, crashed or hung while it loaded: what it builds was not audited.',
     help: 'Make the module load without ending its process, or audit the app as it runs with --entry.',
   },
+  'process-guard': {
+    name: 'NoProcessGuard',
+    text: 'An entry point invoked agents without the process guard standing: an agent it runs without a gate is not refused.',
+    help: 'Call guardProcess({ gates }) at startup, or start node with --import gate-audit/register and processGuard in the configuration.',
+  },
   'invoked-at-import': {
     name: 'InvokedAtImport',
     text: 'A module invoked an agent or orchestrator while it was imported; the invocation was stopped and its tree audited.',
