@@ -222,6 +222,8 @@ describe('gate-audit/register', () => {
     expect(outcome, stderr).toBeDefined();
     expect(attemptOf(outcome, 'gated')).toMatchObject({ ok: true });
     expect(attemptOf(outcome, 'loose')).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
+    // A worker thread inherits the --import: the guard stands there too.
+    expect(attemptOf(outcome, 'worker')).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
   });
 
   it('ends the process with exit 2 before the app runs: no configuration, none with processGuard, bad gates', () => {
@@ -253,13 +255,15 @@ describe('gate-audit/register', () => {
 });
 
 describe('what the process guard cannot see (the README lists each)', () => {
-  it('an agent whose hook registry was replaced, a direct tool call, a direct model call, an A2AAgent', () => {
+  it('an agent whose hook registry was replaced, a direct tool call, a direct model call, a worker thread, an A2AAgent', () => {
     const { outcome, stderr } = scenario('cannot-cover.mjs');
     expect(outcome, stderr).toBeDefined();
     expect(attemptOf(outcome, 'replacedRegistry')).toMatchObject({ ok: true, modelCalls: 2 });
     expect(outcome?.ran).toEqual(['shell', 'direct_shell']);
     expect(attemptOf(outcome, 'directTool')).toMatchObject({ ok: true });
     expect(attemptOf(outcome, 'directModel')).toMatchObject({ ok: true, status: 'model calls 1' });
+    // The worker's agent called its model twice: once for the tool call, once after the tool ran.
+    expect(attemptOf(outcome, 'worker')).toMatchObject({ ok: true, status: 'model calls 2' });
     // The remote call fails on the network, never on the guard.
     const remote = attemptOf(outcome, 'remote');
     expect(remote.ok).toBe(false);
