@@ -86,7 +86,10 @@ interface Labels {
 }
 
 const pending = new Map<string, Labels>();
-/** Every span started and not yet ended, by `<trace id>/<span id>`: what the place of a call is read from. */
+/**
+ * Every span started and not yet ended (but `chat` spans, which never hold a call), by span id (random 64 bits:
+ * the trace id adds nothing to tell them apart): what the place of a call is read from.
+ */
 const liveSpans = new Map<string, SpanLink>();
 const liveNodes = new Map<string, Span>();
 const processors = new Set<object>();
@@ -110,8 +113,8 @@ function placeAttributes(place: SpanPlace): Attributes {
 }
 
 /** What the live spans say of the place of a call whose parent is `parentSpanId`. */
-function livePlace(traceId: string, parentSpanId: string | undefined): SpanPlace {
-  return placeOf(chainOf(parentSpanId, (id) => liveSpans.get(`${traceId}/${id}`)));
+function livePlace(parentSpanId: string | undefined): SpanPlace {
+  return placeOf(chainOf(parentSpanId, (id) => liveSpans.get(id)));
 }
 
 /** The place of a decided call: the gate's agent, and its place when it knows exactly one, else the spans'. */
@@ -204,7 +207,7 @@ function onTool(decision: ToolDecision): void {
     return;
   }
   const place = decidedPlace(labels, () =>
-    parent === undefined || !trace.isSpanContextValid(parent) ? {} : livePlace(parent.traceId, parent.spanId),
+    parent === undefined || !trace.isSpanContextValid(parent) ? {} : livePlace(parent.spanId),
   );
   errorSpan(
     `gate_audit.decide ${decision.toolName}`,
@@ -275,18 +278,19 @@ export function gateSpanProcessor(): GateSpanProcessor {
       const operation = attributes['gen_ai.operation.name'];
       const { traceId, spanId } = span.spanContext();
       const parent = parentSpanIdOf(span);
-      const name = (span as { name?: unknown }).name;
-      liveSpans.set(
-        `${traceId}/${spanId}`,
-        linkOf(typeof name === 'string' ? name : '', (key) => attributes[key], parent),
-      );
-      if (liveSpans.size > MAX_LIVE) liveSpans.delete(liveSpans.keys().next().value as string);
+      if (operation !== 'chat') {
+        const name = (span as { name?: unknown }).name;
+        liveSpans.set(
+          spanId,
+          linkOf(typeof name === 'string' ? name : '', (key) => attributes[key], parent),
+        );
+        if (liveSpans.size > MAX_LIVE) liveSpans.delete(liveSpans.keys().next().value as string);
+      }
       if (operation === 'execute_tool') {
         const key = keyOf(traceId, parent, attributes['gen_ai.tool.call.id']);
         const labels = pending.get(key);
         if (labels !== undefined) pending.delete(key);
-        const place =
-          labels === undefined ? livePlace(traceId, parent) : decidedPlace(labels, () => livePlace(traceId, parent));
+        const place = labels === undefined ? livePlace(parent) : decidedPlace(labels, () => livePlace(parent));
         span.setAttributes({ ...placeAttributes(place), ...(labels === undefined ? {} : labelAttributes(labels)) });
       } else if (operation === 'execute_node') {
         liveNodes.set(keyOf(traceId, parent, attributes['gen_ai.agent.id']), span);
@@ -294,7 +298,7 @@ export function gateSpanProcessor(): GateSpanProcessor {
     },
     onEnd(span: object): void {
       const { traceId, spanId } = (span as { spanContext(): SpanContext }).spanContext();
-      liveSpans.delete(`${traceId}/${spanId}`);
+      liveSpans.delete(spanId);
       const attributes = attributesOf(span);
       if (attributes['gen_ai.operation.name'] !== 'execute_node') return;
       const key = keyOf(traceId, parentSpanIdOf(span), attributes['gen_ai.agent.id']);
