@@ -246,6 +246,23 @@ describe('gate-audit observed <traces>', () => {
   });
 });
 
+describe('gate-audit observed --reporter / --output-file', () => {
+  it('writes several reports in one run, and refuses to overwrite a file it reads (nothing written)', async () => {
+    const run = await cli('observed', gated.traces, '--reporter', `json=${at('out/r.json')}`, '--reporter', 'markdown');
+    expect(run.code).toBe(1);
+    expect(run.out).toMatch(/^## gate-audit observed: /);
+    expect(run.err).toMatch(/wrote json report to .*r\.json \(4 of 7 tool calls undecided\)/);
+    expect(
+      ObservedReportSchema.parse(JSON.parse(readFileSync(join(dir, 'out/r.json'), 'utf8'))).summary.undecided,
+    ).toBe(4);
+    const before = readFileSync(join(root, gated.traces), 'utf8');
+    const refused = await cli('observed', gated.traces, '--output-file', gated.traces);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toMatch(/it is a trace file this run reads/);
+    expect(readFileSync(join(root, gated.traces), 'utf8')).toBe(before);
+  });
+});
+
 describe('gate-audit observed --audit <report.json> (drift)', () => {
   it('notes an agent the audit calls gated that ran undecided, and a decision for an agent the audit never saw', async () => {
     // The audit of the app as its repository ships it: the Graph gated at startup.
