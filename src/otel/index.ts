@@ -12,13 +12,12 @@
  *   ones (agent and place included), `error.type` (`gate_denied` or `gate_error`) and status ERROR.
  * - A node the node guard cancels: the same attributes and status ERROR on the orchestrator's `node` span.
  * - A counter `gate_audit.decisions` by gate, verdict and rule, through the metrics API.
+ * - Decision-log records (file or PostgreSQL) written inside an active span carry its `traceId` and `spanId`
+ *   while a processor is open (`policy/trace-ids.ts`), so `gate-audit observed` can match them to the calls.
  *
  * The loop span and the orchestrator's span sit in SDK-private state (`src/walker/sdk-internals.ts`,
  * feature-dependent): when one cannot be read, the span is parented to the active context and carries
  * `gate_audit.parent = "active_context"`; it is never dropped. Attributes only, no span events.
- *
- * - Decision-log records (file or PostgreSQL) written inside an active span carry its `traceId` and `spanId`
- *   while a processor is open (`policy/trace-ids.ts`).
  *
  * Nothing is observed until `gateSpanProcessor()` is called; `@opentelemetry/api` is an optional peer.
  */
@@ -269,7 +268,8 @@ const observer = { tool: onTool, node: onNode };
  * A span processor that puts the gate's decisions on the SDK's spans. Add it to the tracer provider the
  * SDK traces with: `new BasicTracerProvider({ spanProcessors: [gateSpanProcessor(), exporting] })`.
  *
- * @returns the processor; decisions are observed from now until every such processor is shut down
+ * @returns the processor; decisions are observed (and decision records get span ids) from now until every
+ *   such processor is shut down
  */
 export function gateSpanProcessor(): GateSpanProcessor {
   const processor: GateSpanProcessor = {
