@@ -27,36 +27,44 @@ export interface GateView {
 
 /**
  * The per-process ids, shared by every copy of gate-audit in the process (a `Symbol.for` key on `globalThis`):
- * the app's copy and the one the CLI or the guard loaded must name one gate object alike.
+ * the app's copy and the one the CLI or the guard loaded must name one gate object alike. The store is one frozen
+ * function that hands out new ids only: no code can give its own gate the id of another.
  */
-interface ProcessIds {
-  readonly tag: string;
-  readonly ids: WeakMap<object, string>;
-  counter: number;
+type IdOf = (gate: object) => string;
+
+const PROCESS_IDS = Symbol.for('gate-audit.process-ids.v2');
+
+/** The prefix of per-process ids; a gate may not declare an id with it. */
+export const PROCESS_ID_PREFIX = 'process:';
+
+function makeIdOf(): IdOf {
+  const tag = randomBytes(4).toString('hex');
+  const ids = new WeakMap<object, string>();
+  let counter = 0;
+  return Object.freeze((gate: object): string => {
+    let id = ids.get(gate);
+    if (id === undefined) {
+      counter += 1;
+      id = `${PROCESS_ID_PREFIX}${tag}:${counter}`;
+      ids.set(gate, id);
+    }
+    return id;
+  });
 }
 
-const PROCESS_IDS = Symbol.for('gate-audit.process-ids.v1');
-
-function processIds(): ProcessIds {
+function sharedIdOf(): IdOf {
   const existing: unknown = Object.getOwnPropertyDescriptor(globalThis, PROCESS_IDS)?.value;
-  if (typeof existing === 'object' && existing !== null && (existing as ProcessIds).ids instanceof WeakMap) {
-    return existing as ProcessIds;
-  }
-  const created: ProcessIds = { tag: randomBytes(4).toString('hex'), ids: new WeakMap(), counter: 0 };
+  if (typeof existing === 'function') return existing as IdOf;
+  const created = makeIdOf();
   Object.defineProperty(globalThis, PROCESS_IDS, { value: created, writable: false, configurable: false });
   return created;
 }
 
+const idOfGate = sharedIdOf();
+
 /** The per-process id of a gate object that declares none. */
 function processIdOf(gate: object): string {
-  const store = processIds();
-  let id = store.ids.get(gate);
-  if (id === undefined) {
-    store.counter += 1;
-    id = `process:${store.tag}:${store.counter}`;
-    store.ids.set(gate, id);
-  }
-  return id;
+  return idOfGate(gate);
 }
 
 function readOnce(owner: object, key: string): unknown {
@@ -84,6 +92,11 @@ export function viewGate(gate: unknown): GateView | { readonly error: string } {
   if (typeof decide !== 'function') return { error: `gate "${name}" has no decide() method` };
   if (declared !== undefined && (typeof declared !== 'string' || declared === '')) {
     return { error: `gate "${name}" declares an id that is not a non-empty string` };
+  }
+  if (typeof declared === 'string' && declared.startsWith(PROCESS_ID_PREFIX)) {
+    return {
+      error: `gate "${name}" declares an id starting with "${PROCESS_ID_PREFIX}", which names per-process ids only`,
+    };
   }
   if (record !== undefined && typeof record !== 'function')
     return { error: `gate "${name}" has a record that is not a function` };

@@ -20,7 +20,13 @@
 import { GateAuditError, messageOf } from '../errors.js';
 import { classifyExecutor, declaredRefusal, executorRefusal, hasNodeGuard, openNode } from '../walker/classify.js';
 import type { Declared } from '../walker/declare.js';
-import { NODE_GUARD_MARK, type MarkedHook, type NodeGuardMark, nodeGuardMark } from '../walker/marks.js';
+import {
+  NODE_GUARD_MARK,
+  type MarkedHook,
+  type NodeGuardMark,
+  nodeGuardMark,
+  noteNodeGuardMark,
+} from '../walker/marks.js';
 import {
   BeforeNodeCallEvent,
   Graph,
@@ -309,13 +315,16 @@ export function installNodeGuard(
     add(MultiAgentHandoffEvent, recordHandoff, Number.NEGATIVE_INFINITY);
     moveOrchestratorHookFirst(orchestrator, MultiAgentHandoffEvent, recordHandoff);
     Object.defineProperty(orchestrator, NODE_GUARD_MARK, { value: mark, configurable: true, enumerable: false });
+    noteNodeGuardMark(orchestrator, mark);
   } catch (error) {
     for (const cleanup of cleanups.splice(0).reverse()) cleanup();
     throw error;
   }
   return () => {
     for (const cleanup of cleanups.splice(0).reverse()) cleanup();
-    if (nodeGuardMark(orchestrator) === mark)
+    if (nodeGuardMark(orchestrator) === mark) {
       delete (orchestrator as unknown as Record<symbol, unknown>)[NODE_GUARD_MARK];
+      noteNodeGuardMark(orchestrator, undefined);
+    }
   };
 }

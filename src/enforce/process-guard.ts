@@ -33,15 +33,27 @@ import {
   BeforeToolCallEvent,
   BeforeToolsEvent,
   HookRegistry,
-  type Agent,
+  InitializedEvent,
 } from '@strands-agents/sdk';
-import { BeforeMultiAgentInvocationEvent, BeforeNodeCallEvent } from '@strands-agents/sdk/multiagent';
+import {
+  BeforeMultiAgentInvocationEvent,
+  BeforeNodeCallEvent,
+  MultiAgentInitializedEvent,
+} from '@strands-agents/sdk/multiagent';
 import { AUDIT_GUARD_NOTE, isAuditing } from '../auditing.js';
 import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
 import { joinPath, segmentOf, UNNAMED } from '../paths.js';
-import { agentGateState, hasNodeGuard } from '../walker/classify.js';
-import { agentGateMark, nodeGuardMark } from '../walker/marks.js';
-import { className, hiddenPrototypes, type Orchestrator, readData } from '../walker/sdk-internals.js';
+import { agentGateState, classifyExecutor, hasNodeGuard } from '../walker/classify.js';
+import { agentGateMark, nodeGuardMark, writtenMarks } from '../walker/marks.js';
+import {
+  Agent,
+  className,
+  Graph,
+  hiddenPrototypes,
+  type Orchestrator,
+  readData,
+  Swarm,
+} from '../walker/sdk-internals.js';
 import { configuredDefaultGate, type Gate } from './gate.js';
 import { type GateIdentity, gateIdentity, viewGate } from './gate-identity.js';
 import { CONFIGURED } from './gate-source.js';
@@ -120,33 +132,71 @@ function shapeError(root: string, what: string): GateAuditError {
 
 type Role = 'agent' | 'orchestrator';
 
-/** The events of gate-audit's own copy the guard checks, by class. */
-const ROLES = new Map<unknown, Role>([
-  [BeforeInvocationEvent, 'agent'],
-  [BeforeModelCallEvent, 'agent'],
-  [BeforeToolsEvent, 'agent'],
-  [BeforeToolCallEvent, 'agent'],
-  [BeforeMultiAgentInvocationEvent, 'orchestrator'],
-  [BeforeNodeCallEvent, 'orchestrator'],
-]);
+/** How an event is checked: a full check starts a run; a step of a run already checked is checked quickly. */
+interface Check {
+  readonly role: Role;
+  /** `init`: the agent's or orchestrator's shape (it runs its hooks through the SDK); `start`: carries a gate. */
+  readonly kind: 'init' | 'start' | 'step';
+}
+
+// Taken when gate-audit loads: code that replaces them later cannot change what the guard reads.
+const getPrototypeOf = Object.getPrototypeOf;
+const weakGet = Object.getOwnPropertyDescriptor(WeakMap.prototype, 'get')?.value as (key: object) => unknown;
+const weakSet = Object.getOwnPropertyDescriptor(WeakMap.prototype, 'set')?.value as (
+  key: object,
+  value: unknown,
+) => unknown;
+const apply = Reflect.apply;
+
+/** The prototypes of the events of gate-audit's own copy the guard checks. */
+const CHECKS: readonly (readonly [object, Check])[] = [
+  [InitializedEvent.prototype, { role: 'agent', kind: 'init' }],
+  [BeforeInvocationEvent.prototype, { role: 'agent', kind: 'start' }],
+  [BeforeModelCallEvent.prototype, { role: 'agent', kind: 'step' }],
+  [BeforeToolsEvent.prototype, { role: 'agent', kind: 'step' }],
+  [BeforeToolCallEvent.prototype, { role: 'agent', kind: 'step' }],
+  [MultiAgentInitializedEvent.prototype, { role: 'orchestrator', kind: 'init' }],
+  [BeforeMultiAgentInvocationEvent.prototype, { role: 'orchestrator', kind: 'start' }],
+  [BeforeNodeCallEvent.prototype, { role: 'orchestrator', kind: 'step' }],
+];
+
+function checkOf(event: object): Check | undefined {
+  const proto: unknown = getPrototypeOf(event);
+  for (const [known, check] of CHECKS) if (known === proto) return check;
+  return undefined;
+}
+
+/** The run each agent or orchestrator was last checked for (its `invocationState`): its steps need no full check. */
+const checkedRuns = new WeakMap<object, unknown>();
+
+/** Gate ids by gate object, read once (a gate's declared id is its own claim, as for every reader of it). */
+const idsOfGates = new WeakMap<object, string | null>();
 
 function idOfKey(key: unknown): string | undefined {
   const gate = key === CONFIGURED ? configuredDefaultGate() : key;
-  if (gate === undefined) return undefined;
-  const view = viewGate(gate);
-  return 'error' in view ? undefined : view.id;
+  if (typeof gate !== 'object' || gate === null) return undefined;
+  let id = idsOfGates.get(gate);
+  if (id === undefined) {
+    const view = viewGate(gate);
+    id = 'error' in view ? null : view.id;
+    idsOfGates.set(gate, id);
+  }
+  return id ?? undefined;
 }
 
+/** Whether the agent carries, live, a gate this copy of gate-audit installed and whose id is one of `ids`. */
 function carriesGate(agent: Agent, ids: ReadonlySet<string>): boolean {
-  const mark = agentGateMark(agent);
-  if (mark === undefined || agentGateState(agent) !== 'gated') return false;
+  const mark = writtenMarks(agent).agent;
+  if (mark === undefined || agentGateMark(agent) !== mark || agentGateState(agent) !== 'gated') return false;
   const id = idOfKey(mark.gateKey);
   return id !== undefined && ids.has(id);
 }
 
+/** Whether the orchestrator carries, live, a node guard this copy installed for a gate whose id is one of `ids`. */
 function guardsWith(orchestrator: Orchestrator, ids: ReadonlySet<string>): boolean {
-  if (!hasNodeGuard(orchestrator)) return false;
-  const id = idOfKey(nodeGuardMark(orchestrator)?.treeGateKey);
+  const mark = writtenMarks(orchestrator).guard;
+  if (mark === undefined || nodeGuardMark(orchestrator) !== mark || !hasNodeGuard(orchestrator)) return false;
+  const id = idOfKey(mark.treeGateKey);
   return id !== undefined && ids.has(id);
 }
 
@@ -180,8 +230,38 @@ function installIt(guard: Active, role: Role, target: unknown): string | undefin
   }
 }
 
-/** Why the run of this event must not go on, or undefined. */
-function judge(guard: Active, event: object, role: Role): string | undefined {
+/**
+ * Why the run of this event must not go on, or undefined. An agent or orchestrator initialising is checked for
+ * what would let it run around the SDK's hooks (as `install` checks it: a subclass or an instance that replaces
+ * a member); one starting a run, for its gate; a step of a run it was checked for passes at once.
+ */
+function judge(guard: Active, event: object, check: Check): string | undefined {
+  const target: unknown = readData(event, check.role);
+  if (typeof target !== 'object' || target === null) {
+    return `the process guard could not read the ${check.role} of a hook event, so the run is refused`;
+  }
+  if (check.kind === 'init') return shapeRefusal(target, check.role);
+  const run: unknown = readData(event, 'invocationState');
+  if (
+    check.kind === 'step' &&
+    typeof run === 'object' &&
+    run !== null &&
+    apply(weakGet, checkedRuns, [target]) === run
+  ) {
+    return undefined;
+  }
+  const failure = judgeStart(guard, event, check.role);
+  if (failure === undefined && typeof run === 'object' && run !== null) apply(weakSet, checkedRuns, [target, run]);
+  return failure;
+}
+
+function shapeRefusal(target: object, role: Role): string | undefined {
+  const classified = classifyExecutor(target);
+  if (classified.problem === undefined) return undefined;
+  return `${role} ${nameOf(target)} ${classified.problem.reason}, so the process guard refuses it | ${classified.problem.fix}`;
+}
+
+function judgeStart(guard: Active, event: object, role: Role): string | undefined {
   if (role === 'agent') {
     const agent = readData(event, 'agent') as Agent;
     if (carriesGate(agent, guard.ids)) return undefined;
@@ -213,6 +293,12 @@ function judge(guard: Active, event: object, role: Role): string | undefined {
   );
 }
 
+/** A rejected promise made by the language itself (`Promise.reject` may have been replaced since). */
+// eslint-disable-next-line @typescript-eslint/require-await
+async function rejected(error: Error): Promise<never> {
+  throw error;
+}
+
 function refusal(failure: string, event: object): GateFailedError {
   stopRun(readData(event, 'invocationState'), failure);
   return new GateFailedError(failure);
@@ -238,24 +324,24 @@ function standOn(proto: object, root: string, own: boolean): void {
     ? function invokeCallbacks(this: unknown, event: unknown): Promise<unknown> {
         const guard = active;
         if (guard !== undefined && typeof event === 'object' && event !== null) {
-          const role = ROLES.get((event as { constructor?: unknown }).constructor);
-          if (role !== undefined) {
+          const check = checkOf(event);
+          if (check !== undefined) {
             let failure: string | undefined;
             try {
-              failure = judge(guard, event, role);
+              failure = judge(guard, event, check);
             } catch (error) {
               failure = `the process guard failed while checking a run (${messageOf(error)})`;
             }
-            if (failure !== undefined) return Promise.reject(refusal(failure, event));
+            if (failure !== undefined) return rejected(refusal(failure, event));
           }
         }
-        return Reflect.apply<unknown, [unknown], Promise<unknown>>(invoke, this, [event]);
+        return apply(invoke, this, [event]);
       }
     : function invokeCallbacks(this: unknown, event: unknown): Promise<unknown> {
         const failure =
           `an agent or orchestrator of another copy of ${SDK_PACKAGE} (${root}) is about to run; no gate of this ` +
           'process can reach it, so the process guard refuses it | load one copy of the SDK (npm dedupe)';
-        return Promise.reject(refusal(failure, typeof event === 'object' && event !== null ? event : {}));
+        return rejected(refusal(failure, typeof event === 'object' && event !== null ? event : {}));
       };
   Object.defineProperty(proto, 'invokeCallbacks', {
     value: guarded,
@@ -263,8 +349,84 @@ function standOn(proto: object, root: string, own: boolean): void {
     configurable: false,
     enumerable: descriptor.enumerable === true,
   });
+  lockMethods(proto);
   guardedPrototypes.add(proto);
   if (!copyRoots.includes(root)) copyRoots.push(root);
+}
+
+/**
+ * Makes every method of a prototype read-only for good: an assignment on an instance then fails too, and only
+ * `Object.defineProperty` on an instance (which the guard checks when the agent initialises) can shadow one.
+ */
+function lockMethods(proto: object): void {
+  for (const key of Reflect.ownKeys(proto)) {
+    const descriptor = Object.getOwnPropertyDescriptor(proto, key);
+    if (descriptor === undefined || typeof descriptor.value !== 'function' || key === 'constructor') continue;
+    if (descriptor.configurable === true) {
+      Object.defineProperty(proto, key, { ...descriptor, writable: false, configurable: false });
+    }
+  }
+}
+
+/** An async generator that fails at its first step, as a run refused before it starts. */
+// eslint-disable-next-line require-yield, @typescript-eslint/require-await
+async function* refusedRun(error: Error): AsyncGenerator<never, never> {
+  throw error;
+}
+
+/**
+ * Checks the shape of every agent, Graph and Swarm of gate-audit's own copy at each run it starts (`invoke` runs
+ * `stream`): one whose hook registry is not the SDK's, or that replaces a member of the SDK's class on its
+ * instance or in a subclass, could dispatch its events around the class the guard stands on; it is refused, as
+ * `install` refuses it.
+ */
+function guardRuns(proto: object, role: Role): void {
+  const descriptor = Object.getOwnPropertyDescriptor(proto, 'stream');
+  const original: unknown = descriptor?.value;
+  if (descriptor === undefined || typeof original !== 'function' || descriptor.configurable !== true) {
+    throw shapeError(ownRoot(), `its ${role === 'agent' ? 'Agent' : 'orchestrator'} stream cannot be guarded`);
+  }
+  const stream = function stream(this: unknown, ...args: unknown[]): unknown {
+    if (active !== undefined) {
+      let failure: string | undefined;
+      try {
+        failure =
+          typeof this === 'object' && this !== null
+            ? shapeRefusal(this, role)
+            : 'the process guard refuses a run without its object';
+      } catch (error) {
+        failure = `the process guard failed while checking a run (${messageOf(error)})`;
+      }
+      if (failure !== undefined) {
+        const options = args[1];
+        stopRun(
+          typeof options === 'object' && options !== null ? readData(options, 'invocationState') : undefined,
+          failure,
+        );
+        return refusedRun(new GateFailedError(failure));
+      }
+    }
+    return apply(original as (...a: unknown[]) => unknown, this, args);
+  };
+  Object.defineProperty(proto, 'stream', { ...descriptor, value: stream, writable: false, configurable: false });
+}
+
+/** gate-audit's own copy: the hook and middleware registries and the run methods of `Agent`, `Graph` and `Swarm`. */
+function lockOwnCopy(): void {
+  guardRuns(Agent.prototype, 'agent');
+  guardRuns(Graph.prototype, 'orchestrator');
+  guardRuns(Swarm.prototype, 'orchestrator');
+  const prototypes = hiddenPrototypes();
+  lockMethods(prototypes.middlewareRegistry);
+  lockMethods(prototypes.toolRegistry);
+  for (const proto of [Agent.prototype, Graph.prototype, Swarm.prototype] as object[]) {
+    for (const key of ['invoke', 'stream', 'initialize', '_invokeCallbacks', '_stream', '_emit']) {
+      const descriptor = Object.getOwnPropertyDescriptor(proto, key);
+      if (descriptor?.configurable === true && typeof descriptor.value === 'function') {
+        Object.defineProperty(proto, key, { ...descriptor, writable: false, configurable: false });
+      }
+    }
+  }
 }
 
 function ownRoot(): string {
@@ -281,7 +443,11 @@ function registryOf(namespace: unknown): object | undefined {
   if ((typeof namespace !== 'object' && typeof namespace !== 'function') || namespace === null) return undefined;
   let value: unknown;
   try {
-    value = Object.getOwnPropertyDescriptor(namespace, 'HookRegistry')?.value;
+    // The entry exports it as HookRegistry; its own module (which every agent, Graph and Swarm module imports,
+    // so a deep import of any part of a copy loads it) as HookRegistryImplementation.
+    value =
+      Object.getOwnPropertyDescriptor(namespace, 'HookRegistry')?.value ??
+      Object.getOwnPropertyDescriptor(namespace, 'HookRegistryImplementation')?.value;
   } catch {
     return undefined; // a binding not yet initialised
   }
@@ -371,7 +537,7 @@ function wrapRequire(): void {
   const resolveFilename = internals._resolveFilename;
   internals._load = function gateAuditGuardLoad(this: unknown, ...args: unknown[]): unknown {
     const exports: unknown = Reflect.apply(load, this, args);
-    if (active !== undefined && registryOf(exports) !== undefined) {
+    if (active !== undefined) {
       let file: string | undefined;
       try {
         const [request, parent, isMain] = args;
@@ -381,7 +547,12 @@ function wrapRequire(): void {
       }
       if (file !== undefined && isAbsolute(file)) {
         const url = pathToFileURL(file).href;
-        if (sdkRootOf(url) !== undefined) take(exports, url);
+        const root = sdkRootOf(url);
+        if (root !== undefined) {
+          if (registryOf(exports) !== undefined) take(exports, url);
+          // Any other file of a copy (a subpath, a deep require): the copy itself is guarded through its entry.
+          else guardCopyAt(realOr(root));
+        }
       }
     }
     return exports;
@@ -403,6 +574,15 @@ function copiesOnDisk(from: readonly string[]): string[] {
     for (const name of names) {
       budget -= 1;
       if (budget <= 0) return;
+      // pnpm keeps every package under node_modules/.pnpm/<name@version>/node_modules: looked into; other dot
+      // folders (.bin, caches) are not.
+      if (name === '.pnpm') {
+        for (const dir of scoped(join(modules, name))) {
+          const nested = join(dir, 'node_modules');
+          if (existsSync(nested)) visit(nested, depth + 1);
+        }
+        continue;
+      }
       if (name.startsWith('.')) continue;
       const dirs = name.startsWith('@') ? scoped(join(modules, name)) : [join(modules, name)];
       for (const dir of dirs) {
@@ -441,6 +621,32 @@ function realOr(path: string): string {
   }
 }
 
+/** Copies being guarded through their entry right now (a `require` of the entry passes the wrapper again). */
+const guarding = new Set<string>();
+
+/**
+ * Guards the copy in `root` through its entry: `require()` returns the instance already loaded (ESM and
+ * require share it), or loads it now.
+ *
+ * @throws GateAuditError `SDK_SHAPE` when it cannot be loaded or its entry exports no hook registry
+ */
+function guardCopyAt(root: string): void {
+  if (copyRoots.includes(root) || guarding.has(root) || root === realOr(ownRoot())) return;
+  guarding.add(root);
+  try {
+    let exports: unknown;
+    try {
+      exports = createRequire(join(root, 'package.json'))(root);
+    } catch (error) {
+      throw shapeError(root, `it could not be loaded to be guarded (${messageOf(error)})`);
+    }
+    take(exports, pathToFileURL(join(root, 'package.json')).href);
+    if (!copyRoots.includes(root)) throw shapeError(root, 'its entry exports no HookRegistry class');
+  } finally {
+    guarding.delete(root);
+  }
+}
+
 /** Guards the copies loaded (or loadable) before the guard started: `require.cache`, then those on disk. */
 function guardKnownCopies(): void {
   const own = realOr(ownRoot());
@@ -451,16 +657,7 @@ function guardKnownCopies(): void {
   }
   const starts = [process.cwd(), ...(process.argv[1] === undefined ? [] : [dirname(realOr(process.argv[1]))])];
   for (const root of copiesOnDisk(starts)) {
-    if (root === own || copyRoots.includes(root)) continue;
-    let exports: unknown;
-    try {
-      // require() returns the instance already loaded (ESM and require share it), or loads it now.
-      exports = createRequire(join(root, 'package.json'))(root);
-    } catch (error) {
-      throw shapeError(root, `it could not be loaded to be guarded (${messageOf(error)})`);
-    }
-    take(exports, pathToFileURL(join(root, 'package.json')).href);
-    if (!copyRoots.includes(root)) throw shapeError(root, 'its entry exports no HookRegistry class');
+    if (root !== own) guardCopyAt(root);
   }
 }
 
@@ -583,6 +780,7 @@ export function startProcessGuard(options: ProcessGuardOptions, by: ProcessGuard
   active = { ...next, guard };
   try {
     standOn(ownProto, realOr(ownRoot()), true);
+    lockOwnCopy();
     for (const { namespace, url } of waiting.splice(0)) take(namespace, url);
     wrapRequire();
     guardKnownCopies();

@@ -104,6 +104,33 @@ export function nodeGuardMark(orchestrator: unknown): NodeGuardMark | undefined 
   return readMark<NodeGuardMark>(orchestrator, NODE_GUARD_MARK);
 }
 
+/** The node guard marks this copy of gate-audit wrote, by orchestrator. */
+const writtenGuardMarks = new WeakMap<object, NodeGuardMark>();
+
+/**
+ * Notes the node guard mark this copy of gate-audit just wrote on an orchestrator (or that it removed it).
+ *
+ * @param orchestrator - the orchestrator
+ * @param mark - the mark now under the key, or undefined once removed
+ */
+export function noteNodeGuardMark(orchestrator: object, mark: NodeGuardMark | undefined): void {
+  if (mark === undefined) writtenGuardMarks.delete(orchestrator);
+  else writtenGuardMarks.set(orchestrator, mark);
+}
+
+/**
+ * The marks this copy of gate-audit wrote itself, and nothing else: what the process guard trusts (a record any
+ * code wrote under the `Symbol.for` key is a claim, not a gate).
+ *
+ * @param target - an agent or orchestrator
+ */
+export function writtenMarks(target: unknown): { agent?: AgentGateMark; guard?: NodeGuardMark } {
+  if (typeof target !== 'object' || target === null) return {};
+  const agent = writtenAgentMarks.get(target);
+  const guard = writtenGuardMarks.get(target);
+  return { ...(agent === undefined ? {} : { agent }), ...(guard === undefined ? {} : { guard }) };
+}
+
 /** Whether `plugin` is a gate-audit `GatePlugin` (from any copy of this library). */
 export function isGatePlugin(plugin: unknown): boolean {
   const mark = readMark<unknown>(plugin, GATE_PLUGIN_MARK);
