@@ -42,6 +42,14 @@ export { hasNodeGuard, isGated } from './walker/classify.js';
 export { assertFullyGated, audit, plan } from './report/audit.js';
 export type { AuditOptions } from './report/audit.js';
 export { CoverageReportSchema } from './report/schema.js';
+export { ObservedReportSchema } from './report/observed-schema.js';
+export type {
+  ObservedNote,
+  ObservedReport,
+  ObservedRow,
+  ObservedSource,
+  ObservedSummary,
+} from './report/observed-schema.js';
 export { ConfigSchema } from './config.js';
 export type { GateAuditConfig } from './config.js';
 export type {

@@ -13,6 +13,7 @@ describe('the public API', () => {
       'GateFailedError',
       'GatePlugin',
       'NoGateError',
+      'ObservedReportSchema',
       'PolicyError',
       'PolicySchema',
       'SdkMismatchError',
@@ -65,6 +66,6 @@ describe('the subpath exports', () => {
     const otel = await import('../src/otel/index.js');
     expect(Object.keys(otel)).toEqual(['gateSpanProcessor']);
     const postgres = await import('../src/stores/postgres.js');
-    expect(Object.keys(postgres).sort()).toEqual(['postgresStore', 'verifyStoreLog']);
+    expect(Object.keys(postgres).sort()).toEqual(['postgresStore', 'storeRecords', 'verifyStoreLog']);
   });
 });
