@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, Model, tool } from '@strands-agents/sdk';
 import { z } from 'zod';
-import { allowAll, install, openDecisionLog, policyGate } from '../dist/index.js';
+import { allowAll, guardProcess, install, openDecisionLog, policyGate } from '../dist/index.js';
 
 /**
  * The one allowed double: a scripted model that calls `noop` `calls` times, then answers. It plays the same
@@ -67,9 +67,15 @@ const policy = { version: 1, rules: [{ id: 'noop-ok', tools: ['noop'], verdict: 
 const logs = [];
 let n = 0;
 
+// `shared` and `guarded` gate every agent with one allow-all gate; `guarded` also starts the process guard with it
+// (the pair of the `guard-overhead` bench row: the guard must cost no instructions worth counting).
+const shared = allowAll();
+if (mode === 'guarded') guardProcess({ gates: shared });
+
 function agent() {
   const built = new Agent({ id: 'bench', model: new LoopModel(calls), tools: [noop], printer: false });
   if (mode === 'allow-all') install(built, { gate: allowAll() });
+  if (mode === 'shared' || mode === 'guarded') install(built, { gate: shared });
   if (mode === 'policy') install(built, { gate: policyGate(policy) });
   if (mode === 'policy-log') {
     const log = openDecisionLog(join(dir, `log-${n++}.jsonl`));

@@ -15,7 +15,7 @@ const calls = 20;
 // The record mode writes this many records per call of the other modes (400 records alone are within the noise
 // of the process's start-up); the loop reads it from its environment.
 const RECORDS_PER_CALL = 10;
-const modes = (process.env.MODES ?? 'bare,allow-all,policy,policy-log,record').split(',');
+const modes = (process.env.MODES ?? 'bare,allow-all,policy,policy-log,record,shared,guarded').split(',');
 
 if (spawnSync('valgrind', ['--version']).status !== 0) {
   process.stderr.write('bench:instructions needs valgrind | install it (Debian: apt-get install valgrind)\n');
@@ -94,6 +94,12 @@ if (perCall.policy !== undefined && perCall['policy-log'] !== undefined) {
   lines.push(
     '',
     `policy-log against policy (the decision-log row's pair): ${(perCall['policy-log'] / perCall.policy).toFixed(3)}`,
+  );
+}
+if (perCall.shared !== undefined && perCall.guarded !== undefined) {
+  lines.push(
+    '',
+    `guarded against shared (the guard-overhead row's pair; target within 2%): ${(perCall.guarded / perCall.shared).toFixed(3)}`,
   );
 }
 if (perCall.record !== undefined) {

@@ -38,6 +38,7 @@ import {
 } from './stats.js';
 import { otelOverhead } from './otel-overhead.js';
 import { fleetLogAppend } from './fleet-log.js';
+import { guardOverhead } from './guard-overhead.js';
 import { observedThroughput } from './observed-throughput.js';
 import { shellDecision } from './shell-decision.js';
 import { buildTree } from './trees.js';
@@ -426,6 +427,7 @@ async function main(): Promise<void> {
     ['otel-overhead', async () => void rows.push(await otelOverhead(scale(40)))],
     ['fleet-log-append', async () => void rows.push(await fleetLogAppend(scale(10)))],
     ['observed-throughput', async () => void rows.push(await observedThroughput(root, 1, quick ? 200_000 : 1_000_000))],
+    ['guard-overhead', () => Promise.resolve(void rows.push(guardOverhead(root, scale(10))))],
   ];
   // BENCH_ONLY=<step,…> runs those steps alone and prints their rows without rewriting bench/results.json.
   const only = process.env.BENCH_ONLY?.split(',');
