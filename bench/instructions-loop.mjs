@@ -5,47 +5,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Agent, Model, tool } from '@strands-agents/sdk';
+import { Agent, tool } from '@strands-agents/sdk';
 import { z } from 'zod';
 import { allowAll, guardProcess, install, openDecisionLog, policyGate } from '../dist/index.js';
-
-/**
- * The one allowed double: a scripted model that calls `noop` `calls` times, then answers. It plays the same
- * events as `fixtures/support/scripted-model.ts`, written here in JavaScript so the loop runs under valgrind
- * on plain `node`, without a TypeScript loader in every counted process.
- */
-class LoopModel extends Model {
-  constructor(calls) {
-    super();
-    this._calls = calls;
-    this._made = 0;
-    this._config = { modelId: 'scripted' };
-  }
-  updateConfig(config) {
-    this._config = { ...this._config, ...config };
-  }
-  getConfig() {
-    return this._config;
-  }
-  async *stream() {
-    this._made += 1;
-    yield { type: 'modelMessageStartEvent', role: 'assistant' };
-    if (this._made <= this._calls) {
-      const toolUseId = `t${this._made}`;
-      yield { type: 'modelContentBlockStartEvent', start: { type: 'toolUseStart', name: 'noop', toolUseId } };
-      yield {
-        type: 'modelContentBlockDeltaEvent',
-        delta: { type: 'toolUseInputDelta', input: JSON.stringify({ i: this._made }) },
-      };
-      yield { type: 'modelContentBlockStopEvent' };
-      yield { type: 'modelMessageStopEvent', stopReason: 'toolUse' };
-      return;
-    }
-    yield { type: 'modelContentBlockDeltaEvent', delta: { type: 'textDelta', text: 'done' } };
-    yield { type: 'modelContentBlockStopEvent' };
-    yield { type: 'modelMessageStopEvent', stopReason: 'endTurn' };
-  }
-}
+import { ScriptModel } from '../fixtures/guard/model.mjs';
 
 let ran = 0;
 const noop = tool({
@@ -73,7 +36,12 @@ const shared = allowAll();
 if (mode === 'guarded') guardProcess({ gates: shared });
 
 function agent() {
-  const built = new Agent({ id: 'bench', model: new LoopModel(calls), tools: [noop], printer: false });
+  const built = new Agent({
+    id: 'bench',
+    model: new ScriptModel(Array.from({ length: calls }, (_, i) => ({ name: 'noop', input: { i: i + 1 } }))),
+    tools: [noop],
+    printer: false,
+  });
   if (mode === 'allow-all') install(built, { gate: allowAll() });
   if (mode === 'shared' || mode === 'guarded') install(built, { gate: shared });
   if (mode === 'policy') install(built, { gate: policyGate(policy) });

@@ -149,12 +149,15 @@ describe('a CommonJS app', () => {
     expect(stdout.trim()).toBe('true function function');
   });
 
-  it('cannot require gate-audit/tui (import-only: ink uses top-level await), and says so with the Node error', () => {
-    expect(importOnly).toEqual(['gate-audit/tui']);
+  it('cannot require gate-audit/tui or gate-audit/register (import-only: top-level await), and says so with the Node error', () => {
+    // ink uses top-level await; the register preload awaits the configuration before the app runs.
+    expect(importOnly).toEqual(['gate-audit/tui', 'gate-audit/register']);
     const { stdout } = runCjs(
-      "try { require('gate-audit/tui'); console.log('loaded'); } catch (e) { console.log(e.code); }\n",
+      "for (const id of ['gate-audit/tui', 'gate-audit/register']) {\n" +
+        "  try { require(id); console.log('loaded'); } catch (e) { console.log(e.code); }\n" +
+        '}\n',
     );
-    expect(stdout.trim()).toBe('ERR_PACKAGE_PATH_NOT_EXPORTED');
+    expect(stdout.trim().split('\n')).toEqual(['ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_PACKAGE_PATH_NOT_EXPORTED']);
   });
 
   it('ships type declarations for every export', () => {
