@@ -23,7 +23,18 @@ import {
   SHELLS,
   WRAPPERS,
 } from './commands.js';
-import { type Dialect, type GoNode, kind, list, node, num, parseShell, ShellSyntaxError, text } from './syntax.js';
+import {
+  type Dialect,
+  type GoNode,
+  kind,
+  list,
+  misreadsComment,
+  node,
+  num,
+  parseShell,
+  ShellSyntaxError,
+  text,
+} from './syntax.js';
 import {
   countSubstitutionMarks,
   decodeAnsiC,
@@ -1542,6 +1553,12 @@ function analyzeSource(
   }
   if (mayContinueComment(source)) {
     return opaqueLine('a comment ends with a backslash, which bash does not read as a line continuation', context);
+  }
+  if (misreadsComment(source, dialect)) {
+    return opaqueLine(
+      'a # inside a word (right after a quoted or expanded part): bash reads on past it, the parser reads a comment',
+      context,
+    );
   }
   if (analysis.heredocHazard !== undefined) return opaqueLine(analysis.heredocHazard, context);
   const parts = analysis.parts.length === 0 ? [analysis.newPart(context)] : analysis.parts;

@@ -27,6 +27,7 @@ export interface Parser {
 /** The package's `syntax` export, as this module calls it. */
 export interface Syntax {
   NewParser(...options: unknown[]): Parser;
+  KeepComments(enabled: boolean): unknown;
   Variant(language: unknown): unknown;
   readonly LangBash: unknown;
   readonly LangPOSIX: unknown;
@@ -53,6 +54,8 @@ export interface Loaded {
   readonly reader: GoReader;
   /** Go's nil `error` as the runtime represents it: any other second result is a parse error. */
   readonly nilError: unknown;
+  /** The same parsers keeping comments: where each comment starts is checked against bash's rule. */
+  readonly commenting?: Record<Dialect, GoParser>;
 }
 
 let loaded: Loaded | { error: string } | undefined;
@@ -67,7 +70,13 @@ function loadParsers(): Loaded | { error: string } {
       sh: syntax.NewParser(syntax.Variant(syntax.LangPOSIX)),
       mksh: syntax.NewParser(syntax.Variant(syntax.LangMirBSDKorn)),
     };
-    return selfTest(publicParsers) ?? { error: SHAPE_ERROR };
+    const keep = syntax.KeepComments(true);
+    const commentParsers = {
+      bash: syntax.NewParser(keep, syntax.Variant(syntax.LangBash)),
+      sh: syntax.NewParser(keep, syntax.Variant(syntax.LangPOSIX)),
+      mksh: syntax.NewParser(keep, syntax.Variant(syntax.LangMirBSDKorn)),
+    };
+    return selfTest(publicParsers, commentParsers) ?? { error: SHAPE_ERROR };
   } catch (error) {
     return { error: `the shell parser cannot be loaded (${error instanceof Error ? error.message : 'unknown error'})` };
   } finally {
@@ -95,7 +104,10 @@ function goParser(parser: Parser): GoParser | undefined {
  *
  * @param publicParsers - the package's public parser of each dialect
  */
-export function selfTest(publicParsers: Record<Dialect, Parser>): Loaded | undefined {
+export function selfTest(
+  publicParsers: Record<Dialect, Parser>,
+  commentParsers?: Record<Dialect, Parser>,
+): Loaded | undefined {
   try {
     const viaApi = node(publicParsers.bash.Parse('a b', 'self-test').__internal_object__);
     if (viaApi === undefined || !isSelfTestTree(viaApi)) return undefined;
@@ -112,7 +124,13 @@ export function selfTest(publicParsers: Record<Dialect, Parser>): Loaded | undef
     const [tree, nilError] = parsed;
     const file = node(tree);
     if (file === undefined || !isSelfTestTree(file)) return undefined;
-    const result: Loaded = { parsers: { bash, sh, mksh }, reader: goReader, nilError };
+    const commenting = commentParsers === undefined ? undefined : commentingParsers(commentParsers, goReader, nilError);
+    const result: Loaded = {
+      parsers: { bash, sh, mksh },
+      reader: goReader,
+      nilError,
+      ...(commenting === undefined ? {} : { commenting }),
+    };
     // A line that does not parse must come back with an error other than the nil one.
     for (const dialect of ['bash', 'sh', 'mksh'] as const) {
       const failed = callParser(result.parsers[dialect], goReader, 'a (');
@@ -124,6 +142,87 @@ export function selfTest(publicParsers: Record<Dialect, Parser>): Loaded | undef
   } catch {
     return undefined;
   }
+}
+
+/** The comment-keeping Go parsers, when each finds the comment of `a #c` where it starts. */
+function commentingParsers(
+  parsers: Record<Dialect, Parser>,
+  reader: GoReader,
+  nilError: unknown,
+): Record<Dialect, GoParser> | undefined {
+  const bash = goParser(parsers.bash);
+  const sh = goParser(parsers.sh);
+  const mksh = goParser(parsers.mksh);
+  if (bash === undefined || sh === undefined || mksh === undefined) return undefined;
+  const found = { bash, sh, mksh };
+  for (const dialect of ['bash', 'sh', 'mksh'] as const) {
+    const parsed = callParser(found[dialect], reader, 'a #c');
+    if (parsed === undefined || parsed[1] !== nilError) return undefined;
+    const file = node(parsed[0]);
+    if (file === undefined || commentStarts(file).join() !== '2') return undefined;
+  }
+  return found;
+}
+
+/** Where every comment of a tree starts (byte offsets of its `#`), wherever the parser kept it. */
+function commentStarts(root: GoNode): number[] {
+  const starts: number[] = [];
+  const seen = new Set<object>();
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value !== 'object' || value === null || seen.has(value)) continue;
+    seen.add(value);
+    const fields = value as Record<string, unknown>;
+    if ('$array' in fields) {
+      // A slice: only its own elements (its backing array is shared, and holds what earlier parses left).
+      const { $array, $offset, $length } = fields;
+      if (Array.isArray($array) && typeof $offset === 'number' && typeof $length === 'number') {
+        for (let i = 0; i < $length; i += 1) stack.push($array[$offset + i]);
+      }
+      continue;
+    }
+    if ('Hash' in fields && 'Text' in fields) {
+      const offset = node(fields.Hash)?.offs;
+      if (typeof offset === 'number') starts.push(offset);
+      continue;
+    }
+    for (const key of Object.keys(fields)) if (key !== '$val') stack.push(fields[key]);
+  }
+  return starts.sort((a, b) => a - b);
+}
+
+/**
+ * The bytes after which a `#` starts a word for bash (and so a comment): blanks and the metacharacters, but `)`,
+ * which ends a `$(…)`, `$((…))`, `<(…)` or an extglob inside a word as often as it ends a subshell (a comment
+ * glued to a subshell's `)` is read as code: refused, never misread).
+ */
+const WORD_BREAKS = new Set([' ', '\t', '\n', ';', '&', '|', '(', '<', '>']);
+
+/**
+ * Whether the parser starts a comment where bash does not: bash starts one only at a `#` that begins a word,
+ * the parser also at a `#` right after a quoted or expanded part of a word (`ls ''#;touch p`, `echo $HOME#;x`),
+ * so bash runs what the parser takes for a comment. Only lines with a `#` inside a word are parsed again.
+ *
+ * @param source - the line
+ * @param dialect - the shell that runs it
+ * @returns true when the parser misreads a comment, or cannot tell (fail closed)
+ */
+export function misreadsComment(source: string, dialect: Dialect): boolean {
+  if (!/[^\s;&|(<>]#/.test(source)) return false;
+  loaded ??= loadParsers();
+  if ('error' in loaded || loaded.commenting === undefined) return true;
+  const goSource = goString(source);
+  if (goSource === undefined) return true;
+  let parsed: [unknown, unknown] | undefined;
+  try {
+    parsed = callParser(loaded.commenting[dialect], loaded.reader, goSource);
+  } catch {
+    return true;
+  }
+  const file = parsed === undefined || parsed[1] !== loaded.nilError ? undefined : node(parsed[0]);
+  if (file === undefined) return true;
+  return commentStarts(file).some((offset) => offset > 0 && !WORD_BREAKS.has(goSource.charAt(offset - 1)));
 }
 
 function isSelfTestTree(file: GoNode): boolean {

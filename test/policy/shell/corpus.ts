@@ -543,8 +543,48 @@ const REFUSED = [
   './run.sh',
 ];
 
-function families(): CorpusLine[] {
+/**
+ * A `#` glued to a quoted or expanded part of a word: bash reads it as part of the word and runs the rest of the
+ * line; the parser read a comment there. Every such form, in every position a word takes, before each separator.
+ */
+const GLUED_FORMS = ["''", '""', '$HOME', '${HOME}', '$(pwd)', '`pwd`', '$((1))', "$'x'", '$?', '@(a|b)'];
+const GLUED_POSITIONS: readonly ((word: string) => string)[] = [
+  (w) => `ls ${w}`,
+  (w) => `ls >/dev/null${w}`,
+  (w) => `A=${w}`,
+  (w) => `git status ${w}`,
+];
+
+/** Glued `#` lines that are no comment for bash nor the parser, read as they run. */
+const GLUED_HARMLESS: readonly [string, V][] = [
+  ['echo a#b', 'allow'],
+  ['echo ${HOME#/}', 'allow'],
+  ['ls "$HOME" # listing', 'allow'],
+  ["ls '' # listing", 'allow'],
+];
+
+function gluedComments(): CorpusLine[] {
   const out: CorpusLine[] = [];
+  for (const form of GLUED_FORMS) {
+    for (const position of GLUED_POSITIONS) {
+      for (const separator of [';', '|', '&&']) {
+        const word = `${form}#${separator}rm -rf /`;
+        const extglob = form.startsWith('@(') ? 'shopt -s extglob\n' : '';
+        out.push(line('glued #', `${extglob}${position(word)}`, 'deny', 'ask'));
+      }
+    }
+  }
+  // The same inside `bash -c`, and for the `shell` tool (sh).
+  for (const form of GLUED_FORMS.slice(0, 7)) {
+    out.push(line('glued #', `bash -c ${quote(`ls ${form}#;rm -rf /`)}`, 'deny', 'ask'));
+    out.push(line('glued #', `ls ${form}#;rm -rf /`, 'deny', 'ask', 'sh'));
+  }
+  for (const [harmless, verdict] of GLUED_HARMLESS) out.push(line('glued # (harmless)', harmless, verdict, verdict));
+  return out;
+}
+
+function families(): CorpusLine[] {
+  const out: CorpusLine[] = [...gluedComments()];
   for (const core of DANGEROUS)
     for (const wrap of WRAPPERS) out.push(line('dangerous×wrapper', wrap(core), 'deny', 'ask'));
   ALLOWED.forEach((a, i) => {
