@@ -510,6 +510,13 @@ class Analysis {
           part.assigns = [variable, `${variable}_PID`];
         }
         const inner = node(command.Stmt);
+        // `coproc X=1 rm …`: bash reads X=1 as an assignment before the program; the parser reads it as the program.
+        const call = inner === undefined ? undefined : node(inner.Cmd);
+        const first = call !== undefined && kind(call) === 'CallExpr' ? list(call.Args)[0] : undefined;
+        const lead = first === undefined ? undefined : list(first.Parts)[0];
+        if (lead !== undefined && kind(lead) === 'Lit' && /^[A-Za-z_][A-Za-z0-9_]*(\[|\+?=)/.test(text(lead.Value))) {
+          throw new Gap('a coproc whose command starts with an assignment (bash runs the word after it)');
+        }
         if (inner !== undefined) this.statement(inner, context);
         return;
       }
@@ -1179,6 +1186,13 @@ class Analysis {
               if (mixed) skeleton += maskQuoted(raw);
               value += unescapeDouble(raw);
             } else {
+              // Inside double quotes, bash drops the backslash of \" in a backquoted command before it reads the
+              // command; the parser keeps it, so quotes that end a string for bash do not for the parser.
+              if (kind(inner) === 'CmdSubst' && inner.Backquotes === true && this.source.includes('\\"')) {
+                throw new Gap(
+                  'a backquoted command inside double quotes with \\" in the line (bash drops that backslash first)',
+                );
+              }
               this.wordPart(inner, sink);
               known = false;
             }

@@ -580,6 +580,15 @@ function gluedComments(): CorpusLine[] {
     out.push(line('glued #', `ls ${form}#;rm -rf /`, 'deny', 'ask', 'sh'));
   }
   for (const [harmless, verdict] of GLUED_HARMLESS) out.push(line('glued # (harmless)', harmless, verdict, verdict));
+  // Two more misreadings of the parser's, each as a class: \" in a backquoted command inside double quotes (bash
+  // drops the backslash first, so the quotes it leaves end strings), and a coproc with a prefix assignment.
+  for (const inner of ['rm -rf /', 'echo x;rm -rf /', 'ls | rm -rf /']) {
+    out.push(line('backquote in "', `echo "\`echo \\"'\\";${inner};echo \\"'\\"\`"`, 'deny', 'ask'));
+    out.push(line('backquote in "', `x="\`echo \\"'\\";${inner};echo \\"'\\"\`"`, 'deny', 'ask'));
+  }
+  for (const assign of ['X=1', 'X=1 Y=2', 'A[0]=x', 'X+=1'])
+    out.push(line('coproc assign', `coproc ${assign} rm -rf /`, 'deny', 'ask'));
+  out.push(line('backquote in " (harmless)', 'echo "`ls`"', 'allow', 'allow'));
   return out;
 }
 
