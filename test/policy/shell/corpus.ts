@@ -589,6 +589,21 @@ function gluedComments(): CorpusLine[] {
   for (const assign of ['X=1', 'X=1 Y=2', 'A[0]=x', 'X+=1'])
     out.push(line('coproc assign', `coproc ${assign} rm -rf /`, 'deny', 'ask'));
   out.push(line('backquote in " (harmless)', 'echo "`ls`"', 'allow', 'allow'));
+  // Options by which an allowed program runs another (git: gpg; diff: pr): read-only-shell asks.
+  for (const runs of [
+    'git log --show-signature',
+    'git show --show-signature HEAD',
+    'git log --format=%GS',
+    'git log --pretty=format:%GK -1',
+    'git log --format %GG',
+    'diff -l a b',
+    'diff -lu a b',
+    'diff --paginate a b',
+  ]) {
+    out.push(line('runs a program by option', runs, 'allow', 'ask'));
+  }
+  out.push(line('runs a program by option (harmless)', 'git log --oneline -3', 'allow', 'allow'));
+  out.push(line('runs a program by option (harmless)', 'diff -u a b', 'allow', 'allow'));
   return out;
 }
 
