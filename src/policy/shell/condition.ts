@@ -40,6 +40,44 @@ function wordTest(spec: { matches?: string; path?: PathTestInput }, field: strin
 
 type PathTestInput = NonNullable<NonNullable<ShellCondition['args']>['path']>;
 
+/**
+ * A written path as the kernel resolves it, lexically (`.`, `..` and `//` resolved), or `undefined` when that is
+ * not known: a relative path that climbs above where it starts (`../x`) depends on a working directory the line
+ * does not fix.
+ */
+function lexicalPath(path: string): string | undefined {
+  if (path.startsWith('/')) return normalizePath(path);
+  if (!/(^|\/)\.{1,2}(\/|$)|\/\//.test(path)) return path;
+  const out: string[] = [];
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') {
+      if (out.length === 0) return undefined;
+      out.pop();
+    } else out.push(segment);
+  }
+  return out.join('/');
+}
+
+/**
+ * `writesTo.matches`: a pattern tested on the written path as given and as resolved (`/tmp/../etc/x` is
+ * `/etc/x`). A refusing rule holds when either matches; an allowing rule only when both do; a path whose
+ * resolution is unknown may match (refuse) and is never proven to (allow).
+ */
+function writesTest(spec: { matches?: string; path?: PathTestInput }, field: string, problem: Problem): WordTest {
+  const test = wordTest(spec, field, problem);
+  if (spec.matches === undefined) return test;
+  return (word, part) => {
+    const raw = test(word, part);
+    if (word === undefined) return raw;
+    const resolved = lexicalPath(word);
+    if (resolved === word) return raw;
+    const normal = resolved === undefined ? MAYBE : test(resolved, part);
+    // YES only when both are YES; NO only when both are NO; anything else may be.
+    return raw === YES && normal === YES ? YES : raw === NO && normal === NO ? NO : MAYBE;
+  };
+}
+
 /** Whether a word of the part may be a flag: before `--` (for most programs), starting with `-`, not `-` alone. */
 interface Words {
   readonly flags: readonly (string | undefined)[];
@@ -144,7 +182,7 @@ export function compileShell(spec: ShellCondition, field: string, problem: Probl
   const argsTest =
     args === undefined || args.first !== undefined ? undefined : wordTest(args, `${field}.args`, problem);
   const first = args?.first === undefined ? undefined : compilePattern(args.first, `${field}.args.first`, problem);
-  const writes = spec.writesTo === undefined ? undefined : wordTest(spec.writesTo, `${field}.writesTo`, problem);
+  const writes = spec.writesTo === undefined ? undefined : writesTest(spec.writesTo, `${field}.writesTo`, problem);
   const listed = new Set([...(spec.anyFlag ?? []), ...(spec.allFlags ?? [])]);
 
   return (part, allow) => {

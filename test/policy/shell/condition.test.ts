@@ -137,4 +137,39 @@ describe('shell conditions', () => {
       'env -C /srv /usr/bin/ls': 'deny',
     });
   });
+
+  it('writesTo.matches sees the written path resolved too: an allow needs both forms, a deny either', () => {
+    const allowTmp = gate('allow', { program: ['echo'], writesTo: { matches: '^/tmp/' } });
+    expect(
+      verdicts(allowTmp, [
+        'echo hi > /tmp/x',
+        'echo hi > /tmp/../etc/x',
+        'echo hi > /tmp/a/../../etc/x',
+        'echo hi > /tmp//x',
+        'echo hi > /etc/x',
+      ]),
+    ).toEqual({
+      'echo hi > /tmp/x': 'allow',
+      'echo hi > /tmp/../etc/x': 'deny',
+      'echo hi > /tmp/a/../../etc/x': 'deny',
+      'echo hi > /tmp//x': 'allow',
+      'echo hi > /etc/x': 'deny',
+    });
+    const denyEtc = gate('deny', { writesTo: { matches: '^/etc/' } });
+    expect(
+      verdicts(denyEtc, ['echo hi > /tmp/../etc/x', 'echo hi > //etc/x', 'echo hi > /etc/./x', 'echo hi > /tmp/x']),
+    ).toEqual({
+      'echo hi > /tmp/../etc/x': 'deny',
+      'echo hi > //etc/x': 'deny',
+      'echo hi > /etc/./x': 'deny',
+      'echo hi > /tmp/x': 'allow',
+    });
+    // A relative path climbing above where it starts resolves to nothing known: never proven, refused.
+    const allowOut = gate('allow', { program: ['echo'], writesTo: { matches: '^out/' } });
+    expect(verdicts(allowOut, ['echo hi > out/x', 'echo hi > out/../x', 'echo hi > out/../../x'])).toEqual({
+      'echo hi > out/x': 'allow',
+      'echo hi > out/../x': 'deny',
+      'echo hi > out/../../x': 'deny',
+    });
+  });
 });
