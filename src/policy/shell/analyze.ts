@@ -361,6 +361,9 @@ class Analysis {
     }
     const target = node(redirect.Word);
     const value = target === undefined ? undefined : this.word(target, sink);
+    // `< <(ls)`, `> >(cmd)`: a pipe to commands that are parts of their own (read above); no file, no network.
+    const alone = target === undefined ? [] : list(target.Parts);
+    if (value === undefined && alone.length === 1 && kind(alone[0] as GoNode) === 'ProcSubst') return;
     if (value === undefined) {
       sink.mark('code', 'a redirection target that is not a literal (it may be a network connection)');
       if (op !== OP.in && op !== OP.herestring && op !== OP.dupIn) writes.push(undefined);

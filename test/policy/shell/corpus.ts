@@ -604,6 +604,11 @@ function gluedComments(): CorpusLine[] {
   }
   out.push(line('runs a program by option (harmless)', 'git log --oneline -3', 'allow', 'allow'));
   out.push(line('runs a program by option (harmless)', 'diff -u a b', 'allow', 'allow'));
+  // A process substitution as a redirection's target is a pipe to commands read as parts of their own.
+  out.push(line('process substitution redirected', 'wc -l < <(ls)', 'allow', 'allow'));
+  out.push(line('process substitution redirected', 'cat < <(rm -rf /)', 'deny', 'ask'));
+  out.push(line('process substitution redirected', 'ls > >(rm -rf /)', 'deny', 'ask'));
+  out.push(line('process substitution redirected', 'grep x < <(cat /etc/hosts)', 'allow', 'allow'));
   return out;
 }
 
