@@ -24,6 +24,7 @@
  * replaced by another object, `A2AAgent` (no hooks in this process), a direct call of a model or a tool.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import type * as Inspector from 'node:inspector';
 import Module, { createRequire, register } from 'node:module';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -655,10 +656,53 @@ function guardKnownCopies(): void {
     const url = pathToFileURL(file).href;
     if (sdkRootOf(url) !== undefined && registryOf(entry?.exports) !== undefined) take(entry?.exports, url);
   }
+  const loaded = loadedCopies();
+  if (loaded !== undefined) {
+    for (const root of loaded) if (root !== own) guardCopyAt(root);
+    return;
+  }
+  // No inspector in this Node: every copy on disk where the app resolves packages from is loaded and guarded.
   const starts = [process.cwd(), ...(process.argv[1] === undefined ? [] : [dirname(realOr(process.argv[1]))])];
   for (const root of copiesOnDisk(starts)) {
     if (root !== own) guardCopyAt(root);
   }
+}
+
+/**
+ * The folders of every SDK copy whose code this process has loaded so far, whatever loaded it (ESM, `require`,
+ * from any folder): the scripts V8 has compiled, as an in-process inspector session lists them when its
+ * debugger is enabled (synchronously; it is disabled again at once). Undefined when the inspector is not there.
+ */
+function loadedCopies(): Set<string> | undefined {
+  let inspector: typeof Inspector;
+  try {
+    inspector = nodeRequire('node:inspector') as typeof Inspector;
+  } catch {
+    return undefined;
+  }
+  const roots = new Set<string>();
+  const seen = new Set<string>();
+  let listed = false;
+  const session = new inspector.Session();
+  try {
+    session.connect();
+    session.on('Debugger.scriptParsed', (message: { params?: { url?: unknown } }) => {
+      const url = message.params?.url;
+      if (typeof url !== 'string' || !url.startsWith('file:') || seen.has(url)) return;
+      seen.add(url);
+      const root = sdkRootOf(url);
+      if (root !== undefined) roots.add(realOr(root));
+    });
+    session.post('Debugger.enable', (error: Error | null) => {
+      listed = error === null;
+    });
+    session.post('Debugger.disable');
+  } catch {
+    return undefined;
+  } finally {
+    session.disconnect();
+  }
+  return listed ? roots : undefined;
 }
 
 function isAcceptEntry(entry: unknown): entry is AcceptEntry {

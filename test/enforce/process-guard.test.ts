@@ -172,7 +172,7 @@ describe("guardProcess (onUngated: 'install')", () => {
 });
 
 describe('other copies of the SDK', () => {
-  it('are refused whole: a copy loaded before the guard (found on disk), one imported after it, one required after it', () => {
+  it('are refused whole: a copy loaded before the guard (wherever it lies), one imported after it, one required after it', () => {
     const { dir, copyUrl } = appWithCopy('copy-app');
     // The later copies lie where the guard's start does not look (a dot folder): only its hooks can see them.
     const later = pathToFileURL(join(sdkCopy(), 'dist/src/index.node.js')).href;
@@ -186,6 +186,8 @@ describe('other copies of the SDK', () => {
     for (const [when, cwd, url] of [
       ['before', dir, copyUrl],
       ['before', pnpm.dir, pnpm.copyUrl],
+      // Loaded before the guard from a folder no node_modules lookup reaches: found among the scripts V8 compiled.
+      ['before', root, later],
       ['after', root, later],
       ['after', root, deep],
       ['require', root, later],
