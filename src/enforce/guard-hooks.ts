@@ -50,9 +50,24 @@ function text(source: string | ArrayBuffer | ArrayBufferView): string {
  * @param nextLoad - the next hook in the chain
  */
 export async function load(url: string, context: unknown, nextLoad: NextLoad): Promise<LoadResult> {
-  const result = await nextLoad(url, context);
+  return withGuardLine(url, await nextLoad(url, context));
+}
+
+/** Marks a source that carries the guard line already (hooks registered twice append it once). */
+const GUARDED_SOURCE = '/* gate-audit: process guard */';
+
+/**
+ * A load result with the guard line appended when it is an SDK module's (and does not carry it yet); also used
+ * to wrap the `load` of synchronous hooks an app registers after the guard (`module.registerHooks`).
+ *
+ * @param url - the module's URL
+ * @param result - what the chain loaded
+ */
+export function withGuardLine<T extends LoadResult>(url: string, result: T): T {
   if (result.format !== 'module' || !isSdkUrl(url) || result.source === undefined || result.source === null) {
     return result;
   }
-  return { ...result, source: `${text(result.source)}${guardLine(url)}` };
+  const source = text(result.source);
+  if (source.includes(GUARDED_SOURCE)) return result;
+  return { ...result, source: `${source}\n${GUARDED_SOURCE}${guardLine(url)}` };
 }

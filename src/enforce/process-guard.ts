@@ -25,7 +25,9 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import type * as Inspector from 'node:inspector';
-import Module, { createRequire, register } from 'node:module';
+import type { register} from 'node:module';
+import Module, { createRequire, syncBuiltinESMExports } from 'node:module';
+import { types } from 'node:util';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -33,8 +35,10 @@ import {
   BeforeModelCallEvent,
   BeforeToolCallEvent,
   BeforeToolsEvent,
+  ConcurrentToolExecutor,
   HookRegistry,
   InitializedEvent,
+  SequentialToolExecutor,
 } from '@strands-agents/sdk';
 import {
   BeforeMultiAgentInvocationEvent,
@@ -49,16 +53,18 @@ import { agentGateMark, nodeGuardMark, writtenMarks } from '../walker/marks.js';
 import {
   Agent,
   className,
+  FunctionTool,
   Graph,
   hiddenPrototypes,
   type Orchestrator,
   readData,
   Swarm,
+  ZodTool,
 } from '../walker/sdk-internals.js';
 import { configuredDefaultGate, type Gate } from './gate.js';
 import { type GateIdentity, gateIdentity, viewGate } from './gate-identity.js';
 import { CONFIGURED } from './gate-source.js';
-import { GUARD_MODULE_KEY } from './guard-hooks.js';
+import { GUARD_MODULE_KEY, withGuardLine } from './guard-hooks.js';
 import { type AcceptEntry, install, installMultiagent } from './install.js';
 import { currentCall, placesOf, stopRun } from './run-state.js';
 import { sdkRootOf, SDK_PACKAGE } from './sdk-package.js';
@@ -167,8 +173,17 @@ function checkOf(event: object): Check | undefined {
   return undefined;
 }
 
-/** The run each agent or orchestrator was last checked for (its `invocationState`): its steps need no full check. */
-const checkedRuns = new WeakMap<object, unknown>();
+/**
+ * The run each agent or orchestrator was last checked for (its `invocationState`) and the gate mark (or node
+ * guard mark) it carried then: a step of that run, while that mark is still the one this copy wrote on it, needs
+ * no full check (an uninstalled or replaced gate changes the mark).
+ */
+const checkedRuns = new WeakMap<object, { readonly run: object; readonly mark: unknown }>();
+
+function markOf(target: object, role: Role): unknown {
+  const written = writtenMarks(target);
+  return role === 'agent' ? written.agent : written.guard;
+}
 
 /** Gate ids by gate object, read once (a gate's declared id is its own claim, as for every reader of it). */
 const idsOfGates = new WeakMap<object, string | null>();
@@ -243,16 +258,14 @@ function judge(guard: Active, event: object, check: Check): string | undefined {
   }
   if (check.kind === 'init') return shapeRefusal(target, check.role);
   const run: unknown = readData(event, 'invocationState');
-  if (
-    check.kind === 'step' &&
-    typeof run === 'object' &&
-    run !== null &&
-    apply(weakGet, checkedRuns, [target]) === run
-  ) {
-    return undefined;
+  if (check.kind === 'step' && typeof run === 'object' && run !== null) {
+    const checked = apply(weakGet, checkedRuns, [target]) as { run: object; mark: unknown } | undefined;
+    if (checked !== undefined && checked.run === run && checked.mark === markOf(target, check.role)) return undefined;
   }
   const failure = judgeStart(guard, event, check.role);
-  if (failure === undefined && typeof run === 'object' && run !== null) apply(weakSet, checkedRuns, [target, run]);
+  if (failure === undefined && typeof run === 'object' && run !== null) {
+    apply(weakSet, checkedRuns, [target, { run, mark: markOf(target, check.role) }]);
+  }
   return failure;
 }
 
@@ -350,29 +363,9 @@ function standOn(proto: object, root: string, own: boolean): void {
     configurable: false,
     enumerable: descriptor.enumerable === true,
   });
-  lockMethods(proto);
+  lockChain(proto);
   guardedPrototypes.add(proto);
   if (!copyRoots.includes(root)) copyRoots.push(root);
-}
-
-/**
- * Makes every method of a prototype read-only for good: an assignment on an instance then fails too, and only
- * `Object.defineProperty` on an instance (which the guard checks when the agent initialises) can shadow one.
- */
-function lockMethods(proto: object): void {
-  for (const key of Reflect.ownKeys(proto)) {
-    const descriptor = Object.getOwnPropertyDescriptor(proto, key);
-    if (descriptor === undefined || typeof descriptor.value !== 'function' || key === 'constructor') continue;
-    if (descriptor.configurable === true) {
-      Object.defineProperty(proto, key, { ...descriptor, writable: false, configurable: false });
-    }
-  }
-}
-
-/** An async generator that fails at its first step, as a run refused before it starts. */
-// eslint-disable-next-line require-yield, @typescript-eslint/require-await
-async function* refusedRun(error: Error): AsyncGenerator<never, never> {
-  throw error;
 }
 
 /**
@@ -387,46 +380,106 @@ function guardRuns(proto: object, role: Role): void {
   if (descriptor === undefined || typeof original !== 'function' || descriptor.configurable !== true) {
     throw shapeError(ownRoot(), `its ${role === 'agent' ? 'Agent' : 'orchestrator'} stream cannot be guarded`);
   }
+  const run = original as (...a: unknown[]) => AsyncGenerator<unknown, unknown, unknown>;
   const stream = function stream(this: unknown, ...args: unknown[]): unknown {
-    if (active !== undefined) {
-      let failure: string | undefined;
-      try {
-        failure =
-          typeof this === 'object' && this !== null
-            ? shapeRefusal(this, role)
-            : 'the process guard refuses a run without its object';
-      } catch (error) {
-        failure = `the process guard failed while checking a run (${messageOf(error)})`;
-      }
-      if (failure !== undefined) {
-        const options = args[1];
-        stopRun(
-          typeof options === 'object' && options !== null ? readData(options, 'invocationState') : undefined,
-          failure,
-        );
-        return refusedRun(new GateFailedError(failure));
-      }
-    }
-    return apply(original as (...a: unknown[]) => unknown, this, args);
+    if (active === undefined) return apply(run, this, args);
+    // Checked when the run really starts (its first step), not when it is asked for: what changes in between
+    // (a registry swapped after stream() returned) is seen.
+    return checkedRun(this, role, args, run);
   };
   Object.defineProperty(proto, 'stream', { ...descriptor, value: stream, writable: false, configurable: false });
 }
 
-/** gate-audit's own copy: the hook and middleware registries and the run methods of `Agent`, `Graph` and `Swarm`. */
+/** The SDK's run of `target`, after its shape was checked at the first step; its hook registry is pinned then. */
+async function* checkedRun(
+  target: unknown,
+  role: Role,
+  args: unknown[],
+  run: (...a: unknown[]) => AsyncGenerator<unknown, unknown, unknown>,
+): AsyncGenerator<unknown, unknown, unknown> {
+  let failure: string | undefined;
+  try {
+    failure =
+      typeof target === 'object' && target !== null
+        ? (shapeRefusal(target, role) ?? pinRegistry(target, role))
+        : 'the process guard refuses a run without its object';
+  } catch (error) {
+    failure = `the process guard failed while checking a run (${messageOf(error)})`;
+  }
+  if (failure !== undefined) {
+    const options = args[1];
+    stopRun(
+      typeof options === 'object' && options !== null ? readData(options, 'invocationState') : undefined,
+      failure,
+    );
+    throw new GateFailedError(failure);
+  }
+  return yield* apply(run, target, args);
+}
+
+/**
+ * Makes the checked agent's (or orchestrator's) hook registry field read-only for good: the registry the guard
+ * checked is the one its events go through.
+ */
+function pinRegistry(target: object, role: Role): string | undefined {
+  const key = role === 'agent' ? '_hooksRegistry' : '_hookRegistry';
+  const descriptor = Object.getOwnPropertyDescriptor(target, key);
+  if (descriptor === undefined || !('value' in descriptor)) return `its ${key} is not a plain field`;
+  if (descriptor.writable === true) {
+    Object.defineProperty(target, key, {
+      value: descriptor.value,
+      writable: false,
+      configurable: false,
+      enumerable: descriptor.enumerable === true,
+    });
+  }
+  return undefined;
+}
+
+/**
+ * Makes every member of a prototype, and of the prototypes it inherits from, read-only for good (a method cannot
+ * be reassigned, an accessor cannot be redefined): code that runs after the guard cannot change what the SDK's
+ * classes do around the registry the guard stands on.
+ */
+function lockChain(proto: object): void {
+  for (let p: unknown = proto; typeof p === 'object' && p !== null && p !== Object.prototype; p = getPrototypeOf(p)) {
+    for (const key of Reflect.ownKeys(p)) {
+      const descriptor = Object.getOwnPropertyDescriptor(p, key);
+      if (descriptor === undefined || key === 'constructor' || descriptor.configurable !== true) continue;
+      Object.defineProperty(
+        p,
+        key,
+        'value' in descriptor
+          ? { ...descriptor, writable: false, configurable: false }
+          : { ...descriptor, configurable: false },
+      );
+    }
+  }
+}
+
+/**
+ * gate-audit's own copy: the run of `Agent`, `Graph` and `Swarm` is checked at its first step, and every member of
+ * their classes, of the registries, of the SDK's tool executors and tool classes is read-only from then on.
+ */
 function lockOwnCopy(): void {
   guardRuns(Agent.prototype, 'agent');
   guardRuns(Graph.prototype, 'orchestrator');
   guardRuns(Swarm.prototype, 'orchestrator');
   const prototypes = hiddenPrototypes();
-  lockMethods(prototypes.middlewareRegistry);
-  lockMethods(prototypes.toolRegistry);
-  for (const proto of [Agent.prototype, Graph.prototype, Swarm.prototype] as object[]) {
-    for (const key of ['invoke', 'stream', 'initialize', '_invokeCallbacks', '_stream', '_emit']) {
-      const descriptor = Object.getOwnPropertyDescriptor(proto, key);
-      if (descriptor?.configurable === true && typeof descriptor.value === 'function') {
-        Object.defineProperty(proto, key, { ...descriptor, writable: false, configurable: false });
-      }
-    }
+  for (const proto of [
+    Agent.prototype,
+    Graph.prototype,
+    Swarm.prototype,
+    prototypes.hookRegistry,
+    prototypes.middlewareRegistry,
+    prototypes.toolRegistry,
+    prototypes.agentAsTool,
+    SequentialToolExecutor.prototype,
+    ConcurrentToolExecutor.prototype,
+    FunctionTool.prototype,
+    ZodTool.prototype,
+  ] as object[]) {
+    lockChain(proto);
   }
 }
 
@@ -538,6 +591,11 @@ function wrapRequire(): void {
   const resolveFilename = internals._resolveFilename;
   internals._load = function gateAuditGuardLoad(this: unknown, ...args: unknown[]): unknown {
     const exports: unknown = Reflect.apply(load, this, args);
+    if (active !== undefined && isNamespace(exports)) {
+      // require() of an ES module (Node 20): the modules it imports pass no loader hook, so a copy of the SDK
+      // among them is found among the scripts V8 compiled.
+      for (const root of loadedCopies() ?? []) guardCopyAt(root);
+    }
     if (active !== undefined) {
       let file: string | undefined;
       try {
@@ -558,6 +616,49 @@ function wrapRequire(): void {
     }
     return exports;
   };
+}
+
+const isNamespace = types.isModuleNamespaceObject;
+
+/** The original `module.register`, taken before the guard wraps it. */
+const registerHooksOf = Module as unknown as {
+  register: typeof register;
+  registerHooks?: (hooks: { load?: (url: string, context: unknown, next: unknown) => unknown }) => unknown;
+};
+const originalRegister = registerHooksOf.register;
+
+/**
+ * Loader hooks an app registers after the guard run before the guard's own (the last registered runs first) and
+ * could hand the app a copy of the SDK without ever calling the guard's hook: after each `module.register` the
+ * guard registers its hooks again, first in the chain; the `load` of synchronous hooks (`module.registerHooks`)
+ * gets the guard line appended to what it returns.
+ */
+function wrapModuleHooks(): void {
+  registerHooksOf.register = function registerThenGuard(this: unknown, ...args: unknown[]): unknown {
+    const result = apply(originalRegister as (...a: unknown[]) => unknown, Module, args);
+    apply(originalRegister as (...a: unknown[]) => unknown, Module, ['./guard-hooks.js', import.meta.url]);
+    return result;
+  };
+  const registerHooks = registerHooksOf.registerHooks;
+  if (typeof registerHooks === 'function') {
+    registerHooksOf.registerHooks = function registerHooksGuarded(hooks): unknown {
+      const load = hooks?.load;
+      const guarded =
+        typeof load === 'function'
+          ? {
+              ...hooks,
+              load: (url: string, context: unknown, next: unknown): unknown => {
+                const result: unknown = load(url, context, next);
+                return typeof result === 'object' && result !== null
+                  ? withGuardLine(url, result as { format?: string | null; source?: string | null })
+                  : result;
+              },
+            }
+          : hooks;
+      return apply(registerHooks, Module, [guarded]);
+    };
+  }
+  syncBuiltinESMExports();
 }
 
 /** The folders of SDK copies on disk, in `node_modules` above `from` (nested ones included, bounded). */
@@ -829,9 +930,10 @@ export function startProcessGuard(options: ProcessGuardOptions, by: ProcessGuard
     wrapRequire();
     guardKnownCopies();
     if (!hooksRegistered) {
-      register('./guard-hooks.js', import.meta.url);
+      originalRegister('./guard-hooks.js', import.meta.url);
       hooksRegistered = true;
     }
+    wrapModuleHooks();
   } catch (error) {
     // Copies already guarded stay guarded (that cannot be undone); the guard refuses to start.
     active = undefined;
@@ -854,7 +956,7 @@ function publish(mark: ProcessGuardMark): void {
 export function prepareProcessGuard(): void {
   defineTaker();
   if (!isAuditing() && !hooksRegistered) {
-    register('./guard-hooks.js', import.meta.url);
+    originalRegister('./guard-hooks.js', import.meta.url);
     hooksRegistered = true;
   }
 }

@@ -300,3 +300,25 @@ describe('what the process guard cannot see (the README lists each)', () => {
     expect(remote.code).not.toBe('GATE_FAILED');
   });
 });
+
+describe('around the hooks and the check, after the guard started', () => {
+  it("loader hooks of the app's own that load the SDK afresh, and a require() of an ES module importing a copy", () => {
+    sdkCopy();
+    const hooks = scenario('sideways.mjs', { env: { GUARD_WAY: 'hooks' } });
+    expect(attemptOf(hooks.outcome, 'fresh'), hooks.stderr).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+    const required = scenario('sideways.mjs', { env: { GUARD_WAY: 'require-esm' } });
+    expect(attemptOf(required.outcome, 'copied'), required.stderr).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+  });
+
+  it("cannot reassign the SDK's methods, swap a gated agent's registry, or run on after its gate was removed", () => {
+    const { outcome, stderr } = scenario('sideways.mjs', { env: { GUARD_WAY: 'run' } });
+    expect(outcome, stderr).toBeDefined();
+    expect(attemptOf(outcome, 'reassign')).toMatchObject({ ok: false, name: 'TypeError' });
+    expect(attemptOf(outcome, 'swapRegistry')).toMatchObject({ ok: false, name: 'TypeError' });
+    // The swap failed: the run went on under its gate.
+    expect(attemptOf(outcome, 'swapped')).toMatchObject({ ok: true, modelCalls: 2 });
+    const removed = attemptOf(outcome, 'removedMidRun');
+    expect(removed).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+    expect(outcome?.ran).toEqual(['shell']);
+  });
+});
