@@ -25,7 +25,7 @@
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
 import type * as Inspector from 'node:inspector';
-import type { register} from 'node:module';
+import type { register } from 'node:module';
 import Module, { createRequire, syncBuiltinESMExports } from 'node:module';
 import { types } from 'node:util';
 import { basename, dirname, isAbsolute, join } from 'node:path';
@@ -37,19 +37,14 @@ import {
   BeforeToolsEvent,
   ConcurrentToolExecutor,
   HookRegistry,
-  InitializedEvent,
   SequentialToolExecutor,
 } from '@strands-agents/sdk';
-import {
-  BeforeMultiAgentInvocationEvent,
-  BeforeNodeCallEvent,
-  MultiAgentInitializedEvent,
-} from '@strands-agents/sdk/multiagent';
+import { BeforeMultiAgentInvocationEvent, BeforeNodeCallEvent } from '@strands-agents/sdk/multiagent';
 import { AUDIT_GUARD_NOTE, isAuditing } from '../auditing.js';
 import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
 import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { agentGateState, classifyExecutor, hasNodeGuard } from '../walker/classify.js';
-import { agentGateMark, nodeGuardMark, writtenMarks } from '../walker/marks.js';
+import { agentGateMark, nodeGuardMark, writtenMark, writtenMarks } from '../walker/marks.js';
 import {
   Agent,
   className,
@@ -142,8 +137,8 @@ type Role = 'agent' | 'orchestrator';
 /** How an event is checked: a full check starts a run; a step of a run already checked is checked quickly. */
 interface Check {
   readonly role: Role;
-  /** `init`: the agent's or orchestrator's shape (it runs its hooks through the SDK); `start`: carries a gate. */
-  readonly kind: 'init' | 'start' | 'step';
+  /** `start`: the run's start, which must carry a gate; `step`: a step of a run checked at its start. */
+  readonly kind: 'start' | 'step';
 }
 
 // Taken when gate-audit loads: code that replaces them later cannot change what the guard reads.
@@ -157,12 +152,10 @@ const apply = Reflect.apply;
 
 /** The prototypes of the events of gate-audit's own copy the guard checks. */
 const CHECKS: readonly (readonly [object, Check])[] = [
-  [InitializedEvent.prototype, { role: 'agent', kind: 'init' }],
   [BeforeInvocationEvent.prototype, { role: 'agent', kind: 'start' }],
   [BeforeModelCallEvent.prototype, { role: 'agent', kind: 'step' }],
   [BeforeToolsEvent.prototype, { role: 'agent', kind: 'step' }],
   [BeforeToolCallEvent.prototype, { role: 'agent', kind: 'step' }],
-  [MultiAgentInitializedEvent.prototype, { role: 'orchestrator', kind: 'init' }],
   [BeforeMultiAgentInvocationEvent.prototype, { role: 'orchestrator', kind: 'start' }],
   [BeforeNodeCallEvent.prototype, { role: 'orchestrator', kind: 'step' }],
 ];
@@ -181,8 +174,7 @@ function checkOf(event: object): Check | undefined {
 const checkedRuns = new WeakMap<object, { readonly run: object; readonly mark: unknown }>();
 
 function markOf(target: object, role: Role): unknown {
-  const written = writtenMarks(target);
-  return role === 'agent' ? written.agent : written.guard;
+  return writtenMark(target, role);
 }
 
 /** Gate ids by gate object, read once (a gate's declared id is its own claim, as for every reader of it). */
@@ -247,16 +239,15 @@ function installIt(guard: Active, role: Role, target: unknown): string | undefin
 }
 
 /**
- * Why the run of this event must not go on, or undefined. An agent or orchestrator initialising is checked for
- * what would let it run around the SDK's hooks (as `install` checks it: a subclass or an instance that replaces
- * a member); one starting a run, for its gate; a step of a run it was checked for passes at once.
+ * Why the run of this event must not go on, or undefined. An agent or orchestrator starting a run must carry one
+ * of the guard's gates (its shape was checked at the run's first step, see `checkedRun`); a step of a run it was
+ * checked for passes at once while it carries the same gate mark.
  */
 function judge(guard: Active, event: object, check: Check): string | undefined {
   const target: unknown = readData(event, check.role);
   if (typeof target !== 'object' || target === null) {
     return `the process guard could not read the ${check.role} of a hook event, so the run is refused`;
   }
-  if (check.kind === 'init') return shapeRefusal(target, check.role);
   const run: unknown = readData(event, 'invocationState');
   if (check.kind === 'step' && typeof run === 'object' && run !== null) {
     const checked = apply(weakGet, checkedRuns, [target]) as { run: object; mark: unknown } | undefined;
@@ -390,13 +381,8 @@ function guardRuns(proto: object, role: Role): void {
   Object.defineProperty(proto, 'stream', { ...descriptor, value: stream, writable: false, configurable: false });
 }
 
-/** The SDK's run of `target`, after its shape was checked at the first step; its hook registry is pinned then. */
-async function* checkedRun(
-  target: unknown,
-  role: Role,
-  args: unknown[],
-  run: (...a: unknown[]) => AsyncGenerator<unknown, unknown, unknown>,
-): AsyncGenerator<unknown, unknown, unknown> {
+/** The check of a run's first step: why it must not run, or undefined (its hook registry pinned then). */
+function firstStepRefusal(target: unknown, role: Role, args: readonly unknown[]): string | undefined {
   let failure: string | undefined;
   try {
     failure =
@@ -412,9 +398,50 @@ async function* checkedRun(
       typeof options === 'object' && options !== null ? readData(options, 'invocationState') : undefined,
       failure,
     );
-    throw new GateFailedError(failure);
   }
-  return yield* apply(run, target, args);
+  return failure;
+}
+
+/**
+ * The SDK's run of `target`, checked at its first step. A plain iterator around the SDK's generator (not a
+ * generator delegating with `yield*`, which would cost every event of the run a round of promises): the first
+ * `next()` checks, every call after it is the SDK's own.
+ */
+function checkedRun(
+  target: unknown,
+  role: Role,
+  args: unknown[],
+  run: (...a: unknown[]) => AsyncGenerator<unknown, unknown, unknown>,
+): AsyncGenerator<unknown, unknown, unknown> {
+  const inner = apply(run, target, args);
+  let state: 'unchecked' | 'checked' | 'refused' = 'unchecked';
+  const iterator: AsyncGenerator<unknown, unknown, unknown> = {
+    next(...value: [] | [unknown]) {
+      if (state === 'unchecked') {
+        const failure = firstStepRefusal(target, role, args);
+        state = failure === undefined ? 'checked' : 'refused';
+        if (failure !== undefined) {
+          // The SDK's generator never started: nothing of the run happened.
+          void inner.return(undefined).catch(() => undefined);
+          return rejected(new GateFailedError(failure));
+        }
+      }
+      if (state === 'refused') return Promise.resolve({ done: true, value: undefined });
+      return inner.next(...value);
+    },
+    return(value) {
+      if (state === 'unchecked') state = 'refused';
+      return inner.return(value);
+    },
+    throw(error) {
+      if (state === 'unchecked') state = 'refused';
+      return inner.throw(error);
+    },
+    [Symbol.asyncIterator]() {
+      return iterator;
+    },
+  };
+  return iterator;
 }
 
 /**
@@ -442,18 +469,10 @@ function pinRegistry(target: object, role: Role): string | undefined {
  * classes do around the registry the guard stands on.
  */
 function lockChain(proto: object): void {
+  // One freeze per prototype (a transition to a frozen map), not a redefinition per member: a prototype whose
+  // members are redefined one by one can fall into slow (dictionary) mode, and every call through it pays.
   for (let p: unknown = proto; typeof p === 'object' && p !== null && p !== Object.prototype; p = getPrototypeOf(p)) {
-    for (const key of Reflect.ownKeys(p)) {
-      const descriptor = Object.getOwnPropertyDescriptor(p, key);
-      if (descriptor === undefined || key === 'constructor' || descriptor.configurable !== true) continue;
-      Object.defineProperty(
-        p,
-        key,
-        'value' in descriptor
-          ? { ...descriptor, writable: false, configurable: false }
-          : { ...descriptor, configurable: false },
-      );
-    }
+    Object.freeze(p);
   }
 }
 

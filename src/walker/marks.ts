@@ -119,6 +119,17 @@ export function noteNodeGuardMark(orchestrator: object, mark: NodeGuardMark | un
 }
 
 /**
+ * The gate mark this copy of gate-audit wrote on an agent, or the node guard mark on an orchestrator (no
+ * allocation: the process guard reads it at every step of a run).
+ *
+ * @param target - an agent or orchestrator
+ * @param role - which mark
+ */
+export function writtenMark(target: object, role: 'agent' | 'orchestrator'): unknown {
+  return role === 'agent' ? writtenAgentMarks.get(target) : writtenGuardMarks.get(target);
+}
+
+/**
  * The marks this copy of gate-audit wrote itself, and nothing else: what the process guard trusts (a record any
  * code wrote under the `Symbol.for` key is a claim, not a gate).
  *
