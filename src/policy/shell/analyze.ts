@@ -1251,11 +1251,17 @@ class Analysis {
 
   parameter(part: GoNode, sink: Sink): void {
     const index = node(part.Index);
-    const indexAll = index !== undefined && kind(index) === 'Word' && ['@', '*'].includes(this.word(index, sink) ?? '');
+    // A word index is read once (read twice, a substitution in it, `${a[$(pwd)]}`, counted twice).
+    const word = index !== undefined && kind(index) === 'Word';
+    const indexValue = word ? this.word(index, sink) : undefined;
+    const indexAll = word && ['@', '*'].includes(indexValue ?? '');
     if (part.Excl === true && num(part.Names) === 0 && (index === undefined || !indexAll)) {
       sink.mark('code', 'an indirect expansion ${!…} may run code');
     }
-    if (index !== undefined && !indexAll) this.arithmetic(index, sink);
+    if (index !== undefined && !indexAll) {
+      if (word) this.arithmeticValue(indexValue, sink);
+      else this.arithmetic(index, sink);
+    }
     const slice = node(part.Slice);
     if (slice !== undefined) {
       for (const bound of [slice.Offset, slice.Length]) {
@@ -1287,18 +1293,21 @@ class Analysis {
   }
 
   /** Arithmetic: only plain numbers and operators; a variable or any other word may evaluate code. */
+  /** An arithmetic operand read as a word: anything but an integer may run code (`a[$(cmd)]`, a name holding code). */
+  arithmeticValue(value: string | undefined, sink: Sink): void {
+    if (value === undefined || !INTEGER.test(value)) {
+      sink.mark(
+        'code',
+        `arithmetic on ${value === undefined ? 'a value that is not a literal' : `"${value}"`}, which may run code`,
+      );
+    }
+  }
+
   arithmetic(expr: GoNode, sink: Sink): void {
     switch (kind(expr)) {
-      case 'Word': {
-        const value = this.word(expr, sink);
-        if (value === undefined || !INTEGER.test(value)) {
-          sink.mark(
-            'code',
-            `arithmetic on ${value === undefined ? 'a value that is not a literal' : `"${value}"`}, which may run code`,
-          );
-        }
+      case 'Word':
+        this.arithmeticValue(this.word(expr, sink), sink);
         return;
-      }
       case 'BinaryArithm':
         for (const side of [expr.X, expr.Y]) {
           const inner = node(side);
