@@ -5,7 +5,7 @@
  * hook registry from its first import. The line throws when no guard takes it: a copy is never loaded
  * unguarded.
  */
-import { isSdkUrl } from './sdk-package.js';
+import { isSdkUrl, sourceText } from './sdk-package.js';
 
 /** The global key of the guard's callback (a `Symbol.for`, so the appended line needs no import). */
 export const GUARD_MODULE_KEY = 'gate-audit.process-guard.sdk-module.v1';
@@ -34,14 +34,6 @@ interface LoadResult {
 
 type NextLoad = (url: string, context: unknown) => Promise<LoadResult>;
 
-function text(source: string | ArrayBuffer | ArrayBufferView): string {
-  if (typeof source === 'string') return source;
-  const bytes = ArrayBuffer.isView(source)
-    ? new Uint8Array(source.buffer, source.byteOffset, source.byteLength)
-    : new Uint8Array(source);
-  return Buffer.from(bytes).toString('utf8');
-}
-
 /**
  * Node's `load` hook: an SDK module's source gets the guard line; everything else passes unchanged.
  *
@@ -67,7 +59,7 @@ export function withGuardLine<T extends LoadResult>(url: string, result: T): T {
   if (result.format !== 'module' || !isSdkUrl(url) || result.source === undefined || result.source === null) {
     return result;
   }
-  const source = text(result.source);
+  const source = sourceText(result.source);
   if (source.includes(GUARDED_SOURCE)) return result;
   return { ...result, source: `${source}\n${GUARDED_SOURCE}${guardLine(url)}` };
 }

@@ -44,7 +44,13 @@ import { AUDIT_GUARD_NOTE, isAuditing } from '../auditing.js';
 import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
 import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { agentGateState, classifyExecutor, hasNodeGuard } from '../walker/classify.js';
-import { agentGateMark, nodeGuardMark, writtenMark, writtenMarks } from '../walker/marks.js';
+import {
+  type AgentGateMark,
+  agentGateMark,
+  type NodeGuardMark,
+  nodeGuardMark,
+  writtenMark,
+} from '../walker/marks.js';
 import {
   Agent,
   className,
@@ -173,10 +179,6 @@ function checkOf(event: object): Check | undefined {
  */
 const checkedRuns = new WeakMap<object, { readonly run: object; readonly mark: unknown }>();
 
-function markOf(target: object, role: Role): unknown {
-  return writtenMark(target, role);
-}
-
 /** Gate ids by gate object, read once (a gate's declared id is its own claim, as for every reader of it). */
 const idsOfGates = new WeakMap<object, string | null>();
 
@@ -194,7 +196,7 @@ function idOfKey(key: unknown): string | undefined {
 
 /** Whether the agent carries, live, a gate this copy of gate-audit installed and whose id is one of `ids`. */
 function carriesGate(agent: Agent, ids: ReadonlySet<string>): boolean {
-  const mark = writtenMarks(agent).agent;
+  const mark = writtenMark(agent, 'agent') as AgentGateMark | undefined;
   if (mark === undefined || agentGateMark(agent) !== mark || agentGateState(agent) !== 'gated') return false;
   const id = idOfKey(mark.gateKey);
   return id !== undefined && ids.has(id);
@@ -202,7 +204,7 @@ function carriesGate(agent: Agent, ids: ReadonlySet<string>): boolean {
 
 /** Whether the orchestrator carries, live, a node guard this copy installed for a gate whose id is one of `ids`. */
 function guardsWith(orchestrator: Orchestrator, ids: ReadonlySet<string>): boolean {
-  const mark = writtenMarks(orchestrator).guard;
+  const mark = writtenMark(orchestrator, 'orchestrator') as NodeGuardMark | undefined;
   if (mark === undefined || nodeGuardMark(orchestrator) !== mark || !hasNodeGuard(orchestrator)) return false;
   const id = idOfKey(mark.treeGateKey);
   return id !== undefined && ids.has(id);
@@ -251,11 +253,11 @@ function judge(guard: Active, event: object, check: Check): string | undefined {
   const run: unknown = readData(event, 'invocationState');
   if (check.kind === 'step' && typeof run === 'object' && run !== null) {
     const checked = apply(weakGet, checkedRuns, [target]) as { run: object; mark: unknown } | undefined;
-    if (checked !== undefined && checked.run === run && checked.mark === markOf(target, check.role)) return undefined;
+    if (checked !== undefined && checked.run === run && checked.mark === writtenMark(target, check.role)) return undefined;
   }
   const failure = judgeStart(guard, event, check.role);
   if (failure === undefined && typeof run === 'object' && run !== null) {
-    apply(weakSet, checkedRuns, [target, { run, mark: markOf(target, check.role) }]);
+    apply(weakSet, checkedRuns, [target, { run, mark: writtenMark(target, check.role) }]);
   }
   return failure;
 }
@@ -489,7 +491,6 @@ function lockOwnCopy(): void {
     Agent.prototype,
     Graph.prototype,
     Swarm.prototype,
-    prototypes.hookRegistry,
     prototypes.middlewareRegistry,
     prototypes.toolRegistry,
     prototypes.agentAsTool,

@@ -72,3 +72,16 @@ export function sdkRootOf(url: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * A loader hook's module source as text (Node hands it over as a string or as bytes).
+ *
+ * @param source - the source a load hook got from the chain
+ */
+export function sourceText(source: string | ArrayBuffer | ArrayBufferView): string {
+  if (typeof source === 'string') return source;
+  const bytes = ArrayBuffer.isView(source)
+    ? new Uint8Array(source.buffer, source.byteOffset, source.byteLength)
+    : new Uint8Array(source);
+  return Buffer.from(bytes).toString('utf8');
+}

@@ -125,21 +125,8 @@ export function noteNodeGuardMark(orchestrator: object, mark: NodeGuardMark | un
  * @param target - an agent or orchestrator
  * @param role - which mark
  */
-export function writtenMark(target: object, role: 'agent' | 'orchestrator'): unknown {
+export function writtenMark(target: object, role: 'agent' | 'orchestrator'): AgentGateMark | NodeGuardMark | undefined {
   return role === 'agent' ? writtenAgentMarks.get(target) : writtenGuardMarks.get(target);
-}
-
-/**
- * The marks this copy of gate-audit wrote itself, and nothing else: what the process guard trusts (a record any
- * code wrote under the `Symbol.for` key is a claim, not a gate).
- *
- * @param target - an agent or orchestrator
- */
-export function writtenMarks(target: unknown): { agent?: AgentGateMark; guard?: NodeGuardMark } {
-  if (typeof target !== 'object' || target === null) return {};
-  const agent = writtenAgentMarks.get(target);
-  const guard = writtenGuardMarks.get(target);
-  return { ...(agent === undefined ? {} : { agent }), ...(guard === undefined ? {} : { guard }) };
 }
 
 /** Whether `plugin` is a gate-audit `GatePlugin` (from any copy of this library). */

@@ -5,7 +5,7 @@
  * preload finds each copy's `Agent`, `Graph` and `Swarm` classes from the first import. Copies are
  * recognised by their package's name, never by shape (`node:https` exports an `Agent` too).
  */
-import { isSdkUrl } from '../../enforce/sdk-package.js';
+import { isSdkUrl, sourceText } from '../../enforce/sdk-package.js';
 
 export { isSdkUrl };
 
@@ -55,13 +55,6 @@ export async function load(url: string, context: unknown, nextLoad: NextLoad): P
   if (result.format !== 'module' || !isSdkUrl(url) || result.source === undefined || result.source === null) {
     return result;
   }
-  const source =
-    typeof result.source === 'string'
-      ? result.source
-      : Buffer.from(
-          ArrayBuffer.isView(result.source)
-            ? new Uint8Array(result.source.buffer, result.source.byteOffset, result.source.byteLength)
-            : new Uint8Array(result.source),
-        ).toString('utf8');
+  const source = sourceText(result.source);
   return { ...result, source: `${source}${markLine(url)}` };
 }
