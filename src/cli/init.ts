@@ -8,6 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join, relative, sep } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { CONFIG_FILES, findConfig } from './config.js';
+import { commandOutput } from './command-output.js';
 
 /** Where `init` writes. */
 export interface InitStreams {
@@ -165,11 +166,7 @@ export function initCommand(argv: readonly string[], streams: InitStreams, cwd: 
     .description('Write a starter gate-audit configuration and print the CI step.')
     .option('--json', 'write gate-audit.config.json (default: .ts when tsconfig.json exists, else .mjs)', false)
     .exitOverride()
-    .configureOutput({
-      writeOut: (s) => void streams.stdout.write(s),
-      writeErr: (s) => void streams.stderr.write(s),
-      outputError: (s, write) => write(s.startsWith('error:') ? `gate-audit init: ${s.slice('error: '.length)}` : s),
-    });
+    .configureOutput(commandOutput(streams, 'gate-audit init'));
   try {
     command.parse([...argv], { from: 'user' });
   } catch (error) {

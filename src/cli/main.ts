@@ -34,6 +34,7 @@ import { readConfigSupervised, runCommandSupervised } from './load-supervised.js
 import { type RunOutcome, type RunSettings, runAudit } from './run.js';
 import type { Pattern } from './select.js';
 import { watchRuns } from './watch.js';
+import { commandOutput } from './command-output.js';
 
 /** Where the command writes. */
 export interface CliStreams {
@@ -223,11 +224,7 @@ function program(streams: CliStreams): Command {
         '  --exit-zero never fails on coverage',
     )
     .exitOverride()
-    .configureOutput({
-      writeOut: (s) => void streams.stdout.write(s),
-      writeErr: (s) => void streams.stderr.write(s),
-      outputError: (s, write) => write(s.startsWith('error:') ? `gate-audit: ${s.slice('error: '.length)}` : s),
-    });
+    .configureOutput(commandOutput(streams, 'gate-audit'));
 }
 
 /** The reporters of the run: flags (`--reporter`, `--format`/`--output-file`) win over the config's. */

@@ -30,6 +30,7 @@ import {
   writeReport,
 } from './outputs.js';
 import type { Streams } from './policy-commands.js';
+import { commandOutput } from './command-output.js';
 
 interface MergeOptions {
   format?: (typeof REPORTER_FORMATS)[number];
@@ -76,11 +77,7 @@ function program(streams: Streams): Command {
         'reports of another kind or schema version, a shard missing, or shards that selected different modules',
     )
     .exitOverride()
-    .configureOutput({
-      writeOut: (s) => void streams.stdout.write(s),
-      writeErr: (s) => void streams.stderr.write(s),
-      outputError: (s, write) => write(s.startsWith('error:') ? `gate-audit merge: ${s.slice('error: '.length)}` : s),
-    });
+    .configureOutput(commandOutput(streams, 'gate-audit merge'));
 }
 
 /** Reads and validates one report. */

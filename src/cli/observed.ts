@@ -45,6 +45,7 @@ import { visible } from '../text.js';
 import { checkReporters, Inputs, type ReporterSpec, refuseOverwrites, resolveOutput, writeReport } from './outputs.js';
 import type * as postgres from '../stores/postgres.js';
 import type { Streams } from './policy-commands.js';
+import { commandOutput } from './command-output.js';
 
 /** Longest line read; a longer one is malformed (no batch of spans is that long). */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -114,12 +115,7 @@ function program(streams: Streams, now: number): Command {
         'line, a window with no tool call, or a usage error',
     )
     .exitOverride()
-    .configureOutput({
-      writeOut: (s) => void streams.stdout.write(s),
-      writeErr: (s) => void streams.stderr.write(s),
-      outputError: (s, write) =>
-        write(s.startsWith('error:') ? `gate-audit observed: ${s.slice('error: '.length)}` : s),
-    });
+    .configureOutput(commandOutput(streams, 'gate-audit observed'));
 }
 
 /** A reporter of the observed report, its format checked. */

@@ -3,7 +3,7 @@
  * it says about every agent's tools before anything runs; `gate-audit verify-log <file>` checks a chained decision log.
  */
 import { resolve, sep } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import { isAuditing } from '../auditing.js';
 import { PolicyError } from '../errors.js';
 import { joinPath } from '../paths.js';
@@ -14,6 +14,7 @@ import { loadCompiledPolicy } from '../policy/load.js';
 import { policyId } from '../policy/policy-gate.js';
 import { quoted, visible } from '../text.js';
 import { loadModules } from './load.js';
+import { subcommand } from './command-output.js';
 
 /** Where a subcommand writes. */
 export interface Streams {
@@ -26,14 +27,6 @@ function msArg(value: string): number {
   if (!Number.isInteger(n) || n <= 0)
     throw new InvalidArgumentError('expected a positive whole number of milliseconds');
   return n;
-}
-
-function subcommand(name: string, streams: Streams): Command {
-  return new Command(`gate-audit ${name}`).exitOverride().configureOutput({
-    writeOut: (s) => void streams.stdout.write(s),
-    writeErr: (s) => void streams.stderr.write(s),
-    outputError: (s, write) => write(s.startsWith('error:') ? `gate-audit ${name}: ${s.slice('error: '.length)}` : s),
-  });
 }
 
 function describe(verdict: StaticVerdict): string {

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import { canonicalJson } from '../enforce/digest.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { joinPath } from '../paths.js';
@@ -15,6 +15,7 @@ import { approvePending, denyPending, type ListedApproval, listPending } from '.
 import type { PostgresStore, postgresStore } from '../stores/postgres.js';
 import { visible } from '../text.js';
 import type { Streams } from './policy-commands.js';
+import { subcommand } from './command-output.js';
 
 /** The environment variable the approval secret is read from. */
 export const SECRET_ENV = 'GATE_AUDIT_APPROVAL_SECRET';
@@ -28,14 +29,6 @@ class StoreCommandError extends Error {
   ) {
     super(message);
   }
-}
-
-function subcommand(name: string, streams: Streams): Command {
-  return new Command(`gate-audit ${name}`).exitOverride().configureOutput({
-    writeOut: (s) => void streams.stdout.write(s),
-    writeErr: (s) => void streams.stderr.write(s),
-    outputError: (s, write) => write(s.startsWith('error:') ? `gate-audit ${name}: ${s.slice('error: '.length)}` : s),
-  });
 }
 
 async function openStore(url: string): Promise<PostgresStore> {
