@@ -44,13 +44,7 @@ import { AUDIT_GUARD_NOTE, isAuditing } from '../auditing.js';
 import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
 import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { agentGateState, classifyExecutor, hasNodeGuard } from '../walker/classify.js';
-import {
-  type AgentGateMark,
-  agentGateMark,
-  type NodeGuardMark,
-  nodeGuardMark,
-  writtenMark,
-} from '../walker/marks.js';
+import { type AgentGateMark, agentGateMark, type NodeGuardMark, nodeGuardMark, writtenMark } from '../walker/marks.js';
 import {
   Agent,
   className,
@@ -253,7 +247,8 @@ function judge(guard: Active, event: object, check: Check): string | undefined {
   const run: unknown = readData(event, 'invocationState');
   if (check.kind === 'step' && typeof run === 'object' && run !== null) {
     const checked = apply(weakGet, checkedRuns, [target]) as { run: object; mark: unknown } | undefined;
-    if (checked !== undefined && checked.run === run && checked.mark === writtenMark(target, check.role)) return undefined;
+    if (checked !== undefined && checked.run === run && checked.mark === writtenMark(target, check.role))
+      return undefined;
   }
   const failure = judgeStart(guard, event, check.role);
   if (failure === undefined && typeof run === 'object' && run !== null) {
