@@ -37,6 +37,14 @@ module.exports = {
       from: { path: '^src/(report/render|tui)' },
       to: { path: '@strands-agents/sdk' },
     },
+    {
+      name: 'program-tables-are-data',
+      severity: 'error',
+      comment:
+        "the shell analysis' program tables (one module per family) import only one another, their option scanner and ownEntry: never the walk, the parser or the reader, so the docs script and the tests load them alone",
+      from: { path: '^src/policy/shell/programs/' },
+      to: { pathNot: '^src/policy/(shell/programs/|own-entry\\.ts$)' },
+    },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],
   options: {

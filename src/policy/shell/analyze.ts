@@ -12,17 +12,22 @@
  * substitution that the parts found do not account for makes the whole line one opaque part.
  */
 import {
-  EARLY_EXIT,
-  FILE_READERS,
-  GIT_GLOBAL_FLAGS,
-  PART_READERS,
-  GIT_NO_INPUT,
+  CHANGES_DIRECTORY,
+  CODE_BUILTINS,
+  FIND_ACTIONS,
   INTERPRETERS,
   type InterpreterSpec,
-  NO_INPUT,
+  leavesInput,
+  NAME_BUILTINS,
+  PART_READERS,
+  readShellOptions,
+  scanOptions,
   SHELLS,
+  STATE_BUILTINS,
+  stopsEarly,
   WRAPPERS,
-} from './commands.js';
+  xargsReplace,
+} from './programs/index.js';
 import {
   type Dialect,
   type GoNode,
@@ -43,7 +48,6 @@ import {
   unescapeDouble,
   unescapeUnquoted,
 } from './words.js';
-import { scanOptions } from './options.js';
 import { ownEntry } from '../own-entry.js';
 
 /** Why a part cannot be judged on its words: `code` runs code that cannot be seen, `state` changes later calls. */
@@ -146,29 +150,6 @@ const INTEGER = /^[-+]?(0[xX][0-9a-fA-F]+|[0-9]+|[0-9]+#[0-9a-zA-Z@_]+)$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const ARITH_WORDS = new Set(['-eq', '-ne', '-lt', '-le', '-gt', '-ge']);
 
-/** Builtins that change what later commands of a persistent shell run. */
-const STATE_BUILTINS: Readonly<Record<string, string>> = {
-  cd: 'changes the directory later commands run in',
-  pushd: 'changes the directory later commands run in',
-  popd: 'changes the directory later commands run in',
-  hash: 'changes which file a program name runs',
-  enable: 'changes which builtins exist',
-  set: 'changes shell options or positional parameters',
-  shopt: 'changes shell options',
-  unalias: 'changes aliases',
-  umask: 'changes the mode of files created later',
-  ulimit: 'changes resource limits',
-  history: 'changes the history',
-  export: 'changes the environment of later commands',
-  declare: 'changes variables of later commands',
-  typeset: 'changes variables of later commands',
-  local: 'changes variables',
-  readonly: 'changes variables of later commands',
-  unset: 'changes variables or functions of later commands',
-  shift: 'changes positional parameters',
-};
-const CHANGES_DIRECTORY = new Set(['cd', 'pushd', 'popd']);
-
 /**
  * Variables whose value a shell runs as code (prompts with `xtrace`, the startup file of a child shell,
  * shell options that turn those on, functions imported from the environment).
@@ -195,15 +176,6 @@ const CODE_VARIABLES = new Set([
 function isCodeVariable(name: string): boolean {
   return CODE_VARIABLES.has(name) || name.startsWith('BASH_FUNC_');
 }
-
-/** Builtins whose words are code run now or later. */
-const CODE_BUILTINS: Readonly<Record<string, string>> = {
-  source: 'runs a script file in this shell',
-  '.': 'runs a script file in this shell',
-  fc: 'runs commands from the history',
-  let: 'evaluates arithmetic, which may run code',
-  coproc: 'runs a command',
-};
 
 /**
  * Quoted text as pattern matching sees it: every character neutral except those that may close or split
@@ -714,7 +686,7 @@ class Analysis {
     }
     const state = ownEntry(STATE_BUILTINS, name);
     if (state !== undefined) {
-      if (['export', 'declare', 'typeset', 'local', 'readonly', 'unset'].includes(name)) this.nameOperands(part, name);
+      if (NAME_BUILTINS.has(name)) this.nameOperands(part, name);
       if (CHANGES_DIRECTORY.has(name)) part.cwdUnknown = true;
       this.mark(part, 'state', `${name} ${state}`);
       return true;
@@ -955,20 +927,12 @@ class Analysis {
     context: Context,
     hops: number,
   ): void {
-    if (['-I', '-i', '--replace'].filter((o) => seen.has(o)).length > 1) {
-      // xargs takes the last of them, which the options as read do not keep.
-      this.mark(part, 'code', 'xargs is given its replace string twice');
+    const replacing = xargsReplace(seen);
+    if ('opaque' in replacing) {
+      this.mark(part, 'code', replacing.opaque);
       return;
     }
-    const replace = seen.has('-I')
-      ? seen.get('-I')
-      : seen.has('-i') || seen.has('--replace')
-        ? seen.get('-i') || seen.get('--replace') || '{}'
-        : undefined;
-    if ((seen.has('-I') && replace === undefined) || replace === '') {
-      this.mark(part, 'code', 'xargs -I with a replacement that is not a literal');
-      return;
-    }
+    const replace = replacing.replace;
     const program = inner[0];
     if (program !== undefined && SHELLS[basename(program)] !== undefined) {
       this.mark(part, 'code', 'xargs runs a shell with operands read from its input');
@@ -1000,7 +964,7 @@ class Analysis {
     }
     for (let i = 0; i < args.length; i += 1) {
       const word = args[i] ?? '';
-      if (!['-exec', '-execdir', '-ok', '-okdir'].includes(word)) continue;
+      if (!FIND_ACTIONS.includes(word)) continue;
       const end = args.findIndex((a, j) => j > i && (a === ';' || a === '+'));
       if (end === -1) {
         this.mark(part, 'code', `find ${word} without its terminator`);
@@ -1031,47 +995,12 @@ class Analysis {
       this.mark(part, 'code', `${name} runs a language this analysis cannot read`);
       return;
     }
-    let command = false;
-    let i = 0;
-    for (; i < args.length; i += 1) {
-      const word = args[i];
-      if (word === undefined) {
-        this.mark(part, 'code', `${name} options that are not literals`);
-        return;
-      }
-      if (word === '--' || word === '-') {
-        i += 1;
-        break;
-      }
-      if (word.startsWith('--')) {
-        const option = word.slice(2).split('=')[0] ?? '';
-        const known = ownEntry(SHELL_LONG, option);
-        if (known === undefined) {
-          this.mark(part, 'code', `${name} option --${option} is not known`);
-          return;
-        }
-        if (known === 'value' && !word.includes('=')) i += 1;
-        continue;
-      }
-      if (/^[-+]/.test(word) && word.length > 1) {
-        const letters = word.slice(1);
-        let takesValue = 0;
-        for (const letter of letters) {
-          if (letter === 'c' && word.startsWith('-')) command = true;
-          else if (letter === 's' || letter === 'i') {
-            this.mark(part, 'code', `${name} -${letter} reads commands from its input`);
-            return;
-          } else if (letter === 'o' || letter === 'O') takesValue += 1;
-          else if (!/[a-zA-Z]/.test(letter)) {
-            this.mark(part, 'code', `${name} option ${word} is not known`);
-            return;
-          }
-        }
-        i += takesValue;
-        continue;
-      }
-      break;
+    const options = readShellOptions(name, args);
+    if ('opaque' in options) {
+      this.mark(part, 'code', options.opaque);
+      return;
     }
+    const { command, next: i } = options;
     if (!command) {
       this.mark(
         part,
@@ -1374,24 +1303,6 @@ class Analysis {
   }
 }
 
-const SHELL_LONG: Readonly<Record<string, 'value' | 'flag'>> = {
-  rcfile: 'value',
-  'init-file': 'value',
-  norc: 'flag',
-  noprofile: 'flag',
-  posix: 'flag',
-  login: 'flag',
-  restricted: 'flag',
-  verbose: 'flag',
-  noediting: 'flag',
-  debugger: 'flag',
-  'dump-strings': 'flag',
-  'dump-po-strings': 'flag',
-  'pretty-print': 'flag',
-  help: 'flag',
-  version: 'flag',
-};
-
 function opaqueLine(reason: string, context?: Context): ShellPart[] {
   return [
     {
@@ -1440,68 +1351,6 @@ function inputRedirect(redirect: GoNode): 'file' | 'dup' | undefined {
   if (op === OP.dupIn) return fd === undefined || zero ? 'dup' : undefined;
   if (op === OP.dupOut) return zero ? 'dup' : undefined;
   return undefined;
-}
-
-const STDIN_PATH = /(^|\/)(dev|proc)(\/|$)/;
-
-/**
- * Whether a program is known not to read its standard input: one that never does, or a file reader given
- * files (not `-`). Anything else may read the shell's own input.
- */
-function leavesInput(name: string, args: readonly (string | undefined)[]): boolean {
-  if (NO_INPUT.has(name)) return true;
-  // `-`, and any path through /dev or /proc (`/dev/stdin`, `/dev/fd/0`, `/proc/self/fd/0`), may be the input.
-  if (args.some((a) => a === undefined || a === '-' || STDIN_PATH.test(a))) return false;
-  // xargs reads its input unless given `-a FILE` (its command keeps the input: it is a part of its own).
-  if (name === 'xargs') return args.some((a) => a === '-a' || a?.startsWith('--arg-file') === true);
-  // dd reads its input unless given `if=FILE`.
-  if (name === 'dd') return args.some((a) => a !== undefined && a.startsWith('if=') && a.length > 3);
-  if (name === 'git') return !args.some((a) => a?.startsWith('--std')) && gitLeavesInput(args as readonly string[]);
-  const reader = ownEntry(FILE_READERS, name);
-  if (reader === undefined) return false;
-  // GNU getopt takes options after operands too: every word must be an option, its value or an operand.
-  let i = 0;
-  const operands: string[] = [];
-  const seen = new Set<string>();
-  while (i < args.length) {
-    const scanned = scanOptions(args, reader.options, i);
-    if (scanned.opaque !== undefined) return false;
-    for (const [option, value] of scanned.seen) {
-      if (value === '-') return false;
-      seen.add(option);
-    }
-    i = scanned.next;
-    const operand = args[i];
-    if (operand !== undefined) operands.push(operand);
-    i += 1;
-  }
-  const patternGiven = reader.pattern?.some((o) => seen.has(o)) ?? true;
-  return operands.length > (patternGiven ? 0 : 1);
-}
-
-/** Whether a part reader may stop before the end of its input: always, unless it has early-exit options. */
-function stopsEarly(name: string, args: readonly (string | undefined)[]): boolean {
-  const early = ownEntry(EARLY_EXIT, name);
-  if (early === undefined) return true;
-  return args.some((word) => {
-    if (word === undefined) return true;
-    if (word.startsWith('--')) {
-      const option = word.split('=')[0] ?? word;
-      return option.length > 2 && early.some((o) => o.startsWith(option));
-    }
-    return word.startsWith('-') && early.some((o) => o.length === 2 && word.includes(o[1] ?? ''));
-  });
-}
-
-/** `git [global options] SUBCOMMAND …` with a subcommand that never reads standard input. */
-function gitLeavesInput(args: readonly string[]): boolean {
-  for (let i = 0; i < args.length; i += 1) {
-    const word = args[i] ?? '';
-    if (word === '-C' || word === '-c') i += 1;
-    else if (/^--[a-z-]+=/.test(word) || GIT_GLOBAL_FLAGS.has(word)) continue;
-    else return GIT_NO_INPUT.has(word);
-  }
-  return true;
 }
 
 /**

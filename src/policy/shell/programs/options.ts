@@ -1,10 +1,11 @@
 /**
- * Reading the options of a program that runs another program (`sudo`, `env`, `timeout`, …) to find where
- * the program it runs starts. Unknown options and options that are not literal words make the part opaque:
- * without knowing whether an option takes a value, the command it runs cannot be located.
+ * Reading a program's options as its table describes them (`OptionSpec`): where the program a wrapper runs
+ * starts (`sudo`, `env`, `timeout`, …), whether an interpreter is given its code inline, which words of a file
+ * reader are files. Unknown options and options that are not literal words make the part opaque: without
+ * knowing whether an option takes a value, the command it runs (or the files it reads) cannot be located.
  */
 
-import { ownEntry } from '../own-entry.js';
+import { ownEntry } from '../../own-entry.js';
 
 /** What a long option does. `optional` takes a value only as `--name=value`. */
 export type LongKind = 'value' | 'flag' | 'optional' | 'opaque';
