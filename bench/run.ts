@@ -40,7 +40,7 @@ import { otelOverhead } from './otel-overhead.js';
 import { fleetLogAppend } from './fleet-log.js';
 import { guardOverhead } from './guard-overhead.js';
 import { observedThroughput } from './observed-throughput.js';
-import { shellDecision } from './shell-decision.js';
+import { shellDecision, shellDecisionLong, shellDecisionP99 } from './shell-decision.js';
 import { buildTree } from './trees.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -424,6 +424,8 @@ async function main(): Promise<void> {
     ['entry-audit', entryAudit],
     ['decision log', decisionLog],
     ['shell-decision', async () => void rows.push(await shellDecision(scale(30)))],
+    ['shell-decision-p99', () => Promise.resolve(void rows.push(shellDecisionP99(scale(5000))))],
+    ['shell-decision-10kb', async () => void rows.push(await shellDecisionLong(scale(10)))],
     ['otel-overhead', async () => void rows.push(await otelOverhead(scale(40)))],
     ['fleet-log-append', async () => void rows.push(await fleetLogAppend(scale(10)))],
     ['observed-throughput', async () => void rows.push(await observedThroughput(root, 1, quick ? 200_000 : 1_000_000))],
