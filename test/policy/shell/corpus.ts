@@ -309,7 +309,7 @@ const HAND: CorpusLine[] = [
   line('split-pattern', "{r'm',-rf,/}", 'deny', 'ask'),
   line('split-pattern', '{r"m",-rf,/}', 'deny', 'ask'),
   line('split-pattern', "/bin/r['m'] -rf /", 'deny', 'ask'),
-  line('split-pattern', "find / {'-exec',} rm -rf '{}' ';'", 'deny', 'ask'),
+  line('split-pattern', "find . {'-exec',} rm -rf '{}' ';'", 'deny', 'ask'),
   line('split-pattern', "find / {'-delete',}", 'deny', 'ask'),
   line('split-pattern', "git log {'--output=/etc/cron.d/x',}", 'allow', 'ask'),
   line('split-pattern', "git branch {'-D',} main", 'allow', 'ask'),
