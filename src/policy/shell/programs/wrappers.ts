@@ -65,9 +65,16 @@ export const WRAPPER_PROGRAMS: Readonly<Record<string, WrapperSpec>> = {
     stateOptions: ['-C', '--chdir'],
   },
   setsid: { kind: 'program', options: { flag: 'cfw', long: { ctty: 'flag', fork: 'flag', wait: 'flag' } } },
-  ionice: { kind: 'program', options: { value: 'cn', flag: 't' }, noCommandOptions: ['-p', '-P', '-u'] },
+  // -p PID, -P PGID, -u UID: the operands after them are more ids, nothing is run.
+  ionice: { kind: 'program', options: { value: 'cnpPu', flag: 't' }, noCommandOptions: ['-p', '-P', '-u'] },
   taskset: { kind: 'program', leading: 1, options: { flag: 'acp' }, noCommandOptions: ['-p'] },
-  chrt: { kind: 'program', leading: 1, options: { value: 'T', flag: 'abdefimoRrv' }, noCommandOptions: ['-p', '-m'] },
+  // -p: the operands are a priority and a process id, nothing is run; -m only prints the priority ranges.
+  chrt: {
+    kind: 'program',
+    leading: 1,
+    options: { value: 'T', flag: 'abdefimopRrv' },
+    noCommandOptions: ['-p', '-m'],
+  },
   chroot: {
     kind: 'program',
     leading: 1,
