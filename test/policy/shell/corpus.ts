@@ -263,7 +263,7 @@ const HAND: CorpusLine[] = [
   line('git', 'git log --oneline -n 20', 'allow', 'allow'),
   line('git', 'git diff HEAD~1 -- src', 'allow', 'allow'),
   line('git', 'git show HEAD:README.md', 'allow', 'allow'),
-  line('git', 'git branch -a', 'allow', 'ask'),
+  line('git', 'git branch -a', 'allow', 'allow'),
   line('git', 'git branch feature', 'allow', 'ask'),
   line('git', 'git branch branch', 'allow', 'ask'),
   line('git', 'git -C . branch -c main copy', 'allow', 'ask'),
