@@ -65,7 +65,7 @@ export const CODE_BUILTINS: Readonly<Record<string, string>> = {
 export const builtins: ProgramFamily = {
   title: 'Builtins',
   summary:
-    'those that change later commands (`cd`, `set`, `export`, …) are opaque *state*, those that run their words (`source`, `let`, …) opaque *code*; `command`, `builtin` and `exec` run the program after them as a part of its own.',
+    'those that change later commands (`cd`, `set`, `export`, …) are opaque *state*, those that run their words (`source`, `let`, …) opaque *code*; `command`, `builtin` and `exec` run the program after them as a part of its own; `eval`, `trap`, `alias`, `read`, `printf`, `test` and a few more have their words read one by one in the walk itself.',
   wrappers: BUILTIN_WRAPPERS,
   stateBuiltins: STATE_BUILTINS,
   codeBuiltins: CODE_BUILTINS,

@@ -218,7 +218,7 @@ export function readsOnlyFiles(reader: FileReaderSpec, args: readonly string[]):
 export const fileReaders: ProgramFamily = {
   title: 'File readers',
   summary:
-    'given a file operand (beyond the pattern, for `grep`, `sed`, …) they leave standard input alone; part readers may stop reading it part-way (for `grep`-likes only with `-m`, `-q`, `-l`), which the persistent bash tool cannot allow.',
+    'given a file operand (beyond the pattern, for `grep`, `sed`, …) they leave standard input alone; part readers may stop reading it part-way (`grep`-likes only with `-m`, `-q`, `-l`), which makes a line opaque for the persistent bash tool.',
   fileReaders: FILE_READERS,
   partReaders: [
     'head',

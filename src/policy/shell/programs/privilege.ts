@@ -103,6 +103,6 @@ export const PRIVILEGE_WRAPPERS: Readonly<Record<string, WrapperSpec>> = {
 export const privilege: ProgramFamily = {
   title: 'Privilege',
   summary:
-    'the program or `-c` script run as another user is a part of its own (a script read as bash and as sh); `su USER ARGS…`, a shell chosen on the line, or a shell with no script makes the part opaque.',
+    'the program or `-c` script run as another user is a part of its own (a script read as bash and as sh); `sg`, `newgrp`, `su` without `-c`, `su USER ARGS…` and a shell chosen on the line (`su -s`) make the part opaque.',
   wrappers: PRIVILEGE_WRAPPERS,
 };
