@@ -903,7 +903,12 @@ class Analysis {
         this.mark(part, 'code', `${name} without a command runs a shell reading its input`);
       }
       if (name === 'exec') this.mark(part, 'state', 'exec without a program changes the shell itself');
-      if (name === 'xargs') this.simple(['echo'], [], this.innerContext(part, context), hops + 1);
+      if (name === 'xargs') {
+        // xargs with no command runs `echo` with the words it reads.
+        const before = this.parts.length;
+        this.simple(['echo'], [], this.innerContext(part, context), hops + 1);
+        for (const p of this.parts.slice(before)) p.moreArgs = true;
+      }
       return;
     }
     if (name === 'xargs') {
@@ -1057,6 +1062,10 @@ class Analysis {
       this.mark(part, 'code', `${what}: the script runs in a shell the line chooses, whose language is not known`);
       return;
     }
+    // The shell that runs the script is a part too: `flock F -c CMD` runs `$SHELL -c CMD` (`sh` without SHELL).
+    const runner = this.newPart(this.innerContext(part, context));
+    runner.program = named.at(-1) ?? 'sh';
+    runner.args = ['-c', script];
     this.script(script, 'bash', context, part, what);
     this.script(script, 'sh', context, part, `${what} (read as sh)`);
   }
