@@ -97,6 +97,8 @@ const LITERALS = ['a', 'b', '-f', '-rf', '/', 'x y', '.', '--', 'p', 'in', '-n',
 
 /** The grammar's pieces, each built from a random source and a depth budget. */
 class Grammar {
+  private _functions = 0;
+
   constructor(private readonly _next: () => number) {}
 
   pick<T>(items: readonly T[]): T {
@@ -138,7 +140,12 @@ class Grammar {
     if (depth > 0 && choice < 0.23) return `for i in ${this.word(depth - 1)}; do ${this.list(depth - 1)}; done`;
     if (depth > 0 && choice < 0.26) return `while false; do ${this.list(depth - 1)}; done`;
     if (depth > 0 && choice < 0.29) return `case ${this.word(depth - 1)} in *) ${this.list(depth - 1)};; esac`;
-    if (depth > 0 && choice < 0.32) return `f() { ${this.list(depth - 1)}; }; f`;
+    if (depth > 0 && choice < 0.32) {
+      // A name of its own: a body that called an outer function of the same name would recurse forever.
+      this._functions += 1;
+      const name = `f${this._functions}`;
+      return `${name}() { ${this.list(depth - 1)}; }; ${name}`;
+    }
     if (depth > 0 && choice < 0.35) return `coproc ${this.simple(depth - 1)}`;
     if (depth > 0 && choice < 0.38) return `(( ${Math.floor(this._next() * 5)} ))`;
     if (depth > 0 && choice < 0.41) return `[[ ${this.word(depth - 1)} == ${this.word(depth - 1)} ]]`;

@@ -78,8 +78,16 @@ const DEVICES = ['null', 'zero', 'urandom'] as const;
 /** The environment every line starts with (bash reads the file that disables the logged builtins). */
 const LINE_ENV = ['/usr/bin/env', '-i', 'BASH_ENV=/etc/oracle-env', 'PATH=/usr/bin:/bin', `HOME=${WORK}`];
 
+/**
+ * The same environment in the batch driver, which itself runs with `PATH` alone: given as assignments to the
+ * line's shell rather than through `env -i`, one program start fewer per line.
+ */
+const BATCH_ENV = `BASH_ENV=/etc/oracle-env HOME=${WORK}`;
+
 /** The tool's own shell, as it is started: bash reading its standard input, or `sh -c "cd <cwd> && <line>"`. */
-function toolShell(line: string, mode: Mode): string[] {
+function toolShell(source: string, mode: Mode): string[] {
+  // As the shell receives it: a lone UTF-16 surrogate has no UTF-8 form and goes as U+FFFD.
+  const line = Buffer.from(source, 'utf8').toString('utf8');
   return mode === 'bash' ? ['/bin/bash'] : ['/bin/sh', '-c', `cd ${WORK} && ${line}`];
 }
 
@@ -267,9 +275,9 @@ export class Oracle {
         '  /bin/.mark "$i"',
         `  cd ${WORK}`,
         '  if [ "$mode" = bash ]; then',
-        `    printf '%s\\necho "__GATE_AUDIT_DONE_%s__"\\n' "$line" "$i" | ${LINE_ENV.join(' ')} /bin/bash >/dev/null 2>&1`,
+        `    printf '%s\\necho "__GATE_AUDIT_DONE_%s__"\\n' "$line" "$i" | ${BATCH_ENV} /bin/bash >/dev/null 2>&1`,
         '  else',
-        `    ${LINE_ENV.join(' ')} /bin/sh -c "cd ${WORK} && $line" </dev/null >/dev/null 2>&1`,
+        `    ${BATCH_ENV} /bin/sh -c "cd ${WORK} && $line" </dev/null >/dev/null 2>&1`,
         '  fi',
         '  while :; do set -- /proc/[0-9]*; [ "$#" -le 1 ] && break; read -r -t 0.002 -u "$pause"; done',
         '  i=$((i+1))',
