@@ -33,7 +33,6 @@ import {
   type GoNode,
   kind,
   list,
-  misreadsComment,
   node,
   num,
   parseShell,
@@ -1127,13 +1126,6 @@ class Analysis {
               if (mixed) skeleton += maskQuoted(raw);
               value += unescapeDouble(raw);
             } else {
-              // Inside double quotes, bash drops the backslash of \" in a backquoted command before it reads the
-              // command; the parser keeps it, so quotes that end a string for bash do not for the parser.
-              if (kind(inner) === 'CmdSubst' && inner.Backquotes === true && this.source.includes('\\"')) {
-                throw new Gap(
-                  'a backquoted command inside double quotes with \\" in the line (bash drops that backslash first)',
-                );
-              }
               this.wordPart(inner, sink);
               known = false;
             }
@@ -1437,12 +1429,6 @@ function analyzeSource(
   }
   if (mayContinueComment(source)) {
     return opaqueLine('a comment ends with a backslash, which bash does not read as a line continuation', context);
-  }
-  if (misreadsComment(source, dialect)) {
-    return opaqueLine(
-      'a # inside a word (right after a quoted or expanded part): bash reads on past it, the parser reads a comment',
-      context,
-    );
   }
   if (analysis.heredocHazard !== undefined) return opaqueLine(analysis.heredocHazard, context);
   const parts = analysis.parts.length === 0 ? [analysis.newPart(context)] : analysis.parts;

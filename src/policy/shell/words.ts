@@ -142,14 +142,16 @@ export function decodeAnsiC(raw: string): string | undefined {
 
 /**
  * How many substitutions a line holds as written: `$(` (which also opens `$((`), `<(`, `>(` and
- * backquotes, outside single quotes, `$'…'` strings and comments, and not escaped. Bash removes a
- * backslash-newline before it reads `$(` (`$\⏎(` is a substitution).
+ * backquotes, outside single quotes, `$'…'` strings, comments and quoted here-document bodies, and not escaped
+ * (in an unquoted here-document body, quotes are plain characters). Bash removes a backslash-newline before it
+ * reads `$(` (`$\⏎(` is a substitution). A count that differs from the parts found makes the line opaque, so a
+ * count that is off only refuses a line.
  *
  * @param source - the line
  */
 export function countSubstitutionMarks(source: string): { parens: number; backquotes: number } {
-  let parens = 0;
-  let backquotes = 0;
+  const count = { parens: 0, backquotes: 0 };
+  const docs: HereDoc[] = [];
   let mode: 'plain' | 'single' | 'double' | 'ansi' = 'plain';
   for (let i = 0; i < source.length; i += 1) {
     const c = source[i];
@@ -170,11 +172,11 @@ export function countSubstitutionMarks(source: string): { parens: number; backqu
       continue;
     }
     if (c === '`') {
-      backquotes += 1;
+      count.backquotes += 1;
       continue;
     }
     if ((c === '$' || c === '<' || c === '>') && next === '(') {
-      parens += 1;
+      count.parens += 1;
       i = after;
       continue;
     }
@@ -189,10 +191,72 @@ export function countSubstitutionMarks(source: string): { parens: number; backqu
       i = after;
     } else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(source[i - 1] ?? ''))) {
       const end = source.indexOf('\n', i);
-      i = end === -1 ? source.length : end;
+      // The newline that ends the comment is read next: here-document bodies may follow it.
+      i = end === -1 ? source.length : end - 1;
+    } else if (c === '<' && source[i + 1] === '<' && source[i + 2] !== '<') {
+      const doc = hereDocAt(source, i + 2);
+      if (doc !== undefined) docs.push(doc);
+      i += 1;
+    } else if (c === '\n' && docs.length > 0) {
+      i = skipBodies(source, i + 1, docs.splice(0), count) - 1;
     }
   }
-  return { parens, backquotes };
+  return count;
+}
+
+/** A here-document the counter has seen the operator of. */
+interface HereDoc {
+  readonly delimiter: string;
+  readonly quoted: boolean;
+  readonly tabs: boolean;
+}
+
+/** The here-document whose delimiter word follows `<<` at `start` (a `-`, blanks, then the word), if any. */
+function hereDocAt(source: string, start: number): HereDoc | undefined {
+  const tabs = source[start] === '-';
+  const word = /^[ \t]*([^\s;&|()<>]+)/.exec(source.slice(tabs ? start + 1 : start, start + 200));
+  const raw = word?.[1];
+  if (raw === undefined) return undefined;
+  return { delimiter: raw.replace(/['"\\]/g, ''), quoted: /['"\\]/.test(raw), tabs };
+}
+
+/**
+ * Counts the substitutions of the here-document bodies starting at `start` (an unquoted body's; a quoted body is
+ * data) and returns where they end. A delimiter line that is not found means the `<<` was no here-document
+ * (`$((1<<2))`): nothing is skipped.
+ */
+function skipBodies(
+  source: string,
+  start: number,
+  docs: readonly HereDoc[],
+  count: { parens: number; backquotes: number },
+): number {
+  let at = start;
+  for (const doc of docs) {
+    let line = at;
+    let end = -1;
+    while (line <= source.length && end === -1) {
+      const newline = source.indexOf('\n', line);
+      const lineEnd = newline === -1 ? source.length : newline;
+      const text = source.slice(line, lineEnd);
+      if ((doc.tabs ? text.replace(/^\t+/, '') : text) === doc.delimiter) end = line;
+      else if (newline === -1) break;
+      else line = newline + 1;
+    }
+    if (end === -1) return start;
+    if (!doc.quoted) {
+      const body = source.slice(at, end);
+      for (let i = 0; i < body.length; i += 1) {
+        const c = body[i];
+        if (c === '\\') i += 1;
+        else if (c === '`') count.backquotes += 1;
+        else if (c === '$' && body[i + 1] === '(') count.parens += 1;
+      }
+    }
+    const newline = source.indexOf('\n', end);
+    at = newline === -1 ? source.length : newline + 1;
+  }
+  return at;
 }
 
 /**

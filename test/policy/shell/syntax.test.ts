@@ -1,11 +1,12 @@
 /**
- * The parser as the analysis calls it: the line reaches the Go parser as its UTF-8 bytes, a line without a
- * UTF-8 form is not parsed at all, and a line that does not parse is never read as a tree.
+ * The parser as the analysis calls it: text beyond ASCII is read word for word, a line without a UTF-8 form is not
+ * read at all, a line that does not parse is never read as a tree, and the accessors give neutral values for
+ * anything that is not the tree's shape.
  */
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { analyzeShell } from '../../../src/policy/shell/analyze.js';
-import { ShellSyntaxError, parseShell } from '../../../src/policy/shell/syntax.js';
+import { kind, length, list, node, num, parseShell, ShellSyntaxError, text } from '../../../src/policy/shell/syntax.js';
 
 const DIALECTS = ['bash', 'sh', 'mksh'] as const;
 
@@ -18,6 +19,11 @@ describe('parseShell', () => {
         ['echo', ['héllo', '😀', undefined]],
       ]);
     }
+  });
+
+  it('gives each statement its UTF-8 byte offset (the walk finds the line after a statement in the bytes)', () => {
+    const file = parseShell('echo é; ls\nls', 'bash');
+    expect(list(file.Stmts).map((stmt) => num(node(stmt.Position)?.offs))).toEqual([0, 9, 12]);
   });
 
   it('refuses a line with a lone surrogate, which would otherwise hide the character after it', () => {
@@ -38,10 +44,34 @@ describe('parseShell', () => {
     expect(analyzeShell('echo \ud83d\ude00;rm -rf /', 'bash').map((p) => p.program)).toEqual(['echo', 'rm']);
   });
 
-  it('throws the parser’s message for a line that does not parse, instead of reading what was parsed before it', () => {
+  it('throws where the line stops parsing, instead of reading what was parsed before it', () => {
     for (const dialect of DIALECTS) {
-      expect(() => parseShell('rm -rf / && (', dialect)).toThrow(/command:1:/);
-      expect(() => parseShell("echo 'open", dialect)).toThrow(/reached EOF|not closed/);
+      expect(() => parseShell('rm -rf / && (', dialect)).toThrow(/^at=13 \| /);
+      expect(() => parseShell("echo 'open", dialect)).toThrow(/single quote is not closed/);
     }
+  });
+});
+
+describe('the accessors', () => {
+  it('read nodes, lists, text and numbers of the tree', () => {
+    const file = parseShell('ls 2>x', 'bash');
+    const [stmt] = list(file.Stmts);
+    expect(kind(file)).toBe('File');
+    expect(length(file.Stmts)).toBe(1);
+    const [redirect] = list(stmt?.Redirs);
+    expect(num(redirect?.Op)).toBe(54);
+    expect(text(node(redirect?.N)?.Value)).toBe('2');
+  });
+
+  it('give neutral values for what is not the tree’s shape', () => {
+    expect(node(undefined)).toBeUndefined();
+    expect(node({ Value: 'x' })).toBeUndefined();
+    expect(node('File')).toBeUndefined();
+    expect(kind({ type: 3 })).toBe('');
+    expect(list({ type: 'File' })).toEqual([]);
+    expect(list([{ type: 'Lit' }, 'x', null])).toEqual([{ type: 'Lit' }]);
+    expect(length('abc')).toBe(0);
+    expect(text(5)).toBe('');
+    expect(num('5')).toBe(-1);
   });
 });
