@@ -15,7 +15,8 @@ import {
   UngateableError,
 } from '../errors.js';
 import { joinPath, segmentOf, UNNAMED } from '../paths.js';
-import { agentGateState, classifyExecutor, openNode } from '../walker/classify.js';
+import { quoted } from '../text.js';
+import { agentGateState, classifyExecutor, localBehind, openNode } from '../walker/classify.js';
 import { agentGateMark, gatePluginGate, isGatePlugin } from '../walker/marks.js';
 import {
   className,
@@ -75,6 +76,23 @@ function refuse(findings: readonly Finding[]): never {
 /** Problem kinds an `accept` entry may acknowledge: a remote agent or an opaque custom node. */
 const ACCEPTABLE = new Set(['remote', 'custom-node', 'foreign-executor']);
 
+/**
+ * Why an opaque node cannot be accepted because of what it wraps: `accept` binds to what it names, and a
+ * wrapper (a tracing `AgentNode` subclass, an instance with wrapped methods, a custom node holding an agent)
+ * around a local Agent, Graph or Swarm would let that run ungated. Undefined when nothing local is behind it
+ * as far as the walker can see (a remote agent is what `accept` is for).
+ */
+function wrapsLocal(entry: Entry): string | undefined {
+  if (entry.problem?.kind === 'remote') return undefined;
+  const behind = localBehind(entry.target);
+  if (behind === undefined) return undefined;
+  const what = `is a ${className(entry.target)} around a local ${behind.kind} (${quoted(behind.id)}) that`;
+  if (behind.problem === undefined) {
+    return `${what} can be gated: accept would let its tools run ungated | put the ${behind.kind} in the tree itself (a plain ${behind.kind === 'Agent' ? 'AgentNode' : 'MultiAgentNode'}) and trace it with hooks, or declare what the node runs (GOVERNS) so it is gated`;
+  }
+  return `${what} ${behind.problem.reason}, so accept would let a local ${behind.kind} run ungated | ${behind.problem.fix}`;
+}
+
 /** The walk's entries acknowledged by `accept`, checked: every entry must name exactly one acceptable node. */
 export function acceptedEntries(
   inventory: Inventory,
@@ -103,6 +121,8 @@ export function acceptedEntries(
       );
     } else if (!ACCEPTABLE.has(entry.problem.kind) || (entry.kind !== 'remote' && entry.kind !== 'custom')) {
       problems.push(`accept=<${path}> | cannot be accepted: it ${entry.problem.reason} | ${entry.problem.fix}`);
+    } else if (wrapsLocal(entry) !== undefined) {
+      problems.push(`accept=<${path}> | ${wrapsLocal(entry) ?? ''}`);
     } else if (parent === undefined || (parent.kind !== 'graph' && parent.kind !== 'swarm')) {
       problems.push(
         `accept=<${path}> | is not a node of an orchestrator (only remote or opaque nodes can be accepted) | ${entry.problem.fix}`,

@@ -8,7 +8,7 @@ import { CoverageError, type Finding, UngateableError } from '../errors.js';
 import { configuredDefaultGate, type Gate, isGate } from '../enforce/gate.js';
 import { gateIdentity, viewGate } from '../enforce/gate-identity.js';
 import { type AcceptEntry, acceptedEntries, preflight } from '../enforce/install.js';
-import { joinPath } from '../paths.js';
+import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { hasHiddenCharacters, quoted, visiblePath } from '../text.js';
 import { agentGateState, hasNodeGuard, type Problem } from '../walker/classify.js';
 import {
@@ -212,13 +212,16 @@ function pendingPluginKey(agent: Agent): unknown {
   return 'configured';
 }
 
-/** The acknowledgement an installed guard carries for this node, when its executor is still the one accepted. */
+/**
+ * The acknowledgement an installed guard carries for this node: only at the node id it was accepted at (the
+ * guard cancels the same object anywhere else), and while its executor is still the one accepted.
+ */
 function acceptedByGuard(entry: Entry, parent: Entry | undefined): string | undefined {
   if (parent === undefined || (parent.kind !== 'graph' && parent.kind !== 'swarm')) return undefined;
   const accepted = nodeGuardMark(parent.target)?.accepted;
   if (!(accepted instanceof Map)) return undefined;
-  for (const value of (accepted as ReadonlyMap<string, { object: unknown; reason: string }>).values()) {
-    if (value.object === entry.target) return value.reason;
+  for (const [id, value] of accepted as ReadonlyMap<string, { object: unknown; reason: string }>) {
+    if (value.object === entry.target && segmentOf(id, UNNAMED) === entry.path.at(-1)) return value.reason;
   }
   return undefined;
 }

@@ -15,6 +15,7 @@ import {
   className,
   dataField,
   describeFieldProblem,
+  heldObjects,
   Graph,
   hiddenPrototypes,
   inheritsFrom,
@@ -26,6 +27,7 @@ import {
   type Orchestrator,
   orchestratorHooks,
   pendingPlugins,
+  readData,
   shadowedMember,
   shadowingSubclassMember,
   Swarm,
@@ -264,6 +266,61 @@ export function openNode(node: unknown): NodeContent {
     fix: `build the node from an Agent, Graph or Swarm, or ${HOW_TO_DECLARE}`,
   });
   return 'declared' in read ? { via: 'declared', declared: read.declared } : { via: 'custom', problem: read.problem };
+}
+
+/** A local Agent, Graph or Swarm found behind a wrapper, and why it cannot be gated when it cannot. */
+export interface LocalBehind {
+  readonly kind: 'Agent' | 'Graph' | 'Swarm';
+  readonly id: string;
+  readonly problem?: Problem;
+}
+
+/** How deep, and through how many objects, `localBehind` looks (a wrapper of a wrapper is two deep). */
+const BEHIND_DEPTH = 4;
+const BEHIND_OBJECTS = 256;
+
+/**
+ * What runs behind an opaque node or executor, as far as the walker can see without running anything: the
+ * objects it holds in its own data fields (an `AgentNode`'s `_agent` and a `MultiAgentNode`'s `_orchestrator`
+ * among them, whether the node is a subclass or had its methods replaced), and theirs in turn, a few levels
+ * deep. The first local Agent, Graph or Swarm found is returned; a remote agent, a Proxy and an SDK object of
+ * another copy end the search on their branch (they are what an `accept` entry may acknowledge).
+ *
+ * @param value - an opaque node or executor
+ * @returns the local Agent, Graph or Swarm behind it, or undefined when there is none the walker can see
+ */
+export function localBehind(value: unknown): LocalBehind | undefined {
+  const seen = new Set<unknown>([value]);
+  let level: unknown[] = [value];
+  for (let depth = 0; depth < BEHIND_DEPTH && level.length > 0; depth += 1) {
+    const next: unknown[] = [];
+    for (const owner of level) {
+      for (const held of heldObjects(owner)) {
+        if (seen.has(held) || seen.size >= BEHIND_OBJECTS) continue;
+        seen.add(held);
+        const classified = classifyExecutor(held);
+        if (classified.kind === 'agent' || classified.kind === 'graph' || classified.kind === 'swarm') {
+          const kind = classified.kind === 'agent' ? 'Agent' : classified.kind === 'graph' ? 'Graph' : 'Swarm';
+          const id = readData(held, 'id');
+          return {
+            kind,
+            id: typeof id === 'string' ? id : '?',
+            ...(classified.problem === undefined ? {} : { problem: classified.problem }),
+          };
+        }
+        if (classified.kind === 'remote' || isProxy(held) || isForeignSdk(held)) continue;
+        next.push(held);
+      }
+    }
+    level = next;
+  }
+  return undefined;
+}
+
+/** An Agent, Graph or Swarm of another copy of the SDK: opaque here, as the walk reports it. */
+function isForeignSdk(value: unknown): boolean {
+  const name = className(value);
+  return name === 'Agent' || name === 'Graph' || name === 'Swarm';
 }
 
 /** Live state of an agent's gate. */

@@ -383,6 +383,33 @@ export function className(value: unknown): string {
   return name === '' ? 'Object' : name;
 }
 
+/**
+ * The objects a value holds where the walker can see them without running any of its code: its own data
+ * properties (no getter is called), and the values of a plain `Map` or `Set` (read through the built-in
+ * methods, not the object's own). Nothing for a Proxy, whose traps would run.
+ *
+ * @param owner - a node, an executor or an object one of them holds
+ */
+export function heldObjects(owner: unknown): object[] {
+  if (!isObjectLike(owner) || types.isProxy(owner)) return [];
+  const held: object[] = [];
+  for (const key of Reflect.ownKeys(owner)) {
+    const descriptor = Object.getOwnPropertyDescriptor(owner, key);
+    if (descriptor !== undefined && 'value' in descriptor && isObjectLike(descriptor.value))
+      held.push(descriptor.value);
+  }
+  if (types.isMap(owner)) {
+    Map.prototype.forEach.call(owner, (value: unknown) => {
+      if (isObjectLike(value)) held.push(value);
+    });
+  } else if (types.isSet(owner)) {
+    Set.prototype.forEach.call(owner, (value: unknown) => {
+      if (isObjectLike(value)) held.push(value);
+    });
+  }
+  return held;
+}
+
 /** Whether `value` looks like an SDK `A2AAgent` (recognised by shape: its module needs an optional peer). */
 export function isA2AAgent(value: unknown): boolean {
   return className(value) === 'A2AAgent' && isObjectLike(readData(value, '_config'));
