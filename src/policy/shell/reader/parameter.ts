@@ -13,6 +13,7 @@ import {
   CARET,
   COLON,
   COMMA,
+  EOF,
   EQUALS,
   HASH,
   isDigit,
@@ -133,6 +134,7 @@ export abstract class ParameterReader extends WordReader {
   private afterName(quoted: boolean, bare: boolean): { Exp?: Expansion; Slice?: Slice; Repl?: Replace } {
     const c = this.at(this.pos);
     if (c === RBRACE) return {};
+    if (c === EOF) this.fail('a ${…} is not closed');
     if (bare) this.fail('an operator after ${#x}, ${!x} or ${!x*}');
     const next = this.step(this.pos);
     const d = this.at(next);

@@ -32,10 +32,9 @@ export function runs(line: string, dialect: 'bash' | 'sh' = 'bash'): string[] {
     writeFileSync(log, '');
     for (const name of STUBS) {
       const file = join(dir, name);
-      writeFileSync(
-        file,
-        `#!${SHELLS.sh}\nprintf '%s\\037' "\${0##*/}" "$@" >> '${log}'\nprintf '\\036' >> '${log}'\n`,
-      );
+      // One write per run: the programs of a pipeline run at the same time.
+      const record = `record=$(printf '%s\\037' "\${0##*/}" "$@")\nprintf '%s\\036' "$record" >> '${log}'\n`;
+      writeFileSync(file, `#!${SHELLS.sh}\n${record}`);
       chmodSync(file, 0o755);
     }
     spawnSync(SHELLS[dialect], ['-c', line], {

@@ -133,7 +133,7 @@ function command(c: Command): string {
       return `${c.Select ? 'select' : 'for'} ${loop} do [${stmts(c.Do)}] done`;
     }
     case 'CaseClause': {
-      const ops = { [OP.caseBreak]: ';;', [OP.caseFall]: ';&', [OP.caseResume]: ';;&' };
+      const ops: Record<number, string> = { [OP.caseBreak]: ';;', [OP.caseFall]: ';&', [OP.caseResume]: ';;&' };
       const items = c.Items.map((i) => `${i.Patterns.map(word).join('|')}) [${stmts(i.Stmts)}] ${ops[i.Op] ?? '?'}`);
       return `case ${word(c.Word)} in ${items.join(' ')} esac`;
     }
@@ -252,10 +252,10 @@ const BINARY_NAMES: Record<number, string> = {
   115: '-ef',
   116: '-eq',
   117: '-ne',
-  118: '-lt',
-  119: '-le',
-  120: '-gt',
-  121: '-ge',
+  118: '-le',
+  119: '-ge',
+  120: '-lt',
+  121: '-gt',
   [OP.matchShort]: '=',
   [OP.match]: '==',
   [OP.noMatch]: '!=',
