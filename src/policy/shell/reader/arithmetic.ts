@@ -154,12 +154,19 @@ export abstract class ArithmeticReader extends ParameterReader {
   }
 
   private binary(state: { tokens: readonly Token[]; next: number }, min: number): ArithmExpr {
+    this.enter();
     let left = this.unary(state);
     for (;;) {
       const token = state.tokens[state.next];
-      if (typeof token !== 'string') return left;
+      if (typeof token !== 'string') {
+        this.leave();
+        return left;
+      }
       const binary = BINARY.get(token);
-      if (binary === undefined || binary[0] < min) return left;
+      if (binary === undefined || binary[0] < min) {
+        this.leave();
+        return left;
+      }
       state.next += 1;
       const [precedence, right] = binary;
       if (token === '?') {
@@ -181,7 +188,10 @@ export abstract class ArithmeticReader extends ParameterReader {
     if (token === undefined) this.fail('an arithmetic expression ends too early');
     if (typeof token !== 'string') expr = token;
     else if (PREFIX.has(token)) {
-      return { type: 'UnaryArithm', Op: NUMBERS.get(token) ?? 0, Post: false, X: this.unary(state) };
+      this.enter();
+      expr = { type: 'UnaryArithm', Op: NUMBERS.get(token) ?? 0, Post: false, X: this.unary(state) };
+      this.leave();
+      return expr;
     } else if (token === '(') {
       expr = { type: 'ParenArithm', X: this.binary(state, 1) };
       if (state.tokens[state.next] !== ')') this.fail('a ( without its ) in arithmetic');

@@ -127,7 +127,12 @@ export abstract class CompoundReader extends StatementReader {
     if (then.length === 0) this.fail('no command after then');
     const id = this.reserved();
     this.pos = this.reservedEnd;
-    if (id === ELIF) return { type: 'IfClause', Cond: cond, Then: then, Else: this.ifClause() };
+    if (id === ELIF) {
+      this.enter();
+      const otherwise = this.ifClause();
+      this.leave();
+      return { type: 'IfClause', Cond: cond, Then: then, Else: otherwise };
+    }
     if (id === ELSE) {
       const otherwise = this.body(FI);
       return { type: 'IfClause', Cond: cond, Then: then, Else: { type: 'IfClause', Cond: [], Then: otherwise } };

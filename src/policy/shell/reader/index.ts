@@ -3,6 +3,7 @@
  * It refuses (throws `ShellSyntaxError`) every line bash would not accept and every construct whose reading it is
  * not sure of; the caller makes such a line one opaque part.
  */
+import { ShellSyntaxError } from './errors.js';
 import type { Dialect, File } from './nodes.js';
 import { Reader } from './test-clause.js';
 
@@ -15,7 +16,15 @@ import { Reader } from './test-clause.js';
  * @throws ShellSyntaxError when bash would not accept the line, or the reader is not sure how bash reads it
  */
 export function readShell(source: string, dialect: Dialect): File {
-  return new Reader(source, dialect).file();
+  try {
+    return new Reader(source, dialect).file();
+  } catch (error) {
+    // The depth checks come before the stack runs out; should one not, the line is refused all the same.
+    if (error instanceof RangeError) {
+      throw new ShellSyntaxError('at=0 | the line nests too deeply to read', { cause: error });
+    }
+    throw error;
+  }
 }
 
 export { ShellSyntaxError } from './errors.js';

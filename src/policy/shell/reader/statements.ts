@@ -168,7 +168,9 @@ export abstract class StatementReader extends RedirectReader {
       const c = this.at(this.pos);
       const empty = c === EOF || c === NL || c === SEMI || c === HASH;
       if (!this.bash && !empty && this.reserved() === BANG_WORD) this.fail('! twice in sh');
+      this.enter();
       const inner = empty ? undefined : this.pipeline();
+      this.leave();
       if (id === BANG_WORD) {
         const negated = inner ?? this.stmt(undefined, [], start);
         negated.Negated = !negated.Negated;
@@ -200,8 +202,13 @@ export abstract class StatementReader extends RedirectReader {
 
   /** Reads `text` as an unquoted word of its own at `this.pos` (an option of `time`); whether it was there. */
   private option(text: string): boolean {
-    if (!this.src.startsWith(text, this.pos) || !isBreak(this.at(this.pos + text.length))) return false;
-    this.pos += text.length;
+    let p = this.pos;
+    for (let i = 0; i < text.length; i += 1) {
+      if (this.at(p) !== text.charCodeAt(i)) return false;
+      p = this.step(p);
+    }
+    if (!isBreak(this.at(p))) return false;
+    this.pos = p;
     this.skipBlanks();
     return true;
   }

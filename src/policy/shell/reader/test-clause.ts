@@ -93,6 +93,7 @@ export class Reader extends CompoundReader {
     const op = this.binaryOperator();
     if (op === undefined) return first;
     this.skipBlanks();
+    if (this.at(this.pos) === HASH) this.fail('a comment inside [[ ]]');
     const right = op === OP.regexMatch ? this.word(REGEX) : this.testWord();
     if (right.Parts.length === 0) this.fail('a binary test without its right side');
     return { type: 'BinaryTest', Op: op, X: first, Y: right };

@@ -65,6 +65,9 @@ const ARITH_ENDS = new Set('+-*/%<>=!~&|^?:,();}]'.split('').map((c) => c.charCo
  * `$( )`, `${…}`, arithmetic) are abstract here.
  */
 export abstract class WordReader extends Scanner {
+  /** The constructs read so far by where they start, with where they end (see `once`). */
+  private readonly _readAt = new Map<number, { part: WordPart; end: number }>();
+
   /** `${…}`: `this.pos` is at its `{`; returns with `this.pos` after its `}`. */
   abstract braced(quoted: boolean): ParamExp;
   /** `$((…))`, or `$( (…) )` when bash reads it so: `this.pos` at the second `(`. */
@@ -107,7 +110,7 @@ export abstract class WordReader extends Scanner {
       this.pos = p;
       if ((c === LT || c === GT) && this.at(this.step(p)) === LPAREN) {
         // `<(…)` anywhere in a command word is a process substitution in bash (`a<(ls)` too), not a redirection.
-        if (kind === UNQUOTED && this.bash) part = this.processSubstitution(c);
+        if (kind === UNQUOTED && this.bash) part = this.once(p, () => this.processSubstitution(c));
         else if (kind === BRACE || kind === BRACE_PATTERN)
           this.fail('a process substitution inside ${…} (bash may run it)');
       }
@@ -123,7 +126,7 @@ export abstract class WordReader extends Scanner {
           part = this.dollar(kind, quoted);
           break;
         case BACKQUOTE:
-          part = this.backquote(kind, quoted);
+          part = this.once(p, () => this.backquote(kind, quoted));
           break;
         case AT:
         case STAR:
@@ -160,6 +163,24 @@ export abstract class WordReader extends Scanner {
     if (p > lit) out.push({ type: 'Lit', Value: this.src.slice(lit, p) });
     this.pos = p;
     return out;
+  }
+
+  /**
+   * A command substitution (or other construct holding commands) starting at `start`, read once: bash decides
+   * between `$((…))` and `$( (…) )` by reading ahead, so a construct inside may be reached twice, and reading it again
+   * each time would take time exponential in how deeply such constructs nest. A construct that leaves here-documents
+   * pending is read again (its here-documents must be registered where it is finally read).
+   */
+  private once(start: number, read: () => WordPart): WordPart {
+    const known = this._readAt.get(start);
+    if (known !== undefined) {
+      this.pos = known.end;
+      return known.part;
+    }
+    const pending = this.pending.length;
+    const part = read();
+    if (this.pending.length === pending) this._readAt.set(start, { part, end: this.pos });
+    return part;
   }
 
   /** Whether `c` ends a word of this kind here. */
@@ -242,15 +263,13 @@ export abstract class WordReader extends Scanner {
         this.pos = next;
         // A `${…}` inside another takes its quoting; inside double quotes, a body or arithmetic it is quoted.
         return this.braced(kind === BRACE || kind === BRACE_PATTERN ? quoted : kind !== UNQUOTED && kind !== REGEX);
-      case LPAREN: {
-        const after = this.step(next);
-        if (this.at(after) === LPAREN) {
+      case LPAREN:
+        return this.once(start, () => {
+          const after = this.step(next);
           this.pos = after;
-          return this.dollarParens();
-        }
-        this.pos = after;
-        return { type: 'CmdSubst', Stmts: this.nestedStatements(), Backquotes: false };
-      }
+          if (this.at(after) === LPAREN) return this.dollarParens();
+          return { type: 'CmdSubst', Stmts: this.nestedStatements(), Backquotes: false };
+        });
       case LBRACK:
         if (!this.bash) return undefined;
         this.pos = this.step(next);

@@ -19,6 +19,7 @@ describe('line joins', () => {
     ['echo $a\\\nb', 'echo $ab'],
     ['ls 2\\\n>x', 'ls 2>x'],
     ['i\\\nf a; then b; fi', 'if [a] then [b] fi'],
+    ['time -\\\np a', 'time -p [a]'],
   ])('%j reads as %j', (line, read) => {
     expect(render(line)).toBe(read);
   });
@@ -61,10 +62,32 @@ describe('statement positions', () => {
 });
 
 describe('nesting', () => {
-  it('is refused beyond a fixed depth, not read until the stack runs out', () => {
-    const deep = `${'$('.repeat(400)}ls${')'.repeat(400)}`;
-    expect(() => readShell(deep, 'bash')).toThrow(/nested too deeply/);
-    const shallow = `${'$('.repeat(20)}ls${')'.repeat(20)}`;
-    expect(() => readShell(shallow, 'bash')).not.toThrow();
+  it.each([
+    ['echo ', '$(', ')', ''],
+    ['', '(', ')', ''],
+    ['', '((', '))', ''],
+    ['echo ', '${x:-', '}', ''],
+    ['', '{ ', '; }', ''],
+    ['', '! ', '', ''],
+    ['', 'time ', '', ''],
+    ['echo $((', '-', '', '))'],
+    ['echo ', '$((', '))', ''],
+    ['[[ ', '( ', ' )', ' ]]'],
+    ['', 'if a; then b; elif a; then ', '', ' b; fi'],
+  ])('of %j%j… is refused beyond a fixed depth, not read until the stack runs out', (before, open, close, after) => {
+    const line = `${before}${open.repeat(3000)}ls${close.repeat(3000)}${after}`;
+    expect(() => readShell(line, 'bash')).toThrow(/nested too deeply/);
+  });
+
+  it('is read where it is shallow', () => {
+    expect(render(`echo ${'$('.repeat(20)}ls${')'.repeat(20)}`)).toBe(`echo ${'$('.repeat(20)}ls${')'.repeat(20)}`);
+  });
+
+  it('reads a construct once where bash reads ahead ($(( then $( (), in time linear in the line', () => {
+    let line = 'a';
+    for (let i = 0; i < 60; i += 1) line = `$((${line}) | b)`;
+    const started = performance.now();
+    expect(render(`echo ${line}`)).toContain('$(⟨( a ) | b⟩)');
+    expect(performance.now() - started).toBeLessThan(2000);
   });
 });
