@@ -10,7 +10,7 @@ import { join, relative, resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { REPORTER_FORMATS } from '../config.js';
 import { GateAuditError, messageOf } from '../errors.js';
-import { type ExitRule, exitCodeOf, minCoverageProblem } from '../report/exit.js';
+import { type ExitRule, judgeRun, minCoverageProblem } from '../report/exit.js';
 import { gateAuditVersion } from '../report/generator.js';
 import { type MergeInput, mergeReports } from '../report/merge.js';
 import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
@@ -239,13 +239,11 @@ export async function mergeCommand(argv: readonly string[], streams: Streams, cw
   streams.stderr.write(
     `gate-audit merge: ${parts.length} report${parts.length === 1 ? '' : 's'}${shards}, ${report.sources.length} module export${report.sources.length === 1 ? '' : 's'}, ${s.gated}/${s.total} nodes gated\n`,
   );
-  let code: number = exitCodeOf(report, rule);
-  if (options.exitZero !== true && (report.notes ?? []).some((n) => n.fails === true)) code = 1;
-  // A part whose module or entry failed to load makes the merged run exit 2, --exit-zero or not.
-  const failed = (report.notes ?? []).filter((n) => n.kind === 'load');
-  for (const note of failed) {
+  // The run's own rule over the merged report: its nodes, the minimum, and every note a shard kept that fails
+  // the run (a refused tree, --require-gate, --fail-on-unaudited, --require-process-guard); a part whose module
+  // or entry failed to load makes the merged run exit 2, --exit-zero or not.
+  for (const note of (report.notes ?? []).filter((n) => n.kind === 'load')) {
     streams.stderr.write(`gate-audit merge: load failed: ${visible(note.module)}: ${visible(note.message)}\n`);
   }
-  if (failed.length > 0) code = 2;
-  return code;
+  return judgeRun(report, rule).exitCode;
 }

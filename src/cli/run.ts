@@ -8,7 +8,7 @@ import { relative } from 'node:path';
 import { GateAuditError } from '../errors.js';
 import { escapeSegment, joinPath } from '../paths.js';
 import { summarize } from '../report/audit.js';
-import { type ExitRule, exitCodeOf, isToolRunningNode } from '../report/exit.js';
+import { type ExitRule, isToolRunningNode, judgeRun } from '../report/exit.js';
 import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
 import { type CoverageNote, type CoverageReport, SCHEMA_VERSION, type Shard } from '../report/schema.js';
 import { checkedGenerator, mergeGenerators } from '../report/generator.js';
@@ -322,6 +322,19 @@ export async function runAudit(
   const judged: { index: number; path: string; used: boolean }[] = [];
   notes.push(...results.flatMap((r) => r.notes));
   const anyLoadFailed = notes.some((n) => n.kind === 'load');
+  // A tree a module's own installMultiagent refused fails the run, whatever the exit rule says of its rows; as a
+  // note it stays in the report, so `merge` judges the shards' run as this one.
+  for (const result of results) {
+    if (!result.refused) continue;
+    notes.push({
+      kind: 'refused-tree',
+      module: result.module,
+      message:
+        "its own installMultiagent refused a tree it builds (while it loaded, or in a factory), so the app does not start as it stands: the refused nodes are the report's rows",
+      fix: 'fix what the rows name, or accept a remote or opaque node with a reason (accept)',
+      fails: true,
+    });
+  }
   for (const note of notes) {
     if (note.kind === 'load') {
       messages.push(`load failed: ${note.module}: ${note.message}${note.fix === undefined ? '' : ` | ${note.fix}`}`);
@@ -353,7 +366,7 @@ export async function runAudit(
     };
     return {
       report: empty,
-      exitCode: anyLoadFailed ? 2 : 0,
+      exitCode: judgeRun(empty, exitRuleOf(settings)).exitCode,
       messages,
       sarif: sarifLocations(empty, results, settings),
       watched: [...watched],
@@ -385,15 +398,9 @@ export async function runAudit(
     ...(entries.length > 0 ? { entries } : {}),
     ...(shard === undefined ? {} : { shard }),
   };
-  const refused = results.some((r) => r.refused);
-  const held = notes.some((n) => n.fails === true);
-  let exitCode: 0 | 1 | 2 = exitCodeOf(report, {
-    exitZero: settings.exitZero,
-    ...(settings.minCoverage === undefined ? {} : { minCoverage: settings.minCoverage }),
-  });
-  if (!settings.exitZero && (refused || held)) exitCode = 1;
-  // A module or entry that failed to load is exit 2, whatever else the run found; --exit-zero does not hide it.
-  if (anyLoadFailed) exitCode = 2;
+  // The one rule, from the report alone (nodes, minimum, the notes that fail the run; a load failure is exit 2,
+  // --exit-zero or not): `merge` judges the shards of this run by the same function.
+  const { exitCode } = judgeRun(report, exitRuleOf(settings));
   const mismatched = notes.filter((n) => n.kind === 'gate-mismatch');
   if (mismatched.length > 0) {
     messages.push(

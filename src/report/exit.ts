@@ -7,9 +7,12 @@
  *   (gated + attested) / (tool-running nodes − accepted) is under the minimum (the exact ratio, not a
  *   rounded percent); an orchestrator that is not gated still fails, since coverage counts tool-running
  *   nodes only and a Graph without its guard would otherwise pass at 100%;
- * - `exitZero` never fails on coverage.
+ * - `exitZero` never fails on coverage;
+ * - a note that fails the run (`--require-gate`, `--fail-on-unaudited`, `--require-process-guard`, a tree the
+ *   module's own `installMultiagent` refused) fails it with 1, except under `exitZero`; a module or entry that
+ *   failed to load fails it with 2, `exitZero` or not (`judgeRun`).
  */
-import type { CoverageNode, CoverageReport, NodeStatus } from './schema.js';
+import type { CoverageNode, CoverageNote, CoverageReport, NodeStatus } from './schema.js';
 
 /** How a run is judged. */
 export interface ExitRule {
@@ -81,6 +84,83 @@ export function exitCodeOf(report: Pick<CoverageReport, 'nodes'>, rule: ExitRule
   if (report.nodes.some((node) => nodeFailsRun(node, rule))) return 1;
   if (rule.minCoverage !== undefined && underMinimum(report.nodes, rule.minCoverage)) return 1;
   return 0;
+}
+
+/** How each kind of note that fails a run is counted in a verdict: one, and many. */
+const FAILING_NOTE_WORDS: Readonly<Record<CoverageNote['kind'], readonly [string, string]>> = {
+  load: ['module or entry that failed to load', 'modules or entries that failed to load'],
+  'refused-tree': ['tree installMultiagent refused', 'trees installMultiagent refused'],
+  'gate-mismatch': ['node under another gate (--require-gate)', 'nodes under another gate (--require-gate)'],
+  'unaudited-export': ['export not audited (--fail-on-unaudited)', 'exports not audited (--fail-on-unaudited)'],
+  'process-guard': [
+    'entry without the process guard (--require-process-guard)',
+    'entries without the process guard (--require-process-guard)',
+  ],
+  'skipped-module': ['module skipped', 'modules skipped'],
+  'invoked-at-import': ['invocation at import', 'invocations at import'],
+};
+
+/** The kinds of note in the order a verdict names them. */
+const NOTE_ORDER: readonly CoverageNote['kind'][] = [
+  'load',
+  'refused-tree',
+  'gate-mismatch',
+  'unaudited-export',
+  'process-guard',
+  'skipped-module',
+  'invoked-at-import',
+];
+
+/**
+ * Whether a note fails the run under the rule: a load failure always, another note marked `fails` unless
+ * `exitZero`.
+ *
+ * @param note - one note
+ * @param rule - the rule in force
+ */
+export function noteFailsRun(note: CoverageNote, rule: ExitRule = {}): boolean {
+  return note.kind === 'load' || (rule.exitZero !== true && note.fails === true);
+}
+
+/** How a run is judged by the one exit rule, from its report alone. */
+export interface RunJudgement {
+  /** 2 when a module or entry failed to load (whatever else, `exitZero` too), 1 when the run fails, else 0. */
+  readonly exitCode: 0 | 1 | 2;
+  /** Nodes that fail the run under the rule (0 under `exitZero`). */
+  readonly failingNodes: number;
+  /** Whether coverage is under the minimum (never under `exitZero`). */
+  readonly underMinimum: boolean;
+  /**
+   * Every reason the run fails outside its nodes, in words with counts and no data (`2 nodes under another
+   * gate (--require-gate)`): the notes that fail it, a load failure always.
+   */
+  readonly outside: readonly string[];
+}
+
+/**
+ * Judges a run by the one exit rule: its nodes, its minimum coverage and the notes that fail it (`fails`, a
+ * load failure always). The CLI's exit code and every format's verdict come from here, for a run and for a
+ * `merge` of its shards alike.
+ *
+ * @param report - the report (nodes and notes)
+ * @param rule - minimum coverage and exit-zero
+ */
+export function judgeRun(report: Pick<CoverageReport, 'nodes' | 'notes'>, rule: ExitRule = {}): RunJudgement {
+  const zero = rule.exitZero === true;
+  const counts = new Map<CoverageNote['kind'], number>();
+  for (const note of report.notes ?? []) {
+    if (!noteFailsRun(note, rule)) continue;
+    counts.set(note.kind, (counts.get(note.kind) ?? 0) + 1);
+  }
+  const outside = NOTE_ORDER.filter((kind) => counts.has(kind)).map((kind) => {
+    const n = counts.get(kind) ?? 0;
+    const [one, many] = FAILING_NOTE_WORDS[kind];
+    return `${n} ${n === 1 ? one : many}`;
+  });
+  const failingNodes = zero ? 0 : report.nodes.filter((node) => nodeFailsRun(node, rule)).length;
+  const under = !zero && rule.minCoverage !== undefined && underMinimum(report.nodes, rule.minCoverage);
+  const exitCode = counts.has('load') ? 2 : failingNodes > 0 || under || outside.length > 0 ? 1 : 0;
+  return { exitCode, failingNodes, underMinimum: under, outside };
 }
 
 /**

@@ -137,10 +137,19 @@ export const GeneratorSchema = z.strictObject({
  * under another gate than the one required, a module or entry whose load failed (`load`: its process exited,
  * was killed, crashed or hung; always `fails`, and the run exits 2), a module that invoked something while
  * it was imported (its tree was audited where it was invoked), an entry that did not start the process guard
- * (`process-guard`, failing under `--require-process-guard`).
+ * (`process-guard`, failing under `--require-process-guard`), a module whose own `installMultiagent` refused a
+ * tree while it loaded or in a factory (`refused-tree`, always `fails`: its rows are the refused nodes).
  */
 export const CoverageNoteSchema = z.strictObject({
-  kind: z.enum(['unaudited-export', 'skipped-module', 'gate-mismatch', 'load', 'invoked-at-import', 'process-guard']),
+  kind: z.enum([
+    'unaudited-export',
+    'skipped-module',
+    'gate-mismatch',
+    'load',
+    'invoked-at-import',
+    'process-guard',
+    'refused-tree',
+  ]),
   module: z.string(),
   export: z.string().optional(),
   /** The node, for a gate mismatch. */

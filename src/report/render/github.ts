@@ -1,19 +1,21 @@
 /**
  * GitHub Actions workflow commands: one `::error` per node that fails the run under the one exit rule
  * (`nodeFailsRun`), one `::warning` per accepted node (with its reason) and per node that is not gated but
- * does not fail the run (under `--min-coverage`), an `::error` per module or entry that failed to load and
- * when coverage is under the minimum, and one
- * `::notice` with the summary. Each annotation carries `file` (the node's module) where the report knows
- * it and a `title` naming the node.
+ * does not fail the run (under `--min-coverage`), an `::error` per note that fails the run (a module or entry
+ * that failed to load or invoked nothing, a tree the module refused, `--require-gate`, `--fail-on-unaudited`,
+ * `--require-process-guard`; `judgeRun`) and when coverage is under the minimum, and one `::notice` with the
+ * summary, which names every reason the run fails. Each annotation carries `file` (the node's module) where
+ * the report knows it and a `title` naming the node.
  *
  * Values from data are first shown with `visible` (controls, ESC, bidi and zero-width characters escaped
  * visibly), then escaped as workflow commands require: `%`, `\r`, `\n` in the message; also `:` and `,` in
  * properties. Every command is one line, so no value can start a command of its own.
  */
 import { visible, visiblePath } from '../../text.js';
-import { type ExitRule, nodeFailsRun, underMinimum } from '../exit.js';
+import { type ExitRule, judgeRun, nodeFailsRun, noteFailsRun, underMinimum } from '../exit.js';
 import type { CoverageNode, CoverageReport } from '../schema.js';
 import { percent } from './glyphs.js';
+import { NOTE_LABELS } from './notes.js';
 import { coverageOf, sourceOf, summaryLine, tally } from './summary.js';
 
 /** Options of the workflow-command output. */
@@ -42,7 +44,19 @@ export function escapeProperty(text: string): string {
 
 type Level = 'error' | 'warning' | 'notice';
 
-function command(level: Level, properties: Record<string, string | undefined>, message: string): string {
+/**
+ * One workflow command: the reporter's own `::level` prefix, then properties and message escaped as workflow
+ * commands require.
+ *
+ * @param level - the command
+ * @param properties - `file`, `title`, … (neutralised text; an undefined value is left out)
+ * @param message - neutralised text
+ */
+export function workflowCommand(
+  level: Level,
+  properties: Readonly<Record<string, string | undefined>>,
+  message: string,
+): string {
   const props = Object.entries(properties)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .map(([key, value]) => `${key}=${escapeProperty(value)}`)
@@ -71,22 +85,27 @@ export function renderGithub(report: CoverageReport, options: GithubOptions = {}
     const where = visiblePath(node.path);
     const fix = node.fix === undefined || node.status === 'accepted' ? '' : ` | fix: ${visible(node.fix)}`;
     lines.push(
-      command(
+      workflowCommand(
         fails ? 'error' : 'warning',
         { file: fileOf(node), title: `gate-audit: ${visible(node.status)} ${visible(node.kind)} ${where}` },
         `${where} is ${visible(node.status)}: ${visible(node.reason)}${fix}`,
       ),
     );
   }
-  // A module or entry that failed to load fails the run (exit 2) whatever the nodes say.
+  // Every note that fails the run is an error (a load failure whatever the nodes say, exit 2); the others are
+  // the text report's.
   for (const note of report.notes ?? []) {
-    if (note.kind !== 'load') continue;
+    if (!noteFailsRun(note, rule)) continue;
+    const where =
+      note.path === undefined
+        ? visible(`${note.module}${note.export === undefined ? '' : `#${note.export}`}`)
+        : visiblePath(note.path);
     const fix = note.fix === undefined ? '' : ` | fix: ${visible(note.fix)}`;
     lines.push(
-      command(
+      workflowCommand(
         'error',
-        { file: visible(note.module), title: `gate-audit: load failed ${visible(note.module)}` },
-        `${visible(note.module)}: ${visible(note.message)}${fix}`,
+        { file: visible(note.module), title: `gate-audit: ${NOTE_LABELS[note.kind]} ${where}` },
+        `${where}: ${visible(note.message)}${fix}`,
       ),
     );
   }
@@ -94,13 +113,20 @@ export function renderGithub(report: CoverageReport, options: GithubOptions = {}
   const ratio = coverageOf(t);
   if (rule.minCoverage !== undefined && ratio !== undefined && underMinimum(report.nodes, rule.minCoverage)) {
     lines.push(
-      command(
+      workflowCommand(
         'error',
         { title: 'gate-audit: coverage under the minimum' },
         `coverage ${percent(ratio)} is under the minimum of ${rule.minCoverage}%`,
       ),
     );
   }
-  lines.push(command('notice', { title: `gate-audit ${report.mode}: ${visible(report.root.id)}` }, summaryLine(t)));
+  const { outside } = judgeRun(report, rule);
+  lines.push(
+    workflowCommand(
+      'notice',
+      { title: `gate-audit ${report.mode}: ${visible(report.root.id)}` },
+      summaryLine(t, outside),
+    ),
+  );
   return `${lines.join('\n')}\n`;
 }

@@ -10,6 +10,7 @@
 import { HIDDEN_SOURCE } from '../../text.js';
 import type { NodeStatus } from '../schema.js';
 import { DEFAULT_FIX, STATUS_GLYPH } from './glyphs.js';
+import { NOTE_LABELS } from './notes.js';
 import { STATUS_COLORS } from './picture.js';
 import { STATUS_ORDER } from './summary.js';
 
@@ -69,6 +70,7 @@ ${statusRules}
 
 const BOOT = {
   hidden: HIDDEN_SOURCE,
+  noteLabels: NOTE_LABELS,
   glyph: STATUS_GLYPH,
   fix: DEFAULT_FIX,
 };
@@ -117,7 +119,7 @@ export const PAGE_SCRIPT = String.raw`
     var where = note.path === undefined
       ? visible(note.module + (note.export === undefined ? '' : '#' + note.export))
       : '"' + visiblePath(note.path).split('"').join('\\x22') + '"';
-    var label = { 'unaudited-export': 'not audited', 'skipped-module': 'skipped', 'gate-mismatch': 'wrong gate', load: 'load failed', 'invoked-at-import': 'invoked at import', 'process-guard': 'no process guard' }[note.kind] || 'note';
+    var label = Object.prototype.hasOwnProperty.call(BOOT.noteLabels, note.kind) ? BOOT.noteLabels[note.kind] : 'note';
     addNote(label + ': ' + where + ': ' + visible(note.message) + (note.fix === undefined ? '' : ' | ' + visible(note.fix)));
   });
   (report.refusals || []).forEach(function (r) {

@@ -22,6 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import { jsonVisible } from '../../text.js';
+import { type ExitRule, judgeRun } from '../exit.js';
 import { type CoverageReport, CoverageReportSchema } from '../schema.js';
 import { percent, STATUS_GLYPH } from './glyphs.js';
 import { PAGE_SCRIPT, PAGE_STYLE } from './html-page.js';
@@ -39,6 +40,8 @@ export type HtmlPicture = { readonly svg: string } | { readonly note: string };
 export interface HtmlOptions {
   /** The picture (see `renderHtmlPage`, which lays it out); without one the page says there is none. */
   readonly picture?: HtmlPicture;
+  /** The exit rule in force, so the verdict and the summary say every reason the run fails. */
+  readonly exitRule?: ExitRule;
 }
 
 const sha256 = (text: string): string => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
@@ -66,6 +69,7 @@ export function embeddedJson(report: CoverageReport): string {
 export function renderHtml(report: CoverageReport, options: HtmlOptions = {}): string {
   const valid = CoverageReportSchema.parse(report);
   const t = tally(valid.nodes);
+  const { outside } = judgeRun(valid, options.exitRule ?? {});
   const ratio = coverageOf(t);
   const counts = STATUS_ORDER.map(
     (status) =>
@@ -99,8 +103,8 @@ export function renderHtml(report: CoverageReport, options: HtmlOptions = {}): s
 <p class="meta" id="generator"></p>
 <div class="coverage">
 <progress id="coverage-bar" max="1000" value="${Math.round((ratio ?? 0) * 1000)}" aria-label="coverage">${ratio === undefined ? 'n/a' : percent(ratio)}</progress>
-<span id="summary-line">${escapeHtml(summaryLine(t))}</span>
-<span class="verdict" id="verdict">${escapeHtml(verdict(t))}</span>
+<span id="summary-line">${escapeHtml(summaryLine(t, outside))}</span>
+<span class="verdict" id="verdict">${escapeHtml(verdict(t, outside))}</span>
 </div>
 <ul class="counts" id="counts" aria-label="nodes per status">${counts}</ul>
 </header>
@@ -140,20 +144,22 @@ ${figure}
  * nodes, the page says so in place of the picture and shows everything else.
  *
  * @param report - the report
+ * @param exitRule - the exit rule in force, for the verdict
  * @returns the page
  */
-export async function renderHtmlPage(report: CoverageReport): Promise<string> {
+export async function renderHtmlPage(report: CoverageReport, exitRule: ExitRule = {}): Promise<string> {
   if (report.nodes.length > PICTURE_NODE_LIMIT) {
     return renderHtml(report, {
+      exitRule,
       picture: {
         note: `The picture is left out: ${report.nodes.length} nodes is more than ${PICTURE_NODE_LIMIT}. --format dot writes the graph for Graphviz.`,
       },
     });
   }
   try {
-    return renderHtml(report, { picture: { svg: await layoutSvg(renderDot(report)) } });
+    return renderHtml(report, { exitRule, picture: { svg: await layoutSvg(renderDot(report)) } });
   } catch (error) {
     if (!(error instanceof PictureError)) throw error;
-    return renderHtml(report, { picture: { note: `The picture could not be drawn: ${error.message}` } });
+    return renderHtml(report, { exitRule, picture: { note: `The picture could not be drawn: ${error.message}` } });
   }
 }

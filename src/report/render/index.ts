@@ -10,7 +10,7 @@ import { renderJson } from './json.js';
 import { renderJunit } from './junit.js';
 import { renderMarkdown } from './markdown.js';
 import { renderMermaid } from './mermaid.js';
-import { renderSarif } from './sarif.js';
+import { renderSarif, type SarifOptions } from './sarif.js';
 import { renderText } from './text.js';
 
 /** Options every renderer may use. */
@@ -22,8 +22,10 @@ export interface RenderOptions {
    * nothing for gated nodes anyway). Data formats (`json`, `sarif`, `junit`) and pictures stay whole.
    */
   readonly quiet?: boolean;
-  /** The exit rule in force (`--min-coverage`), for formats that say which nodes fail the run (`github`). */
+  /** The exit rule in force (`--min-coverage`, `--exit-zero`), for every format that says why the run fails. */
   readonly exitRule?: ExitRule;
+  /** Where findings are in the source, and how the run went (`sarif`). */
+  readonly sarif?: SarifOptions;
 }
 
 /** A renderer: a pure function from a report to its text form. */
@@ -46,20 +48,22 @@ export type TextFormatName = Exclude<FormatName, PageFormatName>;
 
 /** Every format rendered asynchronously, by name. */
 export const PAGE_RENDERERS: Readonly<Record<PageFormatName, PageRenderer>> = {
-  html: (report) => renderHtmlPage(report),
+  html: (report, options) => renderHtmlPage(report, options.exitRule ?? {}),
 };
+
+const ruleOf = (options: RenderOptions): { exitRule?: ExitRule } =>
+  options.exitRule === undefined ? {} : { exitRule: options.exitRule };
 
 /** Every non-interactive text format, by name. */
 export const RENDERERS: Readonly<Record<TextFormatName, Renderer>> = {
-  text: (report, options) => renderText(report, { quiet: options.quiet === true }),
+  text: (report, options) => renderText(report, { quiet: options.quiet === true, ...ruleOf(options) }),
   json: (report) => renderJson(report),
-  markdown: (report, options) => renderMarkdown(report, { quiet: options.quiet === true }),
-  sarif: (report, options) => renderSarif(report, options.version),
+  markdown: (report, options) => renderMarkdown(report, { quiet: options.quiet === true, ...ruleOf(options) }),
+  sarif: (report, options) => renderSarif(report, options.version, options.sarif),
   junit: (report) => renderJunit(report),
   mermaid: (report) => renderMermaid(report),
   dot: (report) => renderDot(report),
-  github: (report, options) =>
-    renderGithub(report, options.exitRule === undefined ? {} : { exitRule: options.exitRule }),
+  github: (report, options) => renderGithub(report, ruleOf(options)),
 };
 
 /** Whether `name` names a renderer. */

@@ -14,6 +14,7 @@
  *   holding `|` is written with `mdText` instead (Markdown parsers disagree on a `\|` inside a code span).
  */
 import { visible } from '../../text.js';
+import { type ExitRule, judgeRun } from '../exit.js';
 import type { CoverageReport } from '../schema.js';
 import { STATUS_GLYPH } from './glyphs.js';
 import { entryLines, noteLines, notesSummary } from './notes.js';
@@ -23,6 +24,8 @@ import { gateLegend, summaryParts, tally, verdict } from './summary.js';
 export interface MarkdownOptions {
   /** Only the nodes that are not gated, plus the summary. */
   readonly quiet?: boolean;
+  /** The exit rule in force, so the heading and the summary say every reason the run fails. */
+  readonly exitRule?: ExitRule;
 }
 
 const LINE_BREAKS = /\r\n|[\r\n\u0085\u2028\u2029]/g;
@@ -83,12 +86,15 @@ function mdPath(path: readonly string[], inTable = false): string {
  */
 export function renderMarkdown(report: CoverageReport, options: MarkdownOptions = {}): string {
   const t = tally(report.nodes);
-  const { head, rest } = summaryParts(t);
+  const rule = options.exitRule ?? {};
+  const { outside } = judgeRun(report, rule);
+  const { head, rest } = summaryParts(t, outside);
+  const counted = notesSummary(report, rule);
   const gates = gateLegend(report.nodes);
   const lines = [
-    `## gate-audit ${report.mode}: ${mdCode(report.root.id)} ${verdict(t)}`,
+    `## gate-audit ${report.mode}: ${mdCode(report.root.id)} ${verdict(t, outside)}`,
     '',
-    `**${head[0]?.toUpperCase()}${head.slice(1)}**${rest}${notesSummary(report) === '' ? '' : ` · ${notesSummary(report)}`}`,
+    `**${head[0]?.toUpperCase()}${head.slice(1)}**${rest}${counted === '' ? '' : ` · ${counted}`}`,
     '',
   ];
   const bundle = report.root.kind === 'bundle';

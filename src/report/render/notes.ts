@@ -3,6 +3,7 @@
  * skipped) and gated nodes under another gate than the one required, counted in the summary line.
  */
 import { quoted, visible, visiblePath } from '../../text.js';
+import { type ExitRule, noteFailsRun } from '../exit.js';
 import type { CoverageNote, CoverageReport } from '../schema.js';
 
 const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
@@ -15,16 +16,19 @@ export const NOTE_LABELS: Readonly<Record<CoverageNote['kind'], string>> = {
   load: 'load failed',
   'invoked-at-import': 'invoked at import',
   'process-guard': 'no process guard',
+  'refused-tree': 'refused',
 };
 
 /**
  * The counts for the summary line (`2 exported functions not audited · 1 module skipped`), or an empty
- * string when there are no notes.
+ * string when there are no notes. Given the exit rule, only the notes that do not fail the run (those that
+ * do are named by the summary line's "the run fails").
  *
  * @param report - the report
+ * @param rule - the exit rule in force, to leave out the notes that fail the run
  */
-export function notesSummary(report: CoverageReport): string {
-  const notes = report.notes ?? [];
+export function notesSummary(report: CoverageReport, rule?: ExitRule): string {
+  const notes = (report.notes ?? []).filter((note) => rule === undefined || !noteFailsRun(note, rule));
   const count = (kind: CoverageNote['kind']): number => notes.filter((n) => n.kind === kind).length;
   const parts: string[] = [];
   const load = count('load');

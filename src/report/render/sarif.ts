@@ -125,6 +125,11 @@ const RULES: Readonly<Record<string, RuleText>> = {
     text: 'An entry point invoked agents without the process guard standing: an agent it runs without a gate is not refused.',
     help: 'Call guardProcess({ gates }) at startup, or start node with --import gate-audit/register and processGuard in the configuration.',
   },
+  'refused-tree': {
+    name: 'RefusedTree',
+    text: "A module's own installMultiagent refused a tree it builds, so the app does not start as it stands.",
+    help: 'Fix the nodes the refusal names, or accept the remote and opaque ones with a reason.',
+  },
   'invoked-at-import': {
     name: 'InvokedAtImport',
     text: 'A module invoked an agent or orchestrator while it was imported; the invocation was stopped and its tree audited.',

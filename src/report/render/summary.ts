@@ -100,11 +100,14 @@ export interface SummaryParts {
 
 /**
  * The summary as one line of plain words (no data in it, only numbers):
- * `coverage 75% of 4 tool-running nodes (3 gated, 1 ungated) · 1 orchestrator (1 ungated) · 5 nodes, 2 to fix`.
+ * `coverage 75% of 4 tool-running nodes (3 gated, 1 ungated) · 1 orchestrator (1 ungated) · 5 nodes, 2 to fix`;
+ * when the run fails for reasons outside its nodes (`judgeRun`), it says so last:
+ * `… · 5 nodes, nothing to fix in them · the run fails: 2 nodes under another gate (--require-gate)`.
  *
  * @param t - the tally
+ * @param outside - the reasons the run fails outside its nodes (`judgeRun(report, rule).outside`)
  */
-export function summaryParts(t: Tally): SummaryParts {
+export function summaryParts(t: Tally, outside: readonly string[] = []): SummaryParts {
   const ratio = coverageOf(t);
   const parts: string[] = [];
   parts.push(
@@ -117,7 +120,10 @@ export function summaryParts(t: Tally): SummaryParts {
   if (orchestrators > 0) {
     parts.push(` · ${plural(orchestrators, 'orchestrator')} (${statusCounts(t.orchestrators, undefined)})`);
   }
-  parts.push(` · ${plural(t.total, 'node')}, ${t.toFix === 0 ? 'nothing' : t.toFix} to fix`);
+  parts.push(
+    ` · ${plural(t.total, 'node')}, ${t.toFix === 0 ? 'nothing' : t.toFix} to fix${outside.length > 0 ? ' in them' : ''}`,
+  );
+  if (outside.length > 0) parts.push(` · the run fails: ${outside.join(', ')}`);
   return { head: `coverage ${ratio === undefined ? 'n/a' : percent(ratio)}`, rest: parts.join('') };
 }
 
@@ -125,19 +131,26 @@ export function summaryParts(t: Tally): SummaryParts {
  * The summary line.
  *
  * @param t - the tally
+ * @param outside - the reasons the run fails outside its nodes
  */
-export function summaryLine(t: Tally): string {
-  const { head, rest } = summaryParts(t);
+export function summaryLine(t: Tally, outside: readonly string[] = []): string {
+  const { head, rest } = summaryParts(t, outside);
   return `${head}${rest}`;
 }
 
 /**
  * A short verdict for headings: `✘ not fully gated`, `✔ fully gated`, or, when nothing is left to fix
- * but some nodes are attested or accepted, `✔ nothing to fix (1 attested, 1 accepted)`.
+ * but some nodes are attested or accepted, `✔ nothing to fix (1 attested, 1 accepted)`. A run that fails
+ * for reasons outside its nodes is never "fully gated": `✘ the run fails: 1 module or entry that failed to
+ * load`.
  *
  * @param t - the tally
+ * @param outside - the reasons the run fails outside its nodes (`judgeRun(report, rule).outside`)
  */
-export function verdict(t: Tally): string {
+export function verdict(t: Tally, outside: readonly string[] = []): string {
+  if (outside.length > 0) {
+    return `✘ the run fails: ${[...(t.toFix > 0 ? [`${t.toFix} ${t.toFix === 1 ? 'node' : 'nodes'} to fix`] : []), ...outside].join(', ')}`;
+  }
   if (t.toFix > 0) return `✘ not fully gated: ${t.toFix} to fix`;
   if (t.byStatus.gated === t.total) return '✔ fully gated';
   const others = STATUS_ORDER.filter((s) => s !== 'gated' && t.byStatus[s] > 0).map((s) => `${t.byStatus[s]} ${s}`);

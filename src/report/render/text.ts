@@ -5,6 +5,7 @@
  * the cursor, forge a row or hide the summary.
  */
 import { quoted, visible, visiblePath } from '../../text.js';
+import { type ExitRule, judgeRun } from '../exit.js';
 import type { CoverageNode, CoverageReport } from '../schema.js';
 import { STATUS_GLYPH } from './glyphs.js';
 import { entryLines, noteLines, notesSummary } from './notes.js';
@@ -14,6 +15,8 @@ import { type GateEntry, gateLegend, sourceOf, summaryLine, tally } from './summ
 export interface TextOptions {
   /** Only the nodes that are not gated, each with its whole path, plus the summary. */
   readonly quiet?: boolean;
+  /** The exit rule in force, so the summary says every reason the run fails. */
+  readonly exitRule?: ExitRule;
 }
 
 /** `gate: policy [1]`, the gate of a row, numbered as in the legend. */
@@ -105,7 +108,11 @@ export function renderText(report: CoverageReport, options: TextOptions = {}): s
     lines.push('', 'gates:');
     for (const entry of gates.entries) lines.push(`  ${gateLegendLine(entry)}`);
   }
-  const counted = notesSummary(report);
-  lines.push('', `${summaryLine(tally(report.nodes))}${counted === '' ? '' : ` · ${counted}`}`);
+  const rule = options.exitRule ?? {};
+  const counted = notesSummary(report, rule);
+  lines.push(
+    '',
+    `${summaryLine(tally(report.nodes), judgeRun(report, rule).outside)}${counted === '' ? '' : ` · ${counted}`}`,
+  );
   return `${lines.join('\n')}\n`;
 }
