@@ -3,6 +3,7 @@
  * prefixed with the command's name (`gate-audit merge: …`) in place of commander's `error:`.
  */
 import { Command, type OutputConfiguration } from 'commander';
+import { CommandNeutralizer } from '../text.js';
 
 /** Where a command writes. */
 export interface CommandStreams {
@@ -34,3 +35,41 @@ export function commandOutput(streams: CommandStreams, name: string): OutputConf
 export function subcommand(name: string, streams: CommandStreams): Command {
   return new Command(`gate-audit ${name}`).exitOverride().configureOutput(commandOutput(streams, `gate-audit ${name}`));
 }
+
+/**
+ * A stream whose every write passes the final pass for text (`CommandNeutralizer`, `\x5b` and `\x3a`): what
+ * it prints, its own lines and what a loading child process prints through it alike, never starts a CI
+ * runner's workflow command. Its other members (`isTTY`, …) are the stream's own.
+ *
+ * @param stream - stderr, or the stdout of a command that prints text only
+ */
+export function neutralizedStream<T extends { write(chunk: string): unknown }>(stream: T): T {
+  const pass = new CommandNeutralizer('text');
+  const write = (chunk: string): unknown => stream.write(typeof chunk === 'string' ? pass.push(chunk) : chunk);
+  return Object.assign(Object.create(stream) as T, { write });
+}
+
+/**
+ * The streams of a command with stderr through the final pass, and stdout too when `stdout` says the command
+ * prints only text there (a command that prints a report renders it through its format's own final pass, and
+ * the `github` format's own command prefixes must reach the runner).
+ *
+ * @param streams - where the command writes
+ * @param options - `stdout`: pass stdout too
+ */
+export function neutralizedStreams<S extends CommandStreams>(streams: S, options: { stdout?: boolean } = {}): S {
+  return {
+    ...streams,
+    stderr: neutralizedStream(streams.stderr),
+    ...(options.stdout === true ? { stdout: neutralizedStream(streams.stdout) } : {}),
+  };
+}
+
+/** The commands that print only text on stdout, so their stdout passes the final pass for text too. */
+export const TEXT_ONLY_COMMANDS: ReadonlySet<string> = new Set([
+  'check-policy',
+  'verify-log',
+  'approvals',
+  'store',
+  'init',
+]);

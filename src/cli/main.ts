@@ -11,6 +11,7 @@ import { REPORTER_FORMATS } from '../config.js';
 import { ensureSdk, sdkStatus } from '../enforce/sdk-check.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { minCoverageProblem } from '../report/exit.js';
+import { visible } from '../text.js';
 import { notesSummary } from '../report/render/notes.js';
 import { renderSarifError } from '../report/render/sarif.js';
 import { findConfig, InvalidConfigError, type LoadedConfig, loadConfig } from './config.js';
@@ -34,7 +35,7 @@ import { readConfigSupervised, runCommandSupervised } from './load-supervised.js
 import { type RunOutcome, type RunSettings, runAudit } from './run.js';
 import type { Pattern } from './select.js';
 import { watchRuns } from './watch.js';
-import { commandOutput } from './command-output.js';
+import { commandOutput, neutralizedStreams, TEXT_ONLY_COMMANDS } from './command-output.js';
 
 /** Where the command writes. */
 export interface CliStreams {
@@ -440,7 +441,8 @@ function describeError(error: unknown): string {
 }
 
 function printError(error: unknown, streams: CliStreams, debug: boolean): void {
-  for (const line of describeError(error).split('\n')) streams.stderr.write(`gate-audit: ${line}\n`);
+  // A module's own error text can hold anything: every line is shown with its controls escaped.
+  for (const line of describeError(error).split('\n')) streams.stderr.write(`gate-audit: ${visible(line)}\n`);
   if (!debug) return;
   // The user's own stack first: the innermost cause is where their module threw.
   const chain: unknown[] = [];
@@ -450,7 +452,7 @@ function printError(error: unknown, streams: CliStreams, debug: boolean): void {
   }
   for (const e of chain.reverse()) {
     const stack = e instanceof Error ? (e.stack ?? `${e.name}: ${e.message}`) : messageOf(e);
-    streams.stderr.write(`${e === error ? '' : 'caused: '}${stack}\n`);
+    streams.stderr.write(`${e === error ? '' : 'caused: '}${stack.split('\n').map(visible).join('\n')}\n`);
   }
 }
 
@@ -458,11 +460,13 @@ function printError(error: unknown, streams: CliStreams, debug: boolean): void {
  * Runs the command.
  *
  * @param argv - the arguments after the program name
- * @param streams - where to write results (stdout) and messages (stderr)
+ * @param given - where to write results (stdout) and messages (stderr)
  * @param context - the working directory, the environment, a signal that ends `--watch`
  * @returns the exit code
  */
-export async function main(argv: readonly string[], streams: CliStreams, context: CliContext = {}): Promise<number> {
+export async function main(argv: readonly string[], given: CliStreams, context: CliContext = {}): Promise<number> {
+  // Every line a command prints passes the final pass against CI workflow commands (see neutralizedStreams).
+  const streams = neutralizedStreams(given, { stdout: TEXT_ONLY_COMMANDS.has(argv[0] ?? '') });
   const cwd = context.cwd ?? process.cwd();
   let debug = argv.includes('--debug');
   const inputs = new Inputs();

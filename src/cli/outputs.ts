@@ -11,7 +11,7 @@ import { REPORTER_FORMATS } from '../config.js';
 import { GateAuditError } from '../errors.js';
 import type { ExitRule } from '../report/exit.js';
 import { isFormatName, renderFormat } from '../report/render/index.js';
-import { renderSarif, type SarifOptions } from '../report/render/sarif.js';
+import type { SarifOptions } from '../report/render/sarif.js';
 import type { CoverageReport } from '../report/schema.js';
 
 /** A report format (`tui` is the interactive view). */
@@ -171,17 +171,17 @@ export interface RenderSettings {
 
 /**
  * Renders a report in one reporter's format (`tui` and unknown names as text), the same way for an audit
- * and for `merge`.
+ * and for `merge`, through the registry and so through its format's final pass.
  *
  * @param format - the reporter's format
  * @param report - the report
  * @param settings - version, exit rule, quiet, SARIF locations
  */
 export async function renderReport(format: string, report: CoverageReport, settings: RenderSettings): Promise<string> {
-  if (format === 'sarif') return renderSarif(report, settings.version, settings.sarif);
   return await renderFormat(isFormatName(format) ? format : 'text', report, {
     version: settings.version,
     exitRule: settings.exitRule,
+    sarif: settings.sarif,
     ...(settings.quiet ? { quiet: true } : {}),
   });
 }

@@ -12,7 +12,7 @@ import type { CompiledPolicy, StaticVerdict } from '../policy/compile.js';
 import { type LogVerification, parseLastHash, verifyLogFile } from '../policy/verify-log.js';
 import { loadCompiledPolicy } from '../policy/load.js';
 import { policyId } from '../policy/policy-gate.js';
-import { quoted, visible } from '../text.js';
+import { jsonVisible, neutralizeCommands, quoted, visible } from '../text.js';
 import { loadModules } from './load.js';
 import { subcommand } from './command-output.js';
 
@@ -265,12 +265,13 @@ export async function checkPolicyCommand(argv: readonly string[], streams: Strea
     checked.flatMap((c) => c.agents),
     modules.length > 0 || (options.entry ?? []).length > 0,
   ).map((p) => (options.strict === true || p.level !== 'error' ? p : { ...p, level: 'warning' as const }));
+  // Each format through its final pass: no line of it is a CI runner's workflow command.
   const output =
     options.format === 'json'
-      ? checkJson(policyPath, compiled, checked, problems)
+      ? neutralizeCommands(jsonVisible(checkJson(policyPath, compiled, checked, problems)), 'json')
       : options.format === 'sarif'
-        ? checkSarif(policyPath, problems)
-        : checkText(policyPath, compiled, checked, problems);
+        ? neutralizeCommands(jsonVisible(checkSarif(policyPath, problems)), 'json')
+        : neutralizeCommands(checkText(policyPath, compiled, checked, problems), 'text');
   streams.stdout.write(output);
   return problems.some((p) => p.level === 'error') ? 1 : 0;
 }
@@ -311,7 +312,7 @@ function verifyText(file: string, result: LogVerification, expect: string | unde
     );
   }
   return (
-    `gate-audit verify-log: ${name} BROKEN at line ${result.line}: ${result.problem} ` +
+    `gate-audit verify-log: ${name} BROKEN at line ${result.line}: ${visible(result.problem)} ` +
     `(${result.records} record${result.records === 1 ? '' : 's'} before it intact)\n`
   );
 }
@@ -350,8 +351,13 @@ export async function verifyLogCommand(argv: readonly string[], streams: Streams
   }
   streams.stdout.write(
     options.format === 'json'
-      ? `${JSON.stringify({ file, ...result, ...(expectLastHash === undefined ? {} : { expectedLastHash: expectLastHash }) }, null, 2)}\n`
-      : verifyText(file, result, expectLastHash),
+      ? neutralizeCommands(
+          jsonVisible(
+            `${JSON.stringify({ file, ...result, ...(expectLastHash === undefined ? {} : { expectedLastHash: expectLastHash }) }, null, 2)}\n`,
+          ),
+          'json',
+        )
+      : neutralizeCommands(verifyText(file, result, expectLastHash), 'text'),
   );
   return result.ok ? 0 : 1;
 }

@@ -20,6 +20,7 @@ import { type EntryEnd, loadModulesSupervised, runEntrySupervised } from './load
 import { artifactUri, idOfSegment, projectRoot, SourceIndex } from './locate.js';
 import type { Inputs } from './outputs.js';
 import { type Pattern, selectModules } from './select.js';
+import { quoted, visible, visiblePath } from '../text.js';
 
 /** Everything a run needs, flags and configuration merged (flags win). */
 export interface RunSettings {
@@ -199,7 +200,7 @@ export async function runAudit(
   });
   for (const file of selection.inputs) inputs.add(file, 'a loaded module');
   for (const pattern of selection.unmatched) {
-    messages.push(`no module matches "${pattern}" (passed over: --no-error-on-unmatched-pattern)`);
+    messages.push(`no module matches ${quoted(pattern)} (passed over: --no-error-on-unmatched-pattern)`);
   }
   const root = projectRoot(cwd, loaded.file === undefined ? undefined : loaded.dir);
   const fromRoot = (absolute: string): string => posix(relative(root, absolute));
@@ -337,7 +338,10 @@ export async function runAudit(
   }
   for (const note of notes) {
     if (note.kind === 'load') {
-      messages.push(`load failed: ${note.module}: ${note.message}${note.fix === undefined ? '' : ` | ${note.fix}`}`);
+      // The module's own error text can hold anything: shown escaped, one line.
+      messages.push(
+        `load failed: ${visible(note.module)}: ${visible(note.message)}${note.fix === undefined ? '' : ` | ${visible(note.fix)}`}`,
+      );
     }
   }
   for (const rule of acceptRules) {
@@ -403,10 +407,11 @@ export async function runAudit(
   const { exitCode } = judgeRun(report, exitRuleOf(settings));
   const mismatched = notes.filter((n) => n.kind === 'gate-mismatch');
   if (mismatched.length > 0) {
+    // Node paths are data: each shown escaped and quoted, so no id can start a line or forge a command.
     messages.push(
-      `--require-gate ${settings.requireGate ?? ''}: ${mismatched.length} gated node${mismatched.length === 1 ? '' : 's'} not under that gate: ${mismatched
+      `--require-gate ${quoted(settings.requireGate ?? '')}: ${mismatched.length} gated node${mismatched.length === 1 ? '' : 's'} not under that gate: ${mismatched
         .slice(0, 5)
-        .map((n) => joinPath(n.path ?? []))
+        .map((n) => quoted(visiblePath(n.path ?? [])))
         .join(', ')}${mismatched.length > 5 ? ', …' : ''}`,
     );
   }

@@ -7,77 +7,16 @@ import fc from 'fast-check';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { type Tokens, marked } from 'marked';
 import { describe, expect, it } from 'vitest';
-import { rowAgent, summarizeRows } from '../../src/report/observed.js';
-import { type ObservedReport, ObservedReportSchema, type ObservedRow } from '../../src/report/observed-schema.js';
+import { rowAgent } from '../../src/report/observed.js';
+import { type ObservedReport, ObservedReportSchema } from '../../src/report/observed-schema.js';
 import { OBSERVED_RENDERERS } from '../../src/report/render/observed/index.js';
 import { hasHiddenCharacters, visible } from '../../src/text.js';
-import { hostile } from './hostile.js';
+import { hostileObservedReport } from './hostile.js';
 
 const RUNS = { numRuns: Number(process.env.HOSTILE_RUNS ?? 100) };
 
-const instant = fc.integer({ min: 0, max: 4_000_000_000_000 }).map((ms) => new Date(ms).toISOString());
-
-const row: fc.Arbitrary<ObservedRow> = fc
-  .record({
-    path: fc.option(fc.array(hostile, { minLength: 1, maxLength: 3 }), { nil: undefined }),
-    agentId: fc.option(hostile, { nil: undefined }),
-    tool: hostile,
-    decided: fc.nat(5),
-    undecided: fc.nat(5),
-    refused: fc.nat(5),
-    seen: fc.tuple(instant, instant),
-  })
-  .map(({ path, agentId, tool, decided, undecided, refused, seen }) => ({
-    ...(path === undefined ? {} : { path }),
-    ...(agentId === undefined ? {} : { agentId }),
-    tool,
-    calls: decided + undecided + refused,
-    decided,
-    undecided,
-    refused,
-    firstSeen: seen[0] < seen[1] ? seen[0] : seen[1],
-    lastSeen: seen[0] < seen[1] ? seen[1] : seen[0],
-  }));
-
 /** A valid observed report (it passes the schema) whose every string is hostile. */
-const hostileObserved: fc.Arbitrary<ObservedReport> = fc
-  .record({
-    rows: fc.array(row, { minLength: 1, maxLength: 8 }),
-    hosts: fc.array(hostile, { maxLength: 3 }),
-    sources: fc.array(
-      fc.record({
-        name: hostile,
-        kind: fc.constantFrom('traces' as const, 'log' as const, 'store' as const),
-        read: fc.nat(),
-        used: fc.nat(),
-      }),
-      { maxLength: 3 },
-    ),
-    notes: fc.array(
-      fc.record({
-        kind: fc.constantFrom('gated-undecided' as const, 'unaudited' as const),
-        tool: hostile,
-        message: hostile,
-        agentId: hostile,
-      }),
-      { maxLength: 3 },
-    ),
-    root: hostile,
-  })
-  .map(({ rows, hosts, sources, notes, root }) =>
-    ObservedReportSchema.parse({
-      schemaVersion: 1,
-      mode: 'observed',
-      generator: { name: 'gate-audit', version: '0.0.0' },
-      window: { first: rows[0]!.firstSeen, last: rows[0]!.lastSeen },
-      hosts,
-      sources,
-      rows,
-      summary: summarizeRows(rows),
-      ...(notes.length > 0 ? { audit: { root } } : {}),
-      notes,
-    }),
-  );
+const hostileObserved: fc.Arbitrary<ObservedReport> = hostileObservedReport();
 
 function expectNothingHidden(output: string): void {
   const bad = output.split('\n').find((line) => hasHiddenCharacters(line));

@@ -7,11 +7,12 @@
  * summary, which names every reason the run fails. Each annotation carries `file` (the node's module) where
  * the report knows it and a `title` naming the node.
  *
- * Values from data are first shown with `visible` (controls, ESC, bidi and zero-width characters escaped
- * visibly), then escaped as workflow commands require: `%`, `\r`, `\n` in the message; also `:` and `,` in
- * properties. Every command is one line, so no value can start a command of its own.
+ * Values from data are first shown with `visible` (controls, ESC, bidi, zero-width and the spaces a runner
+ * skips escaped visibly), then escaped as workflow commands require: `%`, `\r`, `\n` in the message; also `:`
+ * and `,` in properties. Every command is one line, so no value can start a command of its own; the final
+ * pass writes the `[` of a `##[` after the command's own prefix as `\x5b`, so none is read as the older syntax.
  */
-import { visible, visiblePath } from '../../text.js';
+import { neutralizeCommands, visible, visiblePath } from '../../text.js';
 import { type ExitRule, judgeRun, nodeFailsRun, noteFailsRun, underMinimum } from '../exit.js';
 import type { CoverageNode, CoverageReport } from '../schema.js';
 import { percent } from './glyphs.js';
@@ -46,7 +47,7 @@ type Level = 'error' | 'warning' | 'notice';
 
 /**
  * One workflow command: the reporter's own `::level` prefix, then properties and message escaped as workflow
- * commands require.
+ * commands require and passed through the final pass (mid-line, so only a `##[` is left to escape, as `\x5b`).
  *
  * @param level - the command
  * @param properties - `file`, `title`, … (neutralised text; an undefined value is left out)
@@ -61,7 +62,8 @@ export function workflowCommand(
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .map(([key, value]) => `${key}=${escapeProperty(value)}`)
     .join(',');
-  return `::${level}${props === '' ? '' : ` ${props}`}::${escapeData(message)}`;
+  // The prefix is the reporter's own command; what follows it passes the final pass (mid-line: only `##[`).
+  return `::${level}${neutralizeCommands(`${props === '' ? '' : ` ${props}`}::${escapeData(message)}`, 'text', true)}`;
 }
 
 /**

@@ -46,6 +46,7 @@ main{display:grid;grid-template-columns:minmax(320px,3fr) minmax(280px,2fr);gap:
 .row[aria-selected="true"]{background:#e3ecfa;outline:1px solid #1565c0}
 .row:focus{outline:2px solid #1565c0;outline-offset:-2px}
 .row[data-context]{opacity:.6}
+.indent{white-space:pre}
 .twisty{width:1em;display:inline-block;color:#777}
 .glyph{width:1.2em;display:inline-block;font-weight:700}
 .name{font-weight:600}
@@ -209,7 +210,7 @@ export const PAGE_SCRIPT = String.raw`
     row.setAttribute('data-index', String(i));
     if (children[i].length > 0) row.setAttribute('aria-expanded', 'true');
     var indent = el('span', 'indent');
-    indent.textContent = '\u00a0\u00a0'.repeat(depth[i]);
+    indent.textContent = '  '.repeat(depth[i]);
     row.appendChild(indent);
     row.appendChild(el('span', 'twisty', children[i].length > 0 ? '\u25be' : ''));
     row.appendChild(el('span', 'glyph', BOOT.glyph[n.status] || '?'));

@@ -8,8 +8,8 @@
  *
  * - the report is embedded once, as JSON in a `<script type="application/json">` data block, with `<`,
  *   `>` and `&` written `\u003c`, `\u003e`, `\u0026` (no `</script>` or `<!--` in it can end or change the
- *   block) and every character `visible` escapes written as a `\u` escape (HTML would turn a raw CR into
- *   LF, a raw NUL into U+FFFD);
+ *   block), every character `visible` escapes written as a `\u` escape (HTML would turn a raw CR into
+ *   LF, a raw NUL into U+FFFD) and the `[` of a `##[` written `\u005b` (no CI runner reads a command in it);
  * - the page's script puts every value on the page with `textContent` or `setAttribute`, never as markup,
  *   shown as `visible` shows it (bidi and zero-width characters visibly escaped);
  * - the picture is Graphviz's SVG rewritten through an allowlist (`cleanSvg`);
@@ -21,7 +21,7 @@
  * filter for context carries `data-context`. Those names are the page's contract.
  */
 import { createHash } from 'node:crypto';
-import { jsonVisible } from '../../text.js';
+import { jsonVisible, neutralizeCommands } from '../../text.js';
 import { type ExitRule, judgeRun } from '../exit.js';
 import { type CoverageReport, CoverageReportSchema } from '../schema.js';
 import { percent, STATUS_GLYPH } from './glyphs.js';
@@ -55,7 +55,12 @@ const JSON_ESCAPES: Readonly<Record<string, string>> = { '<': '\\u003c', '>': '\
  * @param report - the report
  */
 export function embeddedJson(report: CoverageReport): string {
-  return jsonVisible(JSON.stringify(report)).replace(/[<>&]/g, (c) => JSON_ESCAPES[c] ?? c);
+  // The block continues the line of its opening tag; a `##[` in it is written `##\u005b` (the page's final pass
+  // writes `&#91;`, which a script's text would keep as it is).
+  return neutralizeCommands(jsonVisible(JSON.stringify(report)), 'json', true).replace(
+    /[<>&]/g,
+    (c) => JSON_ESCAPES[c] ?? c,
+  );
 }
 
 /**

@@ -1,6 +1,10 @@
 /**
- * The typed registry of renderers: pure functions from a report to text.
+ * The typed registry of renderers: pure functions from a report to text. Every format's output passes one
+ * final pass in its own syntax (`FORMAT_ESCAPES`, `neutralizeCommands`), so no line of any of them is a CI
+ * runner's workflow command; the `github` format's own command prefixes are the one exemption, and its
+ * renderer passes the rest of each line itself.
  */
+import { type CommandEscape, neutralizeCommands } from '../../text.js';
 import type { ExitRule } from '../exit.js';
 import type { CoverageReport } from '../schema.js';
 import { renderDot } from './dot.js';
@@ -46,9 +50,32 @@ export type PageFormatName = 'html';
 /** The formats rendered synchronously, as text. */
 export type TextFormatName = Exclude<FormatName, PageFormatName>;
 
+/**
+ * The syntax each format writes the final pass's escapes in: `\x5b` in text, `\u005b` in JSON and SARIF,
+ * `&#91;` in XML and HTML, `\[` in Markdown and DOT, `#91;` in Mermaid. `github` passes its own lines (its
+ * command prefixes are the one exemption).
+ */
+export const FORMAT_ESCAPES: Readonly<Record<FormatName, CommandEscape | 'own'>> = {
+  text: 'text',
+  json: 'json',
+  markdown: 'backslash',
+  sarif: 'json',
+  junit: 'xml',
+  mermaid: 'mermaid',
+  dot: 'backslash',
+  github: 'own',
+  html: 'xml',
+};
+
+/** A format's output after the final pass. */
+function final(name: FormatName, output: string): string {
+  const escape = FORMAT_ESCAPES[name];
+  return escape === 'own' ? output : neutralizeCommands(output, escape);
+}
+
 /** Every format rendered asynchronously, by name. */
 export const PAGE_RENDERERS: Readonly<Record<PageFormatName, PageRenderer>> = {
-  html: (report, options) => renderHtmlPage(report, options.exitRule ?? {}),
+  html: async (report, options) => final('html', await renderHtmlPage(report, options.exitRule ?? {})),
 };
 
 const ruleOf = (options: RenderOptions): { exitRule?: ExitRule } =>
@@ -56,14 +83,15 @@ const ruleOf = (options: RenderOptions): { exitRule?: ExitRule } =>
 
 /** Every non-interactive text format, by name. */
 export const RENDERERS: Readonly<Record<TextFormatName, Renderer>> = {
-  text: (report, options) => renderText(report, { quiet: options.quiet === true, ...ruleOf(options) }),
-  json: (report) => renderJson(report),
-  markdown: (report, options) => renderMarkdown(report, { quiet: options.quiet === true, ...ruleOf(options) }),
-  sarif: (report, options) => renderSarif(report, options.version, options.sarif),
-  junit: (report) => renderJunit(report),
-  mermaid: (report) => renderMermaid(report),
-  dot: (report) => renderDot(report),
-  github: (report, options) => renderGithub(report, ruleOf(options)),
+  text: (report, options) => final('text', renderText(report, { quiet: options.quiet === true, ...ruleOf(options) })),
+  json: (report) => final('json', renderJson(report)),
+  markdown: (report, options) =>
+    final('markdown', renderMarkdown(report, { quiet: options.quiet === true, ...ruleOf(options) })),
+  sarif: (report, options) => final('sarif', renderSarif(report, options.version, options.sarif)),
+  junit: (report) => final('junit', renderJunit(report)),
+  mermaid: (report) => final('mermaid', renderMermaid(report)),
+  dot: (report) => final('dot', renderDot(report)),
+  github: (report, options) => final('github', renderGithub(report, ruleOf(options))),
 };
 
 /** Whether `name` names a renderer. */

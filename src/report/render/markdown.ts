@@ -11,7 +11,11 @@
  * - `mdCode`: the same neutralised text in a code span fenced by one more backtick than its longest
  *   backtick run, padded with a space where the parser would otherwise take a leading or trailing
  *   backtick for the fence or strip a leading and trailing space. In a table a value
- *   holding `|` is written with `mdText` instead (Markdown parsers disagree on a `\|` inside a code span).
+ *   holding `|` is written with `mdText` instead (Markdown parsers disagree on a `\|` inside a code span), and
+ *   so is a value holding `##[` (the final pass writes its `[` as `\[`, which a code span would show).
+ *
+ * The registry's final pass then writes the `[` of any `##[` and the first `:` of a line's leading `::` as
+ * `\[` and `\:`.
  */
 import { visible } from '../../text.js';
 import { type ExitRule, judgeRun } from '../exit.js';
@@ -58,7 +62,8 @@ export function mdText(text: string): string {
  */
 export function mdCode(text: string, inTable = false): string {
   const line = oneLine(text);
-  if (inTable && line.includes('|')) return mdText(text);
+  // A `##[` in a code span would keep the final pass's `\[` as it is: such a value is written as text.
+  if ((inTable && line.includes('|')) || line.includes('##[')) return mdText(text);
   let longest = 0;
   for (const run of line.match(/`+/g) ?? []) longest = Math.max(longest, run.length);
   const fence = '`'.repeat(longest + 1);

@@ -16,7 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import { joinPath } from '../../paths.js';
-import { jsonVisible, quoted, visible, visiblePath } from '../../text.js';
+import { jsonVisible, neutralizeCommands, quoted, visible, visiblePath } from '../../text.js';
 import { nodeFailsRun } from '../exit.js';
 import type { CoverageNode, CoverageNote, CoverageReport } from '../schema.js';
 import { gateLegend } from './summary.js';
@@ -195,24 +195,27 @@ const sarifText = (runs: unknown[]): string =>
 /**
  * A SARIF file for a run that stopped before it could audit (a load, usage or configuration error): no
  * results, and the error as a tool execution notification, so an upload step that runs `if: always()`
- * still finds a valid file.
+ * still finds a valid file. It passes the final pass itself (the registry's formats pass it there).
  *
  * @param message - the error, one line per problem
  * @param version - the tool version to name
  */
 export function renderSarifError(message: string, version = '0.0.0'): string {
-  return sarifText([
-    {
-      tool: { driver: driverOf(version) },
-      results: [],
-      invocations: [
-        {
-          executionSuccessful: false,
-          toolExecutionNotifications: [{ level: 'error', message: { text: visible(message) } }],
-        },
-      ],
-    },
-  ]);
+  return neutralizeCommands(
+    sarifText([
+      {
+        tool: { driver: driverOf(version) },
+        results: [],
+        invocations: [
+          {
+            executionSuccessful: false,
+            toolExecutionNotifications: [{ level: 'error', message: { text: visible(message) } }],
+          },
+        ],
+      },
+    ]),
+    'json',
+  );
 }
 
 /**

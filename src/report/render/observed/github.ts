@@ -1,17 +1,18 @@
 /**
  * The observed report as GitHub Actions workflow commands: one `::error` per agent and tool whose calls ran
  * undecided, one `::warning` per drift note, and a `::notice` with the summary. Values from data are shown
- * with `visible`, then escaped as workflow commands require (`escapeData`, `escapeProperty` of the audit's
- * writer): every command is one line, so no value can start a command of its own.
+ * with `visible`, then written by the audit's `workflowCommand` (escaped as workflow commands require, and
+ * passed through the final pass after the command's own prefix): every command is one line, so no value can
+ * start a command of its own.
  */
 import { quoted, visible } from '../../../text.js';
 import { rowAgent } from '../../observed.js';
 import type { ObservedReport } from '../../observed-schema.js';
-import { escapeData, escapeProperty } from '../github.js';
+import { workflowCommand } from '../github.js';
 import { summaryLine, verdictLine } from './shared.js';
 
 function command(level: 'error' | 'warning' | 'notice', title: string, message: string): string {
-  return `::${level} title=${escapeProperty(title)}::${escapeData(message)}`;
+  return workflowCommand(level, { title }, message);
 }
 
 /**

@@ -3,6 +3,7 @@
  * audit's picture formats (`mermaid`, `dot`) and the interactive view draw a tree, which an observed report
  * does not have.
  */
+import { neutralizeCommands } from '../../../text.js';
 import type { ObservedReport } from '../../observed-schema.js';
 import { renderObservedGithub } from './github.js';
 import { renderObservedHtml } from './html.js';
@@ -21,15 +22,19 @@ export interface ObservedRenderOptions {
 /** A renderer of observed reports. */
 export type ObservedRenderer = (report: ObservedReport, options: ObservedRenderOptions) => string;
 
-/** Every format of the observed report, by name. */
+/**
+ * Every format of the observed report, by name. Each output passes the final pass in its own syntax (as the
+ * audit's formats, `FORMAT_ESCAPES`): no line of it is a CI runner's workflow command; `github` passes its own
+ * lines after its command prefixes.
+ */
 export const OBSERVED_RENDERERS = {
-  text: (report) => renderObservedText(report),
-  json: (report) => renderObservedJson(report),
-  markdown: (report) => renderObservedMarkdown(report),
-  sarif: (report, options) => renderObservedSarif(report, options.version),
-  junit: (report) => renderObservedJunit(report),
+  text: (report) => neutralizeCommands(renderObservedText(report), 'text'),
+  json: (report) => neutralizeCommands(renderObservedJson(report), 'json'),
+  markdown: (report) => neutralizeCommands(renderObservedMarkdown(report), 'backslash'),
+  sarif: (report, options) => neutralizeCommands(renderObservedSarif(report, options.version), 'json'),
+  junit: (report) => neutralizeCommands(renderObservedJunit(report), 'xml'),
   github: (report) => renderObservedGithub(report),
-  html: (report) => renderObservedHtml(report),
+  html: (report) => neutralizeCommands(renderObservedHtml(report), 'xml'),
 } as const satisfies Readonly<Record<string, ObservedRenderer>>;
 
 /** The name of a format of the observed report. */
