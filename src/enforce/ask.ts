@@ -29,19 +29,27 @@ import { runFailure } from './run-state.js';
 /** Name of the interrupt an `ask` raises on the tool call (its id is `hook:beforeToolCall:<toolUseId>:<name>`). */
 export const APPROVAL_INTERRUPT = 'gate-audit:approval';
 
-/** An approval outcome, read once: granted only for exactly `granted: true`. */
-function readOutcome(value: unknown): { granted: true } | { granted: false; reason: string } {
+/** An approval outcome, read once: granted only for exactly `granted: true`; the ids it names, when strings. */
+function readOutcome(value: unknown): ({ granted: true } | { granted: false; reason: string }) & {
+  ids: { approvalId?: string; approverId?: string };
+} {
   if (typeof value !== 'object' || value === null)
-    return { granted: false, reason: 'the approval answered no outcome' };
+    return { granted: false, reason: 'the approval answered no outcome', ids: {} };
   let granted: unknown;
   let reason: unknown;
+  let approvalId: unknown;
+  let approverId: unknown;
   try {
-    ({ granted, reason } = value as Record<string, unknown>);
+    ({ granted, reason, approvalId, approverId } = value as Record<string, unknown>);
   } catch (error) {
-    return { granted: false, reason: `reading the approval outcome threw: ${messageOf(error)}` };
+    return { granted: false, reason: `reading the approval outcome threw: ${messageOf(error)}`, ids: {} };
   }
-  if (granted === true) return { granted: true };
-  return { granted: false, reason: typeof reason === 'string' && reason !== '' ? reason : 'no reason given' };
+  const ids = {
+    ...(typeof approvalId === 'string' ? { approvalId } : {}),
+    ...(typeof approverId === 'string' ? { approverId } : {}),
+  };
+  if (granted === true) return { granted: true, ids };
+  return { granted: false, reason: typeof reason === 'string' && reason !== '' ? reason : 'no reason given', ids };
 }
 
 /** Why a settled approval check failed (late or thrown), or undefined when it answered. */
@@ -220,7 +228,8 @@ export async function settleAsk(
     }
   }
   const read = readOutcome(outcome);
-  if (read.granted) return outcomes.allow(state, call, 'approval-granted', rule, decision.reason);
-  await outcomes.deny(state, call, `approval refused (${read.reason})`, 'approval-refused', rule);
+  const tags = { ...rule, ...read.ids };
+  if (read.granted) return outcomes.allow(state, call, 'approval-granted', tags, decision.reason);
+  await outcomes.deny(state, call, `approval refused (${read.reason})`, 'approval-refused', tags);
   return undefined;
 }

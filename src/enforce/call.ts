@@ -248,7 +248,7 @@ export function observe(state: GateState, call: Call, verdict: ObservedVerdict, 
 export function recordOf(
   state: GateState,
   call: Call,
-  what: Pick<GateRecord, 'event' | 'rule' | 'reason'>,
+  what: Pick<GateRecord, 'event' | 'rule' | 'reason' | 'approvalId' | 'approverId'>,
 ): GateRecord {
   // Built field by field: spreading `what`, whose shape differs by caller, costs about a microsecond per record
   // (V8 clones a spread source of many shapes on its slow path).
@@ -256,6 +256,8 @@ export function recordOf(
   const record: { -readonly [K in keyof GateRecord]: GateRecord[K] } = { event } as GateRecord;
   if (what.reason !== undefined) record.reason = what.reason;
   if (what.rule !== undefined) record.rule = what.rule;
+  if (what.approvalId !== undefined) record.approvalId = what.approvalId;
+  if (what.approverId !== undefined) record.approverId = what.approverId;
   record.verdict = event === 'allow' || event === 'approval-granted' ? 'allow' : event === 'ask' ? 'ask' : 'deny';
   record.toolName = call.name;
   record.toolUseId = call.toolUseId;
@@ -420,13 +422,16 @@ export function fail(state: GateState, call: Call, problem: string, tampering = 
   }
 }
 
+/** What a record of an outcome names besides the event: the rule, and a stored approval and its approver. */
+export type RecordTags = Pick<GateRecord, 'rule' | 'approvalId' | 'approverId'>;
+
 /** The two ways an `ask` ends, for `settleAsk`. */
 export interface Outcomes {
   allow(
     state: GateState,
     call: Call,
     event: 'approval-granted',
-    rule: { rule?: string },
+    rule: RecordTags,
     reason?: string,
   ): undefined | Promise<undefined>;
   deny(
@@ -434,6 +439,6 @@ export interface Outcomes {
     call: Call,
     reason: string,
     event: 'approval-refused' | 'deny',
-    rule: { rule?: string },
+    rule: RecordTags,
   ): void | Promise<void>;
 }

@@ -22,6 +22,7 @@ import {
   otherRun,
   Late,
   recordBestEffort,
+  type RecordTags,
   recordOf,
   refuse,
   seal,
@@ -272,7 +273,7 @@ function allow(
   state: GateState,
   call: Call,
   event: 'allow' | 'approval-granted',
-  rule: { rule?: string },
+  rule: RecordTags,
   reason?: string,
 ): undefined | Promise<undefined> {
   if (call.gate!.record === undefined) return sealAllowed(state, call, rule);
@@ -287,7 +288,7 @@ function allowChecked(
   state: GateState,
   call: Call,
   event: 'allow' | 'approval-granted',
-  rule: { rule?: string },
+  rule: RecordTags,
   reason?: string,
 ): undefined | Promise<undefined> {
   const problem = writeRecord(state, call.gate!, () =>
@@ -330,7 +331,7 @@ function deny(
   call: Call,
   reason: string,
   event: 'deny' | 'approval-refused',
-  rule: { rule?: string },
+  rule: RecordTags,
 ): void | Promise<void> {
   const named = rule.rule === undefined ? '' : `, rule=<${rule.rule}>`;
   refuse(state, call, `${BLOCKED} ${reason} | tool=<${call.name}>, agent=<${agentIdOf(state.agent)}>${named}`);

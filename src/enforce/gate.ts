@@ -56,8 +56,14 @@ export interface DecideContext {
   readonly invocationState: Record<string, unknown>;
 }
 
-/** The outcome of an approval: granted, or refused with why. */
-export type ApprovalOutcome = { granted: true } | { granted: false; reason: string };
+/**
+ * The outcome of an approval: granted, or refused with why; a stored approval names itself and who answered
+ * (`approvalId`, `approverId`), and the `approval-granted` or `approval-refused` record carries both.
+ */
+export type ApprovalOutcome = ({ granted: true } | { granted: false; reason: string }) & {
+  readonly approvalId?: string;
+  readonly approverId?: string;
+};
 
 /**
  * What binds an answer to the one interrupt it may answer: the identity of the gate that raised it and a
@@ -170,6 +176,10 @@ export interface GateRecord {
   readonly paths?: readonly (readonly string[])[];
   /** The identity of the gate that decided (see `Gate.id`). */
   readonly gateId?: string;
+  /** The stored approval an `approval-granted` or `approval-refused` record used. */
+  readonly approvalId?: string;
+  /** Who answered that approval (the name the approver's key is listed under). */
+  readonly approverId?: string;
   /** The judged input (a log digests it; it is never written unless asked for). */
   readonly input?: unknown;
   /** Milliseconds from the start of the decision to this record. */
