@@ -29,7 +29,9 @@ export type GateAuditErrorCode =
   | 'SDK_UNTESTED'
   | 'SDK_BEHAVIOUR'
   | 'LOG_LOCKED'
-  | 'GUARD_CONFLICT';
+  | 'GUARD_CONFLICT'
+  | 'KEYRING'
+  | 'STORE_SCHEMA';
 
 /** Why a node, agent or orchestrator cannot be gated in this process. */
 export type FindingKind =

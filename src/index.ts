@@ -67,21 +67,25 @@ export { PolicySchema } from './policy/schema.js';
 export type { Policy, PolicyInput } from './policy/schema.js';
 export { approve } from './policy/approval.js';
 export type { ApprovalSecret, ApprovalSubject, Approver } from './policy/approval.js';
+export { generateApproverKey } from './policy/approval-keys.js';
+export type { ApproverKeyPair, ApproverKeysOptions } from './policy/approval-keys.js';
 export { openDecisionLog } from './policy/decision-log.js';
 export type { DecisionLog, DecisionLogOptions } from './policy/decision-log.js';
 export { verifyLogFile } from './policy/verify-log.js';
 export type { LogVerification, VerifyLogOptions } from './policy/verify-log.js';
-export { approvePending, denyPending, listPending, memoryApprovalStore } from './policy/approval-store.js';
+export { approvePending, denyPending, listPending } from './policy/approval-answer.js';
+export type { AnswerOptions, ListedApproval, ListOptions } from './policy/approval-answer.js';
+export { memoryApprovalStore } from './policy/approval-store.js';
 export type {
-  AnswerOptions,
   ApprovalAnswer,
+  ApprovalConsumption,
   ApprovalStore,
-  DurableApprovalOptions,
-  ListedApproval,
   PendingApprovalEntry,
   PendingRequest,
   StoredApproval,
+  WaitOptions,
 } from './policy/approval-store.js';
+export type { DurableApprovalOptions } from './policy/approval-stored.js';
 export type { DecisionSink } from './policy/decision-sink.js';
 export { interventionGate } from './policy/intervention-gate.js';
 export type { InterventionFactory } from './policy/intervention-gate.js';

@@ -28,6 +28,7 @@ describe('the public API', () => {
       'denyPending',
       'gatedAgent',
       'gatedFactory',
+      'generateApproverKey',
       'guardProcess',
       'hasNodeGuard',
       'install',
@@ -66,6 +67,12 @@ describe('the subpath exports', () => {
     const otel = await import('../src/otel/index.js');
     expect(Object.keys(otel)).toEqual(['gateSpanProcessor']);
     const postgres = await import('../src/stores/postgres.js');
-    expect(Object.keys(postgres).sort()).toEqual(['postgresStore', 'storeRecords', 'verifyStoreLog']);
+    expect(Object.keys(postgres).sort()).toEqual([
+      'SCHEMA_VERSION',
+      'grantStatements',
+      'postgresStore',
+      'storeRecords',
+      'verifyStoreLog',
+    ]);
   });
 });

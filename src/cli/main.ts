@@ -1,7 +1,7 @@
 /**
  * The `gate-audit` command: a thin shell. Parse arguments and the configuration → load modules once →
- * audit → every report → exit code. `check-policy`, `verify-log`, `approvals` and `init` as the first argument dispatch
- * to their subcommands.
+ * audit → every report → exit code. `check-policy`, `verify-log`, `approvals`, `store` and `init` as the first
+ * argument dispatch to their subcommands.
  * Exit codes: 0 every node gated, 1 a coverage finding, 2 usage, config or load error.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
@@ -30,7 +30,8 @@ import {
   writeReport,
 } from './outputs.js';
 import { checkPolicyCommand, verifyLogCommand } from './policy-commands.js';
-import { approvalsCommand, verifyStoreLogCommand } from './store-commands.js';
+import { approvalsCommand } from './approvals-command.js';
+import { storeCommand, verifyStoreLogCommand } from './store-commands.js';
 import { readConfigSupervised, runCommandSupervised } from './load-supervised.js';
 import { type RunOutcome, type RunSettings, runAudit } from './run.js';
 import type { Pattern } from './select.js';
@@ -214,7 +215,9 @@ function program(streams: CliStreams): Command {
         '  gate-audit observed <traces...>               which tool calls in OTLP JSON traces were decided, refused or undecided\n' +
         '  gate-audit verify-log <file>                  check a hash-chained decision log\n' +
         "  gate-audit verify-log --store <url>           check every writer's chain of a fleet's log in PostgreSQL\n" +
-        '  gate-audit approvals list|approve|deny --store <url>  answer pending approvals from any process\n' +
+        '  gate-audit approvals keygen|list|show|approve|deny|watch --store <url> --key <file>\n' +
+        '                                                make approver keys; answer pending approvals from any process\n' +
+        '  gate-audit store migrate --store <url>        create or upgrade the PostgreSQL schema (an admin role)\n' +
         '\nExit codes:\n' +
         '  0  clean: every node gated, attested or accepted (attested and accepted never fail)\n' +
         '  1  a node is ungated, ungateable or blocked, or an orchestrator is not gated; with --min-coverage the\n' +
@@ -480,13 +483,16 @@ export async function main(argv: readonly string[], given: CliStreams, context: 
       streams.stderr.write(done.err);
       return done.code;
     }
-    if (argv[0] === 'verify-log' && argv.some((a) => a === '--store' || a.startsWith('--store='))) {
-      return await verifyStoreLogCommand(argv.slice(1), streams);
+    if (argv[0] === 'verify-log' && argv.some((a) => /^--store(-file)?(=|$)/.test(a))) {
+      return await verifyStoreLogCommand(argv.slice(1), streams, cwd);
     }
     if (argv[0] === 'verify-log') return await verifyLogCommand(argv.slice(1), streams, cwd);
     if (argv[0] === 'approvals') {
-      return await approvalsCommand(argv.slice(1), streams, cwd, context.env ?? process.env);
+      return await approvalsCommand(argv.slice(1), streams, cwd, {
+        ...(context.signal === undefined ? {} : { signal: context.signal }),
+      });
     }
+    if (argv[0] === 'store') return await storeCommand(argv.slice(1), streams, cwd);
     if (argv[0] === 'init') return initCommand(argv.slice(1), streams, cwd);
     if (argv[0] === 'merge') return await mergeCommand(argv.slice(1), streams, cwd);
     if (argv[0] === 'observed') return await observedCommand(argv.slice(1), streams, cwd);

@@ -46,6 +46,7 @@ import { checkReporters, Inputs, type ReporterSpec, refuseOverwrites, resolveOut
 import type * as postgres from '../stores/postgres.js';
 import type { Streams } from './policy-commands.js';
 import { commandOutput } from './command-output.js';
+import { StoreCommandError, storeUrlOf } from './store-commands.js';
 
 /** Longest line read; a longer one is malformed (no batch of spans is that long). */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
@@ -53,6 +54,7 @@ const MAX_LINE_BYTES = 64 * 1024 * 1024;
 interface ObservedOptions {
   log?: string[];
   store?: string;
+  storeFile?: string;
   audit?: string;
   since?: number;
   until?: number;
@@ -96,7 +98,8 @@ function program(streams: Streams, now: number): Command {
       "OTLP JSON trace files (one request per line, as the Collector's file exporter writes; gzip too)",
     )
     .option('--log <file>', 'a decision log whose records decide the calls they match (repeatable)', collect)
-    .option('--store <url>', "a PostgreSQL decision log's connection string (postgresql://…)")
+    .option('--store <url>', "a PostgreSQL decision log's connection string, without a password (postgresql://…)")
+    .option('--store-file <file>', 'a file holding that connection string (it may hold the password)')
     .option('--audit <report.json>', 'an audit report (gate-audit --format json) to note drift against')
     .option(
       '--since <time>',
@@ -439,7 +442,17 @@ async function observe(argv: readonly string[], streams: Streams, cwd: string, n
   const sources: ObservedSource[] = [];
   const decisions = new DecisionIndex();
   for (const log of options.log ?? []) sources.push(await readLog(resolve(cwd, log), log, decisions));
-  if (options.store !== undefined) sources.push(await readStore(options.store, decisions));
+  if (options.store !== undefined || options.storeFile !== undefined) {
+    let url: string;
+    try {
+      url = storeUrlOf(options, cwd);
+    } catch (error) {
+      // A password on the command line (ps and shell history show it), or an unreadable store file.
+      if (error instanceof StoreCommandError) throw new GateAuditError('USAGE', error.message);
+      throw error;
+    }
+    sources.push(await readStore(url, decisions));
+  }
   const counts = new ObservedCounts();
   const traces = new ObservedTraces(
     {

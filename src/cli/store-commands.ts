@@ -1,184 +1,140 @@
 /**
- * The store subcommands: `gate-audit approvals list|approve|deny --store <url>` answers pending approvals
- * from any process, and `gate-audit verify-log --store <url>` checks every writer's chain of a fleet's
- * decision log. The secret comes from `GATE_AUDIT_APPROVAL_SECRET` or `--secret-file`, never from the
- * arguments (they show in `ps` and in shell history). `pg` is loaded only here, when a store is named.
+ * The store subcommands and what every command that takes a store shares: `gate-audit store migrate`
+ * creates or upgrades the PostgreSQL schema (as an admin role), and `gate-audit verify-log --store` checks
+ * every writer's chain of a fleet's decision log. A store is named by `--store <url>` or `--store-file
+ * <file>` (a file holding the connection string); a URL with a password in it is refused, since arguments
+ * show in `ps` and in shell history: the password goes in `PGPASSWORD`, `~/.pgpass` or the store file.
+ * `pg` is loaded only here, when a store is named.
  */
 import { readFileSync } from 'node:fs';
-import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
-import { InvalidArgumentError } from 'commander';
-import { canonicalJson } from '../enforce/digest.js';
+import { type Command, InvalidArgumentError } from 'commander';
 import { GateAuditError, messageOf } from '../errors.js';
-import { joinPath } from '../paths.js';
-import { approvePending, denyPending, type ListedApproval, listPending } from '../policy/approval-store.js';
 import type { PostgresStore, postgresStore } from '../stores/postgres.js';
-import { visible } from '../text.js';
-import type { Streams } from './policy-commands.js';
+import { visible, visibleField } from '../text.js';
 import { subcommand } from './command-output.js';
+import type { Streams } from './policy-commands.js';
 
-/** The environment variable the approval secret is read from. */
-export const SECRET_ENV = 'GATE_AUDIT_APPROVAL_SECRET';
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-class StoreCommandError extends Error {
+/** A problem a store command reports with its exit code (1 refused or broken, 2 usage or store). */
+export class StoreCommandError extends Error {
+  /**
+   * @param message - the line, without the command's name
+   * @param exitCode - 1 or 2
+   */
   constructor(
     message: string,
     readonly exitCode: number,
   ) {
     super(message);
+    this.name = 'StoreCommandError';
   }
 }
 
-async function openStore(url: string): Promise<PostgresStore> {
+/** Whether a connection string carries a password (`user:pw@`, `?password=`, or `password=` in key=value form). */
+export function hasPassword(connection: string): boolean {
+  try {
+    const url = new URL(connection);
+    if (url.password !== '') return true;
+    for (const key of url.searchParams.keys()) if (key.toLowerCase() === 'password') return true;
+    return false;
+  } catch {
+    return /(^|[\s?&;])password\s*=/i.test(connection);
+  }
+}
+
+/** The options every command that takes a store has. */
+export interface StoreFlags {
+  readonly store?: string;
+  readonly storeFile?: string;
+}
+
+/**
+ * Adds `--store <url>` and `--store-file <file>` to a command.
+ *
+ * @param command - the command
+ */
+export function withStoreOptions(command: Command): Command {
+  return command
+    .option('--store <url>', 'the PostgreSQL connection string, without a password (postgresql://user@host/db)')
+    .option('--store-file <file>', 'a file holding the connection string (it may hold the password)');
+}
+
+/**
+ * The connection string a command was given: `--store` (refused when it holds a password) or the text of
+ * `--store-file`.
+ *
+ * @param flags - the parsed options
+ * @param cwd - where a relative `--store-file` is
+ * @throws StoreCommandError (exit 2) when neither or both are given, the URL holds a password, or the file
+ *   cannot be read
+ */
+export function storeUrlOf(flags: StoreFlags, cwd: string): string {
+  if ((flags.store === undefined) === (flags.storeFile === undefined)) {
+    throw new StoreCommandError(
+      'option=<--store> | name the store once | pass --store <url> (the password in PGPASSWORD or ~/.pgpass) or --store-file <file>',
+      2,
+    );
+  }
+  if (flags.store !== undefined) {
+    if (hasPassword(flags.store)) {
+      throw new StoreCommandError(
+        'option=<--store> | the connection string holds a password, and arguments show in ps and in shell history | drop it from the URL and set PGPASSWORD (or the other PG* variables, or ~/.pgpass), or put the whole string in a file readable only by you and pass --store-file <file>',
+        2,
+      );
+    }
+    return flags.store;
+  }
+  const file = flags.storeFile!;
+  try {
+    return readFileSync(resolve(cwd, file), 'utf8').trim();
+  } catch (error) {
+    throw new StoreCommandError(
+      `file=<${visibleField(file)}> | cannot read the store file (${visibleField(messageOf(error))}) | check the path`,
+      2,
+    );
+  }
+}
+
+/**
+ * Opens a PostgreSQL store (loading `pg` now).
+ *
+ * @param url - the connection string
+ * @throws StoreCommandError (exit 2) when `pg` cannot be loaded
+ */
+export async function openStore(url: string): Promise<PostgresStore> {
   let open: typeof postgresStore;
   try {
     ({ postgresStore: open } = await import('../stores/postgres.js'));
   } catch (error) {
     throw new StoreCommandError(
-      `store=<postgres> | cannot load the PostgreSQL store (${messageOf(error)}) | npm install pg`,
+      `store=<postgres> | cannot load the PostgreSQL store (${visibleField(messageOf(error))}) | npm install pg`,
       2,
     );
   }
-  return open({ connectionString: url });
-}
-
-function secretOf(env: Env, secretFile: string | undefined, cwd: string): string {
-  if (secretFile !== undefined) {
-    try {
-      return readFileSync(resolve(cwd, secretFile), 'utf8').replace(/\r?\n$/, '');
-    } catch (error) {
-      throw new StoreCommandError(
-        `file=<${visible(secretFile)}> | cannot read the secret file (${messageOf(error)}) | check the path`,
-        2,
-      );
-    }
-  }
-  const secret = env[SECRET_ENV];
-  if (secret === undefined || secret === '') {
-    throw new StoreCommandError(
-      `env=<${SECRET_ENV}> | the approval secret is not set | export ${SECRET_ENV}, or pass --secret-file <path> (never the secret itself as an argument)`,
-      2,
-    );
-  }
-  return secret;
-}
-
-/** One approval as lines for the terminal: every value from the store neutralised. */
-function approvalLines(listed: ListedApproval): string {
-  const { entry, answer, consumedAt } = listed;
-  const status = listed.forged
-    ? 'FORGED'
-    : consumedAt !== undefined
-      ? 'used'
-      : answer !== undefined
-        ? `${answer.decision === 'approve' ? 'approved' : 'denied'} by ${visible(answer.by)}`
-        : listed.expired
-          ? 'expired'
-          : 'pending';
-  let input: string;
-  try {
-    input = canonicalJson(entry.request.input);
-  } catch {
-    input = '(not plain data)';
-  }
-  const lines = [
-    `${visible(entry.id)}  ${status}`,
-    `  gate ${visible(entry.gate)} (${visible(entry.gateId)})${entry.rule === undefined ? '' : `, rule ${visible(entry.rule)}`}`,
-    `  reason: ${visible(entry.reason)}`,
-    `  agent ${visible(entry.request.agentId)} at ${visible(joinPath(entry.request.path)) || '(no place known)'}: tool ${visible(entry.request.toolName)}, toolUseId ${visible(entry.request.toolUseId)}`,
-    `  input: ${visible(input)}`,
-    `  input sha256: ${visible(entry.inputDigest)} (the approval token signs this)`,
-    `  expires ${new Date(entry.expiresAt).toISOString()}`,
-  ];
-  if (listed.forged !== undefined) lines.push(`  NOT TRUSTED: ${visible(listed.forged)}`);
-  return `${lines.join('\n')}\n`;
+  return open({ connectionString: url, poolSize: 2 });
 }
 
 /**
- * `gate-audit approvals list|approve|deny --store <url>`.
+ * Writes what a store command failed with and gives its exit code: its own errors with theirs, a schema
+ * error and any other failure (a connection, a permission) as a store error (2).
  *
- * @returns the exit code: 0 done, 1 an answer refused (answered already, forged, expired, used), 2 usage,
- *   secret or store error
+ * @param name - the command (`approvals`, `verify-log`, `store migrate`)
+ * @param error - what it threw
+ * @param streams - where to write
  */
-export async function approvalsCommand(
-  argv: readonly string[],
-  streams: Streams,
-  cwd: string,
-  env: Env,
-): Promise<number> {
-  if (argv.some((a) => a === '--secret' || a.startsWith('--secret='))) {
-    streams.stderr.write(
-      `gate-audit approvals: option=<--secret> | the secret is never read from the arguments (ps and shell history show them) | export ${SECRET_ENV} or pass --secret-file <path>\n`,
-    );
+export function storeFailure(name: string, error: unknown, streams: Streams): number {
+  if (error instanceof StoreCommandError) {
+    streams.stderr.write(`gate-audit ${name}: ${error.message}\n`);
+    return error.exitCode;
+  }
+  if (error instanceof GateAuditError) {
+    streams.stderr.write(`gate-audit ${name}: ${error.message}\n`);
     return 2;
   }
-  const command = subcommand('approvals', streams)
-    .description('List and answer the pending approvals gates wrote to a store.')
-    .argument('<action>', 'list, approve or deny')
-    .argument('[id]', 'the pending approval (approve, deny)')
-    .requiredOption('--store <url>', 'the PostgreSQL connection string (postgresql://…)')
-    .option('--secret-file <path>', `read the approval secret from this file (default: $${SECRET_ENV})`)
-    .option('--by <name>', 'who answers (default: the user name)')
-    .option('--all', 'list answered and used approvals too')
-    .addHelpText(
-      'after',
-      `\nThe secret is read from $${SECRET_ENV} or --secret-file, never from the arguments.\n` +
-        'Exit codes: 0 done · 1 the answer was refused (answered already, forged, expired, used) · 2 usage, secret or store error',
-    );
-  command.parse([...argv], { from: 'user' });
-  const [action, id] = command.args as [string, string | undefined];
-  const options = command.opts<{ store: string; secretFile?: string; by?: string; all?: boolean }>();
-  if (!['list', 'approve', 'deny'].includes(action)) {
-    streams.stderr.write(
-      `gate-audit approvals: action=<${visible(action)}> | unknown action | use list, approve <id> or deny <id>\n`,
-    );
-    return 2;
-  }
-  if (action !== 'list' && id === undefined) {
-    streams.stderr.write(
-      `gate-audit approvals: action=<${action}> | the approval id is missing | run approvals list\n`,
-    );
-    return 2;
-  }
-  let store: PostgresStore | undefined;
-  try {
-    const secret = secretOf(env, options.secretFile, cwd);
-    store = await openStore(options.store);
-    if (action === 'list') {
-      const listed = await listPending(store, { secret, all: options.all === true });
-      streams.stdout.write(
-        listed.length === 0 ? 'gate-audit approvals: nothing pending\n' : listed.map(approvalLines).join('\n'),
-      );
-      return 0;
-    }
-    const by = options.by ?? userInfo().username;
-    try {
-      await (action === 'approve' ? approvePending : denyPending)(store, id!, { secret, by });
-    } catch (error) {
-      if (error instanceof GateAuditError) {
-        streams.stderr.write(`gate-audit approvals: ${error.message}\n`);
-        return 1;
-      }
-      throw error;
-    }
-    streams.stdout.write(
-      `gate-audit approvals: ${visible(id!)} ${action === 'approve' ? 'approved' : 'denied'} by ${visible(by)}\n`,
-    );
-    return 0;
-  } catch (error) {
-    if (error instanceof StoreCommandError) {
-      streams.stderr.write(`gate-audit approvals: ${error.message}\n`);
-      return error.exitCode;
-    }
-    streams.stderr.write(
-      `gate-audit approvals: store=<postgres> | ${visible(messageOf(error))} | check the --store connection string and that the server runs\n`,
-    );
-    return 2;
-  } finally {
-    await store?.close().catch(() => undefined);
-  }
+  streams.stderr.write(
+    `gate-audit ${name}: store=<postgres> | ${visible(messageOf(error))} | check the store's connection string, the role's privileges and that the server runs\n`,
+  );
+  return 2;
 }
 
 function expectArg(value: string, previous: Record<string, string> = {}): Record<string, string> {
@@ -194,22 +150,28 @@ function expectArg(value: string, previous: Record<string, string> = {}): Record
 /**
  * `gate-audit verify-log --store <url> [--expect-last-hash <writer>=<hex>...]`.
  *
+ * @param argv - the arguments after `verify-log`
+ * @param streams - where to write
+ * @param cwd - where a relative `--store-file` is
  * @returns the exit code: 0 every chain intact, 1 a break, 2 usage or store error
  */
-export async function verifyStoreLogCommand(argv: readonly string[], streams: Streams): Promise<number> {
-  const command = subcommand('verify-log', streams)
-    .description("Check a fleet's decision log in PostgreSQL: every writer's chain and the writers' chain.")
-    .requiredOption('--store <url>', 'the PostgreSQL connection string (postgresql://…)')
+export async function verifyStoreLogCommand(argv: readonly string[], streams: Streams, cwd: string): Promise<number> {
+  const command = withStoreOptions(
+    subcommand('verify-log', streams).description(
+      "Check a fleet's decision log in PostgreSQL: every writer's chain and the writers' chain.",
+    ),
+  )
     .option('--expect-last-hash <writer=hex>', "a writer's last hash kept elsewhere (repeat per writer)", expectArg)
     .addHelpText(
       'after',
       '\nExit codes: 0 intact · 1 a record or writer is broken or missing · 2 usage or store error',
     );
   command.parse([...argv], { from: 'user' });
-  const options = command.opts<{ store: string; expectLastHash?: Record<string, string> }>();
+  const options = command.opts<StoreFlags & { expectLastHash?: Record<string, string> }>();
   let store: PostgresStore | undefined;
   try {
-    store = await openStore(options.store);
+    store = await openStore(storeUrlOf(options, cwd));
+    await store.checkSchema();
     const { verifyStoreLog } = await import('../stores/postgres.js');
     const result = await verifyStoreLog(store, { expectLastHash: options.expectLastHash ?? {} });
     const lines = result.writers.map(
@@ -222,14 +184,72 @@ export async function verifyStoreLogCommand(argv: readonly string[], streams: St
     );
     return result.ok ? 0 : 1;
   } catch (error) {
-    if (error instanceof StoreCommandError) {
-      streams.stderr.write(`gate-audit verify-log: ${error.message}\n`);
-      return error.exitCode;
+    return storeFailure('verify-log', error, streams);
+  } finally {
+    await store?.close().catch(() => undefined);
+  }
+}
+
+/**
+ * `gate-audit store migrate --store <url>`: creates or upgrades the schema, as an admin role.
+ * `gate-audit store grants --runtime-role <role> --approver-role <role>`: prints the GRANT statements.
+ *
+ * @param argv - the arguments after `store`
+ * @param streams - where to write
+ * @param cwd - where a relative `--store-file` is
+ * @returns the exit code: 0 done, 2 usage or store error (a schema newer than this gate-audit included)
+ */
+export async function storeCommand(argv: readonly string[], streams: Streams, cwd: string): Promise<number> {
+  const command = withStoreOptions(
+    subcommand('store', streams).description(
+      'Create or upgrade the PostgreSQL schema of approvals and the decision log (run it as an admin role), or print the grants of the roles gates and approvers use.',
+    ),
+  )
+    .argument('<action>', 'migrate or grants')
+    .option('--runtime-role <role>', "grants: the gates' role (SELECT, and INSERT on what gates append)")
+    .option('--approver-role <role>', "grants: the approvers' role (SELECT, and INSERT on the answers)")
+    .addHelpText(
+      'after',
+      '\nGates and approvers never create or alter tables: run migrate once per upgrade, as a role that may,\n' +
+        'then run the statements grants prints as that role (e.g. gate-audit store grants … | psql).\n' +
+        'Exit codes: 0 done · 2 usage or store error (a schema newer than this gate-audit: STORE_SCHEMA)',
+    );
+  command.parse([...argv], { from: 'user' });
+  const [action] = command.args as [string];
+  const roles = command.opts<{ runtimeRole?: string; approverRole?: string }>();
+  if (action === 'grants') {
+    if (roles.runtimeRole === undefined && roles.approverRole === undefined) {
+      streams.stderr.write(
+        'gate-audit store: action=<grants> | no role named | pass --runtime-role <role> and/or --approver-role <role>\n',
+      );
+      return 2;
     }
+    const { grantStatements } = await import('../stores/postgres-schema.js');
+    const statements = grantStatements({
+      ...(roles.runtimeRole === undefined ? {} : { runtime: roles.runtimeRole }),
+      ...(roles.approverRole === undefined ? {} : { approver: roles.approverRole }),
+    });
+    streams.stdout.write(`${statements.join('\n')}\n`);
+    return 0;
+  }
+  if (action !== 'migrate') {
     streams.stderr.write(
-      `gate-audit verify-log: store=<postgres> | ${visible(messageOf(error))} | check the --store connection string and that the server runs\n`,
+      `gate-audit store: action=<${visibleField(action)}> | unknown action | use migrate or grants\n`,
     );
     return 2;
+  }
+  let store: PostgresStore | undefined;
+  try {
+    store = await openStore(storeUrlOf(command.opts<StoreFlags>(), cwd));
+    const result = await store.migrate();
+    streams.stdout.write(
+      result.applied.length === 0
+        ? `gate-audit store: the schema is at version ${result.to} already\n`
+        : `gate-audit store: schema version ${result.from} → ${result.to}\n${result.applied.map((m) => `  applied ${m}\n`).join('')}`,
+    );
+    return 0;
+  } catch (error) {
+    return storeFailure('store migrate', error, streams);
   } finally {
     await store?.close().catch(() => undefined);
   }

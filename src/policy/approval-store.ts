@@ -1,33 +1,17 @@
 /**
- * Durable approvals: the pending approval of an `ask` written to a store (in memory, or PostgreSQL through
- * `gate-audit/stores/postgres`) so that another process can list and answer it, and the paused process, or
- * a restarted one resuming from the SDK's session snapshot, consumes the answer exactly once.
+ * Durable approvals: where the pending approval of an `ask` is written (in memory, or PostgreSQL through
+ * `gate-audit/stores/postgres`) so that another process can list and answer it, and the paused process, or a
+ * restarted one resuming from the SDK's session snapshot, consumes the answer once.
  *
- * Trust: the approval token (`approve`) stays the proof that someone holding the secret approved exactly
- * this call. The store adds durability, single use and "first answer wins". Each pending row carries an
- * HMAC by the gate (its own domain tag) over every field the token signs, the row id, the gate's name, the
- * reason and rule, and the expiry: a row written or edited straight in the table is refused, and a nonce
- * copied into another row does not verify.
+ * The store is append-only: a pending approval, its answer and its consumption are three inserts, and of
+ * two answers (or two consumptions) of one approval the store takes exactly one, the first; nothing is
+ * ever updated or deleted by a gate or an approver. Trust does not come from the store: every answer is
+ * signed by an approver's Ed25519 key over exactly one pause of exactly one call (`approval-signature.ts`),
+ * and the gate checks it against the public keys it holds (`approval-keys.ts`). The store adds
+ * durability, "first answer wins" and single use.
  */
-import { createHmac } from 'node:crypto';
-import { canonicalJson } from '../enforce/digest.js';
-import type {
-  ApprovalBinding,
-  ApprovalOutcome,
-  ApprovalPath,
-  RaisedApproval,
-  ToolCallRequest,
-} from '../enforce/gate.js';
-import { GateAuditError } from '../errors.js';
-import { joinPath } from '../paths.js';
-import {
-  type ApprovalSecret,
-  approvalKey,
-  approvalToken,
-  equalText,
-  inputDigest,
-  isApprovalToken,
-} from './approval.js';
+import { GateAuditError, messageOf } from '../errors.js';
+import { visibleField } from '../text.js';
 
 /** The call a pending approval waits for, as stored. */
 export interface PendingRequest {
@@ -41,7 +25,7 @@ export interface PendingRequest {
   readonly path: readonly string[];
 }
 
-/** A pending approval as a gate writes it to its store. */
+/** A pending approval as a gate writes it to its store: one pause of one call. */
 export interface PendingApprovalEntry {
   /** Random id; the answer to the interrupt on resume. */
   readonly id: string;
@@ -51,378 +35,255 @@ export interface PendingApprovalEntry {
   readonly gateId: string;
   /** The rule that asked. */
   readonly rule?: string;
-  /** Why the gate asks. */
+  /** Why the gate asks (shown to the approver; not signed: judge the call). */
   readonly reason: string;
   /** The call. */
   readonly request: PendingRequest;
-  /** SHA-256 of the canonical input: what the approval token will sign. */
+  /** SHA-256 of the canonical input. */
   readonly inputDigest: string;
-  /** The nonce issued with the interrupt. */
+  /** `callDigest` of the call: what an approver's signature covers (with the ids below). */
+  readonly callDigest: string;
+  /** The nonce issued with this pause (the interrupt). */
   readonly nonce: string;
   /** When it was raised (ms since the epoch). */
   readonly createdAt: number;
   /** When it expires (ms since the epoch): an answer consumed later is refused. */
   readonly expiresAt: number;
-  /** The gate's HMAC over the row (see the module comment). */
-  readonly mac: string;
 }
 
-/** An answer to a pending approval. */
+/** An approver's signed answer to one pending approval. */
 export interface ApprovalAnswer {
+  /** The pending approval answered. */
+  readonly approvalId: string;
   /** What was decided. */
   readonly decision: 'approve' | 'deny';
-  /** Who decided (free text, shown and logged). */
-  readonly by: string;
-  /** The approval token (approve only). */
-  readonly token?: string;
+  /** Who decided: the name the approver's public key is listed under. */
+  readonly approverId: string;
   /** When (ms since the epoch). */
   readonly answeredAt: number;
+  /** Until when the answer may be used (ms since the epoch; at most the pending approval's expiry). */
+  readonly expiresAt: number;
+  /** Ed25519 signature (base64) over the canonical answer (`answerMessage`). */
+  readonly signature: string;
 }
 
-/** A pending approval with its answer and whether it was consumed. */
+/** A gate's use of a pending approval: written once, whatever the outcome. */
+export interface ApprovalConsumption {
+  /** The pending approval used. */
+  readonly approvalId: string;
+  /** When (ms since the epoch). */
+  readonly consumedAt: number;
+  /** What the gate did with it: ran the call, refused it (a denial, a wrong answer), or found no answer. */
+  readonly outcome: 'granted' | 'refused' | 'unanswered';
+  /** Who used it: host and process id of the gate. */
+  readonly by: string;
+}
+
+/** A pending approval with its answer and its consumption, when there are. */
 export interface StoredApproval {
   readonly entry: PendingApprovalEntry;
   readonly answer?: ApprovalAnswer;
-  /** When the gate consumed it (ms since the epoch); absent while unconsumed. */
-  readonly consumedAt?: number;
+  readonly consumption?: ApprovalConsumption;
+  /**
+   * The id of a later pending approval of the same call (same `callDigest` and `toolUseId`): the call
+   * paused again, and that later pause is the one a resume binds to.
+   */
+  readonly supersededBy?: string;
+}
+
+/** How long to wait for an answer. */
+export interface WaitOptions {
+  /** Stops the wait (the promise rejects with the signal's reason). */
+  readonly signal?: AbortSignal;
+  /** Gives up after this many ms (the promise resolves `undefined`); no limit without it. */
+  readonly timeoutMs?: number;
 }
 
 /**
  * Where pending approvals live. Every method may reject (the gate then refuses the call and stops the run).
- * `answer` and `consume` must be atomic: of two answers exactly one is stored (the first), and of two
- * consumes exactly one returns the row.
+ * `answerPending` and `consumePending` are inserts that must be atomic: of two for one approval exactly one
+ * is stored (the first), the other resolves `false`.
  */
 export interface ApprovalStore {
   /** Writes a new pending approval (the id is fresh). */
   putPending(entry: PendingApprovalEntry): Promise<void>;
   /** Pending approvals, oldest first: unanswered and unconsumed only unless `all`. */
   listPending(options?: { readonly all?: boolean }): Promise<StoredApproval[]>;
-  /** One pending approval by id. */
+  /** One pending approval by id, with its answer, consumption and any later pause of the same call. */
   getPending(id: string): Promise<StoredApproval | undefined>;
-  /** Stores the answer if there is none yet and it is not consumed; `false` when one was there first. */
-  answerPending(id: string, answer: ApprovalAnswer): Promise<boolean>;
-  /** Marks it consumed and returns it, once; `undefined` when unknown or already consumed. */
-  consumePending(id: string): Promise<StoredApproval | undefined>;
+  /** Stores an answer unless one is there; `false` when one was there first (or the approval is unknown). */
+  answerPending(answer: ApprovalAnswer): Promise<boolean>;
+  /** Stores a consumption unless one is there; `false` when one was there first (or the approval is unknown). */
+  consumePending(consumption: ApprovalConsumption): Promise<boolean>;
+  /**
+   * Waits until the pending approval is answered: resolves the answer, or `undefined` after `timeoutMs`;
+   * rejects when the signal aborts or the approval is unknown. The answer is not checked here (the gate
+   * checks its signature on resume).
+   */
+  waitForAnswer(approvalId: string, options?: WaitOptions): Promise<ApprovalAnswer | undefined>;
 }
 
-/** Durable approval options of `approvals`. */
-export interface DurableApprovalOptions extends ApprovalSecret {
-  /** Where pending approvals are written, answered and consumed. Without it approvals live in memory only. */
-  readonly store?: ApprovalStore;
-  /** How long a pending approval may be answered and consumed, in ms (default one hour). */
-  readonly ttlMs?: number;
-}
+/** The methods a store must have (checked when a gate is made). */
+export const STORE_METHODS = [
+  'putPending',
+  'listPending',
+  'getPending',
+  'answerPending',
+  'consumePending',
+  'waitForAnswer',
+] as const;
 
-/** Domain tag of the row HMAC: never mistaken for an approval token made with the same key. */
-const ROW_DOMAIN = 'gate-audit-approval-row/v1';
-const DEFAULT_TTL_MS = 60 * 60 * 1000;
-
-function rowMac(key: Buffer, entry: Omit<PendingApprovalEntry, 'mac'> & { readonly mac?: string }): string {
-  const message = canonicalJson([
-    ROW_DOMAIN,
-    entry.id,
-    entry.gate,
-    entry.gateId,
-    entry.rule ?? null,
-    entry.reason,
-    entry.request.agentId,
-    joinPath(entry.request.path),
-    entry.nonce,
-    entry.request.toolName,
-    entry.request.toolUseId,
-    entry.inputDigest,
-    entry.createdAt,
-    entry.expiresAt,
-  ]);
-  return createHmac('sha256', key).update(message).digest('hex');
+/** What a wait rejects with: the abort reason or the failure, as an `Error`. */
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(messageOf(reason));
 }
 
 /**
- * Why a stored row cannot be trusted, or undefined when its HMAC is the gate's and its input matches its
- * digest.
- */
-function forgery(key: Buffer, entry: PendingApprovalEntry): string | undefined {
-  let expected: string;
-  try {
-    expected = rowMac(key, entry);
-  } catch {
-    return 'the stored approval is malformed';
-  }
-  if (typeof entry.mac !== 'string' || !equalText(expected, entry.mac)) {
-    return 'the stored approval was not written by this gate (its HMAC does not verify): refused';
-  }
-  let digest: string;
-  try {
-    digest = inputDigest(entry.request.input);
-  } catch {
-    return 'the stored approval holds an input that is not plain data';
-  }
-  if (digest !== entry.inputDigest) return "the stored approval's input does not match its signed digest";
-  return undefined;
-}
-
-function sameCall(entry: PendingApprovalEntry, request: ToolCallRequest, gateId: string): string | undefined {
-  const differs: string[] = [];
-  if (entry.gateId !== gateId) differs.push('gate');
-  if (entry.request.agentId !== request.agentId) differs.push('agent');
-  if (joinPath(entry.request.path) !== joinPath(request.path)) differs.push('place');
-  if (entry.request.toolName !== request.toolName) differs.push('tool');
-  if (entry.request.toolUseId !== request.toolUseId) differs.push('toolUseId');
-  if (entry.inputDigest !== inputDigest(request.input)) differs.push('input');
-  return differs.length === 0 ? undefined : `the stored approval is for another call (${differs.join(', ')} differ)`;
-}
-
-/**
- * Consumes a stored approval once and checks it against the live call. Integrity problems throw (the gate
- * refuses the call and stops the run); a human's denial is a refusal.
- */
-async function redeem(
-  key: Buffer,
-  store: ApprovalStore,
-  id: string,
-  request: ToolCallRequest,
-  gateId: string,
-  nonce: string | undefined,
-  answer: unknown,
-): Promise<ApprovalOutcome> {
-  const stored = await store.consumePending(id);
-  if (stored === undefined) {
-    throw new Error(`approval ${id} is unknown or was already used`);
-  }
-  const problem = forgery(key, stored.entry) ?? sameCall(stored.entry, request, gateId);
-  if (problem !== undefined) throw new Error(problem);
-  if (nonce !== undefined && stored.entry.nonce !== nonce) {
-    throw new Error('the stored approval is not the one this gate raised for this interrupt (nonce differs)');
-  }
-  if (Date.now() > stored.entry.expiresAt) {
-    throw new Error(`approval ${id} expired at ${new Date(stored.entry.expiresAt).toISOString()}`);
-  }
-  const subject = { ...request, gateId, nonce: stored.entry.nonce };
-  // A token given directly as the resume answer counts as well as one stored by approvePending.
-  const token = isApprovalToken(answer) ? answer : stored.answer?.token;
-  if (stored.answer?.decision === 'deny') {
-    return { granted: false, reason: `denied by ${stored.answer.by}` };
-  }
-  if (token === undefined) throw new Error(`approval ${id} was not answered before the run resumed`);
-  if (!equalText(approvalToken(key, subject), token)) {
-    throw new Error(`the approval token of ${id} is not for this call`);
-  }
-  return { granted: true };
-}
-
-function approvalIdOf(answer: unknown): string | undefined {
-  return typeof answer === 'string' && /^[0-9a-f-]{36}$/.test(answer) ? answer : undefined;
-}
-
-/**
- * The interrupt approval path with a durable store: `raise` writes the pending approval (HMAC'd) before the
- * run pauses; on resume the answer (the approval id, or a token) is consumed from the store once, in this
- * process or in a restarted one.
+ * Waits for `check` to find an answer, again each time `subscribe` reports news, until `timeoutMs` or the
+ * signal (shared by the stores' `waitForAnswer`).
  *
- * @param options - `{ secret, store, ttlMs? }`
+ * @param check - looks in the store: the answer, `undefined` while there is none; rejects for an unknown id
+ * @param subscribe - calls its argument on news (a notification, a reconnect); returns the unsubscribe
+ * @param options - the signal and the timeout
  */
-export function storedApprovals(options: DurableApprovalOptions & { readonly store: ApprovalStore }): ApprovalPath {
-  const key = approvalKey(options, 'approvals');
-  const { store } = options;
-  const ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
-  if (!Number.isInteger(ttlMs) || ttlMs <= 0) {
-    throw new GateAuditError('INVALID_ARGUMENT', 'option=<approvals.ttlMs> | must be a positive whole number of ms');
-  }
-  for (const method of ['putPending', 'consumePending', 'answerPending', 'getPending', 'listPending'] as const) {
-    if (typeof (store as unknown as Record<string, unknown>)?.[method] !== 'function') {
-      throw new GateAuditError(
-        'INVALID_ARGUMENT',
-        `option=<approvals.store> | the store has no ${method}() | pass postgresStore(...) or memoryApprovalStore()`,
-      );
-    }
-  }
-  return {
-    via: 'interrupt',
-    raise: async (pending: RaisedApproval): Promise<void> => {
-      const createdAt = Date.now();
-      const { request } = pending;
-      const fields: Omit<PendingApprovalEntry, 'mac'> = {
-        id: pending.id,
-        gate: pending.gate,
-        gateId: pending.gateId,
-        ...(pending.rule === undefined ? {} : { rule: pending.rule }),
-        reason: pending.reason,
-        request: {
-          toolName: request.toolName,
-          toolUseId: request.toolUseId,
-          input: request.input,
-          agentId: request.agentId,
-          agentName: request.agentName,
-          path: [...request.path],
-        },
-        inputDigest: inputDigest(request.input),
-        nonce: pending.nonce,
-        createdAt,
-        expiresAt: createdAt + ttlMs,
-      };
-      await store.putPending({ ...fields, mac: rowMac(key, fields) });
-    },
-    check: async (request: ToolCallRequest, answer: unknown, binding: ApprovalBinding): Promise<ApprovalOutcome> => {
-      if (binding.approvalId === undefined) throw new Error('no stored approval is waiting for this interrupt');
-      if (!isApprovalToken(answer) && approvalIdOf(answer) !== binding.approvalId) {
-        // The interrupt is answered: its stored approval is spent too, so it cannot be used later.
-        await store.consumePending(binding.approvalId);
-        return {
-          granted: false,
-          reason: `the answer is neither the approval id ${binding.approvalId} nor an approval token`,
-        };
-      }
-      return redeem(key, store, binding.approvalId, request, binding.gateId, binding.nonce, answer);
-    },
-    resume: (
-      request: ToolCallRequest,
-      answer: unknown,
-      gate: { readonly gateId: string },
-    ): Promise<ApprovalOutcome> => {
-      const id = approvalIdOf(answer);
-      if (id === undefined) {
-        return Promise.resolve({
-          granted: false,
-          reason:
-            'the approval answer was not requested by this gate in this process, and it is not the id of a stored approval',
-        });
-      }
-      return redeem(key, store, id, request, gate.gateId, undefined, answer);
-    },
-  };
-}
-
-/** What an approver sees of a stored approval, checked. */
-export interface ListedApproval extends StoredApproval {
-  /** Why the row cannot be trusted (written or edited in the table, input not matching its digest). */
-  readonly forged?: string;
-  /** Whether it expired. */
-  readonly expired: boolean;
-}
-
-/**
- * Lists pending approvals with each row's HMAC checked.
- *
- * @param store - the store
- * @param options - `{ secret }` and `all` (answered and consumed ones too)
- */
-export async function listPending(
-  store: ApprovalStore,
-  options: ApprovalSecret & { readonly all?: boolean },
-): Promise<ListedApproval[]> {
-  const key = approvalKey(options, 'approvals list');
-  const rows = await store.listPending({ all: options.all === true });
-  const now = Date.now();
-  return rows.map((row) => {
-    const forged = forgery(key, row.entry);
-    return { ...row, ...(forged === undefined ? {} : { forged }), expired: now > row.entry.expiresAt };
-  });
-}
-
-/** Who answers. */
-export interface AnswerOptions extends ApprovalSecret {
-  /** Who decides (shown and stored). */
-  readonly by: string;
-}
-
-async function answer(
-  store: ApprovalStore,
-  id: string,
-  options: AnswerOptions,
-  decision: 'approve' | 'deny',
-): Promise<void> {
-  const key = approvalKey(options, `approvals ${decision}`);
-  if (typeof options.by !== 'string' || options.by.trim() === '') {
-    throw new GateAuditError('INVALID_ARGUMENT', `approval=<${id}> | say who answers | pass { by: 'name' }`);
-  }
-  const stored = await store.getPending(id);
-  if (stored === undefined) {
-    throw new GateAuditError('INVALID_ARGUMENT', `approval=<${id}> | no such pending approval | list them first`);
-  }
-  const forged = forgery(key, stored.entry);
-  if (forged !== undefined) throw new GateAuditError('INVALID_ARGUMENT', `approval=<${id}> | ${forged}`);
-  if (stored.consumedAt !== undefined) {
-    throw new GateAuditError('INVALID_ARGUMENT', `approval=<${id}> | it was already used by the gate`);
-  }
-  if (Date.now() > stored.entry.expiresAt) {
-    throw new GateAuditError('INVALID_ARGUMENT', `approval=<${id}> | it expired | rerun the agent to ask again`);
-  }
-  const token =
-    decision === 'approve'
-      ? approvalToken(key, { ...stored.entry.request, gateId: stored.entry.gateId, nonce: stored.entry.nonce })
-      : undefined;
-  const first = await store.answerPending(id, {
-    decision,
-    by: options.by,
-    ...(token === undefined ? {} : { token }),
-    answeredAt: Date.now(),
-  });
-  if (!first) {
-    throw new GateAuditError(
-      'INVALID_ARGUMENT',
-      `approval=<${id}> | it was answered already (the first answer wins) | list it with --all to see the answer`,
+export function waitUntilAnswered(
+  check: () => Promise<ApprovalAnswer | undefined>,
+  subscribe: (news: () => void) => () => void,
+  options: WaitOptions = {},
+): Promise<ApprovalAnswer | undefined> {
+  const { signal, timeoutMs } = options;
+  if (timeoutMs !== undefined && (!Number.isInteger(timeoutMs) || timeoutMs < 0)) {
+    return Promise.reject(
+      new GateAuditError('INVALID_ARGUMENT', 'option=<timeoutMs> | expected a whole number of ms, 0 or more'),
     );
   }
+  if (signal?.aborted === true) return Promise.reject(asError(signal.reason));
+  return new Promise((resolve, reject) => {
+    let done = false;
+    let timer: NodeJS.Timeout | undefined;
+    let checking = false;
+    let again = false;
+    const finish = (settle: () => void): void => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      unsubscribe();
+      settle();
+    };
+    const onAbort = (): void => finish(() => reject(asError(signal?.reason)));
+    const look = (): void => {
+      if (done) return;
+      if (checking) {
+        again = true;
+        return;
+      }
+      checking = true;
+      check().then(
+        (answer) => {
+          checking = false;
+          if (answer !== undefined) finish(() => resolve(answer));
+          else if (again) {
+            again = false;
+            look();
+          }
+        },
+        (error: unknown) => finish(() => reject(asError(error))),
+      );
+    };
+    const unsubscribe = subscribe(look);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (timeoutMs !== undefined) timer = setTimeout(() => finish(() => resolve(undefined)), timeoutMs);
+    look();
+  });
 }
 
 /**
- * Approves a stored pending approval: checks the row is the gate's (HMAC), not expired, not answered and
- * not used, then stores the approval token for exactly that call. The first answer wins.
- *
- * @param store - the store the gate writes to
- * @param id - the pending approval's id
- * @param options - `{ secret, by }`
- * @throws GateAuditError `INVALID_ARGUMENT` when it is unknown, forged, expired, used or answered already
- */
-export function approvePending(store: ApprovalStore, id: string, options: AnswerOptions): Promise<void> {
-  return answer(store, id, options, 'approve');
-}
-
-/**
- * Denies a stored pending approval (the first answer wins: a denial stored first is never overwritten).
- *
- * @param store - the store the gate writes to
- * @param id - the pending approval's id
- * @param options - `{ secret, by }`
- * @throws GateAuditError `INVALID_ARGUMENT` when it is unknown, forged, expired, used or answered already
- */
-export function denyPending(store: ApprovalStore, id: string, options: AnswerOptions): Promise<void> {
-  return answer(store, id, options, 'deny');
-}
-
-/**
- * An in-memory `ApprovalStore` (one process; for tests, and for approving from the same process).
+ * An in-memory `ApprovalStore` (one process; for tests, and for approving from the same process). It keeps
+ * the same rules as the PostgreSQL store: inserts only, one answer and one consumption per approval.
  */
 export function memoryApprovalStore(): ApprovalStore {
-  const rows = new Map<string, { entry: PendingApprovalEntry; answer?: ApprovalAnswer; consumedAt?: number }>();
-  const copy = (row: StoredApproval): StoredApproval => structuredClone(row);
-  return {
+  const pending = new Map<string, { entry: PendingApprovalEntry; order: number }>();
+  const answers = new Map<string, ApprovalAnswer>();
+  const consumptions = new Map<string, ApprovalConsumption>();
+  const listeners = new Set<() => void>();
+  let order = 0;
+  const read = (id: string): StoredApproval | undefined => {
+    const row = pending.get(id);
+    if (row === undefined) return undefined;
+    const { entry } = row;
+    let later: { id: string; order: number } | undefined;
+    for (const [otherId, other] of pending) {
+      if (
+        other.order > row.order &&
+        other.entry.callDigest === entry.callDigest &&
+        other.entry.request.toolUseId === entry.request.toolUseId &&
+        (later === undefined || other.order > later.order)
+      ) {
+        later = { id: otherId, order: other.order };
+      }
+    }
+    const answer = answers.get(id);
+    const consumption = consumptions.get(id);
+    return structuredClone({
+      entry,
+      ...(answer === undefined ? {} : { answer }),
+      ...(consumption === undefined ? {} : { consumption }),
+      ...(later === undefined ? {} : { supersededBy: later.id }),
+    });
+  };
+  const store: ApprovalStore = {
     putPending: (entry) => {
-      if (rows.has(entry.id)) return Promise.reject(new Error(`approval ${entry.id} exists already`));
-      rows.set(entry.id, { entry: structuredClone(entry) });
+      if (pending.has(entry.id)) return Promise.reject(new Error(`approval ${entry.id} exists already`));
+      order += 1;
+      pending.set(entry.id, { entry: structuredClone(entry), order });
       return Promise.resolve();
     },
     listPending: (options) =>
       Promise.resolve(
-        [...rows.values()]
-          .filter((row) => options?.all === true || (row.answer === undefined && row.consumedAt === undefined))
-          .map(copy),
+        [...pending.keys()]
+          .filter((id) => options?.all === true || (!answers.has(id) && !consumptions.has(id)))
+          .map((id) => read(id)!),
       ),
-    getPending: (id) => {
-      const row = rows.get(id);
-      return Promise.resolve(row === undefined ? undefined : copy(row));
-    },
-    answerPending: (id, given) => {
-      const row = rows.get(id);
-      if (row === undefined || row.answer !== undefined || row.consumedAt !== undefined) return Promise.resolve(false);
-      row.answer = structuredClone(given);
+    getPending: (id) => Promise.resolve(read(id)),
+    answerPending: (answer) => {
+      if (!pending.has(answer.approvalId) || answers.has(answer.approvalId)) return Promise.resolve(false);
+      answers.set(answer.approvalId, structuredClone(answer));
+      for (const listener of [...listeners]) listener();
       return Promise.resolve(true);
     },
-    consumePending: (id) => {
-      const row = rows.get(id);
-      if (row === undefined || row.consumedAt !== undefined) return Promise.resolve(undefined);
-      row.consumedAt = Date.now();
-      return Promise.resolve(copy(row));
+    consumePending: (consumption) => {
+      if (!pending.has(consumption.approvalId) || consumptions.has(consumption.approvalId)) {
+        return Promise.resolve(false);
+      }
+      consumptions.set(consumption.approvalId, structuredClone(consumption));
+      return Promise.resolve(true);
     },
+    waitForAnswer: (approvalId, options) =>
+      waitUntilAnswered(
+        () => {
+          if (!pending.has(approvalId)) return Promise.reject(unknownApproval(approvalId));
+          const answer = answers.get(approvalId);
+          return Promise.resolve(answer === undefined ? undefined : structuredClone(answer));
+        },
+        (news) => {
+          listeners.add(news);
+          return () => listeners.delete(news);
+        },
+        options,
+      ),
   };
+  return store;
+}
+
+/**
+ * The error of a wait for an approval that is not in the store.
+ *
+ * @param id - the approval id
+ */
+export function unknownApproval(id: string): GateAuditError {
+  return new GateAuditError(
+    'INVALID_ARGUMENT',
+    `approval=<${visibleField(id)}> | no such pending approval | list them first`,
+  );
 }

@@ -1,7 +1,9 @@
 /**
  * Human approval for `ask`, bound to the exact arguments and to the one interrupt it answers, used once.
  *
- * - `approve(request, { secret })` signs an approval: HMAC-SHA256 (under its own domain tag) over the gate's
+ * - `approve(request, { secret })` signs an approval answered in the process that paused (the symmetric
+ *   secret is refused with a store: approvals kept in a store are signed by approvers' Ed25519 keys, see
+ *   `approval-keys.ts`): HMAC-SHA256 (under its own domain tag) over the gate's
  *   identity, the agent id, the place, the nonce the gate issued with the interrupt, the tool name, the
  *   `toolUseId` and a SHA-256 digest of the canonical input. The resume answer of the SDK interrupt is
  *   trusted only if it is such a token, for exactly the interrupt this gate raised and still waits on. A
@@ -43,6 +45,35 @@ const TOKEN_DOMAIN = 'gate-audit-approval/v2';
 /** SHA-256 (hex) of the canonical form of an input, without the SDK's background marker. */
 export function inputDigest(input: unknown): string {
   return sha256Hex(canonicalJson(withoutMarker(input)));
+}
+
+/** Domain tag of a call digest: never mistaken for the digest of anything else. */
+const CALL_DOMAIN = 'gate-audit-call/v1';
+
+/** What a call digest covers: the tool, its input, the agent, its place and the gate that judged it. */
+export type CallSubject = Pick<ToolCallRequest, 'toolName' | 'input' | 'agentId' | 'path'> & {
+  /** The `id` of the gate that asked. */
+  readonly gateId: string;
+};
+
+/**
+ * SHA-256 (hex) of a call as an approver's signature covers it: the gate id, the agent id, the place, the
+ * tool name and the input's digest (`inputDigest`), under their own domain tag.
+ *
+ * @param call - the call and the gate that judged it
+ * @throws when the input is not plain data
+ */
+export function callDigest(call: CallSubject): string {
+  return sha256Hex(
+    canonicalJson([
+      CALL_DOMAIN,
+      call.gateId,
+      call.agentId,
+      joinPath(call.path),
+      call.toolName,
+      inputDigest(call.input),
+    ]),
+  );
 }
 
 /**

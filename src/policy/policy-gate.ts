@@ -5,8 +5,8 @@
 import { canonicalJson, sha256Hex } from '../enforce/digest.js';
 import type { ApprovalPath, Gate, GateRecord } from '../enforce/gate.js';
 import { GateAuditError } from '../errors.js';
-import { type Approver, approverApprovals, tokenApprovals } from './approval.js';
-import { type DurableApprovalOptions, storedApprovals } from './approval-store.js';
+import { type ApprovalSecret, type Approver, approverApprovals, tokenApprovals } from './approval.js';
+import { type DurableApprovalOptions, storedApprovals } from './approval-stored.js';
 import type { DecisionLogOptions } from './decision-log.js';
 import { type DecisionSink, sinkOf } from './decision-sink.js';
 import { parsePolicy } from './load.js';
@@ -17,11 +17,13 @@ export interface GateOptions {
   /** Name shown in logs and reports (default `policy` / `intervention`). */
   readonly name?: string;
   /**
-   * Settle `ask` with the SDK interrupt; the resume answer must be a token from `approve(request, { secret })`.
-   * With a `store`, the pending approval is written there before the run pauses, answered from any process
-   * (`approvePending`, `gate-audit approvals`) and consumed once on resume (the answer is then its id).
+   * Settle `ask` with the SDK interrupt. `{ secret }`: answered in the process that paused, the resume
+   * answer a token from `approve(request, { secret })`. `{ store, approvers | keyring }`: the pending
+   * approval is written to the store before the run pauses, answered from any process by an approver's
+   * signed answer (`approvePending`, `gate-audit approvals approve --key`), and consumed once on resume (the
+   * answer is then its id); a secret is refused with a store.
    */
-  readonly approvals?: DurableApprovalOptions;
+  readonly approvals?: (ApprovalSecret & { readonly store?: undefined }) | DurableApprovalOptions;
   /** Settle `ask` in-process instead: `true` approves; `false`, a rejection, an error or a timeout denies. */
   readonly approver?: Approver;
   /** How long `approver` may take (default 60000 ms). */
@@ -67,7 +69,7 @@ export function gateOptions(
   const approval =
     approvals !== undefined
       ? approvals.store !== undefined
-        ? storedApprovals({ ...approvals, store: approvals.store })
+        ? storedApprovals(approvals)
         : tokenApprovals(approvals)
       : approver !== undefined
         ? approverApprovals(approver, approverTimeoutMs)
@@ -95,8 +97,9 @@ export function policyId(policy: Policy): string {
  * (deny > ask > allow), `default` applies when none matches, and each decision names its rule. Its `id`
  * is `policyId` of the policy, presets resolved.
  *
- * `ask` is settled by `approvals` (the SDK interrupt, answered with an `approve()` token), or by `approver`
- * (in-process); with neither it refuses the call, saying no approval path is configured.
+ * `ask` is settled by `approvals` (the SDK interrupt, answered with an `approve()` token, or with a store by
+ * an approver's signed answer), or by `approver` (in-process); with neither it refuses the call, saying no
+ * approval path is configured.
  *
  * @param policy - a policy object (validated here) or the result of `loadPolicy`
  * @param options - approvals or approver, the decision log, a name

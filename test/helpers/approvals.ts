@@ -1,12 +1,31 @@
 /**
  * Approvals across processes in tests: process A pauses on `ask` with a store; a "restarted" process is a
- * new agent with a new gate (same policy) that loads A's session snapshot, as a real restart would.
+ * new agent with a new gate (same policy) that loads A's session snapshot, as a real restart would. The
+ * gates trust two approvers, alice and bob; mallory has a key of her own that no gate lists.
  */
 import type { InterruptResponseContentData, JSONValue, Snapshot } from '@strands-agents/sdk';
-import { type ApprovalStore, install, type PolicyInput, policyGate, type ToolCallRequest } from '../../src/index.js';
+import {
+  type ApprovalStore,
+  generateApproverKey,
+  install,
+  type PolicyInput,
+  policyGate,
+  type ToolCallRequest,
+} from '../../src/index.js';
 import { call, recordingTool, say, scriptedAgent } from './sdk.js';
 
-export const secret = 'test-secret-0123456789abcdef0123456789abcdef';
+/** Key pairs of the tests' approvers (made once per test file). */
+export const alice = generateApproverKey('alice');
+export const bob = generateApproverKey('bob');
+export const mallory = generateApproverKey('mallory');
+
+/** The approvers the tests' gates list: alice and bob. */
+export const approvers: Readonly<Record<string, string>> = { alice: alice.publicKey, bob: bob.publicKey };
+
+/** Answer options of an approver (`approvePending(store, id, as(alice))`). */
+export function as(pair: { readonly privateKeyPem: string }): { readonly privateKey: string } {
+  return { privateKey: pair.privateKeyPem };
+}
 
 /** rm asks a human. */
 export const askPolicy: PolicyInput = {
@@ -41,7 +60,7 @@ export function rmAgent(
 ): ReturnType<typeof scriptedAgent> {
   const agent = scriptedAgent('a', turns, { tools: [recordingTool('rm')] });
   install(agent, {
-    gate: policyGate(askPolicy, { approvals: { secret, store, ...(ttlMs === undefined ? {} : { ttlMs }) } }),
+    gate: policyGate(askPolicy, { approvals: { store, approvers, ...(ttlMs === undefined ? {} : { ttlMs }) } }),
   });
   return agent;
 }

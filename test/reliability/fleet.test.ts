@@ -8,7 +8,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { approvePending, denyPending, GateFailedError } from '../../src/index.js';
 import { type PostgresStore, postgresStore, verifyStoreLog } from '../../src/stores/postgres.js';
-import { answer, pauseInA, restarted, secret } from '../helpers/approvals.js';
+import { alice, answer, as, bob, pauseInA, restarted } from '../helpers/approvals.js';
 import { root } from '../helpers/cli.js';
 import { startCluster, type TestCluster } from '../helpers/postgres.js';
 import { isolateEachTest, ran } from '../helpers/sdk.js';
@@ -33,7 +33,7 @@ isolateEachTest();
 async function reset(): Promise<void> {
   const admin = new pg.Client({ connectionString: cluster.url });
   await admin.connect();
-  await admin.query('truncate gate_audit_decisions, gate_audit_writers');
+  await admin.query('truncate gate_audit_decisions, gate_audit_writers, gate_audit_heads');
   await admin.end();
 }
 
@@ -153,8 +153,8 @@ describe('approvals raced across processes', () => {
     const { paused, snapshot } = await pauseInA(gateSide);
     const [approver1, approver2] = [open(), open()];
     const answers = await Promise.allSettled([
-      approvePending(approver1, paused.approvalId, { secret, by: 'alice' }),
-      denyPending(approver2, paused.approvalId, { secret, by: 'bob' }),
+      approvePending(approver1, paused.approvalId, as(alice)),
+      denyPending(approver2, paused.approvalId, as(bob)),
     ]);
     expect(answers.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
     const approved = answers[0].status === 'fulfilled';

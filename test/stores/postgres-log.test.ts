@@ -35,7 +35,7 @@ isolateEachTest();
 
 async function reset(): Promise<void> {
   await open().migrate();
-  await admin.query('truncate gate_audit_decisions, gate_audit_writers');
+  await admin.query('truncate gate_audit_decisions, gate_audit_writers, gate_audit_heads');
 }
 
 /** Runs an agent that calls ls and rm `times` times, logging to the store. */
@@ -108,10 +108,7 @@ describe('the decision log in PostgreSQL', () => {
     const last = writers[0]!.lastHash!;
     expect((await verifyStoreLog(store, { expectLastHash: { [store.writerId]: last } })).ok).toBe(true);
     await admin.query('delete from gate_audit_decisions where writer_id = $1 and seq = 3', [store.writerId]);
-    await admin.query(
-      'update gate_audit_writers set last_seq = 2, last_hash = (select hash from gate_audit_decisions where writer_id = $1 and seq = 2) where writer_id = $1',
-      [store.writerId],
-    );
+    await admin.query('delete from gate_audit_heads where writer_id = $1 and seq = 3', [store.writerId]);
     expect((await verifyStoreLog(store)).ok).toBe(true);
     const checked = await verifyStoreLog(store, { expectLastHash: { [store.writerId]: last } });
     expect(checked.writers[0]?.problem).toMatch(/expected [0-9a-f]{64}: the tail was cut or rewritten/);

@@ -36,6 +36,8 @@ afterAll(() => {
 describe('observed with a PostgreSQL decision log', () => {
   it('records carry the active span; observed --store decides the calls they match', async () => {
     const store = postgresStore({ connectionString: cluster.url });
+    // The schema is the admin's step (gate-audit store migrate): a store never creates tables.
+    await store.migrate();
     const exporter = new InMemorySpanExporter();
     const processor = gateSpanProcessor();
     const provider = new BasicTracerProvider({ spanProcessors: [processor, new SimpleSpanProcessor(exporter)] });
