@@ -566,6 +566,21 @@ describe('durable approvals: each check of a stored row', () => {
     await expect(path.resume(live, id, { gateId })).resolves.toMatchObject({ granted: true });
   });
 
+  it('refuses a renamed approver even when one key is listed under both names: the name is signed', async () => {
+    const twice = { alice: alice.publicKey, 'alice.ops': alice.publicKey };
+    const store = memoryApprovalStore();
+    const path = durable({ store, approvers: twice });
+    const id = '00000000-0000-4000-8000-0000000000aa';
+    await path.raise({ id, gate: 'policy', gateId, nonce: 'n-aa', reason: 'asks', request: live });
+    await approvePending(store, id, as(alice));
+    const renamed = durable({
+      store: editingAnswers(store, (a) => ({ ...a, approverId: 'alice.ops' })),
+      approvers: twice,
+    });
+    await expect(renamed.resume(live, id, { gateId })).rejects.toThrow(/the answer's signature is not by "alice.ops"/);
+    await expect(path.resume(live, id, { gateId })).resolves.toMatchObject({ granted: true, approverId: 'alice' });
+  });
+
   it("is valid up to the earlier of its expiry and its answer's, to the millisecond", async () => {
     vi.useFakeTimers({ now: 1_000_000, toFake: ['Date'] });
     try {
