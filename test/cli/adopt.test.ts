@@ -726,7 +726,7 @@ describe.concurrent('one run, every report', { timeout: 240_000 }, () => {
     const run = await gateAudit(['--require-gate', 'app-policy', 'fixtures/apps/helpdesk/src/support.ts']);
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(
-      /gate-audit: --require-gate app-policy: \d+ gated nodes not under that gate: .*support\/triage/,
+      /gate-audit: --require-gate "app-policy": \d+ gated nodes not under that gate: .*"support › triage"/,
     );
     expect(run.stdout).toContain('wrong gate: "support › triage": is gated');
   });
