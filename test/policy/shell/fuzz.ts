@@ -80,7 +80,7 @@ async function main(): Promise<void> {
   const counts: Counts = {
     shells: shellVersions(),
     commit: commitOf(),
-    modes: previous?.modes ?? {
+    modes: (previous?.modes as Counts['modes'] | undefined) ?? {
       bash: { lines: 0, disagreements: 0, seconds: 0 },
       sh: { lines: 0, disagreements: 0, seconds: 0 },
     },

@@ -133,8 +133,17 @@ export function judge(
 }
 
 /**
+ * Refusals by design, not by reading: a part that sets environment names or changes later calls (*state*),
+ * reads the tool's own input, or whose code depends on values the line does not hold (a program or `eval` of
+ * words that are not literals, arithmetic on a variable, a prompt expansion). Bash running nothing more with
+ * the oracle's empty environment says nothing about them.
+ */
+const BY_DESIGN = /standard input|not a literal|not literals|arithmetic on|prompt expansion/;
+
+/**
  * Whether read-only-shell refuses a line that bash shows ran only what it allows, wrote nothing, and ran
- * every part the analysis found (so the refusal is not about a branch that did not run this time).
+ * every part the analysis found (so the refusal is not about a branch that did not run this time), where the
+ * refusal is about how the line reads, not one the preset makes by design (see BY_DESIGN).
  */
 export function overReported(
   line: string,
@@ -142,6 +151,9 @@ export function overReported(
   seen: Observation,
   parts = analyzeShell(line, dialect),
 ): boolean {
+  if (parts.some((p) => p.assigns.length > 0 || p.opaque?.kind === 'state' || BY_DESIGN.test(p.opaque?.reason ?? ''))) {
+    return false;
+  }
   const readOnly = PRESETS[1]?.gate;
   if (readOnly === undefined || seen.timedOut || seen.writes.length > 0 || seen.runs.length === 0) return false;
   if (verdictOf(readOnly, line, dialect) === 'allow') return false;

@@ -8,7 +8,10 @@
  * A machine that cannot run the oracle fails here, unless `GATE_AUDIT_ORACLE=off` says to skip it (the
  * suite's closing line says so, and CI refuses the setting).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyzeShell, basename, type ShellPart } from '../../../src/policy/shell/analyze.js';
 import { CORPUS } from './corpus.js';
@@ -38,6 +41,49 @@ const LINES: readonly GeneratedLine[] = [
 
 const support = oracleSupport();
 
+/**
+ * What bash did with each line, from this machine's cache where the same harness, the same shells and the same
+ * stubs already ran the line (CI runs the suite twice, once per Node version; bash does not change between
+ * them). The cache lives in `node_modules/.cache`, so a fresh clone starts without it;
+ * `GATE_AUDIT_ORACLE_FRESH=1` ignores it.
+ */
+async function observeCached(
+  oracle: Oracle,
+  stubs: ReadonlySet<string>,
+  lines: readonly GeneratedLine[],
+): Promise<Observation[]> {
+  const harness = readFileSync(new URL('./oracle.ts', import.meta.url), 'utf8');
+  const key = createHash('sha256')
+    .update(JSON.stringify([harness, shellVersions(), [...stubs].sort()]))
+    .digest('hex')
+    .slice(0, 32);
+  const file = join(CACHE, `${key}.json`);
+  let cached: Record<string, Observation> = {};
+  if (process.env.GATE_AUDIT_ORACLE_FRESH !== '1') {
+    try {
+      cached = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Observation>;
+    } catch {
+      cached = {};
+    }
+  }
+  const id = (l: GeneratedLine): string => `${l.dialect}\0${l.line}`;
+  const missing = lines.filter((l) => cached[id(l)] === undefined);
+  const observed = await oracle.observeAll(missing.map((l) => ({ line: l.line, mode: l.dialect })));
+  const fresh = new Map<string, Observation>();
+  missing.forEach((l, i) => {
+    const observation = observed[i];
+    if (observation === undefined) return;
+    fresh.set(id(l), observation);
+    // A line that ran out of time is not kept: the next run tries it again.
+    if (!observation.timedOut) cached[id(l)] = observation;
+  });
+  mkdirSync(CACHE, { recursive: true });
+  writeFileSync(file, JSON.stringify(cached));
+  return lines.map((l) => fresh.get(id(l)) ?? cached[id(l)] ?? { runs: [], writes: [], timedOut: true });
+}
+
+const CACHE = fileURLToPath(new URL('../../../node_modules/.cache/gate-audit-oracle/', import.meta.url));
+
 describe('the oracle can run here', () => {
   it.skipIf(oracleOff())('has root or a user namespace, strace, bash and dash (or GATE_AUDIT_ORACLE=off)', () => {
     expect(support.ok ? 'ok' : support.why).toBe('ok');
@@ -56,7 +102,7 @@ describe.skipIf(!support.ok || oracleOff())('every line against bash itself', ()
       for (const part of parts) if (part.program !== undefined) stubs.add(basename(part.program));
     }
     oracle = new Oracle({ stubs });
-    seen = await oracle.observeAll(LINES.map((l) => ({ line: l.line, mode: l.dialect })));
+    seen = await observeCached(oracle, stubs, LINES);
   }, 600_000);
   afterAll(() => oracle?.dispose());
 
@@ -81,7 +127,7 @@ describe.skipIf(!support.ok || oracleOff())('every line against bash itself', ()
   it('finds the over-reports recorded in over-reports.json (the README table), with the shells recorded there', () => {
     const found = CORPUS.flatMap((entry, i) => {
       const observed = seen[i];
-      const dialect = entry.dialect ?? 'bash';
+      const dialect: 'bash' | 'sh' = entry.dialect ?? 'bash';
       return observed !== undefined && overReported(entry.line, dialect, observed, analyses[i])
         ? [{ line: entry.line, dialect, family: entry.family }]
         : [];
