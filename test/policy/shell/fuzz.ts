@@ -80,9 +80,9 @@ async function main(): Promise<void> {
   const counts: Counts = {
     shells: shellVersions(),
     commit: commitOf(),
-    modes: (previous?.modes as Counts['modes'] | undefined) ?? {
-      bash: { lines: 0, disagreements: 0, seconds: 0 },
-      sh: { lines: 0, disagreements: 0, seconds: 0 },
+    modes: {
+      bash: { lines: 0, disagreements: 0, timeouts: 0, seconds: 0, ...previous?.modes.bash },
+      sh: { lines: 0, disagreements: 0, timeouts: 0, seconds: 0, ...previous?.modes.sh },
     },
   };
   let batchSeed = seed;
