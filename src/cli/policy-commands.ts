@@ -5,10 +5,11 @@
 import { resolve, sep } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { isAuditing } from '../auditing.js';
-import { PolicyError } from '../errors.js';
+import { GateAuditError, PolicyError } from '../errors.js';
 import { joinPath } from '../paths.js';
 import { type AgentVerdicts, type CheckProblem, checkPolicy, policyProblems } from '../policy/check-policy.js';
 import type { CompiledPolicy, StaticVerdict } from '../policy/compile.js';
+import { parseKeyArgument } from '../policy/decision-log-signing.js';
 import { type LogVerification, parseLastHash, verifyLogFile } from '../policy/verify-log.js';
 import { loadCompiledPolicy } from '../policy/load.js';
 import { policyId } from '../policy/policy-gate.js';
@@ -294,6 +295,37 @@ function lastHashArg(value: string): string {
   return parsed;
 }
 
+/**
+ * Collects `--key <name>=<public key>` arguments.
+ *
+ * @param value - one argument
+ * @param previous - the keys so far
+ */
+export function writerKeyArg(value: string, previous: Record<string, string> = {}): Record<string, string> {
+  const parsed = parseKeyArgument(value);
+  if (parsed === undefined) {
+    throw new InvalidArgumentError("expected <name>=<public key>, the writer key's name and the line keygen printed");
+  }
+  return { ...previous, [parsed[0]]: parsed[1] };
+}
+
+/** The signature part of a verify-log text line: what is signed, and the unsigned tail. */
+export function signedText(result: {
+  readonly signatures: 'checked' | 'not checked';
+  readonly lastCheckpoint: number | null;
+  readonly lastCheckpointKey?: string;
+  readonly unsigned: number;
+}): string {
+  if (result.signatures === 'not checked') {
+    return result.lastCheckpoint === null ? '' : ', signatures not checked (pass --key or --keyring)';
+  }
+  const signed =
+    result.lastCheckpoint === null
+      ? ', no signed checkpoint'
+      : `, signed through seq ${result.lastCheckpoint - 1} by key ${quoted(result.lastCheckpointKey ?? '')}`;
+  return `${signed}${result.unsigned === 0 ? '' : `, ${result.unsigned} record${result.unsigned === 1 ? '' : 's'} after it unsigned`}`;
+}
+
 /** Why a file cannot be read, and what to do about it. */
 function unreadable(error: unknown): string {
   const code = error instanceof Error && 'code' in error ? String(error.code) : undefined;
@@ -308,7 +340,7 @@ function verifyText(file: string, result: LogVerification, expect: string | unde
   if (result.ok) {
     return (
       `gate-audit verify-log: ${name} OK, ${result.records} records, chain intact, last hash ${result.lastHash ?? '(none)'}` +
-      `${expect === undefined ? '' : ' (as expected)'}\n`
+      `${expect === undefined ? '' : ' (as expected)'}${signedText(result)}\n`
     );
   }
   return (
@@ -332,20 +364,47 @@ export async function verifyLogCommand(argv: readonly string[], streams: Streams
       'the hash the last record must have (kept elsewhere): catches a cut tail or a rewritten log',
       lastHashArg,
     )
+    .option(
+      '--key <name=public key>',
+      "a writer key to check the log's signed checkpoints with (repeatable)",
+      writerKeyArg,
+    )
+    .option('--keyring <file>', 'a writers\' keyring file: { "writers": { "<name>": "<public key>" } }')
+    .option('--require-signed', 'exit 1 when records after the last signed checkpoint are unsigned')
     .option('--format <format>', `output format: ${VERIFY_FORMATS.join(', ')}`, verifyFormatArg, 'text')
     .addHelpText(
       'after',
-      '\nExit codes: 0 intact · 1 a record is broken or missing, or the chain does not end at --expect-last-hash · ' +
-        '2 usage error or unreadable file',
+      '\nExit codes: 0 intact · 1 a record is broken or missing, or the chain does not end at --expect-last-hash, ' +
+        'or (with --require-signed) records are unsigned · 2 usage error or unreadable file',
     );
   command.parse([...argv], { from: 'user' });
   const [file] = command.args as [string];
-  const options = command.opts<{ expectLastHash?: string; format: VerifyFormat }>();
+  const options = command.opts<{
+    expectLastHash?: string;
+    format: VerifyFormat;
+    key?: Record<string, string>;
+    keyring?: string;
+    requireSigned?: boolean;
+  }>();
   const { expectLastHash } = options;
+  if (options.requireSigned === true && options.key === undefined && options.keyring === undefined) {
+    streams.stderr.write(
+      'gate-audit verify-log: option=<--require-signed> | no key to check signatures with | pass --key <name>=<public key> or --keyring <file>\n',
+    );
+    return 2;
+  }
   let result: LogVerification;
   try {
-    result = await verifyLogFile(resolve(cwd, file), expectLastHash === undefined ? {} : { expectLastHash });
+    result = await verifyLogFile(resolve(cwd, file), {
+      ...(expectLastHash === undefined ? {} : { expectLastHash }),
+      ...(options.key === undefined ? {} : { keys: options.key }),
+      ...(options.keyring === undefined ? {} : { keyring: resolve(cwd, options.keyring) }),
+    });
   } catch (error) {
+    if (error instanceof GateAuditError) {
+      streams.stderr.write(`gate-audit verify-log: ${error.message}\n`);
+      return 2;
+    }
     streams.stderr.write(`gate-audit verify-log: cannot read ${quoted(file)} ${unreadable(error)}\n`);
     return 2;
   }
@@ -359,5 +418,15 @@ export async function verifyLogCommand(argv: readonly string[], streams: Streams
         )
       : neutralizeCommands(verifyText(file, result, expectLastHash), 'text'),
   );
-  return result.ok ? 0 : 1;
+  if (!result.ok) return 1;
+  if (result.signatures === 'checked' && result.unsigned > 0) {
+    streams.stderr.write(
+      neutralizeCommands(
+        `gate-audit verify-log: warning: file=<${visible(file)}> | ${result.unsigned} record${result.unsigned === 1 ? '' : 's'} after the last signed checkpoint ${result.unsigned === 1 ? 'is' : 'are'} unsigned (the writer did not close the log) | ${options.requireSigned === true ? 'refused: --require-signed' : 'pass --require-signed to fail on them'}\n`,
+        'text',
+      ),
+    );
+    if (options.requireSigned === true) return 1;
+  }
+  return 0;
 }

@@ -15,6 +15,11 @@
  * after a failure the log stays failed and every later call is refused too. Nothing is dropped silently.
  * Records are written with `write(2)` (no `fsync`): a record survives the process, not a power loss.
  *
+ * Signing (`signing: { keyFile }`): the writer signs a checkpoint of its chain with an Ed25519 key every
+ * `every` records (at most 100) and when its last handle closes; a checkpoint is a line of the chain
+ * (`"checkpoint":{"key":…,"signature":…}`), see `decision-log-signing.ts`. Records after the last checkpoint
+ * (a process killed before it closed the log) are reported as unsigned by `verify-log`.
+ *
  * While a `gateSpanProcessor` (`gate-audit/otel`) is open, a record written inside an active span also carries
  * `traceId` and `spanId` (see `trace-ids.ts`), before its `hash`: the chain covers them like every other field.
  */
@@ -26,6 +31,7 @@ import { GateAuditError, messageOf } from '../errors.js';
 import { joinPath } from '../paths.js';
 import { visible } from '../text.js';
 import { inputDigest } from './approval.js';
+import { checkpointMessage, type LogSigner, type LogSigningOptions, logSignerOf } from './decision-log-signing.js';
 import { releaseLock, takeLock } from './log-lock.js';
 import { activeSpanIds } from './trace-ids.js';
 
@@ -41,6 +47,11 @@ export interface DecisionLogOptions {
   readonly chain?: boolean;
   /** Also write the raw input of each call (it may hold secrets). Default `false`: only its SHA-256. */
   readonly includeInput?: boolean;
+  /**
+   * Sign checkpoints of the chain with an Ed25519 key (every `every` records, at most 100, and at close), so
+   * `verify-log --key` proves that nobody without the key changed the records before the last checkpoint.
+   */
+  readonly signing?: LogSigningOptions;
 }
 
 /**
@@ -66,6 +77,9 @@ export interface DecisionLog {
 /** One file (or stream) this process writes records to, shared by every handle open on it. */
 interface Writer {
   readonly chain: boolean;
+  readonly signer: LogSigner | undefined;
+  /** Records written since the last checkpoint (or possibly unsigned records left by an earlier writer). */
+  unsigned: number;
   seq: number;
   prev: string | null;
   failure: string | undefined;
@@ -104,7 +118,7 @@ function lastLine(fd: number): string | undefined {
 }
 
 /** Where the chain continues in an existing log file. */
-function chainStart(fd: number, subject: string): { seq: number; prev: string | null } {
+function chainStart(fd: number, subject: string): { seq: number; prev: string | null; unsigned: number } {
   let line: string | undefined;
   try {
     line = lastLine(fd);
@@ -116,10 +130,10 @@ function chainStart(fd: number, subject: string): { seq: number; prev: string | 
       { cause: error },
     );
   }
-  if (line === undefined) return { seq: 0, prev: null };
-  let record: { seq?: unknown; hash?: unknown } = {};
+  if (line === undefined) return { seq: 0, prev: null, unsigned: 0 };
+  let record: { seq?: unknown; hash?: unknown; checkpoint?: unknown } = {};
   try {
-    record = JSON.parse(line) as { seq?: unknown; hash?: unknown };
+    record = JSON.parse(line) as { seq?: unknown; hash?: unknown; checkpoint?: unknown };
   } catch {
     // Reported below.
   }
@@ -131,7 +145,7 @@ function chainStart(fd: number, subject: string): { seq: number; prev: string | 
         'check it with gate-audit verify-log, then move it away or pass { chain: false }',
     );
   }
-  return { seq: seq + 1, prev: last };
+  return { seq: seq + 1, prev: last, unsigned: record.checkpoint === undefined ? 1 : 0 };
 }
 
 /** Writes all of `line` to `fd`, however many `write(2)` calls it takes. */
@@ -151,7 +165,7 @@ function openError(subject: string, error: unknown): GateAuditError {
 }
 
 /** The writer of a file this process already writes, or a new one (locked, its chain read from its end). */
-function fileWriter(destination: string | number, chain: boolean): Writer {
+function fileWriter(destination: string | number, chain: boolean, signer: LogSigner | undefined): Writer {
   const subject = visible(String(destination));
   const owned = typeof destination === 'string';
   let fd: number;
@@ -180,12 +194,19 @@ function fileWriter(destination: string | number, chain: boolean): Writer {
             'open it with the same chain option, or give this log another file',
         );
       }
+      if (shared.signer?.name !== signer?.name) {
+        throw new GateAuditError(
+          'INVALID_ARGUMENT',
+          `destination=<${subject}> | this process already writes this decision log ${shared.signer === undefined ? 'unsigned' : `signed with the key ${JSON.stringify(shared.signer.name)}`} | ` +
+            'open it with the same signing option, or give this log another file',
+        );
+      }
       shared.handles += 1;
       return shared;
     }
     // Devices and pipes (/dev/stdout, a FIFO) are neither locked nor read back: their chain starts at 0.
     const lockPath = regular && owned ? takeLock(destination) : undefined;
-    let start: { seq: number; prev: string | null } = { seq: 0, prev: null };
+    let start: { seq: number; prev: string | null; unsigned: number } = { seq: 0, prev: null, unsigned: 0 };
     if (regular && chain) {
       try {
         start = chainStart(fd, subject);
@@ -196,6 +217,8 @@ function fileWriter(destination: string | number, chain: boolean): Writer {
     }
     const writer: Writer = {
       chain,
+      signer,
+      unsigned: start.unsigned,
       seq: start.seq,
       prev: start.prev,
       failure: undefined,
@@ -217,9 +240,11 @@ function fileWriter(destination: string | number, chain: boolean): Writer {
 }
 
 /** A writer of a stream-like destination: never shared, nothing to release. */
-function streamWriter(sink: { write(line: string): unknown }, chain: boolean): Writer {
+function streamWriter(sink: { write(line: string): unknown }, chain: boolean, signer: LogSigner | undefined): Writer {
   return {
     chain,
+    signer,
+    unsigned: 0,
     seq: 0,
     prev: null,
     failure: undefined,
@@ -275,6 +300,31 @@ function lineOf(record: GateRecord, gateName: string, writer: Writer, includeInp
 }
 
 /**
+ * Writes a signed checkpoint of the writer's chain: a chained line whose signature covers `seq` and `prev`.
+ *
+ * @throws Error when the line cannot be written (the writer is then failed)
+ */
+function writeCheckpoint(writer: Writer): void {
+  const signer = writer.signer!;
+  const signature = signer.sign(
+    checkpointMessage({ key: signer.name, writer: null, seq: writer.seq, prev: writer.prev, registry: null }),
+  );
+  const body =
+    `${LEVELS.info}${new Date().toISOString()}","seq":${writer.seq},"prev":${writer.prev === null ? 'null' : `"${writer.prev}"`}` +
+    `,"checkpoint":{"key":${JSON.stringify(signer.name)},"signature":"${signature}"}}`;
+  const hash = sha256Hex(body);
+  try {
+    writer.write(`${body.slice(0, -1)},"hash":"${hash}"}\n`);
+  } catch (error) {
+    writer.failure ??= messageOf(error);
+    throw error;
+  }
+  writer.seq += 1;
+  writer.prev = hash;
+  writer.unsigned = 0;
+}
+
+/**
  * Opens a decision log. A second open of a file this process already writes (by any path, a hard link or a
  * descriptor) shares the first one's writer and chain; another process's lock on it is refused.
  *
@@ -297,12 +347,17 @@ export function openDecisionLog(options: DecisionLogOptions | string): DecisionL
     destination,
     chain = true,
     includeInput = false,
+    signing,
   } = typeof options === 'string' ? { destination: options } : options;
+  const signer = signing === undefined ? undefined : logSignerOf(signing);
+  if (signer !== undefined && !chain) {
+    throw new GateAuditError('INVALID_ARGUMENT', 'option=<log.signing> | a signed log is chained | drop chain: false');
+  }
   let writer: Writer;
   if (typeof destination === 'string' || (typeof destination === 'number' && Number.isInteger(destination))) {
-    writer = fileWriter(destination, chain);
+    writer = fileWriter(destination, chain, signer);
   } else if (typeof destination === 'object' && destination !== null && typeof destination.write === 'function') {
-    writer = streamWriter(destination, chain);
+    writer = streamWriter(destination, chain, signer);
   } else {
     throw new GateAuditError(
       'INVALID_ARGUMENT',
@@ -338,13 +393,31 @@ export function openDecisionLog(options: DecisionLogOptions | string): DecisionL
       if (next !== undefined) {
         writer.seq += 1;
         writer.prev = next;
+        writer.unsigned += 1;
+        if (writer.signer !== undefined && writer.unsigned >= writer.signer.every) {
+          try {
+            writeCheckpoint(writer);
+          } catch (error) {
+            // The record is written; the next call is refused, as after any failed write.
+            writer.failure ??= messageOf(error);
+          }
+        }
       }
     },
     close(): void {
       if (!open) return;
       open = false;
       writer.handles -= 1;
-      if (writer.handles === 0) writer.release();
+      if (writer.handles === 0) {
+        if (writer.signer !== undefined && writer.unsigned > 0 && writer.failure === undefined) {
+          try {
+            writeCheckpoint(writer);
+          } catch {
+            // Closing reports nothing: the records after the last checkpoint stay unsigned, and verify-log says so.
+          }
+        }
+        writer.release();
+      }
     },
   };
 }

@@ -4,23 +4,45 @@
  */
 import { createReadStream } from 'node:fs';
 import { sha256Hex } from '../enforce/digest.js';
+import type { Keyring } from './approval-keys.js';
+import {
+  checkpointFieldOf,
+  checkpointMessage,
+  signatureProblem,
+  type WriterKeysOptions,
+  writerKeyringOf,
+} from './decision-log-signing.js';
 import { GateAuditError } from '../errors.js';
 import { visible } from '../text.js';
 
+/** What a check found about the log's signatures (present in every verdict). */
+export interface LogSignatures {
+  /** `checked` when keys were given (every checkpoint's signature verified), `not checked` otherwise. */
+  readonly signatures: 'checked' | 'not checked';
+  /** The `seq` of the last checkpoint (it signs the records before it), `null` when none. */
+  readonly lastCheckpoint: number | null;
+  /** The key that signed the last checkpoint. */
+  readonly lastCheckpointKey?: string;
+  /** Records after the last checkpoint: written but not signed (a writer that did not close). */
+  readonly unsigned: number;
+}
+
 /** What `verifyLog` and `verifyLogFile` found. */
-export type LogVerification =
-  | { readonly ok: true; readonly records: number; readonly lastHash: string | null }
-  | {
-      readonly ok: false;
-      /** Records before the break, all intact. */
-      readonly records: number;
-      /** The line (1-based) where the chain breaks; one past the last line when the tail is missing. */
-      readonly line: number;
-      /** What is wrong there, as a clause ("the record was changed: …"). */
-      readonly problem: string;
-      /** The hash of the last intact record (`null` when none). */
-      readonly lastHash: string | null;
-    };
+export type LogVerification = LogSignatures &
+  (
+    | { readonly ok: true; readonly records: number; readonly lastHash: string | null }
+    | {
+        readonly ok: false;
+        /** Records before the break, all intact. */
+        readonly records: number;
+        /** The line (1-based) where the chain breaks; one past the last line when the tail is missing. */
+        readonly line: number;
+        /** What is wrong there, as a clause ("the record was changed: …"). */
+        readonly problem: string;
+        /** The hash of the last intact record (`null` when none). */
+        readonly lastHash: string | null;
+      }
+  );
 
 /** What a check may also demand. */
 export interface VerifyLogOptions {
@@ -29,6 +51,14 @@ export interface VerifyLogOptions {
    * catches a cut tail and a log rewritten with every hash recomputed.
    */
   readonly expectLastHash?: string;
+  /**
+   * The writers' public keys (`keys: { name: '<public key>' }` and/or a `keyring` file
+   * `{ "writers": { … } }`): every checkpoint's signature is then checked, and one that does not verify is
+   * a break. Without keys, checkpoints are checked as chained records only.
+   */
+  readonly keys?: WriterKeysOptions['keys'];
+  /** A writers' keyring file (see `keys`). */
+  readonly keyring?: string;
 }
 
 /** Longest line checked; a longer one is reported instead of being held in memory. */
@@ -40,18 +70,33 @@ class ChainCheck {
   private _previous: string | null = null;
   /** Line of the record whose hash is the expected last hash, when one is. */
   private _expectedAt: number | undefined;
+  private _lastCheckpoint: number | null = null;
+  private _lastCheckpointKey: string | undefined;
+  private _unsigned = 0;
 
-  constructor(private readonly _expect: string | undefined) {}
+  constructor(
+    private readonly _expect: string | undefined,
+    private readonly _keyring: Keyring | undefined,
+  ) {}
+
+  private _signatures(): LogSignatures {
+    return {
+      signatures: this._keyring === undefined ? 'not checked' : 'checked',
+      lastCheckpoint: this._lastCheckpoint,
+      ...(this._lastCheckpointKey === undefined ? {} : { lastCheckpointKey: this._lastCheckpointKey }),
+      unsigned: this._unsigned,
+    };
+  }
 
   private _fail(problem: string, line = this._records + 1): LogVerification {
-    return { ok: false, records: this._records, line, problem, lastHash: this._previous };
+    return { ok: false, records: this._records, line, problem, lastHash: this._previous, ...this._signatures() };
   }
 
   line(text: string): LogVerification | undefined {
     const index = this._records;
-    let record: { seq?: unknown; prev?: unknown; hash?: unknown };
+    let record: { seq?: unknown; prev?: unknown; hash?: unknown; checkpoint?: unknown };
     try {
-      record = JSON.parse(text) as { seq?: unknown; prev?: unknown; hash?: unknown };
+      record = JSON.parse(text) as { seq?: unknown; prev?: unknown; hash?: unknown; checkpoint?: unknown };
     } catch {
       return this._fail('the record is not a JSON record');
     }
@@ -75,6 +120,26 @@ class ChainCheck {
           : `the record does not chain to line ${index}`,
       );
     }
+    const checkpoint = checkpointFieldOf(record.checkpoint);
+    if (typeof checkpoint === 'string') return this._fail(`the record is a malformed checkpoint: ${checkpoint}`);
+    if (checkpoint !== undefined) {
+      if (this._keyring !== undefined) {
+        const message = checkpointMessage({
+          key: checkpoint.key,
+          writer: null,
+          seq,
+          prev: this._previous,
+          registry: null,
+        });
+        const problem = signatureProblem(this._keyring, checkpoint.key, message, checkpoint.signature);
+        if (problem !== undefined) return this._fail(`the checkpoint does not verify: ${problem}`);
+      }
+      this._lastCheckpoint = seq;
+      this._lastCheckpointKey = checkpoint.key;
+      this._unsigned = 0;
+    } else {
+      this._unsigned += 1;
+    }
     this._previous = own;
     this._records += 1;
     if (own === this._expect) this._expectedAt = this._records;
@@ -88,7 +153,7 @@ class ChainCheck {
   end(): LogVerification {
     const expect = this._expect;
     if (expect === undefined || this._previous === expect) {
-      return { ok: true, records: this._records, lastHash: this._previous };
+      return { ok: true, records: this._records, lastHash: this._previous, ...this._signatures() };
     }
     if (this._expectedAt !== undefined) {
       const after = this._records - this._expectedAt;
@@ -118,7 +183,13 @@ function checked(options: VerifyLogOptions): ChainCheck {
       `option=<expectLastHash> | ${visible(expect.slice(0, 80))} is not a SHA-256 in hex | pass the 64 hex digits verify-log printed after "last hash"`,
     );
   }
-  return new ChainCheck(expect === undefined ? undefined : parseLastHash(expect));
+  return new ChainCheck(
+    expect === undefined ? undefined : parseLastHash(expect),
+    writerKeyringOf({
+      ...(options.keys === undefined ? {} : { keys: options.keys }),
+      ...(options.keyring === undefined ? {} : { keyring: options.keyring }),
+    }),
+  );
 }
 
 /**

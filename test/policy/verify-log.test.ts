@@ -103,6 +103,9 @@ describe('gate-audit verify-log', () => {
         ok: true,
         records: 4,
         lastHash: hashes[3],
+        signatures: 'not checked',
+        lastCheckpoint: null,
+        unsigned: 4,
       });
       writeFileSync(file, `${[lines[0], lines[2], lines[3]].join('\n')}\n`);
       const broken = await cli(file, '--format', 'json', '--expect-last-hash', hashes[3]!);
@@ -114,6 +117,9 @@ describe('gate-audit verify-log', () => {
         line: 2,
         problem: 'the record has seq 2, expected 1: 1 record(s) missing',
         lastHash: hashes[0],
+        signatures: 'not checked',
+        lastCheckpoint: null,
+        unsigned: 1,
         expectedLastHash: hashes[3],
       });
     });
@@ -174,7 +180,14 @@ describe('gate-audit verify-log', () => {
     } finally {
       closeSync(fd);
     }
-    expect(await verifyLogFile(file, { expectLastHash: last })).toEqual({ ok: true, records: count, lastHash: last });
+    expect(await verifyLogFile(file, { expectLastHash: last })).toEqual({
+      ok: true,
+      records: count,
+      lastHash: last,
+      signatures: 'not checked',
+      lastCheckpoint: null,
+      unsigned: count,
+    });
 
     const handle = openSync(file, 'r+');
     try {
