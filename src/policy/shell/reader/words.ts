@@ -6,6 +6,7 @@
  * and command words), the reader refuses the line instead of guessing.
  */
 import type { CmdSubst, ExtGlob, ParamExp, Stmt, Word, WordPart } from './nodes.js';
+import { unescapeBackquoted } from './backquotes.js';
 import { OP } from './nodes.js';
 import {
   AT,
@@ -396,31 +397,4 @@ function shortParam(name: string): ParamExp {
     Names: 0,
     Param: { type: 'Lit', Value: name },
   };
-}
-
-/**
- * The text of a backquoted command as bash reads it: line joins removed, and the backslash removed before `$`, a
- * backquote, `\`, and (inside double quotes) `"`; any other backslash stays.
- *
- * @param raw - the text between the backquotes
- * @param inDoubleQuotes - whether the backquotes are inside double quotes
- */
-export function unescapeBackquoted(raw: string, inDoubleQuotes: boolean): string {
-  if (!raw.includes('\\')) return raw;
-  const chunks: string[] = [];
-  let from = 0;
-  for (let i = 0; i < raw.length; i += 1) {
-    if (raw.charCodeAt(i) !== BACKSLASH) continue;
-    const next = raw.charCodeAt(i + 1);
-    if (next === NL) {
-      chunks.push(raw.slice(from, i));
-      from = i + 2;
-    } else if (next === DOLLAR || next === BACKQUOTE || next === BACKSLASH || (inDoubleQuotes && next === DQUOTE)) {
-      chunks.push(raw.slice(from, i));
-      from = i + 1;
-    }
-    i += 1;
-  }
-  chunks.push(raw.slice(from));
-  return chunks.join('');
 }
