@@ -13,7 +13,7 @@ import { GateAuditError, messageOf } from '../errors.js';
 import type { PostgresStore, postgresStore } from '../stores/postgres.js';
 import { visible, visibleField } from '../text.js';
 import { subcommand } from './command-output.js';
-import type { Streams } from './policy-commands.js';
+import { type Streams, signedText, writerKeyArg } from './policy-commands.js';
 
 /** A problem a store command reports with its exit code (1 refused or broken, 2 usage or store). */
 export class StoreCommandError extends Error {
@@ -162,32 +162,102 @@ export async function verifyStoreLogCommand(argv: readonly string[], streams: St
     ),
   )
     .option('--expect-last-hash <writer=hex>', "a writer's last hash kept elsewhere (repeat per writer)", expectArg)
+    .option(
+      '--expect-registry-head <hex>',
+      'a registry head kept elsewhere (verify-log prints it): catches registrations cut from the end',
+      registryHeadArg,
+    )
+    .option(
+      '--key <name=public key>',
+      'a writer key to check registrations and checkpoints with (repeatable)',
+      writerKeyArg,
+    )
+    .option('--keyring <file>', 'a writers\' keyring file: { "writers": { "<name>": "<public key>" } }')
+    .option('--require-signed', "exit 1 when records after a writer's last signed checkpoint are unsigned")
     .addHelpText(
       'after',
-      '\nExit codes: 0 intact · 1 a record or writer is broken or missing · 2 usage or store error',
+      '\nExit codes: 0 intact · 1 a record or writer is broken or missing (or, with --require-signed, unsigned) · 2 usage or store error',
     );
   command.parse([...argv], { from: 'user' });
-  const options = command.opts<StoreFlags & { expectLastHash?: Record<string, string> }>();
+  const options = command.opts<
+    StoreFlags & {
+      expectLastHash?: Record<string, string>;
+      expectRegistryHead?: string;
+      key?: Record<string, string>;
+      keyring?: string;
+      requireSigned?: boolean;
+    }
+  >();
+  if (options.requireSigned === true && options.key === undefined && options.keyring === undefined) {
+    streams.stderr.write(
+      'gate-audit verify-log: option=<--require-signed> | no key to check signatures with | pass --key <name>=<public key> or --keyring <file>\n',
+    );
+    return 2;
+  }
   let store: PostgresStore | undefined;
   try {
     store = await openStore(storeUrlOf(options, cwd));
     await store.checkSchema();
     const { verifyStoreLog } = await import('../stores/postgres.js');
-    const result = await verifyStoreLog(store, { expectLastHash: options.expectLastHash ?? {} });
-    const lines = result.writers.map(
-      (w) =>
-        `  ${visible(w.writer)}: ${w.problem === undefined ? 'OK' : `BROKEN: ${visible(w.problem)}`}, ${w.records} record${w.records === 1 ? '' : 's'} intact, last hash ${w.lastHash ?? '(none)'}`,
-    );
+    const result = await verifyStoreLog(store, {
+      expectLastHash: options.expectLastHash ?? {},
+      ...(options.expectRegistryHead === undefined ? {} : { expectRegistryHead: options.expectRegistryHead }),
+      ...(options.key === undefined ? {} : { keys: options.key }),
+      ...(options.keyring === undefined ? {} : { keyring: resolve(cwd, options.keyring) }),
+    });
+    const lines: string[] = [];
+    for (const w of result.writers) {
+      lines.push(
+        `  ${visible(w.writer)}: ${w.problem === undefined ? 'OK' : `BROKEN: ${visible(w.problem)}`}, ${w.records} record${w.records === 1 ? '' : 's'} intact, last hash ${w.lastHash ?? '(none)'}` +
+          `${w.prunedBefore === undefined ? '' : `, pruned before seq ${w.prunedBefore}`}` +
+          signedText({
+            signatures: result.signatures,
+            lastCheckpoint: w.lastCheckpoint,
+            ...(w.key === undefined ? {} : { lastCheckpointKey: w.key }),
+            unsigned: w.unsigned,
+          }),
+      );
+    }
+    for (const broken of result.breaks) {
+      lines.push(
+        `  break: writer=<${visible(broken.writer)}>, seq=<${broken.seq ?? '-'}>, row=<${broken.rowId ?? '-'}> | ${visible(broken.problem)}`,
+      );
+    }
     for (const problem of result.problems) lines.push(`  BROKEN: ${visible(problem)}`);
+    const registry =
+      result.registryHead === null
+        ? ''
+        : `, registry head ${result.registryHead.hash} (seq ${result.registryHead.seq})`;
     streams.stdout.write(
-      `gate-audit verify-log: store ${result.ok ? 'OK' : 'BROKEN'}, ${result.writers.length} writer${result.writers.length === 1 ? '' : 's'}\n${lines.join('\n')}\n`,
+      `gate-audit verify-log: store ${result.ok ? 'OK' : 'BROKEN'}, ${result.writers.length} writer${result.writers.length === 1 ? '' : 's'}${registry}\n${lines.join('\n')}\n`,
     );
-    return result.ok ? 0 : 1;
+    if (!result.ok) return 1;
+    if (result.signatures === 'checked' && result.unsigned > 0) {
+      streams.stderr.write(
+        `gate-audit verify-log: warning: store=<postgres> | ${result.unsigned} record${result.unsigned === 1 ? '' : 's'} after the last signed checkpoint of ${result.unsigned === 1 ? 'its writer is' : 'their writers are'} unsigned (a writer that did not close) | ${options.requireSigned === true ? 'refused: --require-signed' : 'pass --require-signed to fail on them'}\n`,
+      );
+      if (options.requireSigned === true) return 1;
+    }
+    return 0;
   } catch (error) {
     return storeFailure('verify-log', error, streams);
   } finally {
     await store?.close().catch(() => undefined);
   }
+}
+
+function registryHeadArg(value: string): string {
+  if (!/^[0-9a-f]{64}$/.test(value))
+    throw new InvalidArgumentError('expected the 64 hex digits verify-log printed after "registry head"');
+  return value;
+}
+
+function beforeArg(value: string): Date {
+  const time = new Date(value);
+  if (Number.isNaN(time.getTime()) || !/^\d{4}-\d{2}-\d{2}/.test(value)) {
+    throw new InvalidArgumentError('expected an ISO time, e.g. 2026-01-31 or 2026-01-31T12:00:00Z');
+  }
+  return time;
 }
 
 /**
@@ -205,7 +275,12 @@ export async function storeCommand(argv: readonly string[], streams: Streams, cw
       'Create or upgrade the PostgreSQL schema of approvals and the decision log (run it as an admin role), or print the grants of the roles gates and approvers use.',
     ),
   )
-    .argument('<action>', 'migrate or grants')
+    .argument('<action>', 'migrate, grants or prune')
+    .option(
+      '--before <time>',
+      'prune: remove records and answered or expired approvals older than this (ISO time)',
+      beforeArg,
+    )
     .option('--runtime-role <role>', "grants: the gates' role (SELECT, and INSERT on what gates append)")
     .option('--approver-role <role>', "grants: the approvers' role (SELECT, and INSERT on the answers)")
     .addHelpText(
@@ -232,9 +307,10 @@ export async function storeCommand(argv: readonly string[], streams: Streams, cw
     streams.stdout.write(`${statements.join('\n')}\n`);
     return 0;
   }
+  if (action === 'prune') return pruneCommand(command.opts<StoreFlags & { before?: Date }>(), streams, cwd);
   if (action !== 'migrate') {
     streams.stderr.write(
-      `gate-audit store: action=<${visibleField(action)}> | unknown action | use migrate or grants\n`,
+      `gate-audit store: action=<${visibleField(action)}> | unknown action | use migrate, grants or prune\n`,
     );
     return 2;
   }
@@ -250,6 +326,27 @@ export async function storeCommand(argv: readonly string[], streams: Streams, cw
     return 0;
   } catch (error) {
     return storeFailure('store migrate', error, streams);
+  } finally {
+    await store?.close().catch(() => undefined);
+  }
+}
+
+/** `gate-audit store prune --before <time>`: as an admin role. */
+async function pruneCommand(options: StoreFlags & { before?: Date }, streams: Streams, cwd: string): Promise<number> {
+  if (options.before === undefined) {
+    streams.stderr.write('gate-audit store: action=<prune> | no time given | pass --before <ISO time>\n');
+    return 2;
+  }
+  let store: PostgresStore | undefined;
+  try {
+    store = await openStore(storeUrlOf(options, cwd));
+    const result = await store.prune(options.before);
+    streams.stdout.write(
+      `gate-audit store: pruned before ${options.before.toISOString()}: ${result.records} record${result.records === 1 ? '' : 's'} of ${result.writers} writer${result.writers === 1 ? '' : 's'} (each chain now starts at a signed checkpoint), ${result.approvals} approval${result.approvals === 1 ? '' : 's'}\n`,
+    );
+    return 0;
+  } catch (error) {
+    return storeFailure('store prune', error, streams);
   } finally {
     await store?.close().catch(() => undefined);
   }

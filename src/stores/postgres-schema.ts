@@ -106,9 +106,23 @@ drop sequence if exists gate_audit_decisions_id_seq;
 alter table gate_audit_decisions alter column id add generated always as identity;
 select setval(pg_get_serial_sequence('gate_audit_decisions', 'id'), coalesce(max(id), 0) + 1, false) from gate_audit_decisions;`;
 
+/**
+ * Version 3: retention. `gate-audit store prune` (an admin role) records each prune in `gate_audit_prunes`,
+ * so a verifier accepts a writer's chain that starts at the signed checkpoint a prune kept; the runtime role
+ * only reads it.
+ */
+const V3 = `
+create table gate_audit_prunes (
+  seq bigint generated always as identity primary key,
+  before timestamptz not null,
+  pruned_at timestamptz not null default now(),
+  body text not null
+);`;
+
 const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'tables of gate-audit 0.1', sql: V1 },
   { version: 2, name: 'append-only approvals (pending, answers, consumptions), writer heads, identity ids', sql: V2 },
+  { version: 3, name: 'prunes: retention of records and approvals', sql: V3 },
 ];
 
 /** The schema version this code reads and writes. */
@@ -236,6 +250,7 @@ const RUNTIME_READS = [
   'gate_audit_writers',
   'gate_audit_decisions',
   'gate_audit_heads',
+  'gate_audit_prunes',
 ];
 const RUNTIME_APPENDS = [
   'gate_audit_pending',

@@ -13,11 +13,21 @@ import { AUDITING_REFUSAL, isAuditing } from '../auditing.js';
 import { GateAuditError } from '../errors.js';
 import type { DecisionSink } from '../policy/decision-sink.js';
 import { clientMaker, type PostgresApprovals, postgresApprovals } from './postgres-approvals.js';
+import { type LogSigningOptions, logSignerOf } from '../policy/decision-log-signing.js';
 import { logWriter } from './postgres-log.js';
+import { type PruneResult, pruneStore } from './postgres-prune.js';
 import { checkSchema, type MigrationResult, migrate, type PgPoolLike } from './postgres-schema.js';
 
-export type { StoredRecord, StoreLogVerification, WriterVerification } from './postgres-log.js';
-export { storeRecords, verifyStoreLog } from './postgres-log.js';
+export type { StoredRecord } from './postgres-log.js';
+export { storeRecords } from './postgres-log.js';
+export type {
+  LogBreak,
+  StoreLogVerification,
+  VerifyStoreLogOptions,
+  WriterVerification,
+} from './postgres-log-verify.js';
+export { verifyStoreLog } from './postgres-log-verify.js';
+export type { PruneResult } from './postgres-prune.js';
 export type { MigrationResult, PgPoolLike, PgQueryable } from './postgres-schema.js';
 export { grantStatements, SCHEMA_VERSION } from './postgres-schema.js';
 
@@ -37,7 +47,14 @@ export interface PostgresPoolOptions {
  * Where the store connects: a connection string (the store owns its pool) or your `pg.Pool` (its settings
  * are used for the one connection outside the pool that waiting for answers and watching need).
  */
-export type PostgresStoreOptions = PostgresPoolOptions | { readonly pool: PgPoolLike };
+export type PostgresStoreOptions = (PostgresPoolOptions | { readonly pool: PgPoolLike }) & {
+  /**
+   * Sign this writer's registration and checkpoints of its chain with an Ed25519 key (every `every`
+   * records, at most 100, and at close). The key is readable by the agent: its signatures prove that nobody
+   * without it changed the chain, not that the agent did not.
+   */
+  readonly signing?: LogSigningOptions;
+};
 
 /** A PostgreSQL store: an `ApprovalStore`, a `DecisionSink` (one writer), closable. */
 export interface PostgresStore extends PostgresApprovals, DecisionSink {
@@ -48,9 +65,17 @@ export interface PostgresStore extends PostgresApprovals, DecisionSink {
    * once per upgrade with an admin role (`gate-audit store migrate`); gates and approvers never call it.
    */
   migrate(): Promise<MigrationResult>;
+  /**
+   * Removes records, and answered or expired approvals, older than `before`, keeping each writer's last
+   * checkpoint before it (run it as an admin role: `gate-audit store prune`).
+   */
+  prune(before: Date): Promise<PruneResult>;
   /** Checks that the schema is the version this code knows (done before the first statement anyway). */
   checkSchema(): Promise<void>;
-  /** Waits for pending records, then ends the pool when the store created it (a pool you passed stays open). */
+  /**
+   * Waits for pending records, writes a signed checkpoint when signing and records are unsigned, then ends
+   * the pool when the store created it (a pool you passed stays open).
+   */
   close(): Promise<void>;
   /** The pool (for `verifyStoreLog`). */
   readonly pool: PgPoolLike;
@@ -118,7 +143,8 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     await check();
     return pool;
   };
-  const writer = logWriter(ready);
+  const signing = (options as { signing?: LogSigningOptions }).signing;
+  const writer = logWriter(ready, signing === undefined ? undefined : logSignerOf(signing));
   const approvals = postgresApprovals(ready, clientMaker(pg.Client, config));
 
   return {
@@ -126,10 +152,12 @@ export function postgresStore(options: PostgresStoreOptions): PostgresStore {
     writerId: writer.writerId,
     pool,
     migrate: () => migrate(pool),
+    prune: async (before) => pruneStore(await ready(), before),
     checkSchema: check,
     append: (record, gateName) => writer.append(record, gateName),
     close: async () => {
       await writer.drained();
+      await writer.checkpoint().catch(() => undefined);
       if (owned) await pool.end();
     },
   };

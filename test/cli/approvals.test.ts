@@ -285,10 +285,10 @@ describe('gate-audit store migrate|grants', () => {
     const migrated = await run(['store', 'migrate', '--store', url]);
     expect(migrated.code, migrated.err).toBe(0);
     expect(migrated.out).toMatch(
-      /^gate-audit store: schema version 0 → 2\n {2}applied 1 .*\n {2}applied 2 append-only/,
+      /^gate-audit store: schema version 0 → 3\n {2}applied 1 .*\n {2}applied 2 append-only.*\n {2}applied 3 prunes/,
     );
     expect((await run(['store', 'migrate', '--store', url])).out).toBe(
-      'gate-audit store: the schema is at version 2 already\n',
+      'gate-audit store: the schema is at version 3 already\n',
     );
     expect((await run(['approvals', 'list', '--store', url])).code).toBe(0);
     const newer = new pg.Client({ connectionString: url });
@@ -302,7 +302,7 @@ describe('gate-audit store migrate|grants', () => {
     ]) {
       const refused = await run(argv);
       expect(refused.code).toBe(2);
-      expect(refused.err).toMatch(/schema=<9> \| the schema is newer than this gate-audit knows \(version 2\)/);
+      expect(refused.err).toMatch(/schema=<9> \| the schema is newer than this gate-audit knows \(version 3\)/);
     }
   });
 
@@ -310,7 +310,7 @@ describe('gate-audit store migrate|grants', () => {
     const printed = await run(['store', 'grants', '--runtime-role', 'gates', '--approver-role', 'team "a"']);
     expect(printed.code).toBe(0);
     expect(printed.out).toBe(
-      'grant select on gate_audit_schema_version, gate_audit_pending, gate_audit_answers, gate_audit_consumptions, gate_audit_writers, gate_audit_decisions, gate_audit_heads to "gates";\n' +
+      'grant select on gate_audit_schema_version, gate_audit_pending, gate_audit_answers, gate_audit_consumptions, gate_audit_writers, gate_audit_decisions, gate_audit_heads, gate_audit_prunes to "gates";\n' +
         'grant insert on gate_audit_pending, gate_audit_consumptions, gate_audit_writers, gate_audit_decisions, gate_audit_heads to "gates";\n' +
         'grant select on gate_audit_schema_version, gate_audit_pending, gate_audit_answers, gate_audit_consumptions to "team ""a""";\n' +
         'grant insert on gate_audit_answers to "team ""a""";\n',

@@ -64,7 +64,7 @@ async function failsAs(role: string, sql: string, values: unknown[] = []): Promi
 
 describe('the roles of a store', () => {
   it('the runtime role may SELECT and INSERT only, the approver role INSERT only on the answers; neither may CREATE', async () => {
-    const tables = ['answers', 'consumptions', 'decisions', 'heads', 'pending', 'schema_version', 'writers'];
+    const tables = ['answers', 'consumptions', 'decisions', 'heads', 'pending', 'prunes', 'schema_version', 'writers'];
     const select = (names: string[]) => names.map((t) => `gate_audit_${t}:SELECT`);
     const insert = (names: string[]) => names.map((t) => `gate_audit_${t}:INSERT`);
     expect(await privilegesOf(cluster, RUNTIME)).toEqual(
@@ -381,7 +381,7 @@ describe('the schema and the pool', () => {
       'legacy',
     );
     expect(await refusal('legacy')).toMatch(
-      /^STORE_SCHEMA: .*schema=<0.1, unversioned> \| the schema is older than this gate-audit \(version 2\) \| run gate-audit store migrate/,
+      /^STORE_SCHEMA: .*schema=<0.1, unversioned> \| the schema is older than this gate-audit \(version 3\) \| run gate-audit store migrate/,
     );
     // The gate refuses the call and stops the run: nothing is written to a store it cannot read.
     const agent = scriptedAgent('a', [call('rm', { path: '/x' }), say('done')], { tools: [recordingTool('rm')] });
@@ -392,23 +392,23 @@ describe('the schema and the pool', () => {
       /could not store the pending approval: store=<postgres>, schema=<0.1, unversioned>/,
     );
     const upgraded = await old.migrate();
-    expect(upgraded).toMatchObject({ from: 0, to: 2 });
-    expect(upgraded.applied).toHaveLength(2);
+    expect(upgraded).toMatchObject({ from: 0, to: 3 });
+    expect(upgraded.applied).toHaveLength(3);
     await expect(old.checkSchema()).resolves.toBeUndefined();
     // The writer's head moved to the heads table: its chain still verifies, and a cut tail is still seen.
     expect(await verifyStoreLog(old)).toMatchObject({ ok: true, writers: [{ writer, records: 2 }] });
     await asAdmin(cluster, 'delete from gate_audit_decisions where seq = 1', 'legacy');
     expect((await verifyStoreLog(old)).writers[0]?.problem).toMatch(/says 2 record\(s\), 1 found/);
     // Migrated again: nothing to do.
-    expect(await old.migrate()).toMatchObject({ from: 2, to: 2, applied: [] });
+    expect(await old.migrate()).toMatchObject({ from: 3, to: 3, applied: [] });
     await open('postgres', 'future').migrate();
     await asAdmin(
       cluster,
-      "insert into gate_audit_schema_version (version, name) values (3, 'from the future')",
+      "insert into gate_audit_schema_version (version, name) values (4, 'from the future')",
       'future',
     );
     expect(await refusal('future')).toMatch(
-      /^STORE_SCHEMA: .*schema=<3> \| the schema is newer than this gate-audit knows \(version 2\) \| upgrade gate-audit/,
+      /^STORE_SCHEMA: .*schema=<4> \| the schema is newer than this gate-audit knows \(version 3\) \| upgrade gate-audit/,
     );
     await expect(open('postgres', 'future').migrate()).rejects.toMatchObject({
       code: 'STORE_SCHEMA',
