@@ -152,57 +152,72 @@ export function decodeAnsiC(raw: string): string | undefined {
 export function countSubstitutionMarks(source: string): { parens: number; backquotes: number } {
   const count = { parens: 0, backquotes: 0 };
   const docs: HereDoc[] = [];
-  let mode: 'plain' | 'single' | 'double' | 'ansi' = 'plain';
-  for (let i = 0; i < source.length; i += 1) {
-    const c = source[i];
-    let after = i + 1;
-    while (source[after] === '\\' && source[after + 1] === '\n') after += 2;
-    const next = source[after];
-    if (mode === 'single') {
-      if (c === "'") mode = 'plain';
+  let mode = PLAIN;
+  const length = source.length;
+  for (let i = 0; i < length; i += 1) {
+    const c = source.charCodeAt(i);
+    if (mode === SINGLE) {
+      if (c === SQUOTE) mode = PLAIN;
       continue;
     }
-    if (mode === 'ansi') {
-      if (c === '\\') i += 1;
-      else if (c === "'") mode = 'plain';
+    if (mode === ANSI) {
+      if (c === BACKSLASH) i += 1;
+      else if (c === SQUOTE) mode = PLAIN;
       continue;
     }
-    if (c === '\\') {
+    if (c === BACKSLASH) {
       i += 1;
       continue;
     }
-    if (c === '`') {
+    if (c === BACKQUOTE) {
       count.backquotes += 1;
       continue;
     }
-    if ((c === '$' || c === '<' || c === '>') && next === '(') {
-      count.parens += 1;
-      i = after;
+    if (c === DOLLAR || c === LT || c === GT) {
+      let after = i + 1;
+      while (source.charCodeAt(after) === BACKSLASH && source.charCodeAt(after + 1) === NL) after += 2;
+      const next = source.charCodeAt(after);
+      if (next === LPAREN) {
+        count.parens += 1;
+        i = after;
+        continue;
+      }
+      if (mode === PLAIN && c === DOLLAR && next === SQUOTE) {
+        mode = ANSI;
+        i = after;
+        continue;
+      }
+    }
+    if (mode === DOUBLE) {
+      if (c === DQUOTE) mode = PLAIN;
       continue;
     }
-    if (mode === 'double') {
-      if (c === '"') mode = 'plain';
-      continue;
-    }
-    if (c === "'") mode = 'single';
-    else if (c === '"') mode = 'double';
-    else if (c === '$' && next === "'") {
-      mode = 'ansi';
-      i = after;
-    } else if (c === '#' && (i === 0 || /[\s;&|()<>]/.test(source[i - 1] ?? ''))) {
+    if (c === SQUOTE) mode = SINGLE;
+    else if (c === DQUOTE) mode = DOUBLE;
+    else if (c === HASH && (i === 0 || WORD_BREAK.has(source.charCodeAt(i - 1)))) {
       const end = source.indexOf('\n', i);
       // The newline that ends the comment is read next: here-document bodies may follow it.
-      i = end === -1 ? source.length : end - 1;
-    } else if (c === '<' && source[i + 1] === '<' && source[i + 2] !== '<') {
+      i = end === -1 ? length : end - 1;
+    } else if (c === LT && source.charCodeAt(i + 1) === LT && source.charCodeAt(i + 2) !== LT) {
       const doc = hereDocAt(source, i + 2);
       if (doc !== undefined) docs.push(doc);
       i += 1;
-    } else if (c === '\n' && docs.length > 0) {
+    } else if (c === NL && docs.length > 0) {
       i = skipBodies(source, i + 1, docs.splice(0), count) - 1;
     }
   }
   return count;
 }
+
+const PLAIN = 0;
+const SINGLE = 1;
+const DOUBLE = 2;
+const ANSI = 3;
+const [NL, DQUOTE, HASH, DOLLAR, SQUOTE, LPAREN, LT, GT, BACKSLASH, BACKQUOTE] = [...'\n"#$\'(<>\\`'].map((c) =>
+  c.charCodeAt(0),
+);
+/** What a `#` must follow to start a comment, as bash reads it (or it starts the line). */
+const WORD_BREAK = new Set([...' \t\n;&|()<>'].map((c) => c.charCodeAt(0)));
 
 /** A here-document the counter has seen the operator of. */
 interface HereDoc {

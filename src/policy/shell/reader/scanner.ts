@@ -255,9 +255,10 @@ export class Scanner {
   }
 }
 
+const NON_ASCII = /[\u0080-\uffff]/;
+
 function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i += 1) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
+  return !NON_ASCII.test(text);
 }
 
 /** The UTF-8 byte offset of every character position (a surrogate pair is 4 bytes, on its first half). */

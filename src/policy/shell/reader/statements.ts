@@ -26,6 +26,10 @@ import {
 import { BANG_WORD, BASH_ONLY, bit, COMPOUND, COPROC, FUNCTION, NAMES, RESERVED, TIME } from './reserved.js';
 import { UNQUOTED } from './words.js';
 
+/** The first characters of reserved words (1). */
+const KEYWORD_START = new Uint8Array(128);
+for (const name of RESERVED.keys()) KEYWORD_START[name.charCodeAt(0)] = 1;
+
 /** A list ends at a `)`. */
 export const CLOSE_PAREN = 1;
 /** A list ends at a case item's `;;`, `;&` or `;;&`. */
@@ -56,6 +60,14 @@ export abstract class StatementReader extends RedirectReader {
     const start = this.pos;
     if (this._reservedAt === start) return this._reservedId;
     let p = start;
+    // Most first words start with a letter no reserved word starts with.
+    const first = this.at(start);
+    if (first >= 0 && first < 128 && KEYWORD_START[first] === 0) {
+      this._reservedAt = start;
+      this._reservedId = 0;
+      this.reservedEnd = start;
+      return 0;
+    }
     for (let n = 0; n < 9; n += 1) {
       const c = this.at(p);
       if (!((c >= 97 && c <= 122) || c === 123 || c === 125 || c === 91 || c === 93 || c === 33)) break;

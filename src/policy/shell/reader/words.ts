@@ -58,6 +58,17 @@ export const SUBSCRIPT = 6;
 /** An arithmetic operand: ends at a blank, an operator or a parenthesis. */
 export const ARITHMETIC = 7;
 
+/** ASCII characters that never start a piece nor end a command word (1): letters, digits, most punctuation. */
+const PLAIN_UNQUOTED = plainTable('\\\'"$`<>@*+?!()|&; \t\n');
+/** The same inside double quotes or a here-document body. */
+const PLAIN_QUOTED = plainTable('\\"$`');
+
+function plainTable(special: string): Uint8Array {
+  const table = new Uint8Array(128).fill(1);
+  for (const c of special) table[c.charCodeAt(0)] = 0;
+  return table;
+}
+
 /** The characters that end an arithmetic operand (operators, parentheses and what may close the expression). */
 const ARITH_ENDS = new Set('+-*/%<>=!~&|^?:,();}]'.split('').map((c) => c.charCodeAt(0)));
 
@@ -96,7 +107,15 @@ export abstract class WordReader extends Scanner {
     let p = this.skipJoins(this.pos);
     let lit = p;
     let depth = 0;
+    // Plain characters, the most of any word, are skipped in a tight loop; a word kind without one (UNQUOTED is
+    // kind 0, DQUOTED 2, HEREDOC 3) takes every character through the loop below.
+    const plain = kind === UNQUOTED ? PLAIN_UNQUOTED : kind === DQUOTED || kind === HEREDOC ? PLAIN_QUOTED : undefined;
+    const src = this.src;
     for (;;) {
+      if (plain !== undefined) {
+        const limit = this.limit;
+        for (let d = src.charCodeAt(p); p < limit && (d >= 128 || plain[d] === 1); d = src.charCodeAt(p)) p += 1;
+      }
       const c = this.at(p);
       if (c === EOF) break;
       if (c === BACKSLASH) {
