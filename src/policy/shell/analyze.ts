@@ -28,17 +28,7 @@ import {
   WRAPPERS,
   xargsReplace,
 } from './programs/index.js';
-import {
-  type Dialect,
-  type GoNode,
-  kind,
-  list,
-  node,
-  num,
-  parseShell,
-  ShellSyntaxError,
-  text,
-} from './syntax.js';
+import { type Dialect, type GoNode, kind, list, node, num, parseShell, ShellSyntaxError, text } from './syntax.js';
 import {
   countSubstitutionMarks,
   decodeAnsiC,
@@ -335,13 +325,16 @@ class Analysis {
     // `< <(ls)`, `> >(cmd)`: a pipe to commands that are parts of their own (read above); no file, no network.
     const alone = target === undefined ? [] : list(target.Parts);
     if (value === undefined && alone.length === 1 && kind(alone[0] as GoNode) === 'ProcSubst') return;
+    // A here-string is the command's standard input, whatever its value: no file and no connection (what runs
+    // inside it, `<<< "$(ls)"`, was read with the word).
+    if (op === OP.herestring) return;
     if (value === undefined) {
       sink.mark('code', 'a redirection target that is not a literal (it may be a network connection)');
-      if (op !== OP.in && op !== OP.herestring && op !== OP.dupIn) writes.push(undefined);
+      if (op !== OP.in && op !== OP.dupIn) writes.push(undefined);
       if (op === OP.in || op === OP.readWrite) reads.push(undefined);
       return;
     }
-    if (op !== OP.herestring && /^\/dev\/(tcp|udp)\//.test(value)) {
+    if (/^\/dev\/(tcp|udp)\//.test(value)) {
       sink.mark('code', `a network connection (${value})`);
     }
     if (WRITE_OPS.has(op) || (op === OP.dupOut && !/^(\d+|-)$/.test(value))) writes.push(value);

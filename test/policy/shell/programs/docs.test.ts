@@ -17,7 +17,7 @@ describe('docs/shell-programs.md', () => {
       cwd: root,
       encoding: 'utf8',
     });
-    expect(script.stderr).toBe('');
+    expect(script.status, script.stderr).toBe(0);
     expect(page, 'docs/shell-programs.md is behind the tables: run `npm run docs:programs`').toBe(script.stdout);
   });
 
