@@ -609,6 +609,15 @@ function gluedComments(): CorpusLine[] {
   out.push(line('process substitution redirected', 'cat < <(rm -rf /)', 'deny', 'ask'));
   out.push(line('process substitution redirected', 'ls > >(rm -rf /)', 'deny', 'ask'));
   out.push(line('process substitution redirected', 'grep x < <(cat /etc/hosts)', 'allow', 'allow'));
+  // A here-string is standard input, whatever its value: no file, no connection.
+  out.push(line('here-string', 'grep a <<< $HOME', 'allow', 'allow'));
+  out.push(line('here-string', 'wc -l <<< "$(ls)"', 'allow', 'allow'));
+  out.push(line('here-string', 'wc -l <<< "$(rm -rf /)"', 'deny', 'ask'));
+  // After >& or <&, bash takes a `-` alone as the target and starts a new word right after it (found by the
+  // fuzzer): `3>&--rf` closes 3 and passes -rf.
+  out.push(line('closing dash', 'rm 3>&--rf /', 'deny', 'ask'));
+  out.push(line('closing dash', 'rm 3<&--rf /', 'deny', 'ask'));
+  out.push(line('closing dash', 'rm 3>& --rf /', 'deny', 'ask'));
   return out;
 }
 

@@ -12,6 +12,7 @@ import {
   EQUALS,
   GT,
   HASH,
+  isBreak,
   isDigit,
   isNameChar,
   isNameStart,
@@ -113,7 +114,8 @@ export abstract class RedirectReader extends HeredocReader {
     this.skipBlanks();
     // A `#` starting the target starts a comment for bash, which leaves the redirection without its target.
     if (this.at(this.pos) === HASH) this.fail('a redirection without its target');
-    const word = this.word(UNQUOTED);
+    const close = this.closingDash(kind);
+    const word = close ?? this.word(UNQUOTED);
     if (word.Parts.length === 0) this.fail('a redirection without its target');
     const redirect: Redirect = {
       type: 'Redirect',
@@ -123,6 +125,19 @@ export abstract class RedirectReader extends HeredocReader {
     };
     if (kind === OP.heredoc || kind === OP.heredocTabs) this.hereDocument(redirect, word, kind === OP.heredocTabs);
     return redirect;
+  }
+
+  /**
+   * After `>&` or `<&`, a `-` (close the descriptor): bash takes the `-` as the whole target and starts a new word
+   * right after it (`3>&-y` closes 3 and passes `y`, `2>&--` passes `-`); dash refuses a target that goes on
+   * after the `-`. `undefined` where the target is not such a `-`.
+   */
+  closingDash(kind: number): Word | undefined {
+    if ((kind !== OP.dupIn && kind !== OP.dupOut) || this.at(this.pos) !== MINUS) return undefined;
+    const after = this.step(this.pos);
+    if (!this.bash && !isBreak(this.at(after))) this.fail('a descriptor that is not a number after >& or <&');
+    this.pos = after;
+    return { type: 'Word', Parts: [{ type: 'Lit', Value: '-' }] };
   }
 
   /** If an assignment starts at `this.pos`, where its name ends (at `=`, `+=`, or bash's `[`); -1 otherwise. */
