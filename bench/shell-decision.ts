@@ -8,7 +8,7 @@
  * 3 ms).
  */
 import { type Gate, type PolicyInput, policyGate, type ToolCallRequest } from '../dist/index.js';
-import { alternate, median, quantile, type Row, round } from './stats.js';
+import { alternate, median, quantile, type Row, round, settleYoung } from './stats.js';
 
 /** A 200-character line: a pipeline, a list, a substitution, quoting and a redirection. */
 export const COMMAND =
@@ -113,9 +113,9 @@ export async function shellDecision(pairs: number): Promise<Row> {
     const decision = gate.decide(requests[0] as ToolCallRequest) as { verdict: string };
     if (decision.verdict !== 'allow') throw new Error(`the bench line should be allowed, got ${decision.verdict}`);
   }
-  // Batches long enough (about 50 ms) that the collector's work after the forced collection between sides
-  // (which lands in the next batch's process CPU time) is a small part of each.
-  const samples = await alternate(pairs, 5, cpuBatch(shell, 2000), cpuBatch(regex, 2000));
+  // Batches long enough (about 50 ms) that the collector's work between sides is a small part of each, and a
+  // young-generation collection between sides (a full one flushes compiled code: see settleYoung).
+  const samples = await alternate(pairs, 5, cpuBatch(shell, 2000), cpuBatch(regex, 2000), settleYoung);
   const ratios = samples.measured.map((m, i) => m / (samples.baseline[i] ?? m));
   const value = round(median(samples.measured), 1);
   return {
@@ -184,7 +184,7 @@ export async function shellDecisionLong(pairs: number): Promise<Row> {
   const long = variants(LONG_COMMAND, 64);
   const decision = shell.decide(long[0] as ToolCallRequest) as { verdict: string };
   if (decision.verdict !== 'allow') throw new Error(`the 10 KB line should be allowed, got ${decision.verdict}`);
-  const samples = await alternate(pairs, 3, cpuBatch(shell, 50, long), cpuBatch(regex, 50, long));
+  const samples = await alternate(pairs, 3, cpuBatch(shell, 50, long), cpuBatch(regex, 50, long), settleYoung);
   const ratios = samples.measured.map((m, i) => m / (samples.baseline[i] ?? m));
   const value = round(median(samples.measured), 0);
   return {
