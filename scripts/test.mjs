@@ -15,7 +15,10 @@ if (build.status !== 0) {
 
 const resultFile = '.vitest-result.json';
 rmSync(resultFile, { force: true });
-const args = ['vitest', 'run', '--coverage', '--reporter=default', '--reporter=json', `--outputFile.json=${resultFile}`, ...process.argv.slice(2)];
+// CI's second run (the oldest supported SDK) checks what the SDK's version can change; coverage and its
+// thresholds are the first run's (GATE_AUDIT_TEST_COVERAGE=off).
+const coverage = process.env.GATE_AUDIT_TEST_COVERAGE === 'off' ? [] : ['--coverage'];
+const args = ['vitest', 'run', ...coverage, '--reporter=default', '--reporter=json', `--outputFile.json=${resultFile}`, ...process.argv.slice(2)];
 const run = spawnSync('npx', args, { stdio: 'inherit' });
 let passed = 0;
 let failed = 0;
