@@ -29,6 +29,7 @@ import {
   xargsReplace,
 } from './programs/index.js';
 import { type Dialect, type GoNode, kind, list, node, num, parseShell, ShellSyntaxError, text } from './syntax.js';
+import { OP } from './reader/nodes.js';
 import {
   countSubstitutionMarks,
   decodeAnsiC,
@@ -108,32 +109,17 @@ function merge(a: Opacity | undefined, b: Opacity | undefined): Opacity | undefi
   return a.kind === 'code' || b.kind === 'state' ? a : b;
 }
 
-// Redirection operators (mvdan/sh numbering).
-const OP = {
-  out: 54,
-  append: 55,
-  in: 56,
-  readWrite: 57,
-  dupIn: 58,
-  dupOut: 59,
-  clobber: 60,
-  heredoc: 61,
-  heredocTabs: 62,
-  herestring: 63,
-  all: 64,
-  appendAll: 65,
-} as const;
 const INPUT_OPS = new Set<number>([OP.in, OP.readWrite, OP.heredoc, OP.heredocTabs, OP.herestring]);
 const WRITE_OPS = new Set<number>([OP.out, OP.append, OP.readWrite, OP.clobber, OP.all, OP.appendAll]);
 // Test operators that evaluate their operands as arithmetic, and those that take a variable name.
 const ARITH_TESTS = new Set([116, 117, 118, 119, 120, 121]);
 const NAME_TESTS = new Set([110, 111]);
-const PARAM_TRANSFORM = 84;
+const PARAM_TRANSFORM = OP.at;
 // `${x=…}` and `${x:=…}`: the expansion assigns `x` when it is unset (or empty).
-const PARAM_ASSIGN = new Set([74, 75]);
+const PARAM_ASSIGN = new Set<number>([OP.assign, OP.colonAssign]);
 // Pipe operators of a `BinaryCmd` (`|`, `|&`).
-const PIPE = 12;
-const PIPE_ALL = 13;
+const PIPE = OP.pipe;
+const PIPE_ALL = OP.pipeAll;
 
 const INTEGER = /^[-+]?(0[xX][0-9a-fA-F]+|[0-9]+|[0-9]+#[0-9a-zA-Z@_]+)$/;
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
