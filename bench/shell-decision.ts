@@ -107,28 +107,59 @@ function cpuBatch(gate: Gate, calls: number, from: readonly ToolCallRequest[] = 
  * @param pairs - how many pairs to keep
  */
 export async function shellDecision(pairs: number): Promise<Row> {
+  // Batches long enough (about 50 ms) that the collector's work between sides is a small part of each, and a
+  // young-generation collection between sides (a full one flushes compiled code: see settleYoung).
+  return decisionRow(pairs, {
+    name: 'shell-decision',
+    requests,
+    warmup: 5,
+    batch: 2000,
+    bound: 150,
+    digits: 1,
+    note: `a ${COMMAND.length}-character command against 100 shell rules (parsed and judged per part) vs 100 regex-only rules`,
+  });
+}
+
+/** What a pair row of decisions measures: its requests, batches, bound (µs CPU) and note. */
+interface DecisionRowSpec {
+  readonly name: string;
+  readonly requests: readonly ToolCallRequest[];
+  readonly warmup: number;
+  readonly batch: number;
+  readonly bound: number;
+  readonly digits: number;
+  readonly note: string;
+}
+
+/** The 100 shell rules against the 100 regex-only rules on the same requests, median CPU per decision. */
+async function decisionRow(pairs: number, spec: DecisionRowSpec): Promise<Row> {
   const shell = policyGate({ version: 1, default: 'allow', rules: shellRules() });
   const regex = policyGate({ version: 1, default: 'allow', rules: regexRules() });
   for (const gate of [shell, regex]) {
-    const decision = gate.decide(requests[0] as ToolCallRequest) as { verdict: string };
-    if (decision.verdict !== 'allow') throw new Error(`the bench line should be allowed, got ${decision.verdict}`);
+    const decision = gate.decide(spec.requests[0] as ToolCallRequest) as { verdict: string };
+    if (decision.verdict !== 'allow')
+      throw new Error(`the ${spec.name} line should be allowed, got ${decision.verdict}`);
   }
-  // Batches long enough (about 50 ms) that the collector's work between sides is a small part of each, and a
-  // young-generation collection between sides (a full one flushes compiled code: see settleYoung).
-  const samples = await alternate(pairs, 5, cpuBatch(shell, 2000), cpuBatch(regex, 2000), settleYoung);
+  const samples = await alternate(
+    pairs,
+    spec.warmup,
+    cpuBatch(shell, spec.batch, spec.requests),
+    cpuBatch(regex, spec.batch, spec.requests),
+    settleYoung,
+  );
   const ratios = samples.measured.map((m, i) => m / (samples.baseline[i] ?? m));
-  const value = round(median(samples.measured), 1);
+  const value = round(median(samples.measured), spec.digits);
   return {
-    name: 'shell-decision',
+    name: spec.name,
     value,
     unit: 'µs CPU/decision',
     baseline: round(median(samples.baseline), 1),
     ratio: round(median(ratios), 2),
     spread: [round(quantile(ratios, 0.25), 2), round(quantile(ratios, 0.75), 2)],
     pairs: samples.measured.length,
-    target: 'median ≤ 150 µs CPU',
-    met: value <= 150,
-    note: `a ${COMMAND.length}-character command against 100 shell rules (parsed and judged per part) vs 100 regex-only rules`,
+    target: `median ≤ ${spec.bound} µs CPU`,
+    met: value <= spec.bound,
+    note: spec.note,
   };
 }
 
@@ -179,24 +210,13 @@ export function shellDecisionP99(calls: number): Row {
  * @param pairs - how many pairs to keep
  */
 export async function shellDecisionLong(pairs: number): Promise<Row> {
-  const shell = policyGate({ version: 1, default: 'allow', rules: shellRules() });
-  const regex = policyGate({ version: 1, default: 'allow', rules: regexRules() });
-  const long = variants(LONG_COMMAND, 64);
-  const decision = shell.decide(long[0] as ToolCallRequest) as { verdict: string };
-  if (decision.verdict !== 'allow') throw new Error(`the 10 KB line should be allowed, got ${decision.verdict}`);
-  const samples = await alternate(pairs, 3, cpuBatch(shell, 50, long), cpuBatch(regex, 50, long), settleYoung);
-  const ratios = samples.measured.map((m, i) => m / (samples.baseline[i] ?? m));
-  const value = round(median(samples.measured), 0);
-  return {
+  return decisionRow(pairs, {
     name: 'shell-decision-10kb',
-    value,
-    unit: 'µs CPU/decision',
-    baseline: round(median(samples.baseline), 1),
-    ratio: round(median(ratios), 2),
-    spread: [round(quantile(ratios, 0.25), 2), round(quantile(ratios, 0.75), 2)],
-    pairs: samples.measured.length,
-    target: 'median ≤ 3000 µs CPU',
-    met: value <= 3000,
+    requests: variants(LONG_COMMAND, 64),
+    warmup: 3,
+    batch: 50,
+    bound: 3000,
+    digits: 0,
     note: `a ${LONG_COMMAND.length}-character line (the shell-decision line repeated) against 100 shell rules vs 100 regex-only rules`,
-  };
+  });
 }
