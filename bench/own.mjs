@@ -67,6 +67,8 @@ function ownNanoseconds(counted) {
     ],
     {
       env: { ...process.env, MODE: mode, R: String(counted), RMAX: String(r2), CALLS: String(calls), WARM: '3' },
+      // V8 writes a log file per isolate into its working directory while it writes its map for perf.
+      cwd: work,
       stdio: ['ignore', 'ignore', 'pipe'],
       encoding: 'utf8',
     },
