@@ -127,7 +127,7 @@ try {
 // thread sampled): that is a failed measurement, not a cost of zero.
 if (perCall.some((us) => !(us > 0))) {
   process.stderr.write(
-    "bench:own: no sample was attributed to gate-audit | is perf reading V8's map (/tmp/perf-PID.map)?\n",
+    "bench:own: a pair measured no time of gate-audit's (or less in its longer run) | check that perf reads V8's map (/tmp/perf-PID.map), and run it idle or with more rounds (R2)\n",
   );
   process.exit(1);
 }
