@@ -268,7 +268,7 @@ export async function verifyStoreLog(
       broken(
         null,
         null,
-        'the writer is registered but has no records: they were deleted (or its first write never committed)',
+        'the writer is registered but has no records: they were deleted (a writer registers in the transaction of its first records)',
       );
     } else if (head === undefined || head.lastSeq !== lastSeq || head.lastHash !== prev) {
       const said = head === undefined ? 0 : head.lastSeq + 1;

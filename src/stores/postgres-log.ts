@@ -2,7 +2,8 @@
  * The decision log of a fleet in PostgreSQL: the writing side. Each store instance is one writer (host, pid,
  * start time and a random id), with its own hash chain in one table with a global order (`id`), so writers
  * never wait on each other. Writers register in a hash-chained `gate_audit_writers` table (one advisory lock
- * orders the registrations; no LOCK TABLE). Each record is inserted with its head row (`gate_audit_heads`:
+ * orders the registrations; no LOCK TABLE), in the transaction of their first records: a writer killed before
+ * its first commit leaves no registration, so a registration without records is a deletion. Each record is inserted with its head row (`gate_audit_heads`:
  * the writer, seq and hash) in the same statement, so the log is insert-only for the runtime role, and a
  * tail cut from the records but not from the heads is reported by `verifyStoreLog`. The hashed canonical
  * JSON text is stored as text (JSONB would reorder its keys).
@@ -96,40 +97,42 @@ export function logWriter(ready: () => Promise<PgPoolLike>, signer?: LogSigner):
   let waiting: Waiting[] = [];
   let pumping: Promise<void> | undefined;
 
-  const register = async (): Promise<{ seq: number; prev: string | null }> => {
-    const db = await ready();
-    return inTransaction(db, async (client) => {
-      const existing = await client.query('select 1 from gate_audit_writers where writer_id = $1', [writerId]);
-      if (existing.rows.length > 0) {
-        const newest = await client.query('select seq, hash from gate_audit_writers order by seq desc limit 1');
-        registry = { seq: Number(newest.rows[0]!.seq), hash: String(newest.rows[0]!.hash) };
-        const last = await client.query(
-          'select seq, hash from gate_audit_heads where writer_id = $1 order by seq desc limit 1',
-          [writerId],
-        );
-        const found = last.rows[0];
-        // What the failed round trip left is unknown: sign whatever is there at the next checkpoint.
-        unsigned = Math.max(unsigned, 1);
-        return found === undefined ? { seq: 0, prev: null } : { seq: Number(found.seq) + 1, prev: String(found.hash) };
-      }
-      // Registration is rare: one advisory lock orders the writers' chain.
-      await client.query('select pg_advisory_xact_lock($1)', [REGISTER_LOCK]);
-      const last = await client.query('select hash from gate_audit_writers order by seq desc limit 1');
-      const prev = (last.rows[0]?.hash as string | undefined) ?? null;
-      const fields = { writer: writerId, ...writer, prev, ...(signer === undefined ? {} : { key: signer.name }) };
-      const unsignedText = canonicalJson(fields);
-      const body =
-        signer === undefined
-          ? unsignedText
-          : canonicalJson({ ...fields, signature: signer.sign(registrationMessage(unsignedText)) });
-      const hash = sha256Hex(body);
-      const inserted = await client.query(
-        'insert into gate_audit_writers (writer_id, body, prev, hash) values ($1, $2, $3, $4) returning seq',
-        [writerId, body, prev, hash],
+  /**
+   * Finds this writer's place inside the transaction of a batch: after a failed round trip, from its
+   * registration and last head; the first time, by registering it (so the registration commits with the
+   * writer's first records, or not at all: a writer killed before its first commit leaves nothing).
+   */
+  const place = async (client: PgQueryable): Promise<{ seq: number; prev: string | null }> => {
+    const existing = await client.query('select 1 from gate_audit_writers where writer_id = $1', [writerId]);
+    if (existing.rows.length > 0) {
+      const newest = await client.query('select seq, hash from gate_audit_writers order by seq desc limit 1');
+      registry = { seq: Number(newest.rows[0]!.seq), hash: String(newest.rows[0]!.hash) };
+      const last = await client.query(
+        'select seq, hash from gate_audit_heads where writer_id = $1 order by seq desc limit 1',
+        [writerId],
       );
-      registry = { seq: Number(inserted.rows[0]!.seq), hash };
-      return { seq: 0, prev: null };
-    });
+      const found = last.rows[0];
+      // What the failed round trip left is unknown: sign whatever is there at the next checkpoint.
+      unsigned = Math.max(unsigned, 1);
+      return found === undefined ? { seq: 0, prev: null } : { seq: Number(found.seq) + 1, prev: String(found.hash) };
+    }
+    // Registration is rare: one advisory lock orders the writers' chain (held until the first batch commits).
+    await client.query('select pg_advisory_xact_lock($1)', [REGISTER_LOCK]);
+    const last = await client.query('select hash from gate_audit_writers order by seq desc limit 1');
+    const prev = (last.rows[0]?.hash as string | undefined) ?? null;
+    const fields = { writer: writerId, ...writer, prev, ...(signer === undefined ? {} : { key: signer.name }) };
+    const unsignedText = canonicalJson(fields);
+    const body =
+      signer === undefined
+        ? unsignedText
+        : canonicalJson({ ...fields, signature: signer.sign(registrationMessage(unsignedText)) });
+    const hash = sha256Hex(body);
+    const inserted = await client.query(
+      'insert into gate_audit_writers (writer_id, body, prev, hash) values ($1, $2, $3, $4) returning seq',
+      [writerId, body, prev, hash],
+    );
+    registry = { seq: Number(inserted.rows[0]!.seq), hash };
+    return { seq: 0, prev: null };
   };
 
   const recordBody = (
@@ -180,17 +183,18 @@ export function logWriter(ready: () => Promise<PgPoolLike>, signer?: LogSigner):
     });
   };
 
-  /** Writes one batch in one statement (after registering, or re-reading the head after a failure). */
-  const writeBatch = async (batch: readonly Waiting[]): Promise<void> => {
-    head ??= await register();
-    const db = await ready();
-    if (signer !== undefined && batch.some((item) => item.record === undefined)) {
-      // The closing checkpoint names the newest registration now, not the one the last batch saw.
-      const newest = await db.query('select seq, hash from gate_audit_writers order by seq desc limit 1');
-      const row = newest.rows[0];
-      if (row !== undefined) registry = { seq: Number(row.seq), hash: String(row.hash) };
-    }
-    const at = { ...head };
+  /** The rows of a batch from the writer's place `from`: records, and checkpoints when due. */
+  const rowsOf = (
+    batch: readonly Waiting[],
+    from: { seq: number; prev: string | null },
+  ): {
+    seqs: number[];
+    bodies: string[];
+    hashes: string[];
+    at: { seq: number; prev: string | null };
+    count: number;
+  } => {
+    const at = { ...from };
     let count = unsigned;
     const seqs: number[] = [];
     const bodies: string[] = [];
@@ -216,15 +220,48 @@ export function logWriter(ready: () => Promise<PgPoolLike>, signer?: LogSigner):
         count = 0;
       }
     }
-    if (seqs.length === 0) return;
-    const result = await db.query(BATCH_INSERT, [writerId, seqs, bodies, hashes]);
+    return { seqs, bodies, hashes, at, count };
+  };
+
+  /** Inserts a batch's rows in one statement; the newest registration comes back with it. */
+  const insert = async (db: PgQueryable, rows: ReturnType<typeof rowsOf>): Promise<void> => {
+    const result = await db.query(BATCH_INSERT, [writerId, rows.seqs, rows.bodies, rows.hashes]);
     const row = result.rows[0];
-    if (row === undefined || Number(row.added) !== seqs.length || Number(row.heads) !== seqs.length) {
+    if (row === undefined || Number(row.added) !== rows.seqs.length || Number(row.heads) !== rows.seqs.length) {
       throw new Error(`writer ${writerId} lost its place in its chain`);
     }
     registry = { seq: Number(row.registry_seq), hash: String(row.registry_hash) };
-    head = at;
-    unsigned = count;
+  };
+
+  /**
+   * Writes one batch in one statement; the first one (or the first after a failure) in one transaction with
+   * the writer's registration (or the re-reading of its head).
+   */
+  const writeBatch = async (batch: readonly Waiting[]): Promise<void> => {
+    const db = await ready();
+    if (head === undefined) {
+      // Nothing to write (a close with every record signed): no registration either.
+      if (unsigned === 0 && batch.every((item) => item.record === undefined)) return;
+      const written = await inTransaction(db, async (client) => {
+        const rows = rowsOf(batch, await place(client));
+        if (rows.seqs.length > 0) await insert(client, rows);
+        return rows;
+      });
+      head = written.at;
+      unsigned = written.count;
+      return;
+    }
+    if (signer !== undefined && batch.some((item) => item.record === undefined)) {
+      // The closing checkpoint names the newest registration now, not the one the last batch saw.
+      const newest = await db.query('select seq, hash from gate_audit_writers order by seq desc limit 1');
+      const row = newest.rows[0];
+      if (row !== undefined) registry = { seq: Number(row.seq), hash: String(row.hash) };
+    }
+    const rows = rowsOf(batch, head);
+    if (rows.seqs.length === 0) return;
+    await insert(db, rows);
+    head = rows.at;
+    unsigned = rows.count;
   };
 
   const pump = async (): Promise<void> => {

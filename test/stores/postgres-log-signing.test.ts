@@ -50,8 +50,9 @@ async function reset(): Promise<void> {
   );
 }
 
+/** A signed writer connected as the gates' runtime role (SELECT and INSERT only). */
 function open(every = 10): PostgresStore {
-  const store = postgresStore({ connectionString: cluster.url, signing: { keyFile, every } });
+  const store = postgresStore({ connectionString: urlAs(cluster, RUNTIME), signing: { keyFile, every } });
   opened.push(store);
   return store;
 }
@@ -83,7 +84,7 @@ function writer(count: number): Writer {
     [
       join(root, 'node_modules/jiti/lib/jiti-cli.mjs'),
       join(root, 'test/stores/signed-writer.ts'),
-      cluster.url,
+      urlAs(cluster, RUNTIME),
       keyFile,
       String(count),
     ],
@@ -108,6 +109,51 @@ function writer(count: number): Writer {
     ready: seen(/^ready$/m).then(() => undefined),
     done: seen(/^done$/m).then(() => undefined),
   };
+}
+
+/** A writer process (as the runtime role) to be killed: `id` once it printed its writer id. */
+function crashWriter(count: number): { child: ChildProcess; id: Promise<string>; exited: Promise<void> } {
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'node_modules/jiti/lib/jiti-cli.mjs'),
+      join(root, 'test/stores/crash-writer.ts'),
+      urlAs(cluster, RUNTIME),
+      keyFile,
+      String(count),
+    ],
+    { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  const id = new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const found = /^writer (.+)$/m.exec(out);
+      if (found !== null) resolve(found[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`writer exited ${code}: ${out}`)));
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return { child, id, exited };
+}
+
+/** Polls `check` every 20 ms until it holds (at most 20 s). */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Waits until no other session of the runtime role is connected (a killed writer's backends ended). */
+async function settled(): Promise<void> {
+  await until(async () => {
+    const left = await admin.query<{ n: string }>('select count(*) as n from pg_stat_activity where usename = $1', [
+      RUNTIME,
+    ]);
+    return Number(left.rows[0]!.n) === 0;
+  });
 }
 
 describe('a signed fleet log in PostgreSQL', () => {
@@ -181,7 +227,7 @@ describe('a signed fleet log in PostgreSQL', () => {
 
   it('records after the last checkpoint are unsigned: exit 0 with a warning, exit 1 with --require-signed', async () => {
     await reset();
-    const store = postgresStore({ connectionString: cluster.url, signing: { keyFile, every: 10 } });
+    const store = postgresStore({ connectionString: urlAs(cluster, RUNTIME), signing: { keyFile, every: 10 } });
     for (let i = 0; i < 13; i += 1) await store.append(record(i), 'g');
     const report = await verifyStoreLog(store, { keys: { fleet: key.publicKey } });
     expect(report).toMatchObject({ ok: true, signatures: 'checked', unsigned: 3 });
@@ -265,6 +311,100 @@ describe('a signed fleet log in PostgreSQL', () => {
     expect(unrecorded.code).toBe(1);
     expect(unrecorded.out).toMatch(/record 0 is missing \(the next is 21\)/);
   });
+
+  it('the runtime role cannot UPDATE or DELETE a registration, a checkpoint or a head it wrote', async () => {
+    await reset();
+    const store = open();
+    for (let i = 0; i < 12; i += 1) await store.append(record(i), 'g');
+    await store.close();
+    const runtime = new pg.Client({ connectionString: urlAs(cluster, RUNTIME) });
+    await runtime.connect();
+    try {
+      const checkpoint = await runtime.query<{ id: string }>(
+        'select id from gate_audit_decisions where writer_id = $1 and body like \'%"checkpoint":%\' order by seq limit 1',
+        [store.writerId],
+      );
+      expect(checkpoint.rows).toHaveLength(1);
+      const id = checkpoint.rows[0]!.id;
+      const edits: [string, unknown[]][] = [
+        ["update gate_audit_writers set body = body || ' ' where writer_id = $1", [store.writerId]],
+        ['delete from gate_audit_writers where writer_id = $1', [store.writerId]],
+        ["update gate_audit_decisions set body = body || ' ' where id = $1", [id]],
+        ['delete from gate_audit_decisions where id = $1', [id]],
+        ["update gate_audit_heads set hash = 'x' where writer_id = $1", [store.writerId]],
+        ['delete from gate_audit_heads where writer_id = $1', [store.writerId]],
+        ['truncate gate_audit_writers', []],
+      ];
+      for (const [sql, values] of edits) {
+        await expect(runtime.query(sql, values), sql).rejects.toThrow(/permission denied/);
+      }
+    } finally {
+      await runtime.end();
+    }
+    const verified = await run('verify-log', '--store', cluster.url, '--key', keyArg, '--require-signed');
+    expect(verified.code, verified.out).toBe(0);
+    expect(verified.out).toMatch(/: OK, 14 records intact, .*signed through seq 12 by key "fleet"/);
+  });
+
+  it('a writer process killed (SIGKILL) mid-run leaves an unsigned tail, not a break', async () => {
+    await reset();
+    const child = crashWriter(1_000_000);
+    const id = await child.id;
+    await until(
+      async () =>
+        Number((await admin.query<{ n: string }>('select count(*) as n from gate_audit_decisions')).rows[0]!.n) >= 200,
+    );
+    child.child.kill('SIGKILL');
+    await child.exited;
+    await settled();
+    const report = await verifyStoreLog(checker, { keys: { fleet: key.publicKey } });
+    expect(report.ok, JSON.stringify(report.breaks)).toBe(true);
+    expect(report.writers).toHaveLength(1);
+    expect(report.writers[0]!.writer).toBe(id);
+    const warned = await run('verify-log', '--store', cluster.url, '--key', keyArg);
+    expect(warned.code, warned.out + warned.err).toBe(0);
+    expect(warned.out).not.toMatch(/break:/);
+    if (report.unsigned > 0) {
+      expect(warned.err).toMatch(/warning: .* after the last signed checkpoint/);
+      expect((await run('verify-log', '--store', cluster.url, '--key', keyArg, '--require-signed')).code).toBe(1);
+    }
+  }, 60_000);
+
+  it('a writer process killed before its first commit leaves no registration without records: verify passes', async () => {
+    await reset();
+    // Hold the decisions table so the writer's first insert waits, then kill the writer while it waits; the
+    // server notices the dead client (client_connection_check_interval) and ends the insert it ran.
+    await admin.query(`alter role ${RUNTIME} set client_connection_check_interval = 50`);
+    const blocker = new pg.Client({ connectionString: cluster.url });
+    await blocker.connect();
+    try {
+      await blocker.query('begin');
+      await blocker.query('lock table gate_audit_decisions in exclusive mode');
+      const child = crashWriter(5);
+      await child.id;
+      await until(async () => {
+        const waiting = await admin.query<{ n: string }>(
+          "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query like '%gate_audit_decisions%'",
+        );
+        return Number(waiting.rows[0]!.n) > 0;
+      });
+      child.child.kill('SIGKILL');
+      await child.exited;
+      await settled();
+    } finally {
+      await admin.query(`alter role ${RUNTIME} reset client_connection_check_interval`);
+      await blocker.query('commit');
+      await blocker.end();
+    }
+    await settled();
+    const records = await admin.query<{ n: string }>('select count(*) as n from gate_audit_decisions');
+    expect(Number(records.rows[0]!.n)).toBe(0);
+    const report = await verifyStoreLog(checker, { keys: { fleet: key.publicKey } });
+    expect(report.breaks).toEqual([]);
+    expect(report).toMatchObject({ ok: true, writers: [] });
+    const verified = await run('verify-log', '--store', cluster.url, '--key', keyArg, '--require-signed');
+    expect(verified.code, verified.out + verified.err).toBe(0);
+  }, 60_000);
 
   it('prune and migrate refuse a time that is not one (exit 2)', async () => {
     expect((await run('store', 'prune', '--store', cluster.url, '--before', 'yesterday')).code).toBe(2);
