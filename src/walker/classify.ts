@@ -12,6 +12,7 @@ import {
   agentHooks,
   agentNodeExecutor,
   agentToolExecutor,
+  backgroundDispatchProblem,
   className,
   dataField,
   describeFieldProblem,
@@ -150,6 +151,15 @@ function classifyAgent(agent: Agent): Classified {
       kind: 'tool-executor',
       reason: `has a custom tool executor (${className(executor.value)}) that can run tools without hooks`,
       fix: "use the SDK's 'sequential' or 'concurrent' tool executor",
+    });
+  }
+  // The second dispatch point (background tasks): what the tool executor hands a call to after the hooks.
+  const dispatch = backgroundDispatchProblem(agent);
+  if (dispatch !== undefined) {
+    return fail({
+      kind: 'tool-executor',
+      reason: `${dispatch}, so its calls could run around the gate check`,
+      fix: "do not replace or patch the SDK's background-task dispatcher (_backgroundTasks, its task manager and engine)",
     });
   }
   return { kind: 'agent', agent };

@@ -338,6 +338,139 @@ export function hasBackgroundTasks(agent: Agent): boolean {
   return tasks !== undefined && tasks !== null;
 }
 
+/**
+ * What the SDK's own background-task dispatcher is, read once from a probe agent configured with background tasks
+ * (its classes are not exported): the prototypes of the dispatcher (`_backgroundTasks`), of the task manager it
+ * makes at the agent's first initialize (`_manager`) and of that manager's engine (`_engine`), and the source text
+ * of the two closures that carry a background call on to the agent's tool executor and middleware: the agent's
+ * (`_executeTool`, handed to the dispatcher and its manager) and the manager's (`_engine._options.execute`).
+ * `absent` on an SDK without background tasks; `unreadable` when the probe does not have that shape.
+ */
+export type BackgroundDispatchShape =
+  | 'absent'
+  | 'unreadable'
+  | {
+      readonly tasks: object;
+      readonly manager: object;
+      readonly engine: object;
+      readonly executeTool: string;
+      readonly engineExecute: string;
+    };
+
+let backgroundShape: BackgroundDispatchShape | undefined;
+
+const sourceOf = (fn: unknown): string | undefined =>
+  typeof fn === 'function' && !types.isProxy(fn) ? Function.prototype.toString.call(fn) : undefined;
+
+function readBackgroundShape(): BackgroundDispatchShape {
+  // Typed loosely: SDKs without background tasks do not know the option (and ignore it).
+  const config: Record<string, unknown> = {
+    model: new ProbeModel(),
+    printer: false,
+    id: 'gate-audit-probe-background',
+    backgroundTasks: true,
+  };
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed with older SDK types
+  const probe = new Agent(config as ConstructorParameters<typeof Agent>[0]);
+  const tasks = readData(probe, '_backgroundTasks');
+  if (tasks === undefined || tasks === null) return 'absent';
+  try {
+    // The manager exists only once the dispatcher is initialised with its agent (our probe, never run).
+    (tasks as { initAgent(agent: Agent): void }).initAgent(probe);
+  } catch {
+    return 'unreadable';
+  }
+  const manager = readData(tasks, '_manager');
+  const engine = readData(manager, '_engine');
+  const executeTool = sourceOf(readData(tasks, '_executeTool'));
+  const engineExecute = sourceOf(readData(readData(engine, '_options'), 'execute'));
+  if (!isObjectLike(tasks) || !isObjectLike(manager) || !isObjectLike(engine)) return 'unreadable';
+  if (executeTool === undefined || engineExecute === undefined) return 'unreadable';
+  const protoOf = (value: object): object => Object.getPrototypeOf(value) as object;
+  return { tasks: protoOf(tasks), manager: protoOf(manager), engine: protoOf(engine), executeTool, engineExecute };
+}
+
+/** The SDK's own background-task dispatcher, as a probe shows it (read once). */
+export function backgroundDispatchShape(): BackgroundDispatchShape {
+  backgroundShape ??= readBackgroundShape();
+  return backgroundShape;
+}
+
+/** Why one object of the dispatch chain is not the SDK's own class, untouched on the instance. */
+function sdkObjectProblem(what: string, value: unknown, proto: object): string | undefined {
+  if (isProxy(value)) return `${what} is a Proxy`;
+  if (!isObjectLike(value) || Object.getPrototypeOf(value) !== proto) return `${what} is not the SDK's own`;
+  const shadow = shadowedMember(value, proto);
+  if (shadow !== undefined) return `${what}'s "${String(shadow)}" was replaced on the instance`;
+  if (ownDataShape(value) === undefined) return `${what} has a getter among its own fields`;
+  return undefined;
+}
+
+/** Whether the agent's plugin registry holds `plugin` (pending, or initialised by the agent). */
+function holdsPlugin(agent: Agent, plugin: unknown): boolean {
+  const registry = readData(agent, '_pluginRegistry');
+  const pending = readData(registry, '_pending');
+  if (isPlainArray(pending) && pending.includes(plugin)) return true;
+  const plugins = readData(registry, '_plugins');
+  if (!isPlainMap(plugins)) return false;
+  let found = false;
+  Map.prototype.forEach.call(plugins, (value: unknown) => {
+    if (value === plugin) found = true;
+  });
+  return found;
+}
+
+/**
+ * Why the agent's background-task dispatcher (SDK ≥ 1.16) could run a call around the execution check, or
+ * undefined when it has none or it is the SDK's own, bound to this agent. After the `BeforeToolCallEvent` hooks
+ * the tool executor hands each call to `_backgroundTasks` (`routeToolCall`, `submitToolCall`), whose task manager
+ * runs it later through the agent's `_executeTool` closure, so through the agent's middleware; each object and
+ * closure on that path is checked here, as plain data: the dispatcher, held by this agent's plugin registry; its
+ * `_executeTool`; once initialised, its `_manager` (holding this agent and the same `_executeTool`), the manager's
+ * `_engine` and the engine's `execute` callback. An SDK without background tasks never reads the field.
+ *
+ * @param agent - an agent of this SDK copy
+ */
+export function backgroundDispatchProblem(agent: Agent): string | undefined {
+  const field = dataField(agent, '_backgroundTasks');
+  if (!field.ok) {
+    return field.why === 'absent' ? undefined : describeFieldProblem('the agent', '_backgroundTasks', field);
+  }
+  const tasks = field.value;
+  if (tasks === undefined || tasks === null) return undefined;
+  const shape = backgroundDispatchShape();
+  if (shape === 'absent') return undefined;
+  if (shape === 'unreadable') return 'has a background-task dispatcher gate-audit cannot read on this SDK';
+  const problem = sdkObjectProblem('its background-task dispatcher', tasks, shape.tasks);
+  if (problem !== undefined) return `has a background-task dispatcher that is not the SDK's own (${problem})`;
+  const dispatcher = (what: string): string => `has a background-task dispatcher ${what}`;
+  if (!holdsPlugin(agent, tasks)) return dispatcher("that is not this agent's own (another agent's, moved over)");
+  const bound = readData(tasks, '_agent');
+  if (bound !== undefined && bound !== agent) return dispatcher('initialised with another agent');
+  const executeTool = readData(tasks, '_executeTool');
+  if (sourceOf(executeTool) !== shape.executeTool) {
+    return dispatcher("whose _executeTool is not the agent's own run through its tool executor");
+  }
+  const manager = readData(tasks, '_manager');
+  if (manager === undefined) return undefined;
+  const managerProblem = sdkObjectProblem('its task manager', manager, shape.manager);
+  if (managerProblem !== undefined) return dispatcher(`whose ${managerProblem}`);
+  if (readData(manager, '_agent') !== agent || readData(manager, '_executeTool') !== executeTool) {
+    return dispatcher("whose task manager runs calls otherwise than through this agent's _executeTool");
+  }
+  const engine = readData(manager, '_engine');
+  const engineProblem = sdkObjectProblem("its task manager's engine", engine, shape.engine);
+  if (engineProblem !== undefined) return dispatcher(`whose ${engineProblem}`);
+  const options = readData(engine, '_options');
+  if (isProxy(options) || !isObjectLike(options) || ownDataShape(options) === undefined) {
+    return dispatcher("whose task engine's options are not plain data");
+  }
+  if (sourceOf(readData(options, 'execute')) !== shape.engineExecute) {
+    return dispatcher('whose task engine runs calls otherwise than through its manager');
+  }
+  return undefined;
+}
+
 /** A Graph's entry nodes (`_sources`), the objects a run really starts from. */
 export function graphSources(graph: Graph): readonly unknown[] {
   const sources = readData(graph, '_sources');

@@ -24,6 +24,7 @@ import {
   Swarm,
   agentAsToolTarget,
   agentNodeExecutor,
+  backgroundDispatchProblem,
   graphSources,
   hasBackgroundTasks,
   interventionHandlers,
@@ -32,6 +33,7 @@ import {
   isSdkToolExecutor,
   nodeCallHooks,
   pendingPlugins,
+  readData,
   toolCallHooks,
   toolMiddleware,
 } from './sdk-internals.js';
@@ -164,6 +166,38 @@ export const SDK_FIELDS: readonly SdkField[] = [
     need: 'background-tasks',
     checked: 'probe',
     why: 'tells whether an agent runs tools in the background',
+  },
+  {
+    owner: 'Agent',
+    field: '_backgroundTasks._executeTool',
+    type: 'function',
+    need: 'background-tasks',
+    checked: 'probe',
+    why: "the agent's closure a background call runs through (its tool executor and middleware, so the gate check)",
+  },
+  {
+    owner: 'Agent',
+    field: '_backgroundTasks._manager',
+    type: 'object',
+    need: 'background-tasks',
+    checked: 'probe',
+    why: 'the task manager the dispatcher makes at the first initialize, checked and locked like the dispatcher',
+  },
+  {
+    owner: 'Agent',
+    field: '_backgroundTasks._manager._engine',
+    type: 'object',
+    need: 'background-tasks',
+    checked: 'probe',
+    why: "the task manager's engine, which runs each background call through the manager",
+  },
+  {
+    owner: 'Agent',
+    field: '_backgroundTasks._manager._engine._options.execute',
+    type: 'function',
+    need: 'background-tasks',
+    checked: 'probe',
+    why: "the engine's callback into the manager: a replaced one would run calls around the agent's closure",
   },
   {
     owner: 'Graph',
@@ -369,6 +403,11 @@ export function makeSdkProbes(): SdkProbes {
   };
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- needed with older SDK types
   const backgroundAgent = new Agent(backgroundConfig as AgentConfig);
+  // Its task manager exists only once the dispatcher is initialised with its agent (the probe, never run).
+  const backgroundTasks = readData(backgroundAgent, '_backgroundTasks') as { initAgent?: unknown } | undefined;
+  if (typeof backgroundTasks?.initAgent === 'function') {
+    (backgroundTasks.initAgent as (agent: Agent) => void).call(backgroundTasks, backgroundAgent);
+  }
   const nested = new Swarm({
     id: 'probe-nested',
     nodes: [new Agent({ ...base, id: 'probe-f', model: new ProbeModel() })],
@@ -561,6 +600,15 @@ function accessorProblem(probes: SdkProbes, features: Readonly<Record<SdkFeature
   if (features['background-tasks']) {
     if (!hasBackgroundTasks(probes.featureAgents['background-tasks']) || hasBackgroundTasks(probes.plainAgent)) {
       return problem('Agent', '_backgroundTasks', 'set exactly when background tasks are configured', 'not so');
+    }
+    const dispatch = backgroundDispatchProblem(probes.featureAgents['background-tasks']);
+    if (dispatch !== undefined) {
+      return problem(
+        'Agent',
+        '_backgroundTasks',
+        "the SDK's own dispatcher, manager and engine, as plain data",
+        dispatch,
+      );
     }
   }
   return undefined;
