@@ -5,6 +5,7 @@
  * canonical policy); without one, gate-audit gives each gate object an id valid in this process only.
  */
 import { randomBytes } from 'node:crypto';
+import { messageOf } from '../errors.js';
 import type { ApprovalPath, Decision, DecideContext, Gate, GateRecord, ToolCallRequest } from './gate.js';
 
 /** Which gate: its name, its identity, and whether that identity holds in this process only. */
@@ -67,12 +68,25 @@ function processIdOf(gate: object): string {
   return idOfGate(gate);
 }
 
-function readOnce(owner: object, key: string): unknown {
-  try {
-    return (owner as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
+/** The members of a gate, in the order every use reads them. */
+const MEMBERS = ['name', 'id', 'decide', 'approval', 'record'] as const;
+
+type Members = Record<(typeof MEMBERS)[number], unknown>;
+
+/**
+ * Reads each member of a gate once, or says which read threw: a member that cannot be read is a broken gate,
+ * never an absent member (an approval path, a record or a declared id read as "none" would fail open).
+ */
+function readMembers(gate: object): { readonly values: Members } | { readonly error: string } {
+  const values: Partial<Members> = {};
+  for (const key of MEMBERS) {
+    try {
+      values[key] = (gate as Record<string, unknown>)[key];
+    } catch (error) {
+      return { error: `reading the gate's "${key}" threw: ${messageOf(error)}` };
+    }
   }
+  return { values: values as Members };
 }
 
 /**
@@ -83,11 +97,9 @@ function readOnce(owner: object, key: string): unknown {
  */
 export function viewGate(gate: unknown): GateView | { readonly error: string } {
   if (typeof gate !== 'object' || gate === null) return { error: 'the gate is not an object' };
-  const name = readOnce(gate, 'name');
-  const declared = readOnce(gate, 'id');
-  const decide = readOnce(gate, 'decide');
-  const approval = readOnce(gate, 'approval');
-  const record = readOnce(gate, 'record');
+  const read = readMembers(gate);
+  if ('error' in read) return read;
+  const { name, id: declared, decide, approval, record } = read.values;
   if (typeof name !== 'string') return { error: 'the gate has no string name' };
   if (typeof decide !== 'function') return { error: `gate "${name}" has no decide() method` };
   if (declared !== undefined && (typeof declared !== 'string' || declared === '')) {

@@ -244,12 +244,15 @@ export function denyAll(reason = 'every tool call is denied'): Gate {
   return { name: 'deny-all', decide: () => ({ verdict: 'deny', reason }) };
 }
 
-/** Whether `value` is a well-formed `Gate`. */
+/**
+ * Whether `value` is a well-formed `Gate`: a string `name` and a `decide` function. A value whose `name` or `decide`
+ * throws when read is not (a gate that cannot be read is a broken gate, never a usable one).
+ */
 export function isGate(value: unknown): value is Gate {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Gate).name === 'string' &&
-    typeof (value as Gate).decide === 'function'
-  );
+  if (typeof value !== 'object' || value === null) return false;
+  try {
+    return typeof (value as Gate).name === 'string' && typeof (value as Gate).decide === 'function';
+  } catch {
+    return false;
+  }
 }

@@ -5,7 +5,7 @@
  */
 import { DirectedGraph } from 'graphology';
 import { CoverageError, type Finding, UngateableError } from '../errors.js';
-import { configuredDefaultGate, type Gate, isGate } from '../enforce/gate.js';
+import { configuredDefaultGate } from '../enforce/gate.js';
 import { gateIdentity, viewGate } from '../enforce/gate-identity.js';
 import { type AcceptEntry, acceptedEntries, preflight } from '../enforce/install.js';
 import { joinPath, segmentOf, UNNAMED } from '../paths.js';
@@ -164,10 +164,13 @@ function problemVerdict(problem: Problem): Verdict {
   return { status: 'ungateable', reason: problem.reason, fix: problem.fix, problem: problem.kind };
 }
 
-/** The gate a gate key resolves to now: the gate object itself, or the configured gate (maybe none). */
-function gateOfKey(key: unknown): { gate: Gate | undefined; configured: boolean } {
+/**
+ * The gate a gate key resolves to now: the gate object itself, or the configured gate (maybe none). Read only
+ * through `viewGate`, as every call reads it (a member that throws when read is a broken gate).
+ */
+function gateOfKey(key: unknown): { gate: object | undefined; configured: boolean } {
   if (key === 'configured') return { gate: configuredDefaultGate(), configured: true };
-  return { gate: isGate(key) ? key : undefined, configured: false };
+  return { gate: typeof key === 'object' && key !== null ? key : undefined, configured: false };
 }
 
 /** A gated agent's verdict, with the identity of its gate; a configured gate that is unset now refuses every call. */

@@ -71,7 +71,7 @@ describe('a configured gate that is not a usable gate refuses the call and stops
           throw new Error('no');
         },
       }),
-      'gate "throwing-decide" has no decide() method',
+      'reading the gate\'s "decide" threw: no',
     ],
     ['an object without decide()', { name: 'nameless-decide' }, 'gate "nameless-decide" has no decide() method'],
     [
