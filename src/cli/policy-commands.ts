@@ -10,7 +10,7 @@ import { joinPath } from '../paths.js';
 import { type AgentVerdicts, type CheckProblem, checkPolicy, policyProblems } from '../policy/check-policy.js';
 import type { CompiledPolicy, StaticVerdict } from '../policy/compile.js';
 import { parseKeyArgument } from '../policy/decision-log-signing.js';
-import { type LogVerification, parseLastHash, verifyLogFile } from '../policy/verify-log.js';
+import { type LogLineBreak, type LogVerification, parseLastHash, verifyLogFile } from '../policy/verify-log.js';
 import { loadCompiledPolicy } from '../policy/load.js';
 import { policyId } from '../policy/policy-gate.js';
 import { jsonVisible, neutralizeCommands, quoted, visible } from '../text.js';
@@ -335,17 +335,11 @@ function unreadable(error: unknown): string {
   return `(${code ?? String(error)}) | check the file`;
 }
 
-function verifyText(file: string, result: LogVerification, expect: string | undefined): string {
+function verifyText(file: string, result: LogVerification & { ok: true }, expect: string | undefined): string {
   const name = visible(file);
-  if (result.ok) {
-    return (
-      `gate-audit verify-log: ${name} OK, ${result.records} records, chain intact, last hash ${result.lastHash ?? '(none)'}` +
-      `${expect === undefined ? '' : ' (as expected)'}${signedText(result)}\n`
-    );
-  }
   return (
-    `gate-audit verify-log: ${name} BROKEN at line ${result.line}: ${visible(result.problem)} ` +
-    `(${result.records} record${result.records === 1 ? '' : 's'} before it intact)\n`
+    `gate-audit verify-log: ${name} OK, ${result.records} records, chain intact, last hash ${result.lastHash ?? '(none)'}` +
+    `${expect === undefined ? '' : ' (as expected)'}${signedText(result)}\n`
   );
 }
 
@@ -357,7 +351,7 @@ function verifyText(file: string, result: LogVerification, expect: string | unde
  */
 export async function verifyLogCommand(argv: readonly string[], streams: Streams, cwd: string): Promise<number> {
   const command = subcommand('verify-log', streams)
-    .description('Check a hash-chained decision log: report the first broken or missing record.')
+    .description('Check a hash-chained decision log: report every broken or missing record.')
     .argument('<file>', 'the decision log (JSON lines)')
     .option(
       '--expect-last-hash <hex>',
@@ -394,8 +388,25 @@ export async function verifyLogCommand(argv: readonly string[], streams: Streams
     return 2;
   }
   let result: LogVerification;
+  // Text: each break is written as it is found (the first as the headline), so every one is reported in
+  // bounded memory; JSON lists the first MAX_LISTED_BREAKS and the count.
+  const text = options.format !== 'json';
+  let breaks = 0;
+  const onBreak = (found: LogLineBreak, before: number): void => {
+    breaks += 1;
+    streams.stdout.write(
+      neutralizeCommands(
+        breaks === 1
+          ? `gate-audit verify-log: ${visible(file)} BROKEN at line ${found.line}: ${visible(found.problem)} ` +
+              `(${before} record${before === 1 ? '' : 's'} before it intact)\n`
+          : `  break: line=<${found.line}>, seq=<${found.seq ?? '-'}> | ${visible(found.problem)}\n`,
+        'text',
+      ),
+    );
+  };
   try {
     result = await verifyLogFile(resolve(cwd, file), {
+      ...(text ? { onBreak } : {}),
       ...(expectLastHash === undefined ? {} : { expectLastHash }),
       ...(options.key === undefined ? {} : { keys: options.key }),
       ...(options.keyring === undefined ? {} : { keyring: resolve(cwd, options.keyring) }),
@@ -416,7 +427,11 @@ export async function verifyLogCommand(argv: readonly string[], streams: Streams
           ),
           'json',
         )
-      : neutralizeCommands(verifyText(file, result, expectLastHash), 'text'),
+      : result.ok
+        ? neutralizeCommands(verifyText(file, result, expectLastHash), 'text')
+        : result.breakCount > 1
+          ? `  ${result.breakCount} breaks in all\n`
+          : '',
   );
   if (!result.ok) return 1;
   if (result.signatures === 'checked' && result.unsigned > 0) {

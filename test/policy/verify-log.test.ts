@@ -119,7 +119,9 @@ describe('gate-audit verify-log', () => {
         lastHash: hashes[0],
         signatures: 'not checked',
         lastCheckpoint: null,
-        unsigned: 1,
+        unsigned: 3,
+        breaks: [{ line: 2, seq: 2, problem: 'the record has seq 2, expected 1: 1 record(s) missing' }],
+        breakCount: 1,
         expectedLastHash: hashes[3],
       });
     });
