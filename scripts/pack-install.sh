@@ -6,7 +6,10 @@
 #   - the app keeps its SDK version, pinned, with one copy of the SDK in node_modules;
 #   - `npx gate-audit` on a Graph with one ungated agent exits 1 and names it, with no SDK warning;
 #   - after installMultiagent, a tool the gate denies does not run (scripted model, real SDK);
-#   - a CommonJS file of the app can require('gate-audit') and gets the same module as import.
+#   - a CommonJS file of the app can require('gate-audit') and gets the same module as import;
+#   - it adds at most 12 MB and 20 packages, without ink, React or @viz-js/viz; without them a terminal gets the
+#     text report plus a line on what to install, `--format tui` exits 2, the HTML page says why it has no
+#     picture; and an app on React 18 installs it without a conflict.
 # Usage: scripts/pack-install.sh [sdk-version ...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +32,18 @@ for sdk in "${versions[@]}"; do
   npm init -y > /dev/null
   npm pkg set type=module > /dev/null
   npm install --save-exact --no-audit --no-fund "@strands-agents/sdk@$sdk" zod@4 > sdk.log 2>&1 || { cat sdk.log; fail "could not install the SDK $sdk"; }
+  before_kb=$(du -sk node_modules | cut -f1)
+  before_pkgs=$(node -p "Object.keys(require('./package-lock.json').packages).length")
   npm install --no-audit --no-fund --foreground-scripts "$tarball" > install.log 2>&1 || { cat install.log; fail "installing the tarball next to SDK $sdk failed"; }
+  # A runtime install stays lean: the interactive view (ink, React) and the pictures (@viz-js/viz) are not in it.
+  added_kb=$(( $(du -sk node_modules | cut -f1) - before_kb ))
+  added_pkgs=$(( $(node -p "Object.keys(require('./package-lock.json').packages).length") - before_pkgs ))
+  echo "gate-audit adds ${added_kb} KB and ${added_pkgs} packages to an app with the SDK and zod"
+  [ "$added_kb" -le 12288 ] || fail "installing gate-audit added ${added_kb} KB (more than 12 MB)"
+  [ "$added_pkgs" -le 20 ] || fail "installing gate-audit added ${added_pkgs} packages (more than 20)"
+  for lean in ink react @viz-js/viz; do
+    [ ! -e "node_modules/$lean" ] || fail "a runtime install of gate-audit brought $lean"
+  done
   if grep -E '^> gate-audit@' install.log; then fail "installing the tarball ran a script of gate-audit (a build?)"; fi
 
   node - "$sdk" <<'JS' || fail "the app's SDK changed"
@@ -68,6 +82,22 @@ TS
   grep -Eq 'publisher +agent +ungated' audit.out || fail "the report does not name the ungated node"
   grep -Eq 'collector +agent +gated' audit.out || fail "the gated agent is not reported gated"
   if grep -q '\[gate-audit\] WARN' audit.err; then cat audit.err; fail "a tested SDK ($sdk) printed the untested-SDK warning"; fi
+
+  # Without ink and React, a terminal gets the text report and one line saying what to install (same exit code);
+  # the view asked for by name is a usage error; the HTML page says on stderr why it has no picture.
+  status=0
+  env -u CI script -qec "npx gate-audit graph.ts" /dev/null > tty.out 2>&1 || status=$?
+  [ "$status" -eq 1 ] || { cat tty.out; fail "on a terminal without ink, gate-audit exited $status, not the run's 1"; }
+  grep -q 'the interactive view needs ink, which is not installed | npm i -D ink@^6 react@^19' tty.out || { cat tty.out; fail "no line says what the interactive view needs"; }
+  grep -Eq 'publisher +agent +ungated' tty.out || { cat tty.out; fail "the text report is not shown in place of the view"; }
+  status=0
+  env -u CI script -qec "npx gate-audit --format tui graph.ts" /dev/null > tty.out 2>&1 || status=$?
+  [ "$status" -eq 2 ] || { cat tty.out; fail "--format tui without ink exited $status, not 2"; }
+  status=0
+  npx gate-audit --format html graph.ts > page.html 2> html.err || status=$?
+  [ "$status" -eq 1 ] || { cat html.err; fail "the HTML report exited $status, not 1"; }
+  grep -q 'the HTML page has no picture: it needs @viz-js/viz, which is not installed' html.err || { cat html.err; fail "the HTML page without its picture does not say why on stderr"; }
+  grep -q 'publisher' page.html || fail "the HTML page is not written without its picture"
 
   cat > deny.mjs <<'JS'
 import { Agent, Model, tool } from '@strands-agents/sdk';
@@ -118,4 +148,15 @@ JS
   node check.cjs || fail "require('gate-audit') failed in a CommonJS file next to SDK $sdk"
   cd "$here"
 done
+
+# An app on React 18 installs gate-audit without a peer conflict (React is not a peer of gate-audit).
+app="$work/app-react18"
+mkdir -p "$app"
+cd "$app"
+echo "== app pinning react 18"
+npm init -y > /dev/null
+npm install --save-exact --no-audit --no-fund "@strands-agents/sdk@${versions[0]}" zod@4 react@18 > sdk.log 2>&1 || { cat sdk.log; fail "could not install React 18"; }
+npm install --no-audit --no-fund "$tarball" > install.log 2>&1 || { cat install.log; fail "installing the tarball into a React 18 app failed"; }
+[ "$(node -p "require('react/package.json').version.split('.')[0]")" = 18 ] || fail "installing gate-audit changed the app's React"
+cd "$here"
 echo "pack-install: ok (${versions[*]})"

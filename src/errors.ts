@@ -93,6 +93,19 @@ export function messageOf(error: unknown): string {
   }
 }
 
+/**
+ * The package an import could not find, when `error` is Node's "Cannot find package 'x'" (the interactive view
+ * and the pictures load packages a runtime install leaves out); undefined for any other error.
+ *
+ * @param error - what the dynamic import threw
+ * @param names - the packages that may be missing; another missing package is not one of them
+ */
+export function missingPackageOf(error: unknown, names: readonly string[]): string | undefined {
+  if (!(error instanceof Error) || (error as { code?: unknown }).code !== 'ERR_MODULE_NOT_FOUND') return undefined;
+  const found = /Cannot find package '([^']+)'/.exec(error.message)?.[1];
+  return found !== undefined && names.includes(found) ? found : undefined;
+}
+
 function describeThrown(value: unknown): string {
   try {
     return String(value);

@@ -5,6 +5,7 @@ import {
   formatFinding,
   GateConflictError,
   GateFailedError,
+  missingPackageOf,
   NoGateError,
   PolicyError,
   SdkMismatchError,
@@ -87,5 +88,27 @@ describe('error messages', () => {
 
   it('GateFailedError: a failure naming a model-chosen tool stays on one line', () => {
     expect(lines(new GateFailedError(`tool=<${FORGED}> timed out`).message)).toHaveLength(1);
+  });
+});
+
+describe('missingPackageOf', () => {
+  const failedImport = async (specifier: string): Promise<unknown> => {
+    try {
+      await import(/* @vite-ignore */ specifier);
+    } catch (error) {
+      return error;
+    }
+    throw new Error(`${specifier} loaded`);
+  };
+
+  it('names a package Node could not find, when it is one of the optional ones', async () => {
+    const error = await failedImport('gate-audit-not-installed-view');
+    expect(missingPackageOf(error, ['gate-audit-not-installed-view'])).toBe('gate-audit-not-installed-view');
+  });
+
+  it('is undefined for a missing package that is not optional, and for any other error', async () => {
+    expect(missingPackageOf(await failedImport('gate-audit-not-installed-view'), ['ink'])).toBeUndefined();
+    expect(missingPackageOf(new Error("Cannot find package 'ink'"), ['ink'])).toBeUndefined();
+    expect(missingPackageOf(await failedImport('./no-such-file-here.js'), ['ink'])).toBeUndefined();
   });
 });

@@ -9,7 +9,8 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { REPORTER_FORMATS } from '../config.js';
 import { ensureSdk, sdkStatus } from '../enforce/sdk-check.js';
-import { GateAuditError, messageOf } from '../errors.js';
+import { GateAuditError, messageOf, missingPackageOf } from '../errors.js';
+import type { renderCoverageTui } from '../tui/index.js';
 import { minCoverageProblem } from '../report/exit.js';
 import { visible } from '../text.js';
 import { notesSummary } from '../report/render/notes.js';
@@ -257,7 +258,7 @@ function reportersOf(options: Options, loaded: LoadedConfig, cwd: string, termin
         : { format: r.format, file: resolveOutput(r.outputFile, loaded.dir), shown: r.outputFile },
   );
   if (fromConfig.length > 0) return fromConfig;
-  return [{ format: terminal ? 'tui' : 'text' }];
+  return [terminal ? { format: 'tui', byDefault: true } : { format: 'text' }];
 }
 
 function settingsOf(
@@ -370,12 +371,18 @@ function writeErrorSarif(reporters: readonly ReporterSpec[], inputs: Inputs, mes
   }
 }
 
-async function render(reporter: ReporterSpec, outcome: RunOutcome, quiet: boolean): Promise<string> {
+async function render(
+  reporter: ReporterSpec,
+  outcome: RunOutcome,
+  quiet: boolean,
+  streams: CliStreams,
+): Promise<string> {
   return await renderReport(reporter.format, outcome.report, {
     version: version(),
     exitRule: outcome.exitRule,
     quiet,
     sarif: outcome.sarif,
+    warn: (line) => streams.stderr.write(`gate-audit: ${visible(line)}\n`),
   });
 }
 
@@ -402,7 +409,7 @@ async function writeReports(
   for (const reporter of reporters) {
     rendered.push({
       reporter,
-      text: reporter.format === 'tui' ? '' : await render(reporter, outcome, options.quiet === true),
+      text: reporter.format === 'tui' ? '' : await render(reporter, outcome, options.quiet === true, streams),
     });
   }
   const s = outcome.report.summary;
@@ -421,22 +428,47 @@ async function writeReports(
   if (toStdout === undefined) return outcome.exitCode;
   if (toStdout.reporter.format === 'tui') {
     if (shell.tty && !shell.ci && options.watch !== true) {
-      // Loaded only here, so --help and the other formats never pay for React and ink.
-      const { renderCoverageTui } = await import('../tui/index.js');
-      return await renderCoverageTui(outcome.report, {
-        exitCode: outcome.exitCode,
-        stdout: streams.stdout as NodeJS.WriteStream,
-        stdin: streams.stdin as NodeJS.ReadStream,
-      });
+      const view = await loadView();
+      if (typeof view !== 'string') {
+        return await view.renderCoverageTui(outcome.report, {
+          exitCode: outcome.exitCode,
+          stdout: streams.stdout as NodeJS.WriteStream,
+          stdin: streams.stdin as NodeJS.ReadStream,
+        });
+      }
+      // ink and React are not runtime dependencies: without them a view asked for is a usage error, and the view
+      // chosen by default becomes the text report (the exit code stays the run's).
+      streams.stderr.write(
+        `gate-audit: the interactive view needs ${view}, which is not installed | ${VIEW_INSTALL}\n`,
+      );
+      if (toStdout.reporter.byDefault !== true) return 2;
+    } else {
+      streams.stderr.write(
+        `gate-audit: ${shell.tty ? 'in CI or watching' : 'not a terminal'}, printing the text report\n`,
+      );
     }
-    streams.stderr.write(
-      `gate-audit: ${shell.tty ? 'in CI or watching' : 'not a terminal'}, printing the text report\n`,
-    );
-    streams.stdout.write(await render({ format: 'text' }, outcome, options.quiet === true));
+    streams.stdout.write(await render({ format: 'text' }, outcome, options.quiet === true, streams));
     return outcome.exitCode;
   }
   streams.stdout.write(toStdout.text);
   return outcome.exitCode;
+}
+
+/** What installs the interactive view's packages (they are development dependencies of gate-audit). */
+const VIEW_INSTALL = 'npm i -D ink@^6 react@^19';
+
+/**
+ * The interactive view, loaded only when it is shown (so --help and the other formats never pay for React and
+ * ink), or the name of its package that is not installed.
+ */
+async function loadView(): Promise<{ renderCoverageTui: typeof renderCoverageTui } | string> {
+  try {
+    return await import('../tui/index.js');
+  } catch (error) {
+    const missing = missingPackageOf(error, ['ink', 'react']);
+    if (missing === undefined) throw error;
+    return missing;
+  }
 }
 
 function describeError(error: unknown): string {

@@ -222,6 +222,9 @@ export async function mergeCommand(argv: readonly string[], streams: Streams, cw
     quiet: options.quiet === true,
     // Source locations are looked up only when a SARIF report is written.
     sarif: reporters.some((r) => r.format === 'sarif') ? sarifLocations(report, cwd) : {},
+    warn: (line: string): void => {
+      streams.stderr.write(`gate-audit merge: ${visible(line)}\n`);
+    },
   };
   const s = report.summary;
   for (const reporter of reporters) {

@@ -24,6 +24,8 @@ export interface ReporterSpec {
   readonly file?: string;
   /** The file as the user wrote it. */
   readonly shown?: string;
+  /** Chosen by gate-audit (no flag or config asked for a format): the view falls back to text when it cannot load. */
+  readonly byDefault?: true;
 }
 
 /** An output refused before anything was written (it would overwrite an input, or it is a folder). */
@@ -167,6 +169,8 @@ export interface RenderSettings {
   readonly quiet: boolean;
   /** Where findings are in the source, for SARIF. */
   readonly sarif: SarifOptions;
+  /** Told what a page left out and why, for a line on stderr. */
+  readonly warn?: (line: string) => void;
 }
 
 /**
@@ -183,6 +187,7 @@ export async function renderReport(format: string, report: CoverageReport, setti
     exitRule: settings.exitRule,
     sarif: settings.sarif,
     ...(settings.quiet ? { quiet: true } : {}),
+    ...(settings.warn === undefined ? {} : { warn: settings.warn }),
   });
 }
 

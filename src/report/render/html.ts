@@ -150,9 +150,14 @@ ${figure}
  *
  * @param report - the report
  * @param exitRule - the exit rule in force, for the verdict
+ * @param warn - told when the picture is left out because it could not be drawn (for a line on stderr)
  * @returns the page
  */
-export async function renderHtmlPage(report: CoverageReport, exitRule: ExitRule = {}): Promise<string> {
+export async function renderHtmlPage(
+  report: CoverageReport,
+  exitRule: ExitRule = {},
+  warn?: (line: string) => void,
+): Promise<string> {
   if (report.nodes.length > PICTURE_NODE_LIMIT) {
     return renderHtml(report, {
       exitRule,
@@ -165,6 +170,7 @@ export async function renderHtmlPage(report: CoverageReport, exitRule: ExitRule 
     return renderHtml(report, { exitRule, picture: { svg: await layoutSvg(renderDot(report)) } });
   } catch (error) {
     if (!(error instanceof PictureError)) throw error;
+    warn?.(`the HTML page has no picture: ${error.message}`);
     return renderHtml(report, { exitRule, picture: { note: `The picture could not be drawn: ${error.message}` } });
   }
 }

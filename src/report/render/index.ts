@@ -30,6 +30,8 @@ export interface RenderOptions {
   readonly exitRule?: ExitRule;
   /** Where findings are in the source, and how the run went (`sarif`). */
   readonly sarif?: SarifOptions;
+  /** Told what a page left out and why (the HTML page without its picture), for a line on stderr. */
+  readonly warn?: (line: string) => void;
 }
 
 /** A renderer: a pure function from a report to its text form. */
@@ -75,7 +77,7 @@ function final(name: FormatName, output: string): string {
 
 /** Every format rendered asynchronously, by name. */
 export const PAGE_RENDERERS: Readonly<Record<PageFormatName, PageRenderer>> = {
-  html: async (report, options) => final('html', await renderHtmlPage(report, options.exitRule ?? {})),
+  html: async (report, options) => final('html', await renderHtmlPage(report, options.exitRule ?? {}, options.warn)),
 };
 
 const ruleOf = (options: RenderOptions): { exitRule?: ExitRule } =>

@@ -10,7 +10,11 @@
  * `visible` and escaped. Nothing from data can become an element, an attribute, a link or a script, and a
  * label cannot reorder or hide itself through an entity.
  */
+import { missingPackageOf } from '../../errors.js';
 import { visible } from '../../text.js';
+
+/** The package that lays pictures out (Graphviz in WebAssembly), installed with gate-audit's development tools. */
+const VIZ_PACKAGE = '@viz-js/viz';
 
 /** The elements Graphviz draws with. */
 const ELEMENTS = new Set(['svg', 'g', 'title', 'polygon', 'polyline', 'path', 'ellipse', 'text']);
@@ -160,6 +164,10 @@ export async function layoutSvg(dot: string): Promise<string> {
     svg = viz.renderString(dot.replaceAll('&', '&amp;'), { format: 'svg' });
   } catch (cause) {
     vizInstance = undefined;
+    // @viz-js/viz is not a runtime dependency: a runtime install draws pages without their picture.
+    if (missingPackageOf(cause, [VIZ_PACKAGE]) !== undefined) {
+      throw new PictureError(`it needs ${VIZ_PACKAGE}, which is not installed | npm i -D ${VIZ_PACKAGE}`);
+    }
     throw new PictureError(
       `graphviz could not lay out the graph: ${visible(cause instanceof Error ? cause.message : String(cause))}`,
     );
