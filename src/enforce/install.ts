@@ -213,7 +213,10 @@ function existingGate(agent: Agent): { key: unknown; name: string } | undefined 
 }
 
 /** Every agent that carries (or will carry) another gate than `source`. */
-function conflictsOf(agents: readonly { agent: Agent; path: readonly string[] }[], source: GateSource): GateConflict[] {
+function conflictsOf(
+  agents: readonly { agent: Agent; path: readonly string[] }[],
+  source: Pick<GateSource, 'key' | 'name'>,
+): GateConflict[] {
   const conflicts: GateConflict[] = [];
   for (const { agent, path } of agents) {
     const existing = existingGate(agent);
@@ -222,6 +225,28 @@ function conflictsOf(agents: readonly { agent: Agent; path: readonly string[] }[
     }
   }
   return conflicts;
+}
+
+/**
+ * Everything `installMultiagent` checks of a tree before it changes anything, for the gate it is given: what
+ * `preflight` refuses, then every agent that carries (or whose pending `GatePlugin` will install) another gate.
+ * `plan` runs exactly this, so it reports what install would refuse.
+ *
+ * @param orchestrator - a Graph or Swarm
+ * @param requested - the gate install is given (its key: the gate object, or `configured`), and its name
+ * @param accept - acknowledged remote or opaque nodes
+ * @throws UngateableError (or SdkMismatchError) listing every part that cannot be gated
+ * @throws GateConflictError listing every agent that carries another gate
+ */
+export function preflightTree(
+  orchestrator: unknown,
+  requested: Pick<GateSource, 'key' | 'name'>,
+  accept?: readonly AcceptEntry[],
+): Preflight {
+  const checked = preflight(orchestrator, accept);
+  const conflicts = conflictsOf(checked.inventory.agents, requested);
+  if (conflicts.length > 0) throw new GateConflictError(conflicts);
+  return checked;
 }
 
 const handles = new WeakMap<Agent, AgentGate>();
@@ -330,9 +355,7 @@ export function install(agent: Agent, options?: InstallOptions): AgentGate {
 export function installMultiagent(orchestrator: Orchestrator, options?: InstallOptions): AgentGate[] {
   ensureSdk({ requireTested: options?.requireTestedSdk === true });
   const source = gateSource(options, `installMultiagent("${String(readData(orchestrator, 'id'))}")`);
-  const { inventory, accepted } = preflight(orchestrator, options?.accept);
-  const conflicts = conflictsOf(inventory.agents, source);
-  if (conflicts.length > 0) throw new GateConflictError(conflicts);
+  const { inventory, accepted } = preflightTree(orchestrator, source, options?.accept);
   const acceptedNodes = acceptedByOrchestrator(inventory, accepted);
   // An agent waiting on its GatePlugin gets that plugin's gate now (checked here, before any change), so
   // nothing in the tree runs on a promise that a look-alike plugin would not keep.

@@ -4,10 +4,11 @@
  * handed out as plain, validated data.
  */
 import { DirectedGraph } from 'graphology';
-import { CoverageError, type Finding, UngateableError } from '../errors.js';
-import { configuredDefaultGate } from '../enforce/gate.js';
+import { CoverageError, type Finding, type GateConflict, GateConflictError, UngateableError } from '../errors.js';
+import { configuredDefaultGate, type Gate } from '../enforce/gate.js';
+import { CONFIGURED, gateSource } from '../enforce/gate-source.js';
 import { gateIdentity, viewGate } from '../enforce/gate-identity.js';
-import { type AcceptEntry, acceptedEntries, preflight } from '../enforce/install.js';
+import { type AcceptEntry, acceptedEntries, preflightTree } from '../enforce/install.js';
 import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { hasHiddenCharacters, quoted, visiblePath } from '../text.js';
 import { agentGateState, hasNodeGuard, type Problem } from '../walker/classify.js';
@@ -29,6 +30,7 @@ import {
   mcpClientCount,
   type Orchestrator,
   pendingPlugins,
+  readData,
   toolCallHooks,
   toolMiddleware,
 } from '../walker/sdk-internals.js';
@@ -417,11 +419,14 @@ function warnOnNameClashes(nodes: readonly CoverageNode[]): void {
   }
 }
 
+/** Something install would refuse the tree for: a finding of the preflight, or a gate conflict. */
+type Refusal = Pick<Finding, 'path' | 'reason' | 'fix'> & { readonly kind: Finding['kind'] | 'gate-conflict' };
+
 function build(
   root: unknown,
   mode: 'audit' | 'plan',
   assumeInstalled: boolean,
-  refusals: readonly Finding[],
+  refusals: readonly Refusal[],
   accept: readonly AcceptEntry[] | undefined,
 ): CoverageReport {
   const generator = checkedGenerator();
@@ -549,6 +554,11 @@ export interface AuditOptions {
    * never in coverage). Nodes accepted by an installed guard are reported so without this option.
    */
   readonly accept?: readonly AcceptEntry[];
+  /**
+   * `plan` only: the gate `installMultiagent` would be given. Without it, install resolves the configured gate at
+   * each call (`configureGate`), and an agent that carries another gate conflicts with that.
+   */
+  readonly gate?: Gate;
 }
 
 /**
@@ -573,13 +583,34 @@ export function audit(orchestrator: unknown, options: AuditOptions = {}): Covera
  * @returns the coverage report in `plan` mode
  */
 export function plan(orchestrator: unknown, options: AuditOptions = {}): CoverageReport {
+  // The gate as install reads it (a gate it would refuse as an argument is refused here alike).
+  const requested =
+    options.gate === undefined
+      ? { key: CONFIGURED, name: CONFIGURED }
+      : gateSource({ gate: options.gate }, `plan("${String(readData(orchestrator, 'id'))}")`);
   try {
-    preflight(orchestrator, options.accept);
+    preflightTree(orchestrator, requested, options.accept);
   } catch (error) {
     if (error instanceof UngateableError) return build(orchestrator, 'plan', false, error.findings, options.accept);
+    if (error instanceof GateConflictError) {
+      return build(orchestrator, 'plan', false, error.conflicts.map(conflictRefusal), options.accept);
+    }
     throw error;
   }
   return build(orchestrator, 'plan', true, [], options.accept);
+}
+
+/** A gate conflict install would refuse the tree for, as a refusal of the plan (in `GateConflictError`'s words). */
+function conflictRefusal(conflict: GateConflict): Refusal {
+  return {
+    path: conflict.path,
+    kind: 'gate-conflict',
+    reason:
+      conflict.existing === conflict.requested
+        ? `carries another gate also named ${quoted(conflict.existing)} (a different gate object)`
+        : `carries gate ${quoted(conflict.existing)}, not ${quoted(conflict.requested)}`,
+    fix: 'install every agent with one gate (pass the same gate object), or remove the other gate first',
+  };
 }
 
 /** Nodes of a report that fail it under the one exit rule, as `path: status | reason` lines. */
