@@ -35,7 +35,7 @@ import {
 import { sameInput, snapshotInput } from './digest.js';
 import type { AskDecision, ToolCallRequest } from './gate.js';
 import { viewGate } from './gate-identity.js';
-import { placeNow, runFailure } from './run-state.js';
+import { currentCall, placesOf, runFailure } from './run-state.js';
 import { lockedToolFacts, lockSdkTool, moveMiddlewareInnermost } from './sdk-mutations.js';
 
 /** A gate's answer, each field read exactly once. */
@@ -74,9 +74,10 @@ export function readDecision(value: unknown): ReadDecision {
   return { error: `decision verdict is ${describe(verdict)}` };
 }
 
-/** Where a call of this agent runs now (`placeNow`): `path` when that is one place. */
+/** Where a call of this agent runs: exactly, when a caller says so or one place is known; else every place. */
 function placeOf(state: GateState): { path: readonly string[]; paths: readonly (readonly string[])[] } {
-  const paths = placeNow(state.agent);
+  const called = currentCall(state.agent);
+  const paths = called !== undefined && called.paths.length > 0 ? called.paths : placesOf(state.agent);
   return { path: paths.length === 1 && paths[0] !== undefined ? paths[0] : [], paths };
 }
 
