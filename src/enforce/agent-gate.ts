@@ -43,7 +43,7 @@ import { isSdkToolExecutor, pendingPlugins, readData } from '../walker/sdk-inter
 import { segmentOf, UNNAMED } from '../paths.js';
 import { ERROR, fail, otherRun, type GateSource, type GateState, type PendingApproval, type Seal } from './call.js';
 import { decideCall } from './decision.js';
-import { runFailure, stopRun } from './run-state.js';
+import { enterRun, leaveRun, runFailure, stopRun } from './run-state.js';
 import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './seal.js';
 import { CONFIGURED, gateSource } from './gate-source.js';
 import { freezeFields, lockFields, moveHookFirst } from './sdk-mutations.js';
@@ -169,10 +169,13 @@ class AgentGateRuntime implements GateState {
 
   readonly enter = (event: BeforeInvocationEvent): void => {
     this.run = event.invocationState;
+    // Where the invocation runs, and the root run it joins when a custom node's run started it.
+    enterRun(this.agent, event.invocationState);
   };
   readonly leave = (event: AfterInvocationEvent): void => {
     this.run = undefined;
     this.lastRun = event.invocationState;
+    leaveRun(this.agent);
   };
 
   /** A run stopped by a gate failure ends with an error naming it, so a node running this agent fails. */

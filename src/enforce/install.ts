@@ -33,7 +33,8 @@ import { type AgentGate, type GateSource, installAgentGate, lockAgent, promisedG
 import { type Gate, isGate } from './gate.js';
 import { CONFIGURED, gateSource } from './gate-source.js';
 import { type AcceptedNodes, installNodeGuard } from './node-guard.js';
-import { addPlaces } from './run-state.js';
+import { type NodeRunKind, nodeRunProblem, wrapNodeRun } from './node-run.js';
+import { setTreePlaces } from './run-state.js';
 import { ensureSdk } from './sdk-check.js';
 import { freezeFields } from './sdk-mutations.js';
 
@@ -165,6 +166,52 @@ function acceptedByOrchestrator(
     }
   }
   return result;
+}
+
+/** A custom node or executor whose run is wrapped in the run context at install. */
+interface NodeRun {
+  readonly target: object;
+  readonly kind: NodeRunKind;
+  readonly path: readonly string[];
+  /** It declares what it runs (it must be wrapped), or it was accepted as opaque (wrapped when it can be). */
+  readonly required: boolean;
+}
+
+/**
+ * The custom nodes and executors that run as nodes of the tree's orchestrators: a custom `Node` that declares,
+ * a custom executor behind an `AgentNode` or `MultiAgentNode` that declares, and an accepted opaque one (which
+ * may declare later).
+ */
+function nodeRunsOf(
+  inventory: Inventory,
+  accepted: Map<Orchestrator, Map<string, { object: unknown; reason: string }>>,
+): NodeRun[] {
+  const found: NodeRun[] = [];
+  const seen = new Set<object>();
+  for (const { orchestrator, path } of inventory.orchestrators) {
+    const nodes = nodeMap(orchestrator);
+    if (typeof nodes === 'string') continue;
+    const accepts = accepted.get(orchestrator);
+    for (const [key, node] of nodes) {
+      const content = openNode(node);
+      const isExecutor = content.via === 'agent-node' || content.via === 'multi-agent-node';
+      const target: unknown = isExecutor ? content.executor : node;
+      if (typeof target !== 'object' || target === null || seen.has(target)) continue;
+      const classified = isExecutor ? classifyExecutor(target) : undefined;
+      const declares = content.via === 'declared' || (classified !== undefined && 'declared' in classified);
+      const opaque = content.via === 'custom' || classified?.kind === 'custom';
+      const isAccepted = accepts?.has(String(key)) === true && opaque;
+      if (!declares && !isAccepted) continue;
+      seen.add(target);
+      found.push({
+        target,
+        kind: isExecutor ? 'executor' : 'node',
+        path: [...path, segmentOf(key, UNNAMED)],
+        required: declares,
+      });
+    }
+  }
+  return found;
 }
 
 /** What `preflight` found: the inventory, and the nodes accepted by `accept` entries. */
@@ -364,6 +411,25 @@ export function installMultiagent(orchestrator: Orchestrator, options?: InstallO
     const own = pendingGatePluginSource(agent);
     if (own !== undefined) pluginSources.set(agent, own);
   }
+  // A governed custom node whose run cannot be wrapped is refused before anything changes; an accepted opaque one
+  // that cannot be is left as it was (it runs as accepted; the guard cancels it if it declares agents later).
+  const nodeRuns = nodeRunsOf(inventory, acceptedNodes).filter(
+    (run) => nodeRunProblem(run.target) === undefined || run.required,
+  );
+  const unwrappable = nodeRuns.flatMap((run): Finding[] => {
+    const problem = nodeRunProblem(run.target);
+    return problem === undefined
+      ? []
+      : [
+          {
+            path: run.path,
+            kind: 'custom-node',
+            reason: problem,
+            fix: 'keep the node extensible, with a stream method that is plain data (no getter, no fixed own stream)',
+          },
+        ];
+  });
+  if (unwrappable.length > 0) refuse(unwrappable);
   const installed: AgentGate[] = [];
   const guards: (() => void)[] = [];
   try {
@@ -378,6 +444,7 @@ export function installMultiagent(orchestrator: Orchestrator, options?: InstallO
       const cleanup = installNodeGuard(node, path, () => source.resolve(), accepts, source);
       if (cleanup !== undefined) guards.push(cleanup);
     }
+    for (const { target, kind } of nodeRuns) guards.push(wrapNodeRun(target, kind));
   } catch (error) {
     for (const cleanup of guards.reverse()) cleanup();
     for (const handle of installed.reverse()) {
@@ -390,7 +457,9 @@ export function installMultiagent(orchestrator: Orchestrator, options?: InstallO
       { cause: error },
     );
   }
-  for (const { agent, path } of inventory.agents) addPlaces(agent, inventory.places.get(agent) ?? [path]);
+  setTreePlaces(orchestrator, inventory.places);
   lockTree(inventory);
+  // The wrapper of each custom node's run stays what install put there (the node guard checks it too).
+  for (const { target } of nodeRuns) freezeFields(target, ['stream']);
   return installed;
 }

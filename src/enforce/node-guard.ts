@@ -42,7 +42,8 @@ import { ERROR, viewOf } from './call.js';
 import type { Gate } from './gate.js';
 import { log } from './log.js';
 import { observeNode } from './observe.js';
-import { runFailure, stopRun } from './run-state.js';
+import { nodeRunRefusal } from './node-run.js';
+import { enterOrchestratorRun, expectNode, runFailure, stopRun } from './run-state.js';
 import { addOrchestratorHook, holdCancel, keepCancel, moveOrchestratorHookFirst } from './sdk-mutations.js';
 
 /** Prefix of the message a cancelled node carries. */
@@ -101,18 +102,37 @@ function contentRefusal(
     }
     // Accepted as remote or opaque; one that declares agents now runs them, and they are judged as any node's.
     const declared = content.via === 'declared' ? content.declared : declarationOf(executor);
-    return declared === undefined ? undefined : declaredAgentsRefusal(declared, treeGate);
+    return declared === undefined ? undefined : governedRefusal(executor, declared, treeGate);
   }
   if (content.via === 'custom') return `${content.problem.reason} | ${content.problem.fix}`;
-  if (content.via === 'declared') return declaredAgentsRefusal(content.declared, treeGate);
+  if (content.via === 'declared') return governedRefusal(node, content.declared, treeGate);
   // An executor that declares (behind an AgentNode or MultiAgentNode) is judged by what it declares.
   const declared = declarationOf(content.executor);
-  if (declared !== undefined) return declaredAgentsRefusal(declared, treeGate);
+  if (declared !== undefined) return governedRefusal(content.executor, declared, treeGate);
   return (
     adoptPendingPlugin(content.executor) ??
     executorRefusal(content.executor) ??
     otherTreeGate(content.executor, treeGate)
   );
+}
+
+/**
+ * Why a governed custom node (or executor) must not run: what it declares is refused, or its run is not wrapped in
+ * the run context (so the agents it starts would not join the run).
+ */
+function governedRefusal(target: unknown, declared: Declared, treeGate: TreeGate | undefined): string | undefined {
+  return declaredAgentsRefusal(declared, treeGate) ?? nodeRunRefusal(target);
+}
+
+/**
+ * Notes in the run what a node let through starts: an agent, a nested Graph or Swarm, or a custom node's run (the
+ * node itself, or the custom executor behind an `AgentNode` or `MultiAgentNode`) is this node of the run, at the
+ * node's places in the run's tree.
+ */
+function noteStart(invocationState: unknown, node: unknown, orchestrator: Orchestrator, nodeId: string): void {
+  const content = openNode(node);
+  const executor = content.via === 'agent-node' || content.via === 'multi-agent-node' ? content.executor : node;
+  expectNode(invocationState, executor, orchestrator, nodeId);
 }
 
 /** One gate per tree (`treeGateRefusal`), where the tree's gate is known. */
@@ -191,10 +211,18 @@ export function installNodeGuard(
     }
   };
 
+  /** The run each invocation of the orchestrator (by its state object) was entered in. */
+  const entered = new WeakMap<object, unknown>();
+
   const witness = (event: BeforeNodeCallEvent): void => {
     // First of all: no hook in between can make the cancel one the guard cannot set.
     keepCancel(event);
     try {
+      // The first node call of an invocation (or of its resume): where the orchestrator runs in the run.
+      if (entered.get(event.state) !== event.invocationState) {
+        entered.set(event.state, event.invocationState);
+        enterOrchestratorRun(event.invocationState, orchestrator);
+      }
       const nodeId = String(event.nodeId);
       const choices = choicesOf(event.state);
       const chosen = choices.has(nodeId) ? choices.get(nodeId) : undefined;
@@ -256,7 +284,9 @@ export function installNodeGuard(
       tamper(event.invocationState, `node "${nodeId}" was swapped after the orchestrator chose it`);
       return 'was swapped after the orchestrator chose it: the object about to run is not the one in nodes now';
     }
-    return contentRefusal(chosen, accepted, nodeId, treeGate);
+    const refusal = contentRefusal(chosen, accepted, nodeId, treeGate);
+    if (refusal === undefined) noteStart(event.invocationState, chosen, orchestrator, nodeId);
+    return refusal;
   };
 
   const cancel = (event: BeforeNodeCallEvent, nodeId: string, refusal: string): void => {

@@ -61,7 +61,7 @@ import { type GateIdentity, gateIdentity, viewGate } from './gate-identity.js';
 import { CONFIGURED } from './gate-source.js';
 import { GUARD_MODULE_KEY, withGuardLine } from './guard-hooks.js';
 import { type AcceptEntry, install, installMultiagent } from './install.js';
-import { currentCall, placesOf, stopRun } from './run-state.js';
+import { contextRoot, placeNow, stopRun } from './run-state.js';
 import { sdkRootOf, SDK_PACKAGE } from './sdk-package.js';
 import { ensureSdk } from './sdk-check.js';
 
@@ -212,8 +212,7 @@ function nameOf(value: unknown): string {
 }
 
 function whereOf(agent: Agent): string {
-  const called = currentCall(agent);
-  const places = called?.paths ?? placesOf(agent);
+  const places = placeNow(agent);
   if (places.length === 0) return 'outside any tree';
   const shown = places.slice(0, 3).map((p) => joinPath(p));
   return places.length === 1 ? `at ${shown[0]}` : `at one of ${shown.join(', ')}${places.length > 3 ? ', …' : ''}`;
@@ -303,6 +302,8 @@ async function rejected(error: Error): Promise<never> {
 
 function refusal(failure: string, event: object): GateFailedError {
   stopRun(readData(event, 'invocationState'), failure);
+  // An agent a governed custom node's run started belongs to that root run: it stops too.
+  stopRun(contextRoot(), failure);
   return new GateFailedError(failure);
 }
 

@@ -151,3 +151,36 @@ export function gatePluginMark(plugin: unknown): GatePluginMark | undefined {
   };
   return { gate: read('gate'), timeoutMs: read('timeoutMs') };
 }
+
+/** Key of the record set on a governed custom node (or custom executor) whose run is wrapped in the run context. */
+export const NODE_RUN_MARK: unique symbol = Symbol.for('gate-audit.node-run.v1');
+
+/** What wrapping a custom node's run leaves on it. */
+export interface NodeRunMark {
+  /** The wrapper installed as the node's own `stream`; the run is wrapped while it is that. */
+  readonly stream: unknown;
+}
+
+/** The node-run marks this copy of gate-audit wrote, by node. */
+const writtenNodeRunMarks = new WeakMap<object, NodeRunMark>();
+
+/**
+ * The node-run mark this copy of gate-audit wrote on a custom node or executor (one written by anything else is
+ * not trusted), if any.
+ *
+ * @param target - a custom node or executor
+ */
+export function nodeRunMark(target: unknown): NodeRunMark | undefined {
+  return typeof target === 'object' && target !== null ? writtenNodeRunMarks.get(target) : undefined;
+}
+
+/**
+ * Notes the node-run mark this copy of gate-audit just wrote on a custom node (or that it removed it).
+ *
+ * @param target - the node or executor
+ * @param mark - the mark now under the key, or undefined once removed
+ */
+export function noteNodeRunMark(target: object, mark: NodeRunMark | undefined): void {
+  if (mark === undefined) writtenNodeRunMarks.delete(target);
+  else writtenNodeRunMarks.set(target, mark);
+}

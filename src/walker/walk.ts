@@ -65,10 +65,11 @@ export interface Inventory {
   /** Every problem found, with its path. */
   readonly findings: readonly Finding[];
   /**
-   * Every place each agent can run at: under each place of each orchestrator or agent that contains it.
-   * An agent found at more than `MAX_PLACES` places maps to an empty list (its place counts as unknown).
+   * Every place each agent, orchestrator and custom node can run at: under each place of each orchestrator or
+   * agent that contains it. One found at more than `MAX_PLACES` places maps to an empty list (its place counts as
+   * unknown).
    */
-  readonly places: ReadonlyMap<Agent, readonly (readonly string[])[]>;
+  readonly places: ReadonlyMap<object, readonly (readonly string[])[]>;
 }
 
 /** One containment step: `child` sits under `parent` as `segment`. */
@@ -267,12 +268,12 @@ class Walk {
   }
 }
 
-/** Every place each agent can run at, propagated from the root through every containment step. */
+/** Every place each agent, orchestrator and custom node can run at, propagated from the root through every containment step. */
 function placesOf(
   root: unknown,
   rootPath: readonly string[],
   containments: readonly Containment[],
-): Map<Agent, string[][]> {
+): Map<object, string[][]> {
   const childrenOf = new Map<object, Containment[]>();
   for (const step of containments) {
     const list = childrenOf.get(step.parent) ?? [];
@@ -296,11 +297,9 @@ function placesOf(
     if (path.length > MAX_DEPTH) continue;
     for (const step of childrenOf.get(target) ?? []) work.push({ target: step.child, path: [...path, step.segment] });
   }
-  const agents = new Map<Agent, string[][]>();
-  for (const [target, list] of places) {
-    agents.set(target as Agent, overflow.has(target) ? [] : list);
-  }
-  return agents;
+  const all = new Map<object, string[][]>();
+  for (const [target, list] of places) all.set(target, overflow.has(target) ? [] : list);
+  return all;
 }
 
 /**
@@ -315,11 +314,7 @@ export function walk(root: unknown): Inventory {
   const classified = classifyExecutor(root);
   const id = segmentOf(readData(root, 'id'), UNNAMED);
   const rootEntry = state.place([id], classified.kind, classified, root, undefined);
-  const agentSet = new Set<unknown>(state.agents.map((a) => a.agent));
-  const places = new Map<Agent, readonly (readonly string[])[]>();
-  for (const [target, list] of placesOf(root, [id], state.containments)) {
-    if (agentSet.has(target)) places.set(target, list);
-  }
+  const places = placesOf(root, [id], state.containments);
   return {
     root: rootEntry,
     entries: state.entries,

@@ -331,10 +331,12 @@ describe('ask.ts, the interrupt path, line by line', () => {
 
   it('the interrupt shows the places of the call as plain lists', async () => {
     const worker = scriptedAgent('w', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
-    installMultiagent(new Graph({ id: 'g', nodes: [worker], edges: [] }), {
-      gate: interruptGate(() => ({ granted: true })),
-    });
-    const { reason } = await paused(worker);
+    const graph = new Graph({ id: 'g', nodes: [worker], edges: [] });
+    installMultiagent(graph, { gate: interruptGate(() => ({ granted: true })) });
+    // Run as a node of its tree: the call runs at the node's place (invoked on its own, it would have none).
+    const result = await graph.invoke('go');
+    expect(result.status).toBe('INTERRUPTED');
+    const reason = result.interrupts?.[0]?.reason as unknown as Reason;
     expect(reason.request.path).toEqual(['g', 'w']);
     expect(reason.request.paths).toEqual([['g', 'w']]);
     expect(JSON.parse(JSON.stringify(reason.request.paths))).toEqual([['g', 'w']]);

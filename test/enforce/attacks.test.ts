@@ -529,38 +529,39 @@ describe('A6: proxies and getters cannot show gate-audit one object and the SDK 
 
 describe('A7: the place a gate sees is where the call really runs', () => {
   function app() {
-    const writer = scriptedAgent('writer', [call('cat', { path: '/srv/secrets' }), say('-')], {
-      tools: [recordingTool('cat')],
-    });
+    const cat = call('cat', { path: '/srv/secrets' });
+    const writer = scriptedAgent('writer', [cat, say('-'), cat, say('-')], { tools: [recordingTool('cat')] });
     const research = new Graph({ id: 'research', nodes: [writer], edges: [] });
     const desk = scriptedAgent('public-desk', [call('writer', { input: 'read it' }), say('done')], { tools: [writer] });
-    return { writer, desk, graph: new Graph({ id: 'app', nodes: [research, desk], edges: [] }) };
+    const graph = new Graph({ id: 'app', nodes: [research, desk], edges: [['research', 'public-desk']], maxSteps: 4 });
+    return { writer, desk, graph };
   }
 
-  it('a shared agent called as a tool is judged at the caller’s place, not at the first place found', async () => {
-    const { desk, graph } = app();
+  it('a shared agent is judged where it runs: at its node as a node, at the caller’s place as a tool', async () => {
+    const { graph } = app();
     const gate = recordingGate();
     installMultiagent(graph, { gate });
-    await desk.invoke('go');
-    const cat = gate.seen.find((r) => r.toolName === 'cat')!;
-    expect(cat.path).toEqual(['app', 'public-desk', 'writer']);
-    expect(cat.paths).toEqual([['app', 'public-desk', 'writer']]);
+    await runOrchestrator(graph);
+    const cats = gate.seen.filter((r) => r.toolName === 'cat');
+    expect(cats.map((r) => r.paths)).toEqual([[['app', 'research', 'writer']], [['app', 'public-desk', 'writer']]]);
+    expect(cats.map((r) => r.path)).toEqual([
+      ['app', 'research', 'writer'],
+      ['app', 'public-desk', 'writer'],
+    ]);
   });
 
-  it('run as a node, an agent that sits at several places gives every place and claims none', async () => {
-    const { writer, graph } = app();
+  it('invoked by app code, outside any run of its tree, an agent that sits at several places has none', async () => {
+    const { writer, desk, graph } = app();
     const gate = recordingGate();
     installMultiagent(graph, { gate });
     await writer.invoke('go');
-    const cat = gate.seen.find((r) => r.toolName === 'cat')!;
-    expect(cat.path).toEqual([]);
-    expect(cat.paths).toEqual(
-      expect.arrayContaining([
-        ['app', 'research', 'writer'],
-        ['app', 'public-desk', 'writer'],
-      ]),
-    );
-    expect(cat.paths).toHaveLength(2);
+    // The desk too, and the writer it calls as a tool: no run of the tree, no place.
+    await desk.invoke('go');
+    const cats = gate.seen.filter((r) => r.toolName === 'cat');
+    expect(cats.map((r) => [r.path, r.paths])).toEqual([
+      [[], []],
+      [[], []],
+    ]);
   });
 
   it('concurrent Graph siblings never see each other’s place', async () => {

@@ -36,12 +36,27 @@ import { type Agent, BeforeInvocationEvent, tool } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { addPlaces, placesOf, UNTRACKABLE_RUN } from '../../src/enforce/run-state.js';
+import { UNTRACKABLE_RUN } from '../../src/enforce/run-state.js';
 import { type Gate, GateFailedError, install, installMultiagent, type ToolCallRequest } from '../../src/index.js';
-import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+import {
+  call,
+  isolateEachTest,
+  ran,
+  recordingTool,
+  runOrchestrator,
+  say,
+  scriptedAgent,
+  toolResults,
+} from '../helpers/sdk.js';
 import { deferred } from '../helpers/deferred.js';
 
 isolateEachTest();
+
+/** The graph, gated as a tree with `gate`. */
+function installed(graph: Graph, gate: Gate): Graph {
+  installMultiagent(graph, { gate });
+  return graph;
+}
 
 async function outcome(run: Promise<unknown>): Promise<unknown> {
   return run.then(
@@ -210,8 +225,7 @@ describe('where an agent runs', () => {
     });
     const helper = scriptedAgent('helper', [call('spawn'), say('helped')], { tools: [spawn] });
     const lead = scriptedAgent('lead', [call('helper', { input: 'go' }), say('done')], { tools: [helper.asTool()] });
-    installMultiagent(new Graph({ id: 'g', nodes: [lead], edges: [], maxSteps: 4 }), { gate });
-    await lead.invoke('go');
+    await runOrchestrator(installed(new Graph({ id: 'g', nodes: [lead], edges: [], maxSteps: 4 }), gate));
     expect(seen).toEqual([
       ['lead', [['g', 'lead']]],
       ['helper', [['g', 'lead', 'helper']]],
@@ -219,24 +233,5 @@ describe('where an agent runs', () => {
       ['bystander', []],
     ]);
     expect(ran).toEqual(['ls({})@bystander']);
-  });
-
-  it('an agent known at up to 64 places lists them; one more, or a walk that could not list them, makes it unknown', () => {
-    const agent = scriptedAgent('many', []);
-    const places = (n: number, from = 0): string[][] =>
-      Array.from({ length: n }, (_, i) => ['g', `n${from + i}`, 'many']);
-    addPlaces(agent, places(63));
-    addPlaces(agent, places(63)); // the same places again add nothing
-    addPlaces(agent, places(1, 63));
-    expect(placesOf(agent)).toHaveLength(64);
-    addPlaces(agent, places(1, 64));
-    expect(placesOf(agent)).toEqual([]);
-    addPlaces(agent, places(1, 100));
-    expect(placesOf(agent)).toEqual([]);
-    const unlisted = scriptedAgent('unlisted', []);
-    addPlaces(unlisted, []);
-    expect(placesOf(unlisted)).toEqual([]);
-    addPlaces(unlisted, places(1));
-    expect(placesOf(unlisted)).toEqual([]);
   });
 });

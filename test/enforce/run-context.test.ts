@@ -1,0 +1,333 @@
+/**
+ * The run context (`src/enforce/run-state.ts`): every step of a governed custom node's run names the root run and
+ * the node's place, so an agent the node runs (its declared agent invoked without the node's `invocationState`,
+ * or one it builds per call with `gatedAgent()`) joins the root run, and a call's places are where it runs now.
+ *
+ * Found in an attack round (issue 37, items 1 and 2): a gate failure inside a custom node written as the README
+ * showed (`this._agent.invoke(input)`) stopped only that inner run, a failure elsewhere did not stop the node's
+ * agent, and an agent that is a node of a guarded Graph was judged at its node place when a gated-on-its-own
+ * agent called it as a tool, or app code invoked it, so a `paths:` allow rule let `rm /home/user` run.
+ */
+import { type Agent, TextBlock, tool } from '@strands-agents/sdk';
+import { Graph, type MultiAgentState, Node, type NodeResultUpdate } from '@strands-agents/sdk/multiagent';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  type Gate,
+  GateFailedError,
+  GOVERNS,
+  type GovernanceDeclaration,
+  gatedAgent,
+  install,
+  installMultiagent,
+  policyGate,
+  type ToolCallRequest,
+} from '../../src/index.js';
+import { deferred } from '../helpers/deferred.js';
+import {
+  call,
+  isolateEachTest,
+  ran,
+  recordingTool,
+  runOrchestrator,
+  say,
+  ScriptedModel,
+  scriptedAgent,
+} from '../helpers/sdk.js';
+
+isolateEachTest();
+
+/**
+ * A tool that waits until the test releases it: keeps an agent running while something else fails.
+ *
+ * @param until - released when the failure happened
+ * @param started - told when it starts waiting
+ * @param name - the tool's name
+ */
+function waitTool(until: Promise<void>, started: () => void = () => undefined, name = 'wait') {
+  return tool({
+    name,
+    description: 'waits until released',
+    inputSchema: z.object({}),
+    callback: async (_input, ctx) => {
+      ran.push(`${name}@${ctx?.agent.id ?? '?'}`);
+      started();
+      await until;
+      return 'released';
+    },
+  });
+}
+
+/** Allows every call but `rm`, on which it throws (a gate failure) after calling `onRm`. */
+function throwsOnRm(onRm: () => void = () => undefined): Gate {
+  return {
+    name: 'throws-on-rm',
+    decide: (r) => {
+      if (r.toolName === 'rm') {
+        onRm();
+        throw new Error('gate down');
+      }
+      return { verdict: 'allow' };
+    },
+  };
+}
+
+/** The custom node the README's "Patterns we handle" showed: it invokes its declared agent with no invocationState. */
+class ReviewStep extends Node {
+  constructor(
+    id: string,
+    private readonly _reviewer: Agent,
+  ) {
+    super(id, {});
+  }
+  [GOVERNS](): GovernanceDeclaration {
+    return { agents: [this._reviewer] };
+  }
+  // eslint-disable-next-line require-yield
+  async *handle(input: unknown): AsyncGenerator<never, NodeResultUpdate> {
+    const result = await this._reviewer.invoke(String(input));
+    return { content: result.lastMessage.content };
+  }
+}
+
+/** A custom node that builds its agent per call with gatedAgent(), from a script chosen by the node's input. */
+class DraftStep extends Node {
+  constructor(
+    id: string,
+    private readonly _build: (input: string) => Agent,
+  ) {
+    super(id, {});
+  }
+  [GOVERNS](): GovernanceDeclaration {
+    return { createsGatedAgents: true };
+  }
+  // eslint-disable-next-line require-yield
+  async *handle(input: unknown, _state: MultiAgentState): AsyncGenerator<never, NodeResultUpdate> {
+    const drafter = this._build(typeof input === 'string' ? input : JSON.stringify(input));
+    const result = await drafter.invoke('draft');
+    return { content: [new TextBlock(JSON.stringify(result.lastMessage.content))] };
+  }
+}
+
+describe('a gate failure and a governed custom node (README pattern, no invocationState passed on)', () => {
+  it("a failure inside the node's agent stops a fan-out sibling and a downstream node", async () => {
+    const failed = deferred();
+    const waiting = deferred();
+    const gate = throwsOnRm(failed.resolve);
+    // The reviewer fails once the sibling is running.
+    const reviewer = scriptedAgent('reviewer', [call('hold'), call('rm', { path: '/r' }), say('x')], {
+      tools: [waitTool(waiting.promise, undefined, 'hold'), recordingTool('rm')],
+    });
+    const sibling = scriptedAgent('sibling', [call('wait'), call('ls'), say('done')], {
+      tools: [waitTool(failed.promise, waiting.resolve), recordingTool('ls')],
+    });
+    const after = scriptedAgent('after', [call('ls'), say('done')], { tools: [recordingTool('ls')] });
+    const graph = new Graph({
+      id: 'g',
+      nodes: [new ReviewStep('review', reviewer), sibling, after],
+      edges: [['sibling', 'after']],
+      maxSteps: 6,
+    });
+    installMultiagent(graph, { gate });
+    const { status, cancelled } = await runOrchestrator(graph);
+    expect(ran.sort()).toEqual(['hold@reviewer', 'wait@sibling']);
+    expect(status).toBe('FAILED');
+    expect(Object.keys(cancelled)).not.toContain('review');
+    expect(after.model.calls).toBe(0);
+  });
+
+  it("a failure in a plain node stops the custom node's agent", async () => {
+    const failed = deferred();
+    const gate = throwsOnRm(failed.resolve);
+    const failing = scriptedAgent('failing', [call('rm', { path: '/f' }), say('x')], {
+      tools: [recordingTool('rm')],
+    });
+    const reviewer = scriptedAgent('reviewer', [call('wait'), call('ls'), say('done')], {
+      tools: [waitTool(failed.promise), recordingTool('ls')],
+    });
+    const graph = new Graph({ id: 'g', nodes: [failing, new ReviewStep('review', reviewer)], edges: [], maxSteps: 4 });
+    installMultiagent(graph, { gate });
+    const { status } = await runOrchestrator(graph);
+    expect(ran).toEqual(['wait@reviewer']);
+    expect(reviewer.model.calls).toBe(1);
+    expect(status).toBe('FAILED');
+  });
+
+  it('an agent the node builds per call with gatedAgent() joins the root run both ways', async () => {
+    const failed = deferred();
+    const waiting = deferred();
+    const gate = throwsOnRm(failed.resolve);
+    const drafter = (): Agent =>
+      gatedAgent(
+        {
+          id: 'drafter',
+          model: new ScriptedModel([call('hold'), call('rm', { path: '/d' }), say('x')]),
+          tools: [waitTool(waiting.promise, undefined, 'hold'), recordingTool('rm')],
+          printer: false,
+        },
+        { gate },
+      );
+    const sibling = scriptedAgent('sibling', [call('wait'), call('ls'), say('done')], {
+      tools: [waitTool(failed.promise, waiting.resolve), recordingTool('ls')],
+    });
+    const graph = new Graph({ id: 'g', nodes: [new DraftStep('draft', drafter), sibling], edges: [], maxSteps: 4 });
+    installMultiagent(graph, { gate });
+    await runOrchestrator(graph);
+    expect(ran.sort()).toEqual(['hold@drafter', 'wait@sibling']);
+    expect(sibling.model.calls).toBe(1);
+
+    // And the other way: a failure in the plain node stops the per-call agent.
+    ran.length = 0;
+    const failedToo = deferred();
+    const gate2 = throwsOnRm(failedToo.resolve);
+    const waiter = (): Agent =>
+      gatedAgent(
+        {
+          id: 'waiter',
+          model: new ScriptedModel([call('wait'), call('ls'), say('x')]),
+          tools: [waitTool(failedToo.promise), recordingTool('ls')],
+          printer: false,
+        },
+        { gate: gate2 },
+      );
+    const failing = scriptedAgent('failing', [call('rm', { path: '/f' }), say('x')], {
+      tools: [recordingTool('rm')],
+    });
+    const graph2 = new Graph({ id: 'g2', nodes: [new DraftStep('draft', waiter), failing], edges: [], maxSteps: 4 });
+    installMultiagent(graph2, { gate: gate2 });
+    await runOrchestrator(graph2);
+    expect(ran).toEqual(['wait@waiter']);
+  });
+
+  it('two concurrent runs of one Graph stay apart: a failure in one stops only that one', async () => {
+    const failed = deferred();
+    const gate = throwsOnRm(failed.resolve);
+    const build = (input: string): Agent =>
+      gatedAgent(
+        {
+          id: `drafter-${input}`,
+          model: new ScriptedModel(
+            input === 'fail' ? [call('rm', { path: '/x' }), say('x')] : [call('wait'), call('ls'), say('done')],
+          ),
+          tools: [recordingTool('rm'), recordingTool('ls'), waitTool(failed.promise)],
+          printer: false,
+        },
+        { gate },
+      );
+    const graph = new Graph({ id: 'g', nodes: [new DraftStep('draft', build)], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate });
+    const working = graph.invoke('work');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const failing = await graph.invoke('fail');
+    const worked = await working;
+    expect(failing.status).toBe('FAILED');
+    expect(worked.status).toBe('COMPLETED');
+    expect(ran).toEqual(['wait@drafter-work', 'ls({})@drafter-work']);
+  });
+});
+
+describe('where a call runs, for an agent reused outside its tree', () => {
+  /** Allows `rm` only at the cleaner's node place; everything else is denied. */
+  const sandboxOnly = (): Gate =>
+    policyGate({
+      version: 1,
+      default: 'deny',
+      rules: [
+        { id: 'sandbox-rm', tools: ['rm'], paths: ['sandbox/cleaner'], verdict: 'allow' },
+        { id: 'tools', tools: ['cleaner'], verdict: 'allow' },
+      ],
+    });
+
+  const cleanerIn = (gate: Gate): { cleaner: Agent & { model: ScriptedModel }; graph: Graph } => {
+    const cleaner = scriptedAgent('cleaner', [call('rm', { path: '/home/user' }), say('cleaned')], {
+      tools: [recordingTool('rm')],
+    });
+    const graph = new Graph({ id: 'sandbox', nodes: [cleaner], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate });
+    return { cleaner, graph };
+  };
+
+  it('at its node, inside its tree’s run, it has its node place', async () => {
+    const seen: ToolCallRequest['paths'][] = [];
+    const policy = sandboxOnly();
+    const gate: Gate = { ...policy, decide: (r) => (seen.push(r.paths), policy.decide(r)) };
+    const { graph } = cleanerIn(gate);
+    await runOrchestrator(graph);
+    expect(seen).toEqual([[['sandbox', 'cleaner']]]);
+    expect(ran).toEqual(['rm({"path":"/home/user"})@cleaner']);
+  });
+
+  it('called as a tool by an agent gated on its own, it has no place: the paths allow does not hold', async () => {
+    const gate = sandboxOnly();
+    const { cleaner } = cleanerIn(gate);
+    const helper = scriptedAgent('helper', [call('cleaner', { input: 'clean' }), say('done')], {
+      tools: [cleaner.asTool()],
+    });
+    install(helper, { gate });
+    await helper.invoke('go');
+    expect(ran).toEqual([]);
+    expect(cleaner.model.calls).toBe(2);
+  });
+
+  it('invoked directly by app code, it has no place: the paths allow does not hold', async () => {
+    const seen: ToolCallRequest['paths'][] = [];
+    const policy = sandboxOnly();
+    const gate: Gate = { ...policy, decide: (r) => (seen.push(r.paths), policy.decide(r)) };
+    const { cleaner } = cleanerIn(gate);
+    await cleaner.invoke('go');
+    expect(seen).toEqual([[]]);
+    expect(ran).toEqual([]);
+  });
+
+  it("an agent run by a governed custom node has that node's place, not every place the walk found", async () => {
+    const seen: [string, ToolCallRequest['paths']][] = [];
+    const gate: Gate = {
+      name: 'where',
+      decide: (r) => {
+        seen.push([r.agentId, r.paths]);
+        return { verdict: 'allow' };
+      },
+    };
+    const reviewer = scriptedAgent('reviewer', [call('ls'), say('x'), call('ls'), say('y')], {
+      tools: [recordingTool('ls')],
+    });
+    const drafter = (): Agent =>
+      gatedAgent(
+        {
+          id: 'drafter',
+          model: new ScriptedModel([call('ls'), say('x')]),
+          tools: [recordingTool('ls')],
+          printer: false,
+        },
+        { gate },
+      );
+    const graph = new Graph({
+      id: 'g',
+      nodes: [new ReviewStep('review', reviewer), new DraftStep('draft', drafter)],
+      edges: [['review', 'draft']],
+      maxSteps: 3,
+    });
+    installMultiagent(graph, { gate });
+    await runOrchestrator(graph);
+    await reviewer.invoke('again');
+    expect(seen).toEqual([
+      // Declared: its place under the node, as the walk found it.
+      ['reviewer', [['g', 'review', 'reviewer']]],
+      // Built per call: the node's place.
+      ['drafter', [['g', 'draft']]],
+      // Outside any run of its tree: no place.
+      ['reviewer', []],
+    ]);
+  });
+
+  it('a GateFailedError from the custom node agent is what the node fails with', async () => {
+    const reviewer = scriptedAgent('reviewer', [call('rm', { path: '/r' }), say('x')], {
+      tools: [recordingTool('rm')],
+    });
+    const graph = new Graph({ id: 'g', nodes: [new ReviewStep('review', reviewer)], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate: throwsOnRm() });
+    const result = await graph.invoke('go');
+    expect(result.status).toBe('FAILED');
+    expect(result.results[0]?.error).toBeInstanceOf(GateFailedError);
+  });
+});
