@@ -35,7 +35,7 @@ import {
 import { sameInput, snapshotInput } from './digest.js';
 import type { AskDecision, ToolCallRequest } from './gate.js';
 import { viewGate } from './gate-identity.js';
-import { currentCall, placesOf, runFailure } from './run-state.js';
+import { placeNow, runFailure } from './run-state.js';
 import { lockedToolFacts, lockSdkTool, moveMiddlewareInnermost } from './sdk-mutations.js';
 
 /** A gate's answer, each field read exactly once. */
@@ -74,10 +74,9 @@ export function readDecision(value: unknown): ReadDecision {
   return { error: `decision verdict is ${describe(verdict)}` };
 }
 
-/** Where a call of this agent runs: exactly, when a caller says so or one place is known; else every place. */
+/** Where a call of this agent runs now (`placeNow`): `path` when that is one place. */
 function placeOf(state: GateState): { path: readonly string[]; paths: readonly (readonly string[])[] } {
-  const called = currentCall(state.agent);
-  const paths = called !== undefined && called.paths.length > 0 ? called.paths : placesOf(state.agent);
+  const paths = placeNow(state.agent);
   return { path: paths.length === 1 && paths[0] !== undefined ? paths[0] : [], paths };
 }
 
