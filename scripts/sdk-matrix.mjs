@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 // `npm run sdk-matrix`: runs the whole suite on every minor of the tested SDK range (the newest patch of each
-// minor from the npm registry, within SDK_TESTED of src/sdk-version.ts) and writes the README's "Supported SDK
+// minor from the npm registry, within SDK_TESTED of src/sdk-version.ts) and writes docs/compatibility.md's "Supported SDK
 // versions" table: version, tests passed / failed / skipped, and what differs (the notes of skipped feature
 // tests, the names of failed tests). It works in a copy of this checkout, never in it (the lock's SDK stays).
 //
-//   npm run sdk-matrix                 every minor of the tested range, then update the README
-//   npm run sdk-matrix -- --newer      also every minor published after the range (not written to the README)
-//   npm run sdk-matrix -- 1.12.0 ...   only these versions (not written to the README)
+//   npm run sdk-matrix                 every minor of the tested range, then update docs/compatibility.md
+//   npm run sdk-matrix -- --newer      also every minor published after the range (not written to docs/compatibility.md)
+//   npm run sdk-matrix -- 1.12.0 ...   only these versions (not written to docs/compatibility.md)
 //
 // About 2 minutes per version on 2 cores. Exits 1 when any version of the tested range fails a test.
 import { spawnSync } from 'node:child_process';
@@ -73,7 +73,7 @@ rmSync(join(work, 'node_modules/.gate-audit-test'), { recursive: true, force: tr
 const rows = [];
 let failedInRange = false;
 
-/** The table of the versions run so far (the others marked not run), written to the README when asked. */
+/** The table of the versions run so far (the others marked not run), written to docs/compatibility.md when asked. */
 function writeTable() {
   const byVersion = new Map(rows.map((r) => [r.version, r]));
   const table = [
@@ -90,11 +90,11 @@ function writeTable() {
       `\`>=${min} <=${max}\`).`,
   ].join('\n');
   if (!writeReadme) return table;
-  const readmePath = join(root, 'README.md');
+  const readmePath = join(root, 'docs', 'compatibility.md');
   const readme = readFileSync(readmePath, 'utf8');
   const start = '<!-- sdk-matrix:start -->';
   const end = '<!-- sdk-matrix:end -->';
-  if (!readme.includes(start) || !readme.includes(end)) throw new Error(`README.md has no ${start} … ${end} markers`);
+  if (!readme.includes(start) || !readme.includes(end)) throw new Error(`docs/compatibility.md has no ${start} … ${end} markers`);
   writeFileSync(
     readmePath,
     `${readme.slice(0, readme.indexOf(start) + start.length)}\n${table}\n${readme.slice(readme.indexOf(end))}`,
@@ -166,7 +166,7 @@ try {
     writeTable();
   }
   console.log(`\n${writeTable()}`);
-  if (writeReadme) console.log('sdk-matrix: README.md updated');
+  if (writeReadme) console.log('sdk-matrix: docs/compatibility.md updated');
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

@@ -20,7 +20,7 @@
  * through `require()` (which returns the instance already loaded, if any) and guarded. A copy the guard cannot
  * stand on is refused: its import throws `SDK_SHAPE`, or `guardProcess` does, naming it.
  *
- * What it cannot see is listed in the README ("What it cannot cover"): an agent whose hook registry is
+ * What it cannot see is listed in docs/guarantees.md ("What it cannot cover"): an agent whose hook registry is
  * replaced by another object, `A2AAgent` (no hooks in this process), a direct call of a model or a tool.
  */
 import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';

@@ -97,9 +97,9 @@ describe('the tested range', () => {
     expect(isTestedSdk(SDK_TESTED.max)).toBe(true);
   });
 
-  it("ends at the lock's dev version of the SDK (the newest the suite runs on), and the README states both ranges", () => {
+  it("ends at the lock's dev version of the SDK (the newest the suite runs on), and docs/compatibility.md states both ranges", () => {
     expect(pkg.devDependencies['@strands-agents/sdk']).toBe(SDK_TESTED.max);
-    const readme = readFileSync(`${root}/README.md`, 'utf8');
+    const readme = readFileSync(`${root}/docs/compatibility.md`, 'utf8');
     expect(readme).toContain(`\`@strands-agents/sdk ${pkg.peerDependencies['@strands-agents/sdk']}\``);
     expect(readme).toContain(`tested range** is \`${RANGE}\``);
   });

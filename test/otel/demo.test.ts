@@ -10,9 +10,9 @@ import { expect, it } from 'vitest';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 
-it('fixtures/otel-demo.ts prints the spans the README shows', () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Decisions in OpenTelemetry'));
+it('fixtures/otel-demo.ts prints the spans docs/decisions.md shows', () => {
+  const page = readFileSync(join(root, 'docs/decisions.md'), 'utf8');
+  const section = page.slice(page.indexOf('## Decisions in OpenTelemetry'));
   const shown = /```text\n([\s\S]*?)```/.exec(section)?.[1];
   expect(shown).toBeDefined();
   const run = spawnSync(process.execPath, [join(root, 'node_modules/jiti/lib/jiti-cli.mjs'), 'fixtures/otel-demo.ts'], {
