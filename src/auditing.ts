@@ -31,3 +31,9 @@ export const AUDITING_REFUSAL =
  * never from a mark any code could write.
  */
 export const AUDIT_GUARD_NOTE = Symbol.for('gate-audit.audit.process-guard-note.v1');
+
+/**
+ * Where the audit child's preload takes note of a gate built with `allowWritableKeyring: true` (the keyring
+ * file it names): the report carries a `writable-keyring` note for it.
+ */
+export const AUDIT_KEYRING_NOTE = Symbol.for('gate-audit.audit.writable-keyring-note.v1');

@@ -15,6 +15,7 @@ import {
   type ModuleOutcome,
   TAMPERED_EXIT,
   type WireError,
+  writableKeyringNote,
 } from './child/protocol.js';
 import { type ChildRun, runChild } from './supervise.js';
 
@@ -334,6 +335,9 @@ export async function runEntrySupervised(settings: EntrySettings): Promise<Entry
   };
   const notes: CoverageNote[] = [];
   if (run.forged > 0) notes.push(tamperNote(shown, run.forged));
+  for (const line of run.lines) {
+    if (line.t === 'keyrings') for (const file of line.files) notes.push(writableKeyringNote(shown, file));
+  }
   for (const line of invocations) {
     if (line.problem !== undefined) {
       notes.push(

@@ -19,7 +19,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject 
 import { accessSync, constants, lstatSync, readFileSync, realpathSync, type Stats } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
-import { isAuditing } from '../auditing.js';
+import { AUDIT_KEYRING_NOTE, isAuditing } from '../auditing.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { visibleField } from '../text.js';
 
@@ -266,6 +266,11 @@ export function approverKeys(options: ApproverKeysOptions, subject: string): () 
     throw new GateAuditError('INVALID_ARGUMENT', `option=<${subject}.keyring> | expected the path of a keyring file`);
   }
   const file = resolve(keyring);
+  if (allowWritableKeyring && isAuditing()) {
+    // The audit reports the option (a note in the report), whether or not the file is writable now.
+    const note: unknown = Object.getOwnPropertyDescriptor(globalThis, AUDIT_KEYRING_NOTE)?.value;
+    if (typeof note === 'function') (note as (file: string) => void)(file);
+  }
   let loaded: Keyring | undefined;
   return () => {
     loaded ??= loadKeyring(file, allowWritableKeyring);

@@ -98,6 +98,7 @@ const FAILING_NOTE_WORDS: Readonly<Record<CoverageNote['kind'], readonly [string
   ],
   'skipped-module': ['module skipped', 'modules skipped'],
   'invoked-at-import': ['invocation at import', 'invocations at import'],
+  'writable-keyring': ['writable keyring accepted', 'writable keyrings accepted'],
 };
 
 /** The kinds of note in the order a verdict names them. */
@@ -109,6 +110,7 @@ const NOTE_ORDER: readonly CoverageNote['kind'][] = [
   'process-guard',
   'skipped-module',
   'invoked-at-import',
+  'writable-keyring',
 ];
 
 /**

@@ -138,7 +138,9 @@ export const GeneratorSchema = z.strictObject({
  * was killed, crashed or hung; always `fails`, and the run exits 2), a module that invoked something while
  * it was imported (its tree was audited where it was invoked), an entry that did not start the process guard
  * (`process-guard`, failing under `--require-process-guard`), a module whose own `installMultiagent` refused a
- * tree while it loaded or in a factory (`refused-tree`, always `fails`: its rows are the refused nodes).
+ * tree while it loaded or in a factory (`refused-tree`, always `fails`: its rows are the refused nodes), a
+ * gate built with `allowWritableKeyring: true` (`writable-keyring`: a keyring its agent's user may rewrite is
+ * accepted; reported, never failing).
  */
 export const CoverageNoteSchema = z.strictObject({
   kind: z.enum([
@@ -149,6 +151,7 @@ export const CoverageNoteSchema = z.strictObject({
     'invoked-at-import',
     'process-guard',
     'refused-tree',
+    'writable-keyring',
   ]),
   module: z.string(),
   export: z.string().optional(),

@@ -182,6 +182,7 @@ const NOTE_KINDS = [
   'invoked-at-import',
   'process-guard',
   'refused-tree',
+  'writable-keyring',
 ] as const;
 
 const noteSeed = (drawn: fc.Arbitrary<string>) =>

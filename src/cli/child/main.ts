@@ -12,7 +12,14 @@ import { auditModule, judgeTree, posix, realOf, underProcessGuard } from '../aud
 import { loadConfig } from '../config.js';
 import { importModule, LoadTimeoutError, loadModule } from '../load.js';
 import { importClosure } from '../locate.js';
-import { auditStop, esmLoadedFiles, type InvokedKind, notedProcessGuard, onInvocation } from './preload.js';
+import {
+  auditStop,
+  esmLoadedFiles,
+  type InvokedKind,
+  notedProcessGuard,
+  onInvocation,
+  takeNotedKeyrings,
+} from './preload.js';
 import {
   type AcceptRule,
   type ChildLine,
@@ -24,6 +31,7 @@ import {
   type ModulesJob,
   TAMPERED_EXIT,
   toWire,
+  writableKeyringNote,
 } from './protocol.js';
 import type { CoverageNote, CoverageReport } from '../../report/schema.js';
 
@@ -272,6 +280,7 @@ async function runModules(modules: ModulesJob): Promise<void> {
     // A tree it invoked and also exports is audited as exported (as it stands after the import).
     const extra = invoked.filter((i) => !exportedTargets.has(i.target)).map((i) => i.report);
     const notes: CoverageNote[] = [...outcome.notes];
+    for (const file of takeNotedKeyrings()) notes.push(writableKeyringNote(shown, file));
     if (invokedNote) {
       notes.push({
         kind: 'invoked-at-import',
@@ -379,6 +388,7 @@ async function runEntry(entry: EntryJob): Promise<void> {
   }
   const guard = notedProcessGuard();
   emit({ t: 'guard', ...(guard === undefined ? {} : { guard }) });
+  emit({ t: 'keyrings', files: takeNotedKeyrings() });
   emit({ t: 'closure', files: [...new Set([...importClosure(entry.entry), ...esmLoadedFiles()])] });
 }
 

@@ -19,7 +19,7 @@ import Module, { createRequire, register, syncBuiltinESMExports } from 'node:mod
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import { dirname, isAbsolute, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { AUDIT_GUARD_NOTE, AUDITING_MARK } from '../../auditing.js';
+import { AUDIT_GUARD_NOTE, AUDIT_KEYRING_NOTE, AUDITING_MARK } from '../../auditing.js';
 import type { ProcessGuardMark } from '../../enforce/process-guard.js';
 import { isSdkUrl, SDK_MODULE_KEY } from './sdk-hooks.js';
 
@@ -91,6 +91,20 @@ function noteGuard(mark: unknown): void {
   });
   if (copied.length !== gates.length) return;
   guardNoted = { by, onUngated, gates: copied };
+}
+
+/** Keyring files gates were built to accept writable (`allowWritableKeyring: true`), not yet taken. */
+let keyringsNoted: string[] = [];
+
+function noteKeyring(file: unknown): void {
+  if (typeof file === 'string' && !keyringsNoted.includes(file) && keyringsNoted.length < 100) keyringsNoted.push(file);
+}
+
+/** The keyring files noted since the last call (each gate built with `allowWritableKeyring: true`). */
+export function takeNotedKeyrings(): string[] {
+  const taken = keyringsNoted;
+  keyringsNoted = [];
+  return taken;
 }
 
 /**
@@ -288,6 +302,7 @@ function install(): void {
   if (globals[key] !== undefined) return;
   Object.defineProperty(globals, AUDITING_MARK, { value: true, configurable: false, writable: false });
   Object.defineProperty(globals, AUDIT_GUARD_NOTE, { value: noteGuard, configurable: false, writable: false });
+  Object.defineProperty(globals, AUDIT_KEYRING_NOTE, { value: noteKeyring, configurable: false, writable: false });
   Object.defineProperty(globals, key, {
     value: (namespace: unknown): void => noteSdkExports(namespace),
     configurable: false,

@@ -134,6 +134,7 @@ export type ChildLine =
     }
   | { readonly t: 'entry-loaded'; readonly error?: WireError }
   | { readonly t: 'guard'; readonly guard?: ProcessGuardMark }
+  | { readonly t: 'keyrings'; readonly files: string[] }
   | { readonly t: 'listening' }
   | { readonly t: 'closure'; readonly files: string[] }
   | { readonly t: 'command'; readonly out: string; readonly err: string; readonly code: number }
@@ -172,5 +173,20 @@ export function toWire(error: unknown, depth = 0): WireError {
     ...(own.reporters !== undefined ? { reporters: own.reporters } : {}),
     ...(typeof own.dir === 'string' ? { dir: own.dir } : {}),
     ...(cause !== undefined && depth < 8 ? { cause: toWire(cause, depth + 1) } : {}),
+  };
+}
+
+/**
+ * The note of a gate built with `allowWritableKeyring: true` (reported, never failing the run).
+ *
+ * @param module - the module or entry that built it
+ * @param file - the keyring file the gate accepts writable
+ */
+export function writableKeyringNote(module: string, file: string): CoverageNote {
+  return {
+    kind: 'writable-keyring',
+    module,
+    message: `builds a gate with allowWritableKeyring: true for the keyring ${file}: a keyring the agent's user may rewrite is accepted, so an agent that adds its own key to it can approve its own calls after a restart`,
+    fix: 'make the keyring and its folders writable only by another user (chown root, chmod 644), then drop allowWritableKeyring',
   };
 }

@@ -17,6 +17,7 @@ export const NOTE_LABELS: Readonly<Record<CoverageNote['kind'], string>> = {
   'invoked-at-import': 'invoked at import',
   'process-guard': 'no process guard',
   'refused-tree': 'refused',
+  'writable-keyring': 'writable keyring',
 };
 
 /**

@@ -130,6 +130,11 @@ const RULES: Readonly<Record<string, RuleText>> = {
     text: "A module's own installMultiagent refused a tree it builds, so the app does not start as it stands.",
     help: 'Fix the nodes the refusal names, or accept the remote and opaque ones with a reason.',
   },
+  'writable-keyring': {
+    name: 'WritableKeyringAccepted',
+    text: "A gate accepts an approvers' keyring the agent's user may rewrite (allowWritableKeyring: true): an agent that adds its own key to it can approve its own calls after a restart.",
+    help: 'Make the keyring and its folders writable only by another user (chown root, chmod 644) and drop allowWritableKeyring.',
+  },
   'invoked-at-import': {
     name: 'InvokedAtImport',
     text: 'A module invoked an agent or orchestrator while it was imported; the invocation was stopped and its tree audited.',
