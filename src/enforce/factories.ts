@@ -7,7 +7,9 @@ import { install, type InstallOptions, installMultiagent } from './install.js';
 
 /**
  * Constructs an `Agent` that is gated before anyone can run it: what a custom node that declares
- * `{ createsGatedAgents: true }` must use for the agents it builds per call.
+ * `{ createsGatedAgents: true }` must use for the agents it builds per call. Run inside the node's run (wrapped
+ * in the run context by `installMultiagent`), it joins the tree's root run and has the node's place; run anywhere
+ * else, it has no known place.
  *
  * @param config - the SDK agent configuration
  * @param options - `{ gate }`; without it the configured gate is resolved at each call

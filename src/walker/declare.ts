@@ -12,7 +12,10 @@
  * ```
  *
  * or `{ createsGatedAgents: true }` for a node that builds its agents per call, only with `gatedAgent()`.
- * The key uses `Symbol.for`, so a node declares itself without importing gate-audit's copy.
+ * The key uses `Symbol.for`, so a node declares itself without importing gate-audit's copy. `handle()` should pass
+ * the node's `invocationState` on to the agents it invokes (`agent.invoke(input, { invocationState })`); one that
+ * does not is still part of the run, since `installMultiagent` wraps a declaring node's run in the run context
+ * (`src/enforce/node-run.ts`) and an agent started inside it joins the root run.
  */
 
 import { messageOf } from '../errors.js';

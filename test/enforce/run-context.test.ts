@@ -331,3 +331,102 @@ describe('where a call runs, for an agent reused outside its tree', () => {
     expect(result.results[0]?.error).toBeInstanceOf(GateFailedError);
   });
 });
+
+describe("the wrapper of a governed custom node's run", () => {
+  const wrapperOf = (node: object): unknown => Object.getOwnPropertyDescriptor(node, 'stream')?.value;
+
+  it('is installed as the node’s own stream, marked, and read-only once the tree is locked', () => {
+    const step = new ReviewStep('review', scriptedAgent('reviewer', [say('x')]));
+    installMultiagent(new Graph({ id: 'g', nodes: [step], edges: [], maxSteps: 3 }), { gate: throwsOnRm() });
+    const wrapper = wrapperOf(step);
+    expect(typeof wrapper).toBe('function');
+    expect(Object.getOwnPropertyDescriptor(step, Symbol.for('gate-audit.node-run.v1'))?.value).toEqual({
+      stream: wrapper,
+    });
+    const other = (): undefined => undefined;
+    expect(() => {
+      (step as unknown as { stream: unknown }).stream = other;
+    }).toThrow(TypeError);
+    expect(() => Object.defineProperty(step, 'stream', { value: other })).toThrow(TypeError);
+  });
+
+  it('is undone when the install fails midway and rolls back', () => {
+    const step = new ReviewStep('review', scriptedAgent('reviewer', [say('x')]));
+    const last = scriptedAgent('last', [say('x')]);
+    // The mark key held by something else, fixed in place: gating the last agent fails after the node was wrapped.
+    Object.defineProperty(last, Symbol.for('gate-audit.agent-gate.v1'), { value: undefined });
+    const graph = new Graph({ id: 'g', nodes: [step, last], edges: [], maxSteps: 3 });
+    expect(() => installMultiagent(graph, { gate: throwsOnRm() })).toThrow(
+      expect.objectContaining({ code: 'INSTALL_FAILED' }),
+    );
+    expect(Object.getOwnPropertyDescriptor(step, 'stream')).toBeUndefined();
+    expect(Object.getOwnPropertyDescriptor(step, Symbol.for('gate-audit.node-run.v1'))).toBeUndefined();
+  });
+
+  it('a governed custom node swapped in after install runs no agent: the node guard cancels it', async () => {
+    const gate = throwsOnRm();
+    const graph = new Graph({
+      id: 'g',
+      nodes: [new ReviewStep('review', scriptedAgent('reviewer', [say('x')]))],
+      edges: [],
+      maxSteps: 3,
+    });
+    installMultiagent(graph, { gate });
+    const rogue = scriptedAgent('rogue', [call('ls'), say('x')], { tools: [recordingTool('ls')] });
+    install(rogue, { gate });
+    const swapped = new ReviewStep('review', rogue);
+    (graph.nodes as Map<string, unknown>).set('review', swapped);
+    (graph as unknown as { _sources: unknown[] })._sources[0] = swapped;
+    const { cancelled } = await runOrchestrator(graph);
+    expect(cancelled.review).toMatch(/is a governed custom node whose run was not wrapped at install/);
+    expect(ran).toEqual([]);
+    expect(rogue.model.calls).toBe(0);
+  });
+
+  it('a node whose stream is fixed in place (a look-alike wrapper and mark) is refused before anything changes', () => {
+    const gate = throwsOnRm();
+    const reviewer = scriptedAgent('reviewer', [call('ls'), say('x')], { tools: [recordingTool('ls')] });
+    const step = new ReviewStep('review', reviewer);
+    // A look-alike mark and wrapper written by other code: not this copy's, so not trusted.
+    const fake = function stream(this: Node, ...args: Parameters<Node['stream']>): ReturnType<Node['stream']> {
+      return Node.prototype.stream.apply(this, args);
+    };
+    Object.defineProperty(step, 'stream', { value: fake, configurable: false, writable: false });
+    Object.defineProperty(step, Symbol.for('gate-audit.node-run.v1'), { value: { stream: fake } });
+    const graph = new Graph({ id: 'g', nodes: [step], edges: [], maxSteps: 3 });
+    expect(() => installMultiagent(graph, { gate })).toThrow(/has a stream that cannot be redefined/);
+    expect(Object.getOwnPropertyDescriptor(reviewer, Symbol.for('gate-audit.agent-gate.v1'))).toBeUndefined();
+  });
+
+  it('a frozen governed custom node is refused before anything changes', () => {
+    const reviewer = scriptedAgent('reviewer', [say('x')]);
+    const step = Object.freeze(new ReviewStep('review', reviewer));
+    const graph = new Graph({ id: 'g', nodes: [step], edges: [], maxSteps: 3 });
+    let error: unknown;
+    try {
+      installMultiagent(graph, { gate: throwsOnRm() });
+    } catch (e) {
+      error = e;
+    }
+    const findings = (error as { findings?: { path: string[]; kind: string; reason: string }[] }).findings;
+    expect(findings?.map((f) => [f.path, f.kind])).toEqual([[['g', 'review'], 'custom-node']]);
+    expect(findings?.[0]?.reason).toMatch(/frozen/);
+    expect(Object.getOwnPropertyDescriptor(reviewer, Symbol.for('gate-audit.agent-gate.v1'))).toBeUndefined();
+  });
+
+  it("run by app code outside the tree's run, the node's agent has no place", async () => {
+    const seen: ToolCallRequest['paths'][] = [];
+    const reviewer = scriptedAgent('reviewer', [call('ls'), say('x'), call('ls'), say('y')], {
+      tools: [recordingTool('ls')],
+    });
+    const step = new ReviewStep('review', reviewer);
+    const graph = new Graph({ id: 'g', nodes: [step], edges: [], maxSteps: 3 });
+    installMultiagent(graph, {
+      gate: { name: 'where', decide: (r) => (seen.push(r.paths), { verdict: 'allow' }) },
+    });
+    await runOrchestrator(graph);
+    // The same node in a Graph that is no tree of gate-audit's: its run is no known run.
+    await runOrchestrator(new Graph({ id: 'other', nodes: [step], edges: [], maxSteps: 3 }));
+    expect(seen).toEqual([[['g', 'review', 'reviewer']], []]);
+  });
+});
