@@ -1,4 +1,6 @@
-// The pipeline's import direction (walker → enforce → policy → report → cli), checked in `npm run lint`.
+// The pipeline's import direction (walker → enforce → policy → report → cli), checked in `npm run lint`; the
+// folders beside the pipeline (stores, otel, tui, renderers) and the files at the top of src/ name what they may
+// import (whitelists), so a new import between them is a decision, not an accident.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -44,6 +46,90 @@ module.exports = {
         "the shell analysis' program tables (one module per family) import only one another, their option scanner and ownEntry: never the walk, the parser or the reader, so the docs script and the tests load them alone",
       from: { path: '^src/policy/shell/programs/' },
       to: { pathNot: '^src/policy/(shell/programs/|own-entry\\.ts$)' },
+    },
+    {
+      name: 'stores-whitelist',
+      severity: 'error',
+      comment: "the PostgreSQL store builds on the policy contracts (sinks, approvals, the log's records) and the gate",
+      from: { path: '^src/stores/' },
+      to: { path: '^src/', pathNot: '^src/(stores/|policy/|enforce/|errors\\.ts$|auditing\\.ts$|paths\\.ts$|text\\.ts$)' },
+    },
+    {
+      name: 'otel-whitelist',
+      severity: 'error',
+      comment: "OpenTelemetry reads decisions and places: the gate, the walker, the policy records",
+      from: { path: '^src/otel/' },
+      to: { path: '^src/', pathNot: '^src/(otel/|enforce/|walker/|policy/|paths\\.ts$)' },
+    },
+    {
+      name: 'tui-whitelist',
+      severity: 'error',
+      comment: "the interactive view reads the plain report and its renderers only",
+      from: { path: '^src/tui/' },
+      to: { path: '^src/', pathNot: '^src/(tui/|report/|paths\\.ts$|text\\.ts$)' },
+    },
+    {
+      name: 'render-whitelist',
+      severity: 'error',
+      comment: "renderers turn plain report data into text",
+      from: { path: '^src/report/render/' },
+      to: { path: '^src/', pathNot: '^src/(report/|errors\\.ts$|paths\\.ts$|text\\.ts$)' },
+    },
+    {
+      name: 'text-is-a-leaf',
+      severity: 'error',
+      comment: "escaping imports nothing of gate-audit",
+      from: { path: '^src/text\\.ts$' },
+      to: { path: '^src/', pathNot: '^$' },
+    },
+    {
+      name: 'paths-is-a-leaf',
+      severity: 'error',
+      comment: "tree paths import nothing of gate-audit",
+      from: { path: '^src/paths\\.ts$' },
+      to: { path: '^src/', pathNot: '^$' },
+    },
+    {
+      name: 'sdk-version-is-a-leaf',
+      severity: 'error',
+      comment: "the SDK range imports nothing of gate-audit",
+      from: { path: '^src/sdk-version\\.ts$' },
+      to: { path: '^src/', pathNot: '^$' },
+    },
+    {
+      name: 'auditing-is-a-leaf',
+      severity: 'error',
+      comment: "the auditing flag imports nothing of gate-audit",
+      from: { path: '^src/auditing\\.ts$' },
+      to: { path: '^src/', pathNot: '^$' },
+    },
+    {
+      name: 'errors-whitelist',
+      severity: 'error',
+      comment: "errors are data: they import only the escaping of what they print",
+      from: { path: '^src/errors\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/text\\.ts$' },
+    },
+    {
+      name: 'config-whitelist',
+      severity: 'error',
+      comment: "the config schema takes its format names from the renderers' registry",
+      from: { path: '^src/config\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(report/|errors\\.ts$|text\\.ts$)' },
+    },
+    {
+      name: 'vitest-whitelist',
+      severity: 'error',
+      comment: "the test helper asserts on the coverage report",
+      from: { path: '^src/vitest\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(report/|errors\\.ts$)' },
+    },
+    {
+      name: 'index-whitelist',
+      severity: 'error',
+      comment: "the public entry exports the library, never the CLI or the view",
+      from: { path: '^src/index\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/(config\\.ts|enforce/|errors\\.ts|policy/|report/|walker/|paths\\.ts|text\\.ts|sdk-version\\.ts|auditing\\.ts)' },
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],
