@@ -9,7 +9,7 @@
  * agent called it as a tool, or app code invoked it, so a `paths:` allow rule let `rm /home/user` run.
  */
 import { type Agent, TextBlock, tool } from '@strands-agents/sdk';
-import { Graph, type MultiAgentState, Node, type NodeResultUpdate } from '@strands-agents/sdk/multiagent';
+import { Graph, type MultiAgentState, Node, type NodeResultUpdate, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -26,6 +26,7 @@ import {
 import { deferred } from '../helpers/deferred.js';
 import {
   call,
+  handoff,
   isolateEachTest,
   ran,
   recordingTool,
@@ -318,6 +319,33 @@ describe('where a call runs, for an agent reused outside its tree', () => {
       // Outside any run of its tree: no place.
       ['reviewer', []],
     ]);
+  });
+
+  it('in a Swarm nested in a Graph, each agent has its node place, and the nested Swarm invoked alone has none', async () => {
+    const seen: [string, ToolCallRequest['paths']][] = [];
+    const gate: Gate = {
+      name: 'where',
+      decide: (r) => {
+        if (r.toolName === 'ls') seen.push([r.agentId, r.paths]);
+        return { verdict: 'allow' };
+      },
+    };
+    const a = scriptedAgent('a', [call('ls'), handoff('b', 'to b'), call('ls'), handoff('b', 'to b')], {
+      tools: [recordingTool('ls')],
+    });
+    const b = scriptedAgent('b', [call('ls'), say('done'), call('ls'), say('done')], { tools: [recordingTool('ls')] });
+    const swarm = new Swarm({ id: 'team', nodes: [a, b], start: 'a' });
+    const graph = new Graph({ id: 'g', nodes: [swarm], edges: [], maxSteps: 3 });
+    installMultiagent(graph, { gate });
+    await runOrchestrator(graph);
+    const inTree = seen.splice(0);
+    await runOrchestrator(swarm);
+    const unique = (list: [string, ToolCallRequest['paths']][]): string[] => [
+      ...new Set(list.map(([id, paths]) => `${id}@${JSON.stringify(paths)}`)),
+    ];
+    expect(unique(inTree)).toEqual(['a@[["g","team","a"]]', 'b@[["g","team","b"]]']);
+    // The Swarm is no root of an install: a run it starts is no run of a known tree.
+    expect(unique(seen)).toEqual(['a@[]']);
   });
 
   it('a GateFailedError from the custom node agent is what the node fails with', async () => {

@@ -4,7 +4,8 @@
  * `invocationState` is a primitive is refused from the start (it used to go on after a gate failure: the model was
  * called again and later calls ran, found through the survivors of `keyOf`); an agent gated in the middle of its
  * own run has its calls decided and its failures stop it; an agent invoked from inside an agent-as-tool call is
- * never given the caller's place; and an agent found at too many places has an unknown place. Written against
+ * never given the caller's place (the run context, custom nodes and places outside a known run, is pinned in
+ * `run-context.test.ts`; the per-agent list of every place found, with its 64-place cap, went with it). Written against
  * the mutants that survived `npm run mutation` (README, "Mutation testing"); each test fails when the line it
  * names is changed.
  *
