@@ -38,7 +38,7 @@ import {
 } from './stats.js';
 import { otelOverhead } from './otel-overhead.js';
 import { fleetLogAppend } from './fleet-log.js';
-import { fleetLogRows } from './fleet-log-rows.js';
+import { fleetLogThroughput, fleetLogVsFile } from './fleet-log-rows.js';
 import { guardOverhead } from './guard-overhead.js';
 import { observedThroughput } from './observed-throughput.js';
 import { shellDecision, shellDecisionLong, shellDecisionP99 } from './shell-decision.js';
@@ -429,7 +429,8 @@ async function main(): Promise<void> {
     ['shell-decision-10kb', async () => void rows.push(await shellDecisionLong(scale(10)))],
     ['otel-overhead', async () => void rows.push(await otelOverhead(scale(40)))],
     ['fleet-log-append', async () => void rows.push(await fleetLogAppend(scale(10)))],
-    ['fleet-log-throughput', async () => void rows.push(...(await fleetLogRows(root, scale(10))))],
+    ['fleet-log-throughput', async () => void rows.push(await fleetLogThroughput(root))],
+    ['fleet-log-vs-file', async () => void rows.push(await fleetLogVsFile(scale(10)))],
     ['observed-throughput', async () => void rows.push(await observedThroughput(root, 1, quick ? 200_000 : 1_000_000))],
     ['guard-overhead', () => Promise.resolve(void rows.push(guardOverhead(root, scale(10))))],
   ];
