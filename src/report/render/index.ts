@@ -40,74 +40,110 @@ export type Renderer = (report: CoverageReport, options: RenderOptions) => strin
 /** A renderer that needs a moment (the HTML page lays out its picture with Graphviz). */
 export type PageRenderer = (report: CoverageReport, options: RenderOptions) => Promise<string>;
 
-/** The names of the non-interactive formats. */
-export const FORMAT_NAMES = ['text', 'json', 'markdown', 'sarif', 'junit', 'mermaid', 'dot', 'github', 'html'] as const;
-
-/** The name of a non-interactive format. */
-export type FormatName = (typeof FORMAT_NAMES)[number];
-
-/** The formats rendered asynchronously. */
-export type PageFormatName = 'html';
-
-/** The formats rendered synchronously, as text. */
-export type TextFormatName = Exclude<FormatName, PageFormatName>;
-
 /**
- * The syntax each format writes the final pass's escapes in: `\x5b` in text, `\u005b` in JSON and SARIF,
- * `&#91;` in XML and HTML, `\[` in Markdown and DOT, `#91;` in Mermaid. `github` passes its own lines (its
- * command prefixes are the one exemption).
+ * One format: the syntax its final pass writes escapes in (`own`: the renderer passes its own lines), and its
+ * renderer, synchronous (`render`) or asynchronous (`page`).
  */
-export const FORMAT_ESCAPES: Readonly<Record<FormatName, CommandEscape | 'own'>> = {
-  text: 'text',
-  json: 'json',
-  markdown: 'backslash',
-  sarif: 'json',
-  junit: 'xml',
-  mermaid: 'mermaid',
-  dot: 'backslash',
-  github: 'own',
-  html: 'xml',
-};
-
-/** A format's output after the final pass. */
-function final(name: FormatName, output: string): string {
-  const escape = FORMAT_ESCAPES[name];
-  return escape === 'own' ? output : neutralizeCommands(output, escape);
-}
-
-/** Every format rendered asynchronously, by name. */
-export const PAGE_RENDERERS: Readonly<Record<PageFormatName, PageRenderer>> = {
-  html: async (report, options) => final('html', await renderHtmlPage(report, options.exitRule ?? {}, options.warn)),
-};
+export type FormatEntry =
+  | { readonly escape: CommandEscape | 'own'; readonly render: Renderer }
+  | { readonly escape: CommandEscape | 'own'; readonly page: PageRenderer };
 
 const ruleOf = (options: RenderOptions): { exitRule?: ExitRule } =>
   options.exitRule === undefined ? {} : { exitRule: options.exitRule };
 
-/** Every non-interactive text format, by name. */
-export const RENDERERS: Readonly<Record<TextFormatName, Renderer>> = {
-  text: (report, options) => final('text', renderText(report, { quiet: options.quiet === true, ...ruleOf(options) })),
-  json: (report) => final('json', renderJson(report)),
-  markdown: (report, options) =>
-    final('markdown', renderMarkdown(report, { quiet: options.quiet === true, ...ruleOf(options) })),
-  sarif: (report, options) => final('sarif', renderSarif(report, options.version, options.sarif)),
-  junit: (report) => final('junit', renderJunit(report)),
-  mermaid: (report) => final('mermaid', renderMermaid(report)),
-  dot: (report) => final('dot', renderDot(report)),
-  github: (report, options) => final('github', renderGithub(report, ruleOf(options))),
-};
+/**
+ * Every non-interactive format, by name: the one list of formats. Their names, the config's zod enum, the CLI's
+ * choices and the docs' list all derive from this map, so a new format is its renderer's file and one entry
+ * here. The final pass writes its escapes as `\x5b` in text, `\u005b` in JSON and SARIF, `&#91;` in XML and
+ * HTML, `\[` in Markdown and DOT, `#91;` in Mermaid; `github` passes its own lines (its command prefixes are
+ * the one exemption).
+ */
+export const FORMATS = {
+  text: {
+    escape: 'text',
+    render: (report, options) => renderText(report, { quiet: options.quiet === true, ...ruleOf(options) }),
+  },
+  json: { escape: 'json', render: (report) => renderJson(report) },
+  markdown: {
+    escape: 'backslash',
+    render: (report, options) => renderMarkdown(report, { quiet: options.quiet === true, ...ruleOf(options) }),
+  },
+  sarif: { escape: 'json', render: (report, options) => renderSarif(report, options.version, options.sarif) },
+  junit: { escape: 'xml', render: (report) => renderJunit(report) },
+  mermaid: { escape: 'mermaid', render: (report) => renderMermaid(report) },
+  dot: { escape: 'backslash', render: (report) => renderDot(report) },
+  github: { escape: 'own', render: (report, options) => renderGithub(report, ruleOf(options)) },
+  html: {
+    escape: 'xml',
+    page: async (report, options) => await renderHtmlPage(report, options.exitRule ?? {}, options.warn),
+  },
+} as const satisfies Readonly<Record<string, FormatEntry>>;
+
+/** The name of a non-interactive format. */
+export type FormatName = keyof typeof FORMATS;
+
+/** The formats rendered asynchronously. */
+export type PageFormatName = {
+  [K in FormatName]: (typeof FORMATS)[K] extends { readonly page: PageRenderer } ? K : never;
+}[FormatName];
+
+/** The formats rendered synchronously, as text. */
+export type TextFormatName = Exclude<FormatName, PageFormatName>;
+
+/** The names of the non-interactive formats, in the map's order. */
+export const FORMAT_NAMES = Object.keys(FORMATS) as readonly FormatName[];
+
+/** The syntax each format writes the final pass's escapes in (from the map). */
+export const FORMAT_ESCAPES: Readonly<Record<FormatName, CommandEscape | 'own'>> = Object.fromEntries(
+  FORMAT_NAMES.map((name) => [name, FORMATS[name].escape]),
+) as Record<FormatName, CommandEscape | 'own'>;
+
+/** A format's output after the final pass. */
+function final(escape: CommandEscape | 'own', output: string): string {
+  return escape === 'own' ? output : neutralizeCommands(output, escape);
+}
+
+const entries = FORMAT_NAMES.map((name) => [name, FORMATS[name] as FormatEntry] as const);
+
+/** Every format rendered asynchronously, by name, through its final pass. */
+export const PAGE_RENDERERS: Readonly<Record<PageFormatName, PageRenderer>> = Object.fromEntries(
+  entries.flatMap(([name, entry]) =>
+    'page' in entry
+      ? [
+          [
+            name,
+            async (report: CoverageReport, options: RenderOptions) =>
+              final(entry.escape, await entry.page(report, options)),
+          ],
+        ]
+      : [],
+  ),
+) as Record<PageFormatName, PageRenderer>;
+
+/** Every non-interactive text format, by name, through its final pass. */
+export const RENDERERS: Readonly<Record<TextFormatName, Renderer>> = Object.fromEntries(
+  entries.flatMap(([name, entry]) =>
+    'render' in entry
+      ? [[name, (report: CoverageReport, options: RenderOptions) => final(entry.escape, entry.render(report, options))]]
+      : [],
+  ),
+) as Record<TextFormatName, Renderer>;
 
 /** Whether `name` names a renderer. */
 export function isFormatName(name: string): name is FormatName {
-  return (FORMAT_NAMES as readonly string[]).includes(name);
+  return Object.hasOwn(FORMATS, name);
 }
 
 /**
- * Renders a report in any non-interactive format.
+ * Renders a report in any non-interactive format, through its final pass.
  *
  * @param name - the format
  * @param report - the report
  * @param options - the options
  */
 export async function renderFormat(name: FormatName, report: CoverageReport, options: RenderOptions): Promise<string> {
-  return name === 'html' ? await PAGE_RENDERERS[name](report, options) : RENDERERS[name](report, options);
+  const entry: FormatEntry = FORMATS[name];
+  return 'page' in entry
+    ? final(entry.escape, await entry.page(report, options))
+    : final(entry.escape, entry.render(report, options));
 }
