@@ -218,6 +218,10 @@ function nodeRunsOf(
 export interface Preflight {
   readonly inventory: Inventory;
   readonly accepted: readonly { entry: Entry; reason: string }[];
+  /** The accepted nodes of each orchestrator, by node id, with the object found at install. */
+  readonly acceptedNodes: Map<Orchestrator, Map<string, { object: unknown; reason: string }>>;
+  /** The custom nodes and executors whose run install wraps in the run context. */
+  readonly nodeRuns: readonly NodeRun[];
 }
 
 /**
@@ -242,8 +246,25 @@ export function preflight(orchestrator: unknown, accept?: readonly AcceptEntry[]
   const accepted = acceptedEntries(inventory, accept);
   const acceptedPaths = new Set(accepted.map(({ entry }) => joinPath(entry.path)));
   const findings = inventory.findings.filter((f) => !acceptedPaths.has(joinPath(f.path)));
+  // A governed custom node whose run cannot be wrapped is refused with the rest (so plan reports it too); an
+  // accepted opaque one that cannot be is left as it was (it runs as accepted; the guard cancels it if it
+  // declares agents later).
+  const acceptedNodes = acceptedByOrchestrator(inventory, accepted);
+  const nodeRuns = nodeRunsOf(inventory, acceptedNodes).filter(
+    (run) => nodeRunProblem(run.target) === undefined || run.required,
+  );
+  for (const run of nodeRuns) {
+    const problem = nodeRunProblem(run.target);
+    if (problem === undefined) continue;
+    findings.push({
+      path: run.path,
+      kind: 'custom-node',
+      reason: problem,
+      fix: 'keep the node extensible, with a stream method that is plain data (no getter, no fixed own stream)',
+    });
+  }
   if (findings.length > 0) refuse(findings);
-  return { inventory, accepted };
+  return { inventory, accepted, acceptedNodes, nodeRuns };
 }
 
 /** The gate an agent carries (or a pending `GatePlugin` will install), as a key and a name. */
@@ -402,8 +423,7 @@ export function install(agent: Agent, options?: InstallOptions): AgentGate {
 export function installMultiagent(orchestrator: Orchestrator, options?: InstallOptions): AgentGate[] {
   ensureSdk({ requireTested: options?.requireTestedSdk === true });
   const source = gateSource(options, `installMultiagent("${String(readData(orchestrator, 'id'))}")`);
-  const { inventory, accepted } = preflightTree(orchestrator, source, options?.accept);
-  const acceptedNodes = acceptedByOrchestrator(inventory, accepted);
+  const { inventory, acceptedNodes, nodeRuns } = preflightTree(orchestrator, source, options?.accept);
   // An agent waiting on its GatePlugin gets that plugin's gate now (checked here, before any change), so
   // nothing in the tree runs on a promise that a look-alike plugin would not keep.
   const pluginSources = new Map<Agent, GateSource>();
@@ -411,25 +431,6 @@ export function installMultiagent(orchestrator: Orchestrator, options?: InstallO
     const own = pendingGatePluginSource(agent);
     if (own !== undefined) pluginSources.set(agent, own);
   }
-  // A governed custom node whose run cannot be wrapped is refused before anything changes; an accepted opaque one
-  // that cannot be is left as it was (it runs as accepted; the guard cancels it if it declares agents later).
-  const nodeRuns = nodeRunsOf(inventory, acceptedNodes).filter(
-    (run) => nodeRunProblem(run.target) === undefined || run.required,
-  );
-  const unwrappable = nodeRuns.flatMap((run): Finding[] => {
-    const problem = nodeRunProblem(run.target);
-    return problem === undefined
-      ? []
-      : [
-          {
-            path: run.path,
-            kind: 'custom-node',
-            reason: problem,
-            fix: 'keep the node extensible, with a stream method that is plain data (no getter, no fixed own stream)',
-          },
-        ];
-  });
-  if (unwrappable.length > 0) refuse(unwrappable);
   const installed: AgentGate[] = [];
   const guards: (() => void)[] = [];
   try {

@@ -9,6 +9,7 @@
  * agent called it as a tool, or app code invoked it, so a `paths:` allow rule let `rm /home/user` run.
  */
 import { type Agent, TextBlock, tool } from '@strands-agents/sdk';
+import { A2AAgent } from '@strands-agents/sdk/a2a';
 import { Graph, type MultiAgentState, Node, type NodeResultUpdate, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -20,6 +21,7 @@ import {
   gatedAgent,
   install,
   installMultiagent,
+  plan,
   policyGate,
   type ToolCallRequest,
 } from '../../src/index.js';
@@ -440,6 +442,24 @@ describe("the wrapper of a governed custom node's run", () => {
     expect(findings?.map((f) => [f.path, f.kind])).toEqual([[['g', 'review'], 'custom-node']]);
     expect(findings?.[0]?.reason).toMatch(/frozen/);
     expect(Object.getOwnPropertyDescriptor(reviewer, Symbol.for('gate-audit.agent-gate.v1'))).toBeUndefined();
+  });
+
+  it('plan reports the frozen node install would refuse, in the one list with every other problem', () => {
+    const reviewer = scriptedAgent('reviewer', [say('x')]);
+    const step = Object.freeze(new ReviewStep('review', reviewer));
+    const remote = new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' });
+    const graph = new Graph({ id: 'g', nodes: [step, remote], edges: [], maxSteps: 3 });
+    let error: unknown;
+    try {
+      installMultiagent(graph, { gate: throwsOnRm() });
+    } catch (e) {
+      error = e;
+    }
+    const findings = (error as { findings?: { path: string[]; kind: string }[] }).findings;
+    expect(findings?.map((f) => f.path.join('/')).sort()).toEqual(['g/remote', 'g/review']);
+    const planned = plan(graph, { gate: throwsOnRm() });
+    expect(planned.summary.coverage).toBeLessThan(1);
+    expect(planned.refusals.map((r) => r.path.join('/')).sort()).toEqual(['g/remote', 'g/review']);
   });
 
   it("run by app code outside the tree's run, the node's agent has no place", async () => {
