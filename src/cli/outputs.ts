@@ -10,9 +10,10 @@ import { InvalidArgumentError } from 'commander';
 import { REPORTER_FORMATS } from '../config.js';
 import { GateAuditError } from '../errors.js';
 import type { ExitRule } from '../report/exit.js';
-import { isFormatName, renderFormat } from '../report/render/index.js';
+import { FORMAT_NAMES, isFormatName, renderFormat } from '../report/render/index.js';
 import type { SarifOptions } from '../report/render/sarif.js';
 import type { CoverageReport } from '../report/schema.js';
+import { visible } from '../text.js';
 
 /** A report format (`tui` is the interactive view). */
 export type ReporterFormat = (typeof REPORTER_FORMATS)[number];
@@ -174,15 +175,22 @@ export interface RenderSettings {
 }
 
 /**
- * Renders a report in one reporter's format (`tui` and unknown names as text), the same way for an audit
- * and for `merge`, through the registry and so through its format's final pass.
+ * Renders a report in one format of the map, the same way for an audit and for `merge`, through the registry
+ * and so through its format's final pass. The interactive view is not rendered here.
  *
  * @param format - the reporter's format
  * @param report - the report
  * @param settings - version, exit rule, quiet, SARIF locations
+ * @throws GateAuditError `USAGE` for a name the map does not hold (`tui` included), listing the formats
  */
 export async function renderReport(format: string, report: CoverageReport, settings: RenderSettings): Promise<string> {
-  return await renderFormat(isFormatName(format) ? format : 'text', report, {
+  if (!isFormatName(format)) {
+    throw new GateAuditError(
+      'USAGE',
+      `format=<${visible(format)}> | not a format of the report | choose ${FORMAT_NAMES.join(', ')}`,
+    );
+  }
+  return await renderFormat(format, report, {
     version: settings.version,
     exitRule: settings.exitRule,
     sarif: settings.sarif,
