@@ -91,6 +91,7 @@ import {
   scriptedAgent,
   toolResults,
 } from '../helpers/sdk.js';
+import { settle } from '../helpers/runs.js';
 
 isolateEachTest();
 
@@ -323,12 +324,6 @@ describe('ask.ts, the interrupt path, line by line', () => {
     return { id: first!.id, reason: first!.reason as unknown as Reason };
   }
 
-  const settleRun = async (run: Promise<unknown>): Promise<unknown> =>
-    run.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-
   it('the interrupt shows the places of the call as plain lists', async () => {
     const worker = scriptedAgent('w', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
     const graph = new Graph({ id: 'g', nodes: [worker], edges: [] });
@@ -374,7 +369,7 @@ describe('ask.ts, the interrupt path, line by line', () => {
         },
       }),
     });
-    const error = await settleRun(agent.invoke('go'));
+    const error = await settle(agent.invoke('go'));
     expect(error).toBeInstanceOf(GateFailedError);
     expect((error as GateFailedError).failure).toContain('could not record the decision: log down');
     expect(ran).toEqual([]);
@@ -396,7 +391,7 @@ describe('ask.ts, the interrupt path, line by line', () => {
       const gate = interruptGate(check);
       install(agent, { gate, timeoutMs: 50 });
       const { id } = await paused(agent);
-      const error = await settleRun(agent.invoke(answerTo(id, 'yes')));
+      const error = await settle(agent.invoke(answerTo(id, 'yes')));
       expect(error).toBeInstanceOf(GateFailedError);
       expect((error as GateFailedError).failure).toMatch(failure);
       expect(ran).toEqual([]);
@@ -458,7 +453,7 @@ describe('ask.ts, the interrupt path, line by line', () => {
     const gate = interruptGate(() => ({ granted: true }));
     (gate.approval as { raise?: () => Promise<void> }).raise = () => new Promise(() => undefined);
     install(agent, { gate, timeoutMs: 50 });
-    const error = await settleRun(agent.invoke('go'));
+    const error = await settle(agent.invoke('go'));
     expect(error).toBeInstanceOf(GateFailedError);
     expect((error as GateFailedError).failure).toContain(
       'gate "asks" could not store the pending approval: no answer within 50 ms',
@@ -475,7 +470,7 @@ describe('ask.ts, the interrupt path, line by line', () => {
     )._interruptState.getOrCreateInterrupt = () => {
       throw new Error('interrupts broken');
     };
-    const error = await settleRun(agent.invoke('go'));
+    const error = await settle(agent.invoke('go'));
     expect(error).toBeInstanceOf(GateFailedError);
     expect((error as GateFailedError).failure).toContain('interrupts broken');
     expect(ran).toEqual([]);

@@ -67,6 +67,7 @@ import {
   scriptedAgent,
   toolResults,
 } from '../helpers/sdk.js';
+import { settleRun } from '../helpers/runs.js';
 import { deferred } from '../helpers/deferred.js';
 
 isolateEachTest();
@@ -95,14 +96,6 @@ function forgeGateMark(agent: Agent, gateKey: unknown, tree?: { key: unknown; na
     },
     configurable: true,
   });
-}
-
-/** Runs an agent to its end; returns what it threw (a run stopped by a gate failure throws `GateFailedError`). */
-async function settleRun(agent: Agent): Promise<unknown> {
-  return agent.invoke('go').then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 }
 
 /** Allows everything; records every request. */

@@ -7,7 +7,6 @@
  * - `viewOf`'s `'error' in view` (→ `'' in view`): the view of an unusable gate then comes back as a view with
  *   no `record`, and every caller only reads `record` from it (install refuses such gates before any call).
  */
-import type { Agent } from '@strands-agents/sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { configureGate, type Gate, install } from '../../src/index.js';
 import { setDecisionObserver } from '../../src/enforce/observe.js';
@@ -21,16 +20,10 @@ import {
   scriptedAgent,
   toolResults,
 } from '../helpers/sdk.js';
+import { settleRun } from '../helpers/runs.js';
 
 isolateEachTest();
 afterEach(() => setDecisionObserver(undefined));
-
-async function settleRun(agent: Agent): Promise<unknown> {
-  return agent.invoke('go').then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
 
 function rmAgent(): ReturnType<typeof scriptedAgent> {
   return scriptedAgent('a', [call('rm', { path: '/x' }, 'u1'), say('done')], { tools: [recordingTool('rm')] });

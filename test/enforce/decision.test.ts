@@ -95,17 +95,11 @@ import {
   scriptedAgent,
   toolResults,
 } from '../helpers/sdk.js';
+import { settleRun } from '../helpers/runs.js';
 
 isolateEachTest();
 
 type Scripted = ReturnType<typeof scriptedAgent>;
-
-async function settleRun(agent: Agent): Promise<unknown> {
-  return agent.invoke('go').then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -18,16 +18,10 @@ import {
   scriptedAgent,
   toolResults,
 } from '../helpers/sdk.js';
+import { settleRun } from '../helpers/runs.js';
 import { deferred } from '../helpers/deferred.js';
 
 isolateEachTest();
-
-async function settle(agent: ReturnType<typeof scriptedAgent>): Promise<unknown> {
-  return agent.invoke('go').then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
 
 describe('the decision refuses', () => {
   it('an input that cannot be copied (a BigInt slipped in before the gate)', async () => {
@@ -37,7 +31,7 @@ describe('the decision refuses', () => {
         if (block.type === 'toolUseBlock') (block.input as Record<string, unknown>).n = 10n;
     });
     install(agent, { gate: allowAll() });
-    const error = await settle(agent);
+    const error = await settleRun(agent);
     expect(ran).toEqual([]);
     expect(toolResults(agent)[0]).toMatch(/ERROR: the input of tool "ls" cannot be copied/);
     expect(error).toBeInstanceOf(GateFailedError);
@@ -48,7 +42,7 @@ describe('the decision refuses', () => {
     const agent = scriptedAgent('a', [call('ls'), say('-')], { tools: [recordingTool('ls')] });
     install(agent);
     configureGate({ name: 'broken' } as unknown as Gate);
-    const error = await settle(agent);
+    const error = await settleRun(agent);
     expect(ran).toEqual([]);
     expect(toolResults(agent)[0]).toMatch(/gate "broken" has no decide\(\) method/);
     expect(error).toBeInstanceOf(GateFailedError);
@@ -57,7 +51,7 @@ describe('the decision refuses', () => {
   it('a decision whose rule is not a string', async () => {
     const agent = scriptedAgent('a', [call('ls'), say('-')], { tools: [recordingTool('ls')] });
     install(agent, { gate: { name: 'g', decide: () => ({ verdict: 'allow', rule: 7 }) as never } });
-    await settle(agent);
+    await settleRun(agent);
     expect(ran).toEqual([]);
     expect(toolResults(agent)[0]).toMatch(/answered garbage: decision rule is number/);
   });
@@ -87,7 +81,7 @@ describe('the decision refuses', () => {
         callback: (event: BeforeToolCallEvent) => void (live = event),
         order: -Infinity,
       });
-      const error = await settle(agent);
+      const error = await settleRun(agent);
       expect(ran).toEqual([]);
       expect(records).toEqual(['tampering']);
       expect(error).toBeInstanceOf(GateFailedError);
@@ -109,7 +103,7 @@ describe('the decision refuses', () => {
     // The inner agent lost its gate after install: the call is refused before the gate is asked.
     inner.toolExecutor = 'concurrent';
     (inner as unknown as { stream: unknown }).stream = () => undefined;
-    const error = await settle(lead);
+    const error = await settleRun(lead);
     // The refusal of the call to an agent that lost its gate could not be recorded: the run stops.
     expect(toolResults(lead)[0]).toMatch(/ERROR: gate "log-down" could not record the decision: log down/);
     expect(error).toBeInstanceOf(GateFailedError);

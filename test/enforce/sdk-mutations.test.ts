@@ -81,6 +81,7 @@ import {
   scriptedAgent,
   toolResults,
 } from '../helpers/sdk.js';
+import { settleRun } from '../helpers/runs.js';
 
 isolateEachTest();
 
@@ -97,13 +98,6 @@ const handlersOf = (agent: Agent): Handlers =>
 function keepingGate(): Gate & { records: GateRecord[] } {
   const records: GateRecord[] = [];
   return { name: 'keep', records, decide: () => ({ verdict: 'allow' }), record: (r) => void records.push(r) };
-}
-
-async function settleRun(agent: Agent): Promise<unknown> {
-  return agent.invoke('go').then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 }
 
 describe('orchestrator callbacks registered at the same order before install', () => {

@@ -137,18 +137,12 @@ import { allowAll, type Gate, GateFailedError, type GateRecord, install, install
 import { agentGateMark } from '../../src/walker/marks.js';
 import { agentHookRegistry, liveCallbackArray, liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+import { settleRun } from '../helpers/runs.js';
 import { deferred } from '../helpers/deferred.js';
 
 isolateEachTest();
 
 type Scripted = ReturnType<typeof scriptedAgent>;
-
-async function settleRun(agent: Agent): Promise<unknown> {
-  return agent.invoke('go').then(
-    () => undefined,
-    (error: unknown) => error,
-  );
-}
 
 /** Allows ls outside /etc, denies everything else; keeps every record. */
 function lsGate(record?: (r: GateRecord) => void | Promise<void>): Gate & { records: GateRecord[] } {

@@ -11,6 +11,7 @@ import { TextBlock, ToolResultBlock } from '@strands-agents/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Gate, GateFailedError, install } from '../../src/index.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent } from '../helpers/sdk.js';
+import { settle } from '../helpers/runs.js';
 
 isolateEachTest();
 afterEach(() => trace.disable());
@@ -43,12 +44,6 @@ const onlyInner: Gate = {
   name: 'only-inner',
   decide: (r) => (r.toolName === 'inner' ? { verdict: 'allow' } : { verdict: 'deny', reason: 'no' }),
 };
-
-const settle = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 
 describe('the window between the execution check and the tool run', () => {
   it("a tool()'s inner callback made non-configurable before its first call is still made read-only", async () => {
