@@ -1,5 +1,5 @@
 import { createHash, createHmac } from 'node:crypto';
-import { BeforeToolCallEvent, type InterruptResponseContentData, type JSONValue } from '@strands-agents/sdk';
+import { BeforeToolCallEvent } from '@strands-agents/sdk';
 import { Graph, Swarm } from '@strands-agents/sdk/multiagent';
 import { afterEach, beforeEach, describe, expect, it, type MockInstance, vi } from 'vitest';
 import {
@@ -15,6 +15,7 @@ import {
   type ToolCallRequest,
 } from '../../src/index.js';
 import { approvalKey, approvalToken, equalText, isApprovalToken, tokenApprovals } from '../../src/policy/approval.js';
+import { answer } from '../helpers/approvals.js';
 import { call, handoff, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
 const secret = 'test-secret-0123456789abcdef0123456789abcdef';
@@ -39,10 +40,6 @@ function pausedOf(result: { interrupts?: readonly { id: string; reason?: unknown
     const reason = i.reason as { request: Paused['request']; reason: string };
     return { id: i.id, request: reason.request, reason: reason.reason };
   });
-}
-
-function answer(id: string, response: unknown): InterruptResponseContentData[] {
-  return [{ interruptResponse: { interruptId: id, response: response as JSONValue } }];
 }
 
 function rmAgent(id = 'a', input: Record<string, unknown> = { path: '/tmp/x' }, toolUseId?: string) {

@@ -8,10 +8,9 @@ import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { generateApproverKey } from '../../src/policy/approval-keys.js';
 import { type LogLineBreak, verifyLog, verifyLogFile } from '../../src/policy/verify-log.js';
-import { root } from '../helpers/cli.js';
+import { cli, root } from '../helpers/cli.js';
 
 const scratch = join(root, 'test/.generated/verify-log-breaks');
 beforeAll(() => mkdirSync(scratch, { recursive: true }));
@@ -28,16 +27,6 @@ function chained(count: number): string[] {
     prev = hash;
   }
   return lines;
-}
-
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(['verify-log', ...args], {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s) },
-  });
-  return { code, out, err };
 }
 
 describe('verify-log reports every break of a log file', () => {
@@ -62,7 +51,7 @@ describe('verify-log reports every break of a log file', () => {
     expect(seen).toEqual(expected);
     expect(verifyLog(readFileSync(file, 'utf8'))).toEqual(result);
 
-    const text = await cli(file);
+    const text = await cli('verify-log', file);
     expect(text.code).toBe(1);
     expect(text.out).toBe(
       `gate-audit verify-log: ${file} BROKEN at line 5: the record was changed: its hash does not match its content (4 records before it intact)\n` +
@@ -71,7 +60,10 @@ describe('verify-log reports every break of a log file', () => {
         '  break: line=<31>, seq=<-> | the record is not a JSON record\n' +
         '  4 breaks in all\n',
     );
-    const json = JSON.parse((await cli(file, '--format', 'json')).out) as { breaks: unknown; breakCount: number };
+    const json = JSON.parse((await cli('verify-log', file, '--format', 'json')).out) as {
+      breaks: unknown;
+      breakCount: number;
+    };
     expect(json).toMatchObject({ ok: false, breaks: expected, breakCount: 4 });
   });
 
@@ -160,10 +152,10 @@ describe('a file writer killed with SIGKILL', () => {
     const file = await killed('still.log', 15, true);
     const result = await verifyLogFile(file, { keys: { writer: key.publicKey } });
     expect(result).toMatchObject({ ok: true, records: 16, lastCheckpoint: 10, unsigned: 5 });
-    const warned = await cli(file, '--key', keyArg);
+    const warned = await cli('verify-log', file, '--key', keyArg);
     expect(warned.code).toBe(0);
     expect(warned.err).toMatch(/warning: .*5 records after the last signed checkpoint are unsigned/);
-    expect((await cli(file, '--key', keyArg, '--require-signed')).code).toBe(1);
+    expect((await cli('verify-log', file, '--key', keyArg, '--require-signed')).code).toBe(1);
   }, 60_000);
 
   it('mid-run, appending: no break, whatever it was doing', async () => {
@@ -171,7 +163,7 @@ describe('a file writer killed with SIGKILL', () => {
     const result = await verifyLogFile(file, { keys: { writer: key.publicKey } });
     expect(result.ok, JSON.stringify(result)).toBe(true);
     expect(result.records).toBeGreaterThan(5);
-    const verified = await cli(file, '--key', keyArg);
+    const verified = await cli('verify-log', file, '--key', keyArg);
     expect(verified.code, verified.out).toBe(0);
   }, 60_000);
 });

@@ -1,14 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../src/cli/main.js';
 import { verifyLogFile } from '../../src/index.js';
 import { verifyLog } from '../../src/policy/verify-log.js';
+import { cli, root } from '../helpers/cli.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const scratch = join(root, 'test/.generated/verify-log');
 beforeAll(() => mkdirSync(scratch, { recursive: true }));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -35,21 +33,11 @@ function writeLog(name: string, count: number): { file: string; lines: string[];
   return { file, lines: made.map((m) => m.line), hashes: made.map((m) => m.hash) };
 }
 
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await main(['verify-log', ...args], {
-    stdout: { write: (s: string) => (out += s) },
-    stderr: { write: (s: string) => (err += s) },
-  });
-  return { code, out, err };
-}
-
 describe('gate-audit verify-log', () => {
   describe('--expect-last-hash', () => {
     it('exits 0 when the chain ends at the expected hash', async () => {
       const { file, hashes } = writeLog('anchored.log', 5);
-      const result = await cli(file, '--expect-last-hash', hashes[4]!.toUpperCase());
+      const result = await cli('verify-log', file, '--expect-last-hash', hashes[4]!.toUpperCase());
       expect(result.out).toBe(
         `gate-audit verify-log: ${file} OK, 5 records, chain intact, last hash ${hashes[4]} (as expected)\n`,
       );
@@ -59,8 +47,8 @@ describe('gate-audit verify-log', () => {
     it('reports a cut tail, which the chain alone cannot see, at the line after the last one', async () => {
       const { file, lines, hashes } = writeLog('cut.log', 5);
       writeFileSync(file, `${lines.slice(0, 3).join('\n')}\n`);
-      expect((await cli(file)).code).toBe(0);
-      const result = await cli(file, '--expect-last-hash', hashes[4]!);
+      expect((await cli('verify-log', file)).code).toBe(0);
+      const result = await cli('verify-log', file, '--expect-last-hash', hashes[4]!);
       expect(result.out).toBe(
         `gate-audit verify-log: ${file} BROKEN at line 4: the log ends here, but no record has the expected last hash ${hashes[4]}: ` +
           'records were cut from the end, or the log was rewritten (3 records before it intact)\n',
@@ -70,7 +58,7 @@ describe('gate-audit verify-log', () => {
 
     it('says where the expected hash is when the log goes on past it', async () => {
       const { file, hashes } = writeLog('longer.log', 5);
-      const result = await cli(file, '--expect-last-hash', hashes[2]!);
+      const result = await cli('verify-log', file, '--expect-last-hash', hashes[2]!);
       expect(result.out).toMatch(
         /BROKEN at line 4: the log goes on past the expected last hash \(line 3\), 2 records more: /,
       );
@@ -86,7 +74,7 @@ describe('gate-audit verify-log', () => {
 
     it('is a usage error (exit 2) when it is not a SHA-256 in hex', async () => {
       const { file } = writeLog('usage.log', 1);
-      const result = await cli(file, '--expect-last-hash', 'abc');
+      const result = await cli('verify-log', file, '--expect-last-hash', 'abc');
       expect(result.code).toBe(2);
       expect(result.err).toMatch(
         /gate-audit verify-log: option '--expect-last-hash <hex>' argument 'abc' is invalid\. expected a SHA-256 in hex \(64 digits\)/,
@@ -98,7 +86,7 @@ describe('gate-audit verify-log', () => {
   describe('--format json', () => {
     it('writes the verdict as data', async () => {
       const { file, lines, hashes } = writeLog('json.log', 4);
-      expect(JSON.parse((await cli(file, '--format', 'json')).out)).toEqual({
+      expect(JSON.parse((await cli('verify-log', file, '--format', 'json')).out)).toEqual({
         file,
         ok: true,
         records: 4,
@@ -108,7 +96,7 @@ describe('gate-audit verify-log', () => {
         unsigned: 4,
       });
       writeFileSync(file, `${[lines[0], lines[2], lines[3]].join('\n')}\n`);
-      const broken = await cli(file, '--format', 'json', '--expect-last-hash', hashes[3]!);
+      const broken = await cli('verify-log', file, '--format', 'json', '--expect-last-hash', hashes[3]!);
       expect(broken.code).toBe(1);
       expect(JSON.parse(broken.out)).toEqual({
         file,
@@ -128,14 +116,14 @@ describe('gate-audit verify-log', () => {
 
     it('refuses an unknown format (exit 2)', async () => {
       const { file } = writeLog('format.log', 1);
-      const result = await cli(file, '--format', 'sarif');
+      const result = await cli('verify-log', file, '--format', 'sarif');
       expect(result.code).toBe(2);
       expect(result.err).toMatch(/expected one of text, json/);
     });
   });
 
   it('says a directory is not a log file (exit 2)', async () => {
-    const result = await cli(scratch);
+    const result = await cli('verify-log', scratch);
     expect(result.code).toBe(2);
     expect(result.err).toMatch(
       /cannot read ".*verify-log" \(EISDIR\) \| it is a directory: name the log file in it\n$/,

@@ -17,15 +17,9 @@ import { layoutSvg } from '../../src/report/render/svg.js';
 import { summaryLine, tally, verdict } from '../../src/report/render/summary.js';
 import { type CoverageNode, type CoverageReport, CoverageReportSchema } from '../../src/report/schema.js';
 import { hasHiddenCharacters, visible, visiblePath } from '../../src/text.js';
-import { hostileReport } from './hostile.js';
+import { expectNothingHidden, hostileReport } from './hostile.js';
 
 const RUNS = { numRuns: Number(process.env.HOSTILE_RUNS ?? 150) };
-
-/** No line of the output holds anything a terminal would act on or hide (the only raw newline ends a line). */
-function expectNothingHidden(output: string): void {
-  const bad = output.split('\n').find((line) => hasHiddenCharacters(line));
-  expect(bad, 'a line with a hidden or control character').toBeUndefined();
-}
 
 const GLYPHS = new Set(Object.values(STATUS_GLYPH));
 const isContainer = (n: CoverageNode): boolean => n.kind === 'graph' || n.kind === 'swarm';

@@ -4,6 +4,7 @@
  * workflow commands and terminal control sequences.
  */
 import fc from 'fast-check';
+import { expect } from 'vitest';
 import { summarize } from '../../src/report/audit.js';
 import { summarizeRows } from '../../src/report/observed.js';
 import { type ObservedReport, ObservedReportSchema, type ObservedRow } from '../../src/report/observed-schema.js';
@@ -14,6 +15,7 @@ import {
   CoverageReportSchema,
   type NodeStatus,
 } from '../../src/report/schema.js';
+import { hasHiddenCharacters } from '../../src/text.js';
 
 /** Strings known to break an output that prints data raw. */
 export const ATTACKS: readonly string[] = [
@@ -375,4 +377,10 @@ export function hostileObservedReport(attacks?: readonly string[]): fc.Arbitrary
         notes,
       }),
     );
+}
+
+/** No line of the output holds anything a terminal would act on or hide (the only raw newline ends a line). */
+export function expectNothingHidden(output: string): void {
+  const bad = output.split('\n').find((line) => hasHiddenCharacters(line));
+  expect(bad, 'a line with a hidden or control character').toBeUndefined();
 }

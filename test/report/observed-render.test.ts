@@ -10,18 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { rowAgent } from '../../src/report/observed.js';
 import { type ObservedReport, ObservedReportSchema } from '../../src/report/observed-schema.js';
 import { OBSERVED_RENDERERS } from '../../src/report/render/observed/index.js';
-import { hasHiddenCharacters, visible } from '../../src/text.js';
-import { hostileObservedReport } from './hostile.js';
+import { visible } from '../../src/text.js';
+import { expectNothingHidden, hostileObservedReport } from './hostile.js';
 
 const RUNS = { numRuns: Number(process.env.HOSTILE_RUNS ?? 100) };
 
 /** A valid observed report (it passes the schema) whose every string is hostile. */
 const hostileObserved: fc.Arbitrary<ObservedReport> = hostileObservedReport();
-
-function expectNothingHidden(output: string): void {
-  const bad = output.split('\n').find((line) => hasHiddenCharacters(line));
-  expect(bad, 'a line with a hidden or control character').toBeUndefined();
-}
 
 const render = (format: keyof typeof OBSERVED_RENDERERS, report: ObservedReport): string =>
   OBSERVED_RENDERERS[format](report, { version: '1.2.3' });
