@@ -19,11 +19,11 @@ import { findConfig, InvalidConfigError, type LoadedConfig, loadConfig } from '.
 import { initCommand } from './init.js';
 import { mergeCommand } from './merge.js';
 import { observedCommand } from './observed.js';
+import { parseReporter, reporterOf, reportersOf } from './reporters.js';
 import {
-  checkReporters,
   Inputs,
+  isReporterFormat,
   OutputRefusedError,
-  parseReporter,
   type ReporterSpec,
   refuseOverwrites,
   renderReport,
@@ -233,32 +233,17 @@ function program(streams: CliStreams): Command {
 }
 
 /** The reporters of the run: flags (`--reporter`, `--format`/`--output-file`) win over the config's. */
-function reportersOf(options: Options, loaded: LoadedConfig, cwd: string, terminal: boolean): ReporterSpec[] {
-  const fromFlags: ReporterSpec[] = (options.reporter ?? []).map((r) =>
-    r.outputFile === undefined
-      ? { format: r.format }
-      : { format: r.format, file: resolveOutput(r.outputFile, cwd), shown: r.outputFile },
-  );
-  if (options.format !== undefined || options.outputFile !== undefined) {
-    const format = options.format ?? 'text';
-    if (format === 'tui' && options.outputFile !== undefined) {
-      throw new GateAuditError('USAGE', 'the interactive view cannot be written to a file | drop --output-file');
-    }
-    fromFlags.push(
-      options.outputFile === undefined
-        ? { format }
-        : { format, file: resolveOutput(options.outputFile, cwd), shown: options.outputFile },
-    );
-  }
-  if (fromFlags.length > 0) return fromFlags;
-  const fromConfig = (loaded.config.reporters ?? []).map(
-    (r): ReporterSpec =>
-      r.outputFile === undefined
-        ? { format: r.format }
-        : { format: r.format, file: resolveOutput(r.outputFile, loaded.dir), shown: r.outputFile },
-  );
-  if (fromConfig.length > 0) return fromConfig;
-  return [terminal ? { format: 'tui', byDefault: true } : { format: 'text' }];
+function auditReporters(options: Options, loaded: LoadedConfig, cwd: string, terminal: boolean): ReporterSpec[] {
+  return reportersOf(options, {
+    cwd,
+    writes: isReporterFormat,
+    refuse: (format) =>
+      new GateAuditError('USAGE', `format=<${visible(format)}> | not a format | choose ${REPORTER_FORMATS.join(', ')}`),
+    otherwise: () => {
+      const fromConfig = (loaded.config.reporters ?? []).map((r) => reporterOf(r, loaded.dir));
+      return fromConfig.length > 0 ? fromConfig : [terminal ? { format: 'tui', byDefault: true } : { format: 'text' }];
+    },
+  });
 }
 
 function settingsOf(
@@ -574,8 +559,7 @@ export async function main(argv: readonly string[], given: CliStreams, context: 
         into.add(loaded.file, 'the configuration');
         watched?.add(loaded.file);
       }
-      reporters = reportersOf(options, loaded, cwd, tty && !ci && options.watch !== true);
-      checkReporters(reporters);
+      reporters = auditReporters(options, loaded, cwd, tty && !ci && options.watch !== true);
       return settingsOf(options, command.args, loaded, cwd, noise);
     };
     if (options.watch === true) {
@@ -606,12 +590,7 @@ export async function main(argv: readonly string[], given: CliStreams, context: 
       const flagged = argv.some((a) => /^--(reporter|format|output-file)(=|$)/.test(a));
       if (!flagged && error instanceof InvalidConfigError && error.reporters !== undefined) {
         const dir = error.dir ?? cwd;
-        reporters = error.reporters.map(
-          (r): ReporterSpec =>
-            r.outputFile === undefined
-              ? { format: r.format }
-              : { format: r.format, file: resolveOutput(r.outputFile, dir), shown: r.outputFile },
-        );
+        reporters = error.reporters.map((r) => reporterOf(r, dir));
       }
       writeErrorSarif(reporters, inputs, describeError(error));
     }

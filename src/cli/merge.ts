@@ -13,22 +13,15 @@ import { GateAuditError, messageOf } from '../errors.js';
 import { type ExitRule, judgeRun, minCoverageProblem } from '../report/exit.js';
 import { gateAuditVersion } from '../report/generator.js';
 import { type MergeInput, mergeReports } from '../report/merge.js';
+import { FORMAT_NAMES, isFormatName } from '../report/render/index.js';
 import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
 import { type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from '../report/schema.js';
 import { quoted, visible } from '../text.js';
 import { closest } from './did-you-mean.js';
 import { artifactUri, projectRoot, SourceIndex } from './locate.js';
 import { isObservedReportFile, mergeObservedCommand } from './observed.js';
-import {
-  checkReporters,
-  Inputs,
-  parseReporter,
-  type ReporterSpec,
-  refuseOverwrites,
-  renderReport,
-  resolveOutput,
-  writeReport,
-} from './outputs.js';
+import { Inputs, type ReporterSpec, refuseOverwrites, renderReport, writeReport } from './outputs.js';
+import { parseReporter, reportersOf } from './reporters.js';
 import type { Streams } from './policy-commands.js';
 import { commandOutput } from './command-output.js';
 
@@ -111,27 +104,18 @@ function readReport(file: string, shown: string): CoverageReport {
   return parsed.data;
 }
 
-function reportersOf(options: MergeOptions, cwd: string): ReporterSpec[] {
-  const specs: ReporterSpec[] = (options.reporter ?? []).map((r) =>
-    r.outputFile === undefined
-      ? { format: r.format }
-      : { format: r.format, file: resolveOutput(r.outputFile, cwd), shown: r.outputFile },
-  );
-  if (options.format !== undefined || options.outputFile !== undefined) {
-    const format = options.format ?? 'text';
-    specs.push(
-      options.outputFile === undefined
-        ? { format }
-        : { format, file: resolveOutput(options.outputFile, cwd), shown: options.outputFile },
-    );
-  }
-  if (specs.some((s) => s.format === 'tui')) {
-    throw new GateAuditError(
-      'USAGE',
-      'format=<tui> | merge writes reports, not the interactive view | choose text, json, markdown, sarif, junit, github, mermaid or dot',
-    );
-  }
-  return specs.length > 0 ? specs : [{ format: 'text' }];
+/** The reporters of a merge: every format of the map (the interactive view shows one run), text by default. */
+function mergeReporters(options: MergeOptions, cwd: string): ReporterSpec[] {
+  return reportersOf(options, {
+    cwd,
+    writes: isFormatName,
+    refuse: (format) =>
+      new GateAuditError(
+        'USAGE',
+        `format=<${visible(format)}> | merge writes reports, not the interactive view | choose ${FORMAT_NAMES.join(', ')}`,
+      ),
+    otherwise: () => [{ format: 'text' }],
+  });
 }
 
 /** SARIF locations: each merged module's export line, found from the project root when the file is there. */
@@ -170,8 +154,7 @@ export async function mergeCommand(argv: readonly string[], streams: Streams, cw
   const command = program(streams);
   command.parse([...argv], { from: 'user' });
   const options = command.opts<MergeOptions>();
-  const reporters = reportersOf(options, cwd);
-  checkReporters(reporters);
+  const reporters = mergeReporters(options, cwd);
   // Observed reports (gate-audit observed) of many hosts are joined by their own rules; a mix is refused there.
   for (const arg of command.args) {
     if (await isObservedReportFile(resolve(cwd, arg)))

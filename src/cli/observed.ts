@@ -42,7 +42,8 @@ import {
 } from '../report/render/observed/index.js';
 import { type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from '../report/schema.js';
 import { visible } from '../text.js';
-import { checkReporters, Inputs, type ReporterSpec, refuseOverwrites, resolveOutput, writeReport } from './outputs.js';
+import { Inputs, type ReporterSpec, refuseOverwrites, writeReport } from './outputs.js';
+import { type ReporterChoice, type ReporterFlags, reportersOf, splitReporter } from './reporters.js';
 import type * as postgres from '../stores/postgres.js';
 import type { Streams } from './policy-commands.js';
 import { commandOutput } from './command-output.js';
@@ -60,7 +61,7 @@ interface ObservedOptions {
   until?: number;
   format?: string;
   outputFile?: string;
-  reporter?: string[];
+  reporter?: ReporterChoice[];
 }
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -109,7 +110,11 @@ function program(streams: Streams, now: number): Command {
     .option('--until <time>', 'only calls that started before this instant', (v) => parseInstant(v, now))
     .option('--format <format>', `the report's format: ${OBSERVED_FORMAT_NAMES.join(', ')} (default text)`)
     .option('--output-file <path>', 'write the report to this file instead of stdout')
-    .option('--reporter <name[=file]>', 'a report, to stdout or a file (repeatable)', collect)
+    .option(
+      '--reporter <name[=file]>',
+      'a report, to stdout or a file (repeatable)',
+      (value: string, previous: ReporterChoice[] = []) => [...previous, splitReporter(value)],
+    )
     .addHelpText(
       'after',
       '\nA call is decided when its span carries gate_audit.verdict=allow (gateSpanProcessor) or an allowing record\n' +
@@ -121,37 +126,18 @@ function program(streams: Streams, now: number): Command {
     .configureOutput(commandOutput(streams, 'gate-audit observed'));
 }
 
-/** A reporter of the observed report, its format checked. */
-function observedReporter(format: string, file: string | undefined, cwd: string): ReporterSpec {
-  if (!isObservedFormat(format)) {
-    throw new GateAuditError(
-      'USAGE',
-      `format=<${visible(format)}> | not a format of the observed report | choose ${OBSERVED_FORMAT_NAMES.join(', ')}`,
-    );
-  }
-  if (file !== undefined && file.trim() === '') {
-    throw new GateAuditError('USAGE', `reporter=<${format}=> | give a file after "${format}="`);
-  }
-  return file === undefined ? { format } : { format, file: resolveOutput(file, cwd), shown: file };
-}
-
-/** The reporters of `--reporter`, `--format`/`--output-file`, text to stdout by default. */
-function reportersOf(
-  options: { format?: string; outputFile?: string; reporter?: readonly string[] },
-  cwd: string,
-): ReporterSpec[] {
-  const specs = (options.reporter ?? []).map((value) => {
-    const at = value.indexOf('=');
-    return at === -1
-      ? observedReporter(value, undefined, cwd)
-      : observedReporter(value.slice(0, at), value.slice(at + 1), cwd);
+/** The reporters of the observed report: its own formats, text to stdout by default. */
+function observedReporters(flags: ReporterFlags, cwd: string): ReporterSpec[] {
+  return reportersOf(flags, {
+    cwd,
+    writes: isObservedFormat,
+    refuse: (format) =>
+      new GateAuditError(
+        'USAGE',
+        `format=<${visible(format)}> | not a format of the observed report | choose ${OBSERVED_FORMAT_NAMES.join(', ')}`,
+      ),
+    otherwise: () => [{ format: 'text' }],
   });
-  if (options.format !== undefined || options.outputFile !== undefined) {
-    specs.push(observedReporter(options.format ?? 'text', options.outputFile, cwd));
-  }
-  const reporters = specs.length > 0 ? specs : [{ format: 'text' as const }];
-  checkReporters(reporters);
-  return reporters;
 }
 
 /** A file that cannot be read, as the error the CLI prints. */
@@ -425,7 +411,7 @@ async function observe(argv: readonly string[], streams: Streams, cwd: string, n
   const command = program(streams, now);
   command.parse([...argv], { from: 'user' });
   const options = command.opts<ObservedOptions>();
-  const reporters = reportersOf(options, cwd);
+  const reporters = observedReporters(options, cwd);
   if (options.since !== undefined && options.until !== undefined && options.until <= options.since) {
     throw new GateAuditError(
       'USAGE',
@@ -556,16 +542,7 @@ export async function mergeObservedCommand(
       throw new GateAuditError('USAGE', `option=<${flag}> | it applies to audit reports, not observed ones | drop it`);
     }
   }
-  const reporters = reportersOf(
-    {
-      ...(options.format === undefined ? {} : { format: options.format }),
-      ...(options.outputFile === undefined ? {} : { outputFile: options.outputFile }),
-      reporter: (options.reporter ?? []).map((r) =>
-        r.outputFile === undefined ? r.format : `${r.format}=${r.outputFile}`,
-      ),
-    },
-    cwd,
-  );
+  const reporters = observedReporters(options, cwd);
   const inputs = new Inputs();
   const raws: { shown: string; raw: unknown }[] = [];
   for (const shown of files) {

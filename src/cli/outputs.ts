@@ -6,7 +6,6 @@
  */
 import { existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { InvalidArgumentError } from 'commander';
 import { REPORTER_FORMATS } from '../config.js';
 import { GateAuditError } from '../errors.js';
 import type { ExitRule } from '../report/exit.js';
@@ -41,25 +40,6 @@ export class OutputRefusedError extends GateAuditError {
 /** Whether a name is a reporter format. */
 export function isReporterFormat(name: string): name is ReporterFormat {
   return (REPORTER_FORMATS as readonly string[]).includes(name);
-}
-
-/**
- * Parses one `--reporter` value: `json`, or `sarif=out/gate-audit.sarif`.
- *
- * @throws InvalidArgumentError for an unknown format or an empty file name
- */
-export function parseReporter(value: string): { format: ReporterFormat; outputFile?: string } {
-  const at = value.indexOf('=');
-  const format = at === -1 ? value : value.slice(0, at);
-  const file = at === -1 ? undefined : value.slice(at + 1);
-  if (!isReporterFormat(format)) {
-    throw new InvalidArgumentError(`unknown format "${format}"; formats are ${REPORTER_FORMATS.join(', ')}`);
-  }
-  if (file !== undefined && file.trim() === '') throw new InvalidArgumentError(`give a file after "${format}="`);
-  if (format === 'tui' && file !== undefined) {
-    throw new InvalidArgumentError('the interactive view cannot be written to a file');
-  }
-  return file === undefined ? { format } : { format, outputFile: file };
 }
 
 /**
