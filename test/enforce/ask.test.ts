@@ -1,65 +1,33 @@
 /**
  * Settling an `ask` in process (`src/enforce/ask.ts`), line by line: every approval outcome that is not
  * exactly `granted: true` refuses with its own reason, every approval configuration that is not a usable path
- * refuses as "no approval path", and each ending is recorded as what it is. Written against the mutants that
- * survived `npm run mutation` (README, "Mutation testing"). The interrupt round trip (nonce, resume, answers
- * pre-loaded from a snapshot) is pinned in `test/policy/approval.test.ts`. The last block pins the handle and the
- * install-time locks of `src/enforce/agent-gate.ts` the same way.
+ * refuses as "no approval path", and each ending is recorded as what it is. The interrupt round trip (nonce,
+ * resume, answers pre-loaded from a snapshot) is pinned in `test/policy/approval.test.ts`, the durable path
+ * (`raise`, `resume`, the approval id) in `test/policy/approval-store.test.ts`. The last block pins the handle and
+ * the install-time locks of `src/enforce/agent-gate.ts` the same way.
  *
- * Equivalent survivors: ask.ts `approval === undefined` (→ `false`, the three reads in `settleAsk`): `readMember`
- * of undefined catches the TypeError and answers undefined, so the call is refused as "no approval path" all the
- * same; `readMember`'s `catch` returning undefined (→ `{}`): a function that ends answers undefined too;
- * `approvalId === undefined` (→ `false`) in the interrupt reason and the pending record, and
- * `pending.approvalId === undefined` (→ `false`) in the binding: without a durable path they then carry an
- * `approvalId` key whose value is undefined, which every reader reads as absent (and JSON drops); the callback
- * path's `'late'` text: the callback is awaited without a timeout, so it is never late;
- * agent-gate.ts `cleanups.splice(0).reverse()` (→ without `reverse`): each cleanup removes one independent
- * registration, so the order does not matter.
+ * Surviving mutants of ask.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent:
+ * - `approval === undefined` (→ `false`, the three reads in `settleAsk`): `readMember` of undefined catches the
+ *   TypeError and answers undefined, so the call is refused as "no approval path" all the same.
+ * - `readMember`'s `catch` returning undefined (→ `{}`): a function that ends answers undefined too.
+ * - `approvalId === undefined` (→ `false`, twice) and `pending.approvalId === undefined` (→ `false`): the key is
+ *   then present with the value undefined, which every reader reads as absent (and JSON drops).
+ * - the callback path's `'late'` text (no coverage): the callback is awaited without a timeout, never late.
  *
- * The block "ask.ts, the interrupt path, line by line" kills what was open of ask.ts: the places shown in the
- * interrupt, a pause observed as `ask`, an `ask` record that fails, a non-interrupt error from `event.interrupt`,
- * an answer resumed under another gate or from a session snapshot edited to another input or tool, and an
- * approval check that throws or never answers. The durable path (`raise`, `resume`, the approval id) is pinned in
- * `test/policy/approval-store.test.ts`, which the enforce set of `vitest.mutation.config.ts` runs too.
- *
- * agent-gate.ts, once listed open here: the decision hook's catch-all (`failUnexpected`) is reached by the
- * "catch-all" block (gate-audit's own reordering of a frozen middleware list throws); `uninstall` with the mark
- * gone, by the handle block; the promised-gate paths, by the `adoptPendingPlugin` block. agent-gate.ts rerun on
- * 2026-12-01 (`--force`, before that day's hardening commits, e.g. `adoptPendingPlugin`): 73 mutants, 84.9% (62
- * killed, 10 survived, 1 no coverage).
- *
- * Rerun of agent-gate.ts on 2026-12-01 at 65cfe05 (README, "Mutation testing"): 131 mutants, 77.1% (101 killed,
- * 27 survived, 3 no coverage). Each survivor:
- * - killed since: L90 and L130/L145/L146 (`failUnexpected`: its catch, the tool name and id it reads, the empty
- *   places of its record), L182 (`uninstall` when the mark is already gone).
- * - equivalent: L128/L129 (the placeholders `failUnexpected` keeps when the event's tool name or id cannot be read):
- *   the SDK builds `BeforeToolCallEvent.toolUse` as plain data and the decision hook runs before any other hook
- *   could replace it. L181 (`uninstall` order): each cleanup removes one registration by identity. L186/L195 (the
- *   `-Infinity` orders of the run-entry and run-exit hooks → `+Infinity`): they only note the invocation the agent
- *   is in, and no model or tool event of the agent fires between the SDK's `BeforeInvocationEvent` hooks, nor
- *   after its `AfterInvocationEvent` ones. L187 (the decision hook's order → none): `moveHookFirst` puts it first
- *   right after, and again at every decision. L191 (the model stop's first order): it is registered first and last.
- * - equivalent, L111/L112 (the run-entry and run-exit hooks made no-ops): a stop is never lifted and is keyed by
- *   the run's object, so the depth they count changes nothing a test can see. (Since the run, they also keep the
- *   invocation the agent is in, pinned by the "another invocationState" attacks.)
- * - equivalent, L172 (`agentGateState(agent) === 'gated'` → `true`): an agent whose own mark names a decision hook
- *   of this copy but whose hooks were removed is not gated again either way before the node guard refuses it.
- * - equivalent, L226/L227, L244/L245/L247/L248, L254/L255 (optional chaining and the promise's `gate`/`timeoutMs`
- *   spread): the mark is read only where `agentGateState` found it, and a promise naming no gate or no timeout
- *   yields the same source as one naming them undefined (`gateSource` reads both with `??`).
- * - killed since: L257, L282/L283 (a promise no gate can keep: the node guard's cancel names it), L278/L279 (the
- *   adopted agent's place, read back by a later `install()`).
- * - equivalent: L274 (`!(agent instanceof Object)` → never): `promisedGateSource` of a non-object finds no mark and
- *   no plugin, and answers undefined the same way.
- *
- * Rerun at 84560ef: ask.ts 211 mutants, 96.2% (203 killed, 7 survived, 1 no coverage), each one of the
- * equivalents at the top (`approval === undefined` three times, `approvalId` three times, `readMember`'s catch;
- * the `'late'` text uncovered). agent-gate.ts 135, 85.2% (115 killed, 20 survived): L108 (`stopModel` joining only
- * its own agent's events) → never: killed since (a fan-out sibling's model is not called after the stop,
- * `attacks.test.ts`); → always: equivalent, a delegate's inner agent runs in the run its call was decided in, so
- * joining it changes nothing. L140/L141 (`failUnexpected`'s placeholders), L184, L193, L198/L199/L203/L207 (the
- * orders), L238/L239, L256/L257/L259/L260/L266/L267 and L286: the equivalents listed above (lines 128/129, 172, 181,
- * 186-195, 226/227, 244-255 and 274 then).
+ * Surviving mutants of agent-gate.ts, each equivalent (one more in `executor-swap.test.ts`):
+ * - `cleanups.splice(0).reverse()` (→ no reverse): each cleanup removes one registration, by identity.
+ * - `failUnexpected`'s placeholders for a tool name or id it cannot read: the SDK builds `toolUse` as plain data,
+ *   and the decision hook runs before any other hook could replace it.
+ * - the hook orders (`-Infinity`/`Infinity` of the run-entry and run-exit hooks, the decision hook's, the model
+ *   stop's): `moveHookFirst` puts the decision hook first at every decision, and no model or tool event of the
+ *   agent fires between its `BeforeInvocationEvent` hooks, nor after its `AfterInvocationEvent` ones.
+ * - `stopModelFirst`'s `event.agent === this.agent` (→ `true`): a delegate's inner agent runs in the run its
+ *   call was decided in, so joining it changes nothing.
+ * - `agentGateState(agent) === 'gated'` (→ `true`) when installing: an agent whose hooks were removed is not
+ *   gated again either way before the node guard refuses it.
+ * - the optional chaining on the mark and the promised gate's `gate`/`timeoutMs` spreads: the mark is read only
+ *   where `agentGateState` found it, and `gateSource` reads an absent and an undefined member alike (`??`).
+ * - `!(agent instanceof Object)` (→ never): `promisedGateSource` of a non-object finds no mark and no plugin.
  */
 import { ExecuteToolStage, type InterruptResponseContentData, type JSONValue } from '@strands-agents/sdk';
 import { AgentNode, Graph, Swarm } from '@strands-agents/sdk/multiagent';

@@ -2,10 +2,10 @@
  * What every step of a call leaves behind (`src/enforce/call.ts`), through a real agent and a scripted model:
  * how a gate's answer is settled (a thenable function, a `then` that throws, the deadline's timer), what the
  * decision observer is told, the records given on the way to a refusal, and the stderr line of a gate failure.
- * Written against the mutants of call.ts that survived `npm run mutation`; each test fails when the line it
- * names is changed. The equivalent survivors of call.ts are explained at the top of `seal.test.ts`; one more:
- * - `viewOf`'s `'error' in view` (→ `'' in view`): the view of an unusable gate then comes back as a view with
- *   no `record`, and every caller only reads `record` from it (install refuses such gates before any call).
+ * Each test fails when the line it names is changed.
+ *
+ * Surviving mutants of call.ts: listed at the top of `seal.test.ts`, and one more, equivalent:
+ * - `viewOf`'s `'error' in view` (→ `'' in view`): callers read only `record` from the view, absent either way.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { configureGate, type Gate, install } from '../../src/index.js';

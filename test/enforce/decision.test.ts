@@ -1,73 +1,22 @@
 /**
  * The decision (`src/enforce/decision.ts`) line by line: the exact refusal each garbage answer gets, what each
- * decision records, and the re-checks made after every `await` (the run stopped, the call changed). These
- * tests were written against the mutants that survived `npm run mutation` (README, "Mutation testing"); each
- * fails when the line it names is changed.
+ * decision records, and the re-checks made after every `await` (the run stopped, the call changed). Each test
+ * fails when the line it names is changed. run-state.ts's survivors are in `run-state.test.ts`.
  *
- * Mutants of decision.ts that survive on purpose, and why they are equivalent (line numbers of the rerun after
- * the synchronous-path rework, 2026-12-01; rerun again with the observer and agent-as-tool tests below: 281
- * mutants, 93.6%, 263 killed, 15 survived, 3 no coverage, every survivor one listed here):
- * - line 77 `called.paths.length > 0` (→ `true`, `>= 0`): the caller's execution check only sets a store when
- *   the sealed call has at least one place (seal.ts, `sealed.paths.length > 0`), so `called.paths` is never
- *   empty here.
- * - line 78 `paths[0] !== undefined` (→ `true`): it is only read when `paths.length === 1`.
- * - line 90 `call.snapshot !== undefined` (→ `true`): `drift` runs only after the snapshot was taken (a call
- *   whose input cannot be copied fails before), so `snapshot` is always set. Its catch (lines 91-92): emptied,
- *   `same` stays unassigned and reads as false, the same refusal; `same = true` is killed by the cyclic-input
- *   test below.
- * - line 65 `rule === undefined ? {} : { rule }` (→ `{ rule }`): `conclude` drops an undefined rule again, so
- *   no record or refusal changes.
- * - line 251 `call.gate.record === undefined` (→ `false`): an allowance without a record then takes the checked
- *   path, which checks the unchanged call once more and seals it the same way (it only costs more).
- * - line 280 `stopped === undefined ? drift(call) : undefined` (→ `drift(call)`): when the run was stopped the
- *   next line refuses before `changed` is read; computing it anyway changes nothing.
- *
- * Line 102 (`if (view === undefined) return`) and line 283 (the verdict observed for a run stopped while the
- * allowance was recorded), once listed here as surviving with the same refusal and another message, are killed
- * since (see the rerun paragraph below). Line 100 (the verdict told to the observer for a refusal made before the
- * gate is asked) is killed by the observer tests at the end.
- *
- * run-state.ts (also covered here by the reused-invocationState and install-twice tests): its survivors are
- * killed or explained in test/enforce/run-state.test.ts.
- *
- * A delegate agent-as-tool re-yielding its inner call to the outer agent (`decideForeign`, once lines 110-116,
- * open here): its refusal of an inner agent that is not intact, and its leaving alone a call the inner gate
- * refused, are pinned by the delegate block at the end (each mutated by hand). Writing those tests found that its
- * cancel, set after the inner gate had noted the call, made the inner gate record a bypass ("ran although the gate
- * refused it") where no body ran; and its own stopped-run check could only do that: an intact inner gate refuses
- * a stopped run itself, at its decision or its execution check, and one that is not intact is refused by the next
- * check. That check is gone, and the bypass texts say "was answered", not "ran". Line 164 (an opaque
- * agent-as-tool: its reason) is killed by the test before that block.
- *
- * Mutants that survive because no real SDK object can reach the line (defence in depth, not equivalent):
- * - lines 85-87 (the tool name, the tool use id or the selected tool changed while the gate decided): the
- *   decision hook runs first and is awaited before any other `BeforeToolCallEvent` hook, and the event's
- *   `toolUse` is the SDK's own copy of the block, so only its shared `input` can be changed meanwhile (tested
- *   below). A change made after the decision is refused by the execution check (tamper matrix).
- *
- * Rerun on 2026-12-01 at 65cfe05 (README, "Mutation testing"): 282 mutants, 93.6% (264 killed, 15 survived,
- * 3 no coverage). Each survivor: L65 (`rule === undefined ? {} : { rule }`, an undefined key dropped by every
- * reader), L77/L78 (a callee store with no places, which the execution check never sets) and L90/L91 (a snapshot
- * that is always set before `drift` runs): equivalent. L254 (`call.gate!.record === undefined` → `false`) and
- * L283 (`drift` computed after a stop): the equivalents listed above as lines 251 and 280. L85/L86/L87 (the tool
- * name, tool use id or selected tool changed while the gate decided, and their texts): not reachable with the SDK,
- * as said above (no code but gate-audit holds the event while it decides). Killed since: L102 (a refusal made
- * before the gate is asked, with no gate left to record it: "a refusal made before the gate is asked"), L110/L111
- * and L116 (the delegate block; the stopped-run check is gone), L286 (the verdict observed for a call whose run
- * stopped while its allow was recorded).
- *
- * Rerun at 84560ef: 284 mutants, 93.7% (266 killed, 17 survived, 1 no coverage). L66, L78 (two), L79, L91, L92,
- * L261 and L290: the equivalents above (lines 65, 77, 78, 90, 91, 251 and 280 then). L86/L87/L88 (drift of the name,
- * the id or the tool while the gate decided, and their texts): not reachable with the SDK, as above. Killed since:
- * L115/L117/L118 (`decideForeign`: an allowed inner call runs, an inner agent without its execution check keeps
- * its own refusal), L155/L156 (a loop outside any invocation: its exact reason, recorded as tampering, in
- * `attacks.test.ts`).
- *
- * Rerun at 841a92e (2026-12-02, with seal.ts and the others): 297 mutants, 94.3% (280 killed, 14 survived, 3 no
- * coverage). Beyond the equivalents above: L252 (`decision.rule === undefined ? {} : { rule }` in `conclude` →
- * `{ rule }`) and L297 (`reason === undefined ? {} : { reason }` → `{ reason }`): the record and the refusal read
- * `rule` and `reason` by `!== undefined`, so a present `undefined` is none; L177/L178 (no coverage: the catch
- * around `lockSdkTool`, not reachable with real SDK objects, see seal.test.ts).
+ * Surviving mutants of decision.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent or not reachable:
+ * - `rule === undefined ? {} : { rule }` (the verdict and `conclude`) and `reason === undefined ? {} : { reason }`
+ *   (→ the key always set): every reader reads `rule` and `reason` by `!== undefined`.
+ * - `placeOf`'s `paths[0] !== undefined` (→ `true`): it is only read when `paths.length === 1`.
+ * - `drift`'s `call.snapshot !== undefined` (→ `true`) and its catch emptied: the snapshot is always taken before
+ *   `drift` runs (a call whose input cannot be copied fails before), and unassigned `same` reads as false.
+ * - `call.gate!.record === undefined` (→ `false`): the checked path checks the unchanged call again, sealing it
+ *   the same way.
+ * - `stopped === undefined ? drift(call) : undefined` (→ `drift(call)`): a stopped run is refused before
+ *   `changed` is read.
+ * - `drift`'s tool name, tool use id and selected tool checks and their texts: not reachable, the decision hook
+ *   runs first and is awaited before any other hook, and `toolUse` is the SDK's own copy (only `input` is shared).
+ * - the catch around `lockSdkTool` (no coverage): not reachable, the lock skips Proxies and accessors, and making
+ *   a data field read-only never throws on an ordinary object; it keeps a throw from leaving the hook.
  */
 import { type Agent, BeforeToolCallEvent, BeforeToolsEvent } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';

@@ -3,14 +3,12 @@
  * judges and a tool runs with. Two inputs that differ must never share a form, and anything that is not plain
  * JSON-like data must throw (a refusal for the caller), so each case below pins an exact text or an exact throw.
  *
- * Mutants left alive by these tests (`GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate
- * src/enforce/digest.ts`: 135 mutants, 127 killed, 2 timed out, 6 survived), each equivalent:
- * - `deepFreeze`'s guard `typeof value === 'object' && value !== null && !Object.isFrozen(value)` (any half → `true`,
- *   `&&` → `||`): `Object.isFrozen` is true for every primitive and for `null`, so the first two halves only name
- *   the intent; and freezing an object that is frozen already (→ `true` for the last half) changes nothing on the
+ * Surviving mutants of digest.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent:
+ * - `deepFreeze`'s `typeof value === 'object' && value !== null` (either half → `true`, `&&` → `||`):
+ *   `Object.isFrozen` is true for every primitive and for `null`, so the halves only name the intent.
+ * - `deepFreeze`'s `!Object.isFrozen(value)` (→ `true`): freezing a frozen object again changes nothing on the
  *   acyclic output of `JSON.parse`.
- * - `sameInput`'s `text === snapshot.text` (→ `false`): it is a shortcut; the same JSON text parses to a copy with
- *   the snapshot's canonical form, so the long way gives the same answer.
+ * - `sameInput`'s `text === snapshot.text` (→ `false`): a shortcut; the long way gives the same answer.
  */
 import { describe, expect, it } from 'vitest';
 import {

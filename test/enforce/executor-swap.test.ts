@@ -1,20 +1,15 @@
 /**
  * The tool executor an agent runs its tool calls with, swapped after install for one that is not the SDK's (its
- * calls would reach no hook and no middleware). Found by a red-team round: the check at the last model-call hook
- * came too early, since the SDK reads the executor only after the model call's own hooks and the turn's
- * `BeforeToolsEvent` hooks, and a run resumed after an approval pause runs the paused calls before any model call.
- * The gate checks the executor again at the last `BeforeToolsEvent` hook, right before the SDK hands it the calls.
+ * calls would reach no hook and no middleware). The SDK reads the executor only after the model call's own hooks
+ * and the turn's `BeforeToolsEvent` hooks, and a run resumed after an approval pause runs the paused calls before
+ * any model call, so the gate checks the executor at the last model-call hook and again at the last
+ * `BeforeToolsEvent` hook, right before the SDK hands it the calls.
  *
- * Mutated by hand: the hook's registration, and its check, are killed here. Equivalent: `event.agent !== this.agent`
- * in `guardTools` (an outer agent that saw an inner agent's event would check its own executor, which its own
- * event checks anyway).
- *
- * Stryker rerun of agent-gate.ts at 841a92e (2026-12-02): 156 mutants, 84.0% (131 killed, 25 survived). The check
- * at the last model-call hook survived whole (six mutants): the check before the turn's tools caught every swap the
- * tests made, so nothing showed that the model is not called either. Killed since by "a tool executor swapped
- * before the run". Equivalent: `-Infinity` (→ `+Infinity`) of the first model-call hook: a hook before it that
- * throws ends the model call anyway (the SDK does not catch it), and an interrupt thrown there leaves every later
- * hook running, so the last hook's stop check does the same. The other survivors are listed in `ask.test.ts`.
+ * Surviving mutants of agent-gate.ts here (the others are listed in `ask.test.ts`), each equivalent:
+ * - `event.agent !== this.agent` in `guardTools`: an outer agent seeing an inner agent's event would check its own
+ *   executor, which its own event checks anyway.
+ * - `-Infinity` (→ `+Infinity`) of the first model-call hook: a hook before it that throws ends the model call
+ *   anyway, and an interrupt thrown there leaves every later hook running, so the last hook's check does the same.
  */
 import {
   AfterModelCallEvent,

@@ -1,15 +1,10 @@
 /**
  * Gating what is built later (`src/enforce/factories.ts`): `gatedAgent` hands out an agent only once it is gated,
  * and `gatedFactory` gates every Graph or Swarm its factory returns before handing it out, keeping the factory's
- * sync or async shape, name and arity, and the mark the CLI calls it by. Written against the mutants of
- * `npm run mutation` (README, "Mutation testing"): before these tests no test of the enforce set checked this file.
+ * sync or async shape, name and arity, and the mark the CLI calls it by.
  *
- * Mutants of factories.ts that survive on purpose, and why they are equivalent:
- * - the mark's `value: true` (→ `false`): the CLI (`isGatedFactory`) asks whether the mark is present (its value is
- *   not undefined), so `false` marks the factory all the same.
- *
- * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/factories.ts
- * --concurrency 1`: see the table in the README.
+ * Surviving mutants of factories.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent:
+ * - the mark's `value: true` (→ `false`): the CLI (`isGatedFactory`) asks only whether the mark is present.
  */
 import type { Agent } from '@strands-agents/sdk';
 import { Graph, Node } from '@strands-agents/sdk/multiagent';

@@ -1,23 +1,15 @@
 /**
  * A gate as the enforcement point reads it (`src/enforce/gate-identity.ts`): every member is read once and
  * type-checked at each call, so a gate that is not a usable gate (one configured with `configureGate`, which
- * takes anything, or one whose members change after `install` checked them) refuses the call
- * and stops the run instead of being half used; and its identity (the id it declares, or one id per gate object
- * valid in this process), as records and the audit show it. `install` refuses a gate whose id, record or approval
- * it could not use, and the audit reports an agent whose gate is not usable any more as `blocked`, not `gated`
- * (found through the survivors below: both used to accept such a gate and call the agent gated while every call
- * was refused). Written against the mutants that survived
- * `npm run mutation` (README, "Mutation testing"); each test fails when the line it names is changed.
+ * takes anything, or one whose members change after `install` checked them) refuses the call and stops the run
+ * instead of being half used; and its identity (the id it declares, or one id per gate object valid in this
+ * process), as records and the audit show it. `install` refuses a gate whose id, record or approval it could not
+ * use, and the audit reports an agent whose gate is not usable any more as `blocked`, not `gated`.
  *
- * Mutants of gate-identity.ts that survive, and why:
+ * Surviving mutants of gate-identity.ts (CONTRIBUTING.md, "Mutation testing"):
  * - `readOnce`'s `catch` returning `undefined` (→ `{}`, which also returns undefined): equivalent.
- * - `randomBytes(4).toString('hex')` (→ `toString('')`): a module-level constant, evaluated once when the module
- *   is first imported; the mutation run shares one module cache (`isolate: false`), so the mutant is never
- *   evaluated. Evaluated, it throws `Unknown encoding` and every import of gate-audit fails; the id's form is
- *   pinned above (`process:<8 hex digits>:<n>`).
- *
- * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/gate-identity.ts
- * --concurrency 1`: see the table in the README.
+ * - `randomBytes(4).toString('hex')` (→ `toString('')`): a module-level constant, never evaluated under the mutation
+ *   run's shared module cache (`isolate: false`); evaluated, it throws and every import fails. Its form is pinned.
  */
 import { Graph } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';

@@ -1,11 +1,7 @@
 /**
- * The gate contract's helpers (`src/enforce/gate.ts`): what `install` and `GatePlugin` accept as a gate. Written
- * against the mutants that survived `npm run mutation` (README, "Mutation testing"): `isGate` refusing `null` and
- * functions (a function has a string `name`, so with a `decide` it would otherwise pass for a gate); every other
- * mutant of gate.ts is killed by the suites that use `allowAll`, `denyAll` and `configureGate`.
- *
- * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/gate.ts --concurrency 1`:
- * see the table in the README.
+ * The gate contract's helpers (`src/enforce/gate.ts`): what `install` and `GatePlugin` accept as a gate, `isGate`
+ * refusing `null` and functions (a function has a string `name`, so with a `decide` it would otherwise pass for a
+ * gate). No mutant of gate.ts survives (CONTRIBUTING.md, "Mutation testing").
  */
 import { describe, expect, it } from 'vitest';
 import { allowAll, type Gate, type GateAuditError, install, isGated } from '../../src/index.js';

@@ -1,58 +1,28 @@
 /**
  * `installMultiagent` and `install` (`src/enforce/install.ts`): preflight before any change, refusals, conflicts,
- * idempotence, rollback of a failure midway, and the fields locked once everything is installed. The block
- * "install.ts, line by line" (and the line-by-line blocks of accept.test.ts and sdk-mismatch.test.ts) was written
- * against the mutants that survived `npm run mutation` (README, "Mutation testing"); each test fails when the
- * line it names is changed.
+ * idempotence, rollback of a failure midway, and the fields locked once everything is installed. Each test of the
+ * block "install.ts, line by line" (and of the line-by-line blocks of accept.test.ts and sdk-mismatch.test.ts)
+ * fails when the line it names is changed.
  *
- * Mutants of install.ts that survive on purpose, and why they are equivalent:
- * - `typeof ms !== 'number'` (→ `false`) in `decisionTimeout`: `Number.isFinite` does not coerce, so it refuses
- *   every non-number anyway.
- * - `accept.length === 0` (→ `false`) in `acceptedEntries`: an empty list runs the loop zero times and returns [].
+ * Surviving mutants of install.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent:
+ * - `accept.length === 0` (→ `false`) in `acceptedEntries`: an empty list runs the loop zero times.
  * - `!ACCEPTABLE.has(kind) || (entry.kind !== 'remote' && entry.kind !== 'custom')` (→ `&&`, or the kind test →
- *   `false`): the walker gives the three acceptable problem kinds only to `remote` and `custom` entries
- *   (`classifyExecutor`, opaque agent tools), so the second half never decides alone; it is defence in depth.
- * - `parent === undefined` (→ `false`) in `acceptedEntries`: only the root has no parent entry, and the root was
- *   checked to be a Graph or Swarm, which has no problem to accept.
- * - `acceptedByOrchestrator`: `orchestrator === undefined` and `typeof nodes === 'string'` (→ `false`, and its
- *   literal): an accepted entry's parent was checked to be a graph or swarm, every one of which is in the
- *   inventory's orchestrators, and a node map that cannot be read is refused by the preflight. The node test
- *   `via === 'agent-node' || via === 'multi-agent-node'` (→ `true`) and `node === entry.target` (→ `false`): for an
- *   AgentNode or MultiAgentNode the walk's target is the executor, for any other node it is the node itself, so
- *   each half matches on its own.
- * - `existingHandle`'s fallbacks `mark?.path ?? [id]` and `mark?.gateName ?? 'unknown'` (optional chaining,
- *   `&&`, the literals): it is only reached for a gated agent, which carries a mark, and the only gates it knows
- *   no handle of are GatePlugin's, whose mark path is `[id]` too.
- * - `lockTree`: `readAgentTool(tool).kind === 'agent-tool'` (→ `true`): `lockFields` skips a field the tool does
- *   not own (function tools have no `_agent`); `typeof nodes !== 'string'` (→ `true`, and its literal): a node
- *   map that cannot be read was refused by the preflight.
- * - `guards.reverse()` / `installed.reverse()` (→ no reverse) in the rollback: each cleanup removes only the
- *   hooks its own install added, by identity, so the order does not change what is left.
- * - `inventory.places.get(agent) ?? [path]` (→ `[]`): the walk records a place list for every agent it lists.
+ *   `false`): the walker gives the acceptable problem kinds only to `remote` and `custom` entries.
+ * - `parent === undefined` (→ `false`) in `acceptedEntries`: only the root has no parent, and it is a graph or swarm.
+ * - `acceptedByOrchestrator`'s `orchestrator === undefined` and `typeof nodes === 'string'`: an accepted entry's
+ *   parent is in the inventory, and a node map that cannot be read was refused by the preflight.
+ * - `acceptedByOrchestrator`'s `via === 'agent-node' || …` (→ `true`) and `node === entry.target` (→ `false`): for
+ *   a node that is no AgentNode or MultiAgentNode the object is the node itself, so each half matches on its own.
+ * - `existingHandle`'s `mark?.path ?? […]` and `mark?.gateName ?? 'unknown'`: only reached for a gated agent, whose
+ *   mark is set, and GatePlugin's mark path is the same.
+ * - the pending-plugin gate source computed for an agent already gated: `installAgentGate` skips that agent.
+ * - `lockTree`'s `readAgentTool(tool).kind === 'agent-tool'` (→ `true`): freezing `_agent` on a tool that has none
+ *   changes nothing; its `typeof nodes !== 'string'` (→ `true`): the preflight refused such a node map.
+ * - `guards.reverse()` / `installed.reverse()` in the rollback (→ no reverse): each cleanup removes only its own
+ *   hooks, by identity.
  *
- * The pair once listed open here (`agentGateState(agent) === 'gated'` in `install`, returning the handle before
- * the options were checked) is gone with its line: a repeated `install` now checks its options and resolves a gate
- * like a first one (`install() on an agent it gated already` below), and `installAgentGate` leaves a gated agent
- * alone.
- *
- * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/install.ts --concurrency 1`
- * (`--force`, all 390 mutants): before these tests 70.0% (273 killed or timed out / 91 survived / 26 no
- * coverage), after them 93.8% (366 / 20 / 4). Rerun on 2026-12-01 after `install` gained its gate checks and lost
- * the early return (393 mutants): 94.1% (370 / 19 / 4); the 23 left are the ones above, and the fix-hint text of
- * an unusable gate, since pinned in `gate-identity.test.ts`.
- *
- * Rerun of install.ts and gate-source.ts on 2026-12-01 at 65cfe05 (README, "Mutation testing"): install.ts 347
- * mutants, 92.5% (321 killed, 22 survived, 4 no coverage); gate-source.ts 44 mutants, 97.7% (43 killed, 1
- * survived: L21 `typeof ms !== 'number'` → `false`, equivalent: `Number.isFinite` refuses every non-number).
- * install.ts survivors: L83 (an empty `accept` list), L134/L136/L240 (an orchestrator or node map that the preflight
- * already refused), L215/L216 (the handle of an agent gated by another copy, read only for its name), L224 and
- * L320/L322 (the pending-plugin source computed once more than needed: `installAgentGate` skips an agent already
- * gated), L250 (freezing `_agent` on a tool that is no agent-as-tool: nothing reads it), L339/L340 (rollback
- * order: each cleanup removes one independent registration): equivalent. Once open, settled since: L104 (`||` →
- * `&&` in "cannot be accepted") is killed by the foreign-agent accept test in `sdk-mismatch.test.ts`, its `false`
- * and L106 by `accept.test.ts`; L139/L140 (the object an accept entry is matched against) are equivalent: for a
- * node that is no `AgentNode` or `MultiAgentNode`, `object` is the node itself, so comparing the executor alone
- * or the node alone differs only where the other comparison already matched.
+ * Surviving mutant of gate-source.ts, equivalent: `typeof ms !== 'number'` (→ `false`): `Number.isFinite` does not
+ * coerce, so it refuses every non-number anyway.
  */
 import {
   Agent,

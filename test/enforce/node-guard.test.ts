@@ -1,64 +1,27 @@
 /**
  * The node guard (`src/enforce/node-guard.ts`): which node may run, the exact cancel and tampering record for each
  * way the node about to run can differ from the one the orchestrator chose, the order of the hooks around the
- * guard, and what a cancel tells the gate, the observer and stderr. The tests after "the order of the hooks around
- * the guard" were written against the mutants that survived `npm run mutation` (README, "Mutation testing");
- * each fails when the line it names is changed.
+ * guard, and what a cancel tells the gate, the observer and stderr. Each test after "the order of the hooks around
+ * the guard" fails when the line it names is changed.
  *
- * Mutants of node-guard.ts that survive on purpose, and why they are equivalent:
- * - line 57 `content.via === 'agent-node' || content.via === 'multi-agent-node'` (→ `true`): for a custom or
- *   declared node `content.executor` is undefined, and an accepted object is never undefined, so
- *   `object === executor` adds nothing to `object === node`.
- * - line 58 `object === node` (→ `false`): an accepted custom node has `executor = node`, and an accepted
- *   AgentNode or MultiAgentNode is accepted by the object it holds (walk.ts places such a node with its
- *   executor as the entry's target, which install.ts `acceptedByOrchestrator` keeps), so `object === executor`
- *   decides alone.
- * - line 68 `hooks.length === 0` (→ `false`) and line 69 `?.callback` (→ `.callback`): the first or last entry
- *   of an empty list is undefined, so `callbackAt` answers undefined either way; a non-empty list holds objects.
- * - line 104 `[readData(orchestrator, 'start')]` (→ `[]`, `'start'` → `""`): a Swarm reads `start` after its
- *   `BeforeMultiAgentInvocationEvent` and fires the start node's `BeforeNodeCallEvent` with no hook or stream
- *   consumer running in between, and the witness then requires `start` to be `nodes.get(its id)`, so the
- *   witness's own read of `nodes` finds the same object. (A Graph's later entry nodes are not equivalent: tested
- *   below.)
- * - lines 120 and 141 `typeof nodes !== 'string'` / `=== 'string'` (→ `true`/`false`, `'string'` → `""`) and
- *   line 185 (the same check, → `false`): when `nodeMap` answers a string, `topologyProblems` answers that
- *   string as its one problem, so the topology check next to it refuses or poisons anyway.
- * - line 162 `'last'` (→ `""`): `callbackAt` reads the last entry for any index but `'first'`.
- * - line 188 `chosen === POISONED` (→ `false`): `current` is a node taken from `nodes`, never the private
- *   `POISONED` symbol, so `current !== chosen` holds whenever `chosen` is poisoned.
- * - lines 241 and 245 `.reverse()` (removed): each cleanup removes its own callback by identity from the
- *   registry, so the order of the cleanups changes nothing.
- *
- * Mutants that survive because no real SDK object can reach the line (defence in depth, not equivalent):
- * - line 110 `Array.isArray(event.targets) ? … : []`: the SDK's `MultiAgentHandoffEvent` always carries an array.
- * - line 111 `handoffs.get(event.state) ?? choicesOf(event.state)` (→ `&&`): a handoff always follows a node
- *   call of the same invocation, whose witness already made the map for that state.
- * - line 154 `'(unknown)'` (→ `""`): `String(event.nodeId)` of an SDK event (a string) never throws.
- *
- * Open (not killed yet, not equivalent): none. At the last measured run (README, "Mutation testing") every
- * surviving or uncovered mutant of node-guard.ts is one of those listed above.
- *
- * Rerun on 2026-12-01 at 65cfe05 (README, "Mutation testing"): 224 mutants, 88.8% (199 killed, 24 survived, 1 no
- * coverage). Survivors: L63/L64 (an accepted node compared as node and as executor: the same object for the nodes
- * accept entries name), L91/L92 (an empty hook list), L128 (a Swarm's entry list read without `start`), L135 (a
- * handoff recorded twice), L144/L165/L209 (a node map or topology the install check refused already),
- * L247/L248 (run depth, see ask.test.ts), L272/L276 (cleanup order): equivalent. Once open, settled since:
- * - L70/L77: the tree gate check is `otherTreeGate` now, each of its checks mutated by hand against the declared-node,
- *   nested-orchestrator and swapped-agent attacks (`attacks.test.ts`, whose text now includes the fix hint). Its
- *   `treeGate === undefined` early return is reached only by a guard installed without a tree gate, which
- *   `installMultiagent` never does (only the direct `installNodeGuard` calls below): not reachable through the
- *   public API.
- * - L178 (`'(unknown)'`, the node id when `String(event.nodeId)` throws): equivalent, an SDK event's `nodeId` is
- *   a string. L186 (`'last'` → `""`): equivalent, `callbackAt` reads the last entry for anything but `'first'`.
- * - L212 (`chosen === POISONED || current !== chosen` → never): killed (the swap tests below fail).
- * - L221/L222 (the held node cancel's tamper report): killed by "a cancel cleared later by code that kept the
- *   event".
- *
- * Rerun at 84560ef: 250 mutants, 89.2% (223 killed, 23 survived, 4 no coverage). Equivalent or not reachable, as
- * above: L63/L64, L95, L120/L121, L157 (two), L163/L164, L173 (two), L194 (two), L207, L215, L238 (two), L301/L305.
- * Killed since: L72 (four, a declared agent that only promises a gate it cannot have) and L78 (a declared node's
- * second agent under another gate), both in "what the node runs"; L241 (the swap check), by the swap tests when
- * mutated by hand. L276/L277 (the run depth hooks) are gone with the run depth.
+ * Surviving mutants of node-guard.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent or not reachable:
+ * - an accepted node's `via === 'agent-node' || via === 'multi-agent-node'` (→ `true`) and `object !== node`: for a
+ *   custom or declared node the executor is the node itself, and an AgentNode is accepted by its executor.
+ * - `callbackAt`'s `hooks.length === 0` (→ `false`) and `?.callback`: an empty list's entry is undefined either way.
+ * - `callbackAt`'s `'last'` (→ `""`): it reads the last entry for anything but `'first'`.
+ * - `choicesOf`'s `[readData(orchestrator, 'start')]` (→ `[]`, `""`): a Swarm fires its start node's call with no
+ *   code running in between, and the witness requires `start` to be `nodes.get(its id)`.
+ * - `typeof nodes !== 'string'` / `=== 'string'` (each place, and the literal): `topologyProblems` answers the same
+ *   string as its one problem, so the check beside it refuses or poisons anyway.
+ * - `chosen === POISONED` (→ `false`): `current` comes from `nodes`, never the private symbol, so `current !==
+ *   chosen` holds whenever `chosen` is poisoned.
+ * - `cleanups.splice(0).reverse()` (→ no reverse): each cleanup removes its own callback by identity.
+ * - `Array.isArray(event.targets) ? … : []`: not reachable, the SDK's `MultiAgentHandoffEvent` carries an array.
+ * - `handoffs.get(event.state) ?? choicesOf(event.state)` (→ `&&`): not reachable, a handoff follows a node call
+ *   of the same invocation, whose witness made the map.
+ * - `'(unknown)'` (→ `""`): not reachable, `String(event.nodeId)` of an SDK event (a string) never throws.
+ * - `treeGate === undefined` returning early: not reachable through the public API, only a guard installed
+ *   without a tree gate (direct `installNodeGuard` calls) takes it.
  */
 import { type Agent, SequentialToolExecutor, tool } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';

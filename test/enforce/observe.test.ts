@@ -1,16 +1,11 @@
 /**
  * The decision observer (`src/enforce/observe.ts`, what `gate-audit/otel` plugs into): it is told of every tool
  * decision with what decided it, and it can never change one, whatever it throws. The node-cancel side is pinned
- * in node-guard.test.ts ("the gate's record, the observer and stderr each get the cancel"). Written against the
- * mutants of `npm run mutation` (README, "Mutation testing").
+ * in node-guard.test.ts ("the gate's record, the observer and stderr each get the cancel").
  *
- * Mutants of observe.ts that survive on purpose, and why they are equivalent:
+ * Surviving mutants of observe.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent:
  * - `current === undefined` (→ `false`) in `observeTool` and `observeNode`: without an observer, reading
- *   `current.tool` throws a TypeError before `make()` runs, and the `catch` swallows it: nothing is told, nothing
- *   changes.
- *
- * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/observe.ts
- * --concurrency 1`: see the table in the README.
+ *   `current.tool` throws before `make()` runs, and the `catch` swallows it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { type NodeCancel, setDecisionObserver, type ToolDecision } from '../../src/enforce/observe.js';

@@ -1,22 +1,12 @@
 /**
- * `GatePlugin` (`src/enforce/plugin.ts`): the construction-time way to gate an agent. The block "plugin.ts, line by
- * line" was written against the mutants that survived `npm run mutation` (README, "Mutation testing"); each test
- * fails when the line it names is changed.
+ * `GatePlugin` (`src/enforce/plugin.ts`): the construction-time way to gate an agent. Each test of the block
+ * "plugin.ts, line by line" fails when the line it names is changed.
  *
- * Mutants of plugin.ts that survive on purpose, and why they are equivalent:
- * - the constructor's `options.gate === undefined` (→ `false`): the mark becomes `{ gate: undefined }` instead of
- *   `{}`, and `gatePluginGate` answers undefined for both (the configured gate).
- * - `initAgent`'s `agentGateState(agent) === 'gated'` (→ `false`, and its literal): for an agent gated already,
- *   `installAgentGate` returns at once and `lockAgent` locks fields `install` locked; classifying the executor
- *   again could only turn the refusal the installed gate makes at each call (an executor swapped after install)
- *   into an earlier `UngateableError`: nothing runs either way.
- *
- * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/plugin.ts --concurrency 1`:
- * see the table in the README.
- *
- * Rerun on 2026-12-01 at 65cfe05: 32 mutants, 87.5% (28 killed, 4 survived). L29/L30 (the optional `gate` and
- * `timeoutMs` spread: an undefined key reads as absent) and L52 (an agent already gated: `installAgentGate`
- * returns without change anyway): equivalent.
+ * Surviving mutants of plugin.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent:
+ * - the constructor's `options.gate === undefined` and the `timeoutMs` spread (→ the key always set): the mark
+ *   then holds an undefined member, which `gatePluginGate` reads as absent.
+ * - `initAgent`'s `agentGateState(agent) === 'gated'` (→ `false`, its literal): `installAgentGate` returns at once
+ *   for a gated agent and `lockAgent` locks fields already locked; nothing runs either way.
  */
 import { SequentialToolExecutor } from '@strands-agents/sdk';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

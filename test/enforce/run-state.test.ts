@@ -1,37 +1,19 @@
 /**
  * What gate-audit knows about a run while it runs (`src/enforce/run-state.ts`): a gate failure stops every agent of
  * the run that shares its `invocationState`, including ones that join while another still runs; a run whose
- * `invocationState` is a primitive is refused from the start (it used to go on after a gate failure: the model was
- * called again and later calls ran, found through the survivors of `keyOf`); an agent gated in the middle of its
- * own run has its calls decided and its failures stop it; an agent invoked from inside an agent-as-tool call is
- * never given the caller's place (the run context, custom nodes and places outside a known run, is pinned in
- * `run-context.test.ts`; the per-agent list of every place found, with its 64-place cap, went with it). Written against
- * the mutants that survived `npm run mutation` (README, "Mutation testing"); each test fails when the line it
- * names is changed.
+ * `invocationState` is a primitive is refused from the start (the model is not called again after a gate failure);
+ * an agent gated in the middle of its own run has its calls decided and its failures stop it; an agent invoked from
+ * inside an agent-as-tool call is never given the caller's place (the run context, custom nodes and places outside
+ * a known run, is pinned in `run-context.test.ts`). Each test fails when the line it names is changed.
  *
- * Measured: 74.1% (60 killed / 18 survived / 3 not covered, of 81 mutants) before these tests, 94.8% (92 / 5 / 0,
- * of 97) after them; the 5 left are the ones below.
- *
- * Mutants of run-state.ts that survive on purpose, and why they are equivalent:
- * - `runFailure`'s `key === undefined` (→ `false`): `WeakMap.get` of a value that is not an object answers
- *   undefined.
- * - `stopRun`, `key === undefined` (→ `false`): a run whose state is a primitive is refused before anything can
+ * Surviving mutants of run-state.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent:
+ * - `runFailure`'s `key === undefined` (→ `false`): `WeakMap.get` of a non-object answers undefined.
+ * - `stopRun`'s `key === undefined` (→ `false`): a run whose state is a primitive is refused before anything can
  *   fail in it (its first model call and every node are cancelled), so nothing stops it again.
- * - `keyOf`, `invocationState !== null` (→ `true`), and `untrackable`, `invocationState !== undefined` (→ `true`):
+ * - `keyOf`'s `invocationState !== null` (→ `true`) and `untrackable`'s `invocationState !== undefined` (→ `true`):
  *   the SDK hands every hook an object, replacing a null or missing `invocationState` with `{}`.
- * - `joinRun`, `key === undefined ||` dropped: only an invocation given a primitive has no key, and it ends with
- *   `GateFailedError` at its end whatever its loop did; its loop on an object is stopped by the next lines (the
- *   attack "an invocation given a primitive invocationState whose loop a middleware moves to an object").
- *
- * Rerun on 2026-12-01 with the other changed files of src/enforce (README, "Mutation testing"): 112 mutants,
- * 75.9% (85 killed, 25 survived, 2 no coverage). Each survivor: the run depth (`enterRun`, `leaveRun`, their
- * arithmetic: 14 mutants) was state nothing read, removed since with the orchestrator hooks that kept it;
- * `joinRun`'s checks are pinned since by the "another invocationState" attacks (`attacks.test.ts`: a sibling whose
- * loop moves to a fresh object after the root run stopped, a loop moved to a primitive, which also showed that such
- * a loop ended the invocation with an ordinary result instead of the stop: fixed), the rest are listed above.
- *
- * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/run-state.ts
- * --concurrency 1`: see the table in the README.
+ * - `joinRun`'s `key === undefined ||` dropped: only an invocation given a primitive has no key, and it ends with
+ *   `GateFailedError` whatever its loop did.
  */
 import { type Agent, BeforeInvocationEvent, tool } from '@strands-agents/sdk';
 import { Graph } from '@strands-agents/sdk/multiagent';

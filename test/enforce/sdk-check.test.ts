@@ -1,26 +1,20 @@
 /**
  * The SDK check before use: the shape self-check refuses an SDK whose internals gate-audit cannot read,
  * and an SDK outside the tested range is warned about once, self-tested, or refused on request. Versions are
- * simulated at the version read (`setSdkVersionReader`), never by changing the installed package.
+ * simulated at the version read (`setSdkVersionReader`), never by changing the installed package. Each test of the
+ * block "sdk-check.ts, line by line" fails when the line it names is changed; the self-test child is pointed at
+ * small scripts that answer garbage, crash or hang (`selfTestInChild({ entry, timeoutMs })`).
  *
- * The block "sdk-check.ts, line by line" was written against the mutants that survived `npm run mutation` (README,
- * "Mutation testing"); each test fails when the line it names is changed. The self-test child is pointed at small
- * scripts that answer garbage, crash or hang (`selfTestInChild({ entry, timeoutMs })`).
- *
- * Mutants of sdk-check.ts that survive on purpose, and why they are equivalent:
- * - `isSelfTestResult`, `typeof value !== 'object' || value === null` (→ `false`, `&&`, either half → `false`):
- *   for a number or string the next test (`v.ok === true`, then `v.ok === false`) is false anyway, and `null.ok`
- *   throws inside the `try` around it, which ends in the same "could not run" failure (tested with both).
- * - `selfTestInChild`, `here.endsWith('.ts')` (→ `endsWith('')`), `fromSource` (→ `true`) and the `'js'` suffix:
- *   in-process tests always run this module from its TypeScript source, where the three agree; the built
- *   module's path is what differs.
- * - the `stdio` option (`['ignore', 'pipe', 'pipe']` → `[]`, or any entry → `''`): spawnSync pipes a stream whose
- *   entry is missing or empty, and with no `input` a piped stdin is closed at once, as `ignore` would be.
+ * Surviving mutants of sdk-check.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent:
+ * - `isSelfTestResult`'s `typeof value !== 'object' || value === null` (→ `false`, `&&`, either half): the next
+ *   tests are false for a number or string, and `null.ok` throws inside the `try`, the same "could not run".
+ * - `here.endsWith('.ts')` (→ `endsWith('')`), `fromSource` (→ `true`) and the `'js'` suffix: in-process tests run
+ *   the TypeScript source, where the three agree.
+ * - the `stdio` option (→ `[]`, an entry → `''`): spawnSync pipes a missing entry, and a piped stdin with no
+ *   `input` is closed at once, as `ignore` would be.
  * - `windowsHide: true` (→ `false`): no effect outside Windows.
- * - `child.stdout ?? ''`, `lines[lines.length - 1] ?? ''` and `pop() ?? ''` (the `''` → another text): with
- *   `encoding: 'utf8'` and piped streams, stdout and stderr are strings whenever the child was spawned, and
- *   `split` returns at least one element, so the fallbacks are never taken; a spawn error is reported through
- *   `child.error` first.
+ * - the `?? ''` fallbacks of `child.stdout`, `child.stderr`, the last line and `pop()`: with `encoding: 'utf8'`
+ *   and piped streams they are strings whenever the child was spawned, and `split` returns an element.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -3,66 +3,32 @@
  * handoff record stay first on their orchestrator events even when app code registered a callback at the same
  * order before install; the execution check is found wherever the agent's middleware went, and is judged
  * innermost among the `wrap` handlers only (input and output phases run outside every wrap); middleware that
- * cannot be read as plain data, or an execution check that cannot be found, refuses the call. Written against
- * the mutants that survived `npm run mutation` (README, "Mutation testing"); each test fails when the line it
- * names is changed.
+ * cannot be read as plain data, or an execution check that cannot be found, refuses the call. Each test fails when
+ * the line it names is changed.
  *
- * Mutants of sdk-mutations.ts that survive on purpose, and why they are equivalent:
- * - `moveToFront`'s result (`return true` → `false`, and both `return false` → `true`): no caller reads it;
- *   `moveHookFirst` and `moveOrchestratorHookFirst` are called right after the callback was registered.
- * - `moveToFront`, `index > 0` (→ `true`, `>= 0`), and `moveMiddlewareInnermost`, `index < entries.length - 1`
- *   (→ `true`, `<=`, `entries.length + 1`): moving an entry that is already first (last) to the front (end) is a
- *   no-op.
- * - `lockFields`, `descriptor?.configurable === true` (→ `true`) and `descriptor?.configurable` (→
- *   `descriptor.configurable`): after `dataField` found an own data field the descriptor exists, and redefining a
- *   non-configurable field as non-configurable changes nothing.
- * - `lockFields`, `!read.ok` (→ `false`): every field in the lists given to it (the agent's four, an agent
- *   tool's `_agent`, the orchestrator's, node and edge fields) was checked to be plain data by the walk before
- *   (`installMultiagent`'s preflight refuses a getter or Proxy there, see install.test.ts); for a field that is
- *   absent the descriptor is undefined either way, and making a getter non-configurable changes no value read.
- *
- * - `lockSdkTool`'s facts and `decision.ts`'s `lockedToolFacts(…) ?? toolFacts(…)` (→ `toolFacts(…)`): a locked
- *   tool's prototype and own fields cannot change, so reading them again gives the same facts.
- *
- * Mutants that no real SDK object can reach:
- * - `moveToFront`, `entries === undefined` and `index === -1` (→ `false`): both callers register the callback
- *   with the SDK's own `addHook`/`addCallback` in the same synchronous step, so its array exists and holds it.
- * - `addOrchestratorHook`, `typeof registry?.addCallback !== 'function'` (→ `false`, and `registry?.` → `registry.`),
- *   with the refusal it guards (no coverage): `installMultiagent`'s preflight refuses a Graph or Swarm whose hook
- *   registry is not the SDK's own ("whose hook registry is not the SDK's own") before the node guard is added,
- *   and the field is locked afterwards; the check stays as defence in depth.
- *
- * Measured with `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/sdk-mutations.ts
- * --concurrency 1`: see the table in the README.
- *
- * Rerun on 2026-12-01 at 65cfe05 (README, "Mutation testing"): 120 mutants, 80.0% (96 killed, 17 survived, 7 no
- * coverage). Survivors: L23/L25/L27 and L60/L68 (moving a callback that is absent, already first or already last:
- * the callers check the result only where it matters), L129 (a Proxy owner, refused by the walk before any field
- * is locked), L133 (locking a field that is already non-configurable or read-only), L156/L161 (holding a cancel
- * twice; its enumerability): equivalent. L26 (`index > 0` → `>= 0`): equivalent (moving the first entry to the
- * front). L87 and its texts (an orchestrator registry without `addCallback`, refused by the SDK shape check at
- * startup): no coverage.
- *
- * Rerun at 841a92e (2026-12-02, `--force`, `--concurrency 1`): 194 mutants, 69.6% (135 killed, 50 survived, 9 no
- * coverage); the new survivors are in the tool lock and the kept cancel, added since the last rerun. Killed since:
- * `held: false` and the state object of `keepCancel` ("a node's cancel kept by the guard"), `holdCancel`'s fallback
- * for a cancel made non-configurable but writable and its catch for a setter that throws
- * (`node-guard-declared.test.ts`), `_busy`'s lock (`seal.test.ts`), `typeof tool !== 'object'` in `lockSdkTool` (a
- * call of a tool the agent does not have, `seal.test.ts`). Equivalent:
- * - `moveMiddlewareInnermost`'s shortcut when the check is last already (six mutants, L65): without it the
- *   search that follows finds the same entry at the same place.
- * - `keepCancel`, `kept.has(event)` (→ `false`): keeping an event twice redefines a non-configurable accessor, which
- *   throws and is caught, so the first keeping stays; `state.onClear?.()` (→ `onClear()`): `held` is only ever set
- *   together with `onClear`; `holdCancel`'s catch emptied (it then returns nothing, which reads as not held, as
- *   `false` does).
- * - `lockSdkTool`: `tool === null` (the SDK's event carries an object or `undefined`), `isProxy(tool)` (a Proxy
- *   tool is refused by the tool seal before the lock), `lockedTools.has(tool)` (it is called for a tool not locked,
- *   and for a ZodTool's FunctionTool, locked only with it; locking twice redefines the same attributes); an own
- *   accessor (`descriptor === undefined || !('value' in descriptor)`, three mutants: the tool seal refuses a tool
- *   with one before the lock); `proto === ZodTool.prototype` (→ `true`: a FunctionTool or AgentAsTool has no
- *   `_functionTool`, and the lock returns at once on `undefined`).
- * - `lockedToolFacts`'s `typeof`/`null` guards (and `isLockedSdkTool`'s, before it read through it): a WeakMap answers
- *   `false`/`undefined` for a primitive without throwing.
+ * Surviving mutants of sdk-mutations.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent or not reachable:
+ * - `moveToFront`'s results (`true` ↔ `false`): no caller reads them; the callback was registered right before.
+ * - `moveToFront`'s `index > 0` (→ `true`, `>= 0`) and `moveMiddlewareInnermost`'s `index < entries.length - 1`
+ *   (→ `true`, `<=`, `+ 1`): moving an entry that is already first (last) there is a no-op.
+ * - `moveMiddlewareInnermost`'s shortcut when the check is last already (six mutants): the search finds the same.
+ * - `restrictFields`' `isProxy(owner)` (→ `false`): the walk refused a Proxy owner before any field is locked.
+ * - `restrictFields`' `descriptor.configurable === true || …` (→ `true`): redefining a locked field changes nothing.
+ * - `keepCancel`'s `kept.has(event)` (→ `false`): redefining its non-configurable accessor throws, caught, and the
+ *   first keeping stays.
+ * - `state.onClear?.()` (→ `onClear()`): `held` is only ever set together with `onClear`.
+ * - `holdCancel`'s catch emptied: it then returns nothing, which reads as not held, as `false` does.
+ * - `lockSdkTool`'s `tool === null`, `isProxy(tool)` and `lockedTools.has(tool)`: the SDK's event carries an
+ *   object or undefined, the tool seal refuses a Proxy first, and locking twice redefines the same attributes.
+ * - `lockSdkTool`'s own-accessor skip (`descriptor === undefined || !('value' in descriptor)`, three mutants): the
+ *   tool seal refuses a tool with an accessor before the lock.
+ * - `lockSdkTool`'s `proto === ZodTool.prototype` (→ `true`): other tools have no `_functionTool`, and the lock
+ *   returns at once on `undefined`.
+ * - `lockedToolFacts`'s `typeof`/`null` guards: a WeakMap answers undefined for a primitive without throwing.
+ * - decision.ts's `lockedToolFacts(…) ?? toolFacts(…)` (→ `toolFacts(…)`): a locked tool's facts cannot change.
+ * - `moveToFront`'s `entries === undefined` and `index === -1` (→ `false`): not reachable, both callers register the
+ *   callback with the SDK's own `addHook`/`addCallback` in the same synchronous step.
+ * - `addOrchestratorHook`'s `typeof registry?.addCallback !== 'function'` and its refusal (no coverage): not
+ *   reachable, the preflight refuses a registry that is not the SDK's own and the field is locked afterwards.
  */
 import { type Agent, BeforeInvocationEvent, BeforeToolCallEvent, ExecuteToolStage } from '@strands-agents/sdk';
 import { BeforeNodeCallEvent, Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';

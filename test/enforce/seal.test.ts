@@ -2,118 +2,34 @@
  * The execution check and the after-call audit (`src/enforce/seal.ts`) and the records every step makes
  * (`src/enforce/call.ts`), line by line: the exact refusal and tampering record for each way a call can differ
  * from its seal, a middleware that answers a refused call with something that only resembles the refusal, and
- * records that fail or never settle. Written against the mutants that survived `npm run mutation` (README,
- * "Mutation testing"); each fails when the line it names is changed.
+ * records that fail or never settle. Each test fails when the line it names is changed.
  *
- * Mutants of seal.ts that survive on purpose, and why they are equivalent:
- * - `problem !== undefined || sealed === undefined` (→ `problem !== undefined`): `mismatch` returns a problem
- *   whenever the seal is missing, so `sealed` is set whenever `problem` is undefined.
- * - `sealed.paths.length > 0` (→ `true`, `>= 0`): with no known place the callee's store carries no place,
- *   and the callee's decision then falls back to every place it knows (decision.ts `placeOf`), which is what
- *   it does without a store.
+ * Surviving mutants of seal.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent or not reachable:
+ * - `event.agent !== state.agent` in `noteCancel`/`keepWithheld` (→ `false`): an inner agent's re-yielded call id
+ *   matches only the delegate call itself, already checked, and a withheld result lives within one event's hooks.
+ * - the composed-chain check's `||` (→ `&&`): the SDK's links are plain arrows, neither async nor generators.
+ * - `sealed.toolShape === undefined ? isLockedSdkTool(…)` (→ `true`): a seal without a shape is of a locked tool.
+ * - `callee === undefined`, `callee.kind === 'opaque'` and their texts: an allowed seal holds a read, not opaque.
+ * - `sealed.input !== undefined` (→ `true`): `sameInput` of a missing snapshot throws, caught as "changed".
+ * - `done = true` in `calledAtEachStep` (→ `false`): `return()` on a finished generator does nothing.
+ * - `next(sent)` (→ `next()`): the SDK's tool runs take no sent value.
+ * - `this._finished = true` in the catch of a check that threw: the SDK never steps a rejected run again.
+ * - `problem !== undefined || sealed === undefined` (→ `problem !== undefined`) and its fallback text: `mismatch`
+ *   names a problem whenever the seal is missing.
+ * - `callee?.kind === 'agent-tool' && sealed.paths.length > 0` (six mutants): with no known place the callee's
+ *   decision falls back to its own places, as without a store, and only the callee's decision reads the store.
+ * - `auditResult`'s `!sealed.allowed` branch and its text: a refused call's cancel is held, so the SDK answers it
+ *   itself and no middleware runs; were it answered otherwise, the next branch withholds it all the same.
+ * - `if (sealed !== undefined) stopRun(sealed.invocation, …)` in `auditResult`: the event's run is stopped on the
+ *   next line, and a seal of another run was refused at the check already.
  *
- * Mutants of call.ts that survive on purpose, and why they are equivalent:
- * - `fail` sealing the call as allowed (`seal(state, call, false, text)` → `true`): `fail` stops the run first,
- *   and the execution check refuses any call of a stopped run before it reads `allowed`.
- * - `finally { clearTimeout(timer) }` (→ `{}`): the timer only resolves a race that is already settled.
- * - `agentIdOf` (lines 90-91, each branch): an SDK `Agent`'s `id` is always an own data property holding a
- *   string, so reading the descriptor, the value or `String(id)` all give the same string.
- * - `viewOf`, `gate === undefined` (→ `false`): `viewGate(undefined)` answers an error too, so it is undefined.
- *
- * More equivalent survivors of seal.ts:
- * - `input === undefined` (→ `false`) in `mismatch`: `input` starts undefined and the sealed canonical form of
- *   an allowed call is a string, so `undefined !== sealed.canonical` refuses anyway.
- *
- * Rerun on 2026-12-01 (`--force`, before the invocation, composed-chain and agent-as-tool re-checks were added
- * to `mismatch`; each of those is pinned by an attack test in `attacks.test.ts`, checked by mutating its line):
- * seal.ts 239 mutants, 83.7% (198 killed, 2 timed out, 28 survived, 11 no coverage); call.ts 152 mutants, 93.4%
- * (141 killed, 1 timed out, 10 survived: the equivalents above and in `call.test.ts`).
- *
- * The execution check's iterator (`finished = true` after a refusal, `return()`/`throw()` forwarded to the
- * tool's run after the first step), once open here, is pinned by its block below; the checks of `mismatch` that the
- * decision makes first, by "the execution check repeats what the decision checked"; `calledAtEachStep`, by "an
- * agent-as-tool's run, driven by a middleware outside the execution check".
- *
- * Rerun of seal.ts and call.ts on 2026-12-01 at 65cfe05 (with the other changed files of src/enforce, README
- * "Mutation testing"): seal.ts 263 mutants, 77.2% (202 killed, 1 timed out, 48 survived, 12 no coverage); call.ts
- * 165 mutants, 93.3% (146 killed, 8 timed out, 11 survived). Each survivor of that run:
- * - killed since, by the iterator block: L151, L158, L159, L163 (`finished`, `return()`/`throw()` forwarding).
- * - equivalent, above: L87 (`input === undefined`), L190, L212 (five mutants of the callee's place store: with no
- *   known place, or a tool that is no agent, the store names no callee that `currentCall` could match).
- * - equivalent, L67 (`||` → `&&` in the composed-chain check): the links the SDK composes are plain arrows,
- *   neither async nor generators, which both forms refuse; they differ only for a continuation that is one and
- *   not the other, which only code calling the check directly can hand it (README: such code is not covered).
- * - equivalent since the held cancel, L250/L251 (`!sealed.allowed`, its text): a refused call's cancel cannot be
- *   cleared, so the SDK answers it itself with the cancel text and no middleware runs; were it answered otherwise,
- *   the next branch withholds the result all the same (only its text differs).
- * - equivalent, L226/L228/L232 (the shape checks of `isTextResult` and `isDelegationRefusal`): what they let
- *   through is a result that carries exactly the refusal's or the SDK's delegation refusal's fixed text; the SDK
- *   answers every cancelled call itself with one text block, and no middleware runs for it.
- * - equivalent, L263 (`stopRun(sealed.invocation)`): the event's run is stopped on the next line, and a seal
- *   whose run differs from the event's was refused at the check already (`mismatch`).
- * - equivalent, L44 and L270 (`event.agent !== state.agent` in `noteCancel` and `keepWithheld`, for the events of
- *   an inner agent that a delegate agent-as-tool re-yields to the outer agent's hooks): without them the outer gate
- *   looks the inner call's id up in its own seals and withheld results. A seal of the same id can only be the
- *   delegate call itself, already checked, whose cancel text is never read again; a withheld result lives only
- *   between the first and the last `AfterToolCallEvent` hook of one of its own calls, and hooks run one event at
- *   a time.
- * - killed since: L57/L59/L60/L76 (a run stopped after the decision, a refused sibling's seal reused by a
- *   middleware, a second run under one decision, an agent-as-tool whose `stream` a later hook replaced); L96-L112
- *   (`calledAtEachStep`: `done`, the forwarded `return()` and `throw()`), except `done = true` (→ `false`) on the
- *   way out, equivalent: `return()` on a finished generator does nothing; L247 (the text of an answer without any
- *   decision, `decision.test.ts`, the delegate block); L275 (`event.result !== withheld`: no second record when no
- *   hook put the result back).
- * - no coverage (12): the texts of refusals the decision makes first, now reached by the block named above; the
- *   catch of `checkCall` (a call the check cannot read: pinned by "a call the execution check cannot read", which
- *   found the refusal's own read of the tool name throwing past it, so the run went on unrecorded: fixed); the
- *   catch of the input comparison in `mismatch` (now `sameInput`; killed since by "a middleware handed the check an
- *   input that cannot be copied").
- * call.ts: L96/L97 (`agentIdOf`) and L306/L308 (`viewOf`) are the equivalents listed above; L161 and L341
- * (`seal(…, false, …)` → `true` in `refuse` and `fail`): the held cancel refuses the call before the seal is read,
- * and `fail` stops the run first.
- *
- * Added after that rerun, mutated by hand and killed: the tool seal (`ownDataShape`/`sameShape` in
- * `sdk-internals.ts`: the prototype, every own key, accessors, Proxies, the length, AgentAsTool's `_busy`; its
- * check in `mismatch`; the refusal at the decision in `decision.ts`), the lock of the SDK's own tools
- * (`lockSdkTool`), the check's skip of a locked tool (needed: an agent-as-tool's own `_busy` changes while it
- * runs), and the catch of the input comparison. Equivalent: the decision's skip of a locked tool (`if
- * (!isLockedSdkTool(…))` → always: the shape is read again and locking again does nothing; it only saves the read).
- * Not reachable with real SDK objects: the catch around
- * `lockSdkTool` in `decision.ts` (it skips Proxies and accessors, and redefining a data field as read-only or
- * preventing extensions never throws on an ordinary object); it is there so a throw could never leave the hook.
- *
- * Rerun at 84560ef (README, "Mutation testing"): seal.ts 269 mutants, 85.5% (229 killed, 1 timed out, 34 survived,
- * 5 no coverage); call.ts 179, 93.3% (159 killed, 8 timed out, 12 survived). seal.ts: equivalent as above, L44 and
- * L279 (another agent's events), L67, L87 (`input === undefined`), L109/L112 (`done` on the way out), L199
- * (`sealed === undefined`), L221 (five mutants of the callee's place store), L259/L260 (the refused branch, since
- * the held cancel), L272, and no coverage L84 (the input comparison's catch, killed since as above) and L200 (the fallback text of a missing
- * seal, which `mismatch` always names first); killed since, L144/L145 and L181 (a check that throws, a name that
- * cannot be read: "a call context the execution check cannot read") and L235/L237/L241 (the delegation refusal's
- * shape, wrongly called equivalent above: "an allowed delegate call answered around the check"). call.ts: L87
- * (`invocationState === run` → never: joining a run to itself changes nothing), L137/L138, L347/L349 and L382,
- * equivalent as above; L96 (the text of a loop outside any invocation) killed since by its exact reason in
- * `attacks.test.ts`.
- *
- * Changed on 2026-12-02 for speed, mutated by hand against this directory's tests and the tamper rows: the check no
- * longer reads the middleware registry (what it is handed proves nothing runs inside it: an own iterator that shows
- * the SDK a middleware the registry's readers do not see is refused below), it takes the tool's facts (agent used as
- * a tool or not) from the seal instead of reading the tool again, and it is a class. Killed: the shape comparison,
- * the composed-chain check, the callee's re-classification, the callee's place store. Equivalent: `? isLockedSdkTool`
- * (→ `true`: a seal without a shape is one whose tool the decision found locked, and a lock is never undone);
- * `callee === undefined` and `callee.kind === 'opaque'` (the decision seals as allowed only a call whose tool it read,
- * and refuses an opaque one, so an allowed seal holds a read that is not opaque); `next(sent)` → `next()` (the SDK's
- * tool runs take no sent value).
- *
- * Rerun of seal.ts, call.ts, decision.ts, agent-gate.ts and sdk-mutations.ts at 841a92e (2026-12-02, `--force`,
- * `--concurrency 1`, 1111 mutants, 39 minutes): seal.ts 284 mutants, 89.1% (252 killed, 1 timed out, 28 survived,
- * 3 no coverage); call.ts 180, 93.9% (169 killed, 11 survived, every one listed above). seal.ts survivors not
- * listed above: L84 (`callee === undefined`, as above) and its text; L94 (`sealed.input !== undefined` → `true`:
- * `sameInput` of a missing snapshot throws, caught as "changed"); L163 (`_finished = true` in the catch of a check
- * that threw: the SDK never steps a run again after it rejected); L250, six mutants of `callee?.kind ===
- * 'agent-tool' && sealed.paths.length > 0` (stepping a run that is not an agent-as-tool's with a place in context
- * changes nothing it reads: only the decision of the agent the store names reads it; `callee` is never undefined
- * there; a store with no places makes the decision fall back to the agent's own places, as without one): all
- * equivalent. L165 (the text of a check that threw) is killed since ("a field only the copy for the tool reads").
+ * Surviving mutants of call.ts, each equivalent (one more in `call.test.ts`):
+ * - `seal(state, call, false, …)` in `refuse` and `fail` (→ `true`): the held cancel refuses the call before the
+ *   seal is read, and `fail` stops the run first.
+ * - `clearTimeout(timer)` in the `finally` (→ `{}`): the timer only resolves a race that is already settled.
+ * - `agentIdOf` (each branch): an SDK `Agent`'s `id` is always an own data property holding a string.
+ * - `viewOf`'s `gate === undefined` (→ `false`): `viewGate(undefined)` answers an error, so undefined too.
+ * - `otherRun`'s `invocationState === run` (→ `false`): joining a run to itself changes nothing.
  */
 import {
   type Agent,

@@ -345,7 +345,7 @@ describe('ask without an approval path', () => {
 /**
  * The token is a contract between processes (an approver signs where the agent is not): its format, the key rules
  * and the refusals of `src/policy/approval.ts`, each written against a mutant that survived the suite
- * (`npm run mutation`, 2026-12-02).
+ * (`npm run mutation`).
  */
 describe('approval tokens: format, key and subject checks', () => {
   /** What a function throws (undefined when it returns). */

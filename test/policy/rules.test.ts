@@ -587,7 +587,7 @@ describe('PolicyError: an invalid policy names the file, the rule and the field'
 
 /**
  * The bounds of the condition schema (`src/policy/schema.ts`) one by one, each with a value just inside it: written
- * against mutants that survived the suite (`npm run mutation`, 2026-12-02), which loosened an anchor, a minimum
+ * against mutants that survived the suite (`npm run mutation`), which loosened an anchor, a minimum
  * length or an exactly-one refinement without any test noticing.
  */
 describe('the condition schema: each bound refuses just outside it and accepts just inside', () => {

@@ -2,7 +2,7 @@
  * What counts as gated and what can be gated (`src/walker/classify.ts`), line by line: an agent's registries must
  * be the SDK's own, read as plain data; an orchestrator's hook registry likewise; a gate counts only while every
  * hook it names is registered, and a node guard only while every hook of it is. Written against the survivors of
- * the walker's mutation run with the enforce tests (README, "Mutation testing").
+ * the walker's mutation run with the enforce tests (CONTRIBUTING.md, "Mutation testing").
  */
 import { AfterToolCallEvent, BeforeModelCallEvent, type Agent } from '@strands-agents/sdk';
 import { Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';

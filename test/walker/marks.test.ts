@@ -1,7 +1,7 @@
 /**
  * The marks (`src/walker/marks.ts`) read as data: a mark is an own data property of a plain object, never read
  * through a getter or a `Proxy` trap, and a `GatePlugin`'s mark is `true` (older copies) or an object naming its
- * gate and timeout. Written against the survivors of the walker's mutation run (README, "Mutation testing").
+ * gate and timeout. Written against the survivors of the walker's mutation run (CONTRIBUTING.md, "Mutation testing").
  */
 import { describe, expect, it } from 'vitest';
 import {
