@@ -14,11 +14,12 @@ import { type ExitRule, judgeRun, minCoverageProblem } from '../report/exit.js';
 import { gateAuditVersion } from '../report/generator.js';
 import { type MergeInput, mergeReports } from '../report/merge.js';
 import { FORMAT_NAMES, isFormatName } from '../report/render/index.js';
-import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
+import type { SarifOptions } from '../report/render/sarif.js';
 import { type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from '../report/schema.js';
 import { quoted, visible } from '../text.js';
 import { closest } from './did-you-mean.js';
-import { artifactUri, projectRoot, SourceIndex } from './locate.js';
+import { projectRoot } from './locate.js';
+import { sarifLocations } from './sarif-locations.js';
 import { isObservedReportFile, mergeObservedCommand } from './observed.js';
 import { Inputs, type ReporterSpec, refuseOverwrites, renderReport, writeReport } from './outputs.js';
 import { parseReporter, reportersOf } from './reporters.js';
@@ -118,28 +119,10 @@ function mergeReporters(options: MergeOptions, cwd: string): ReporterSpec[] {
   });
 }
 
-/** SARIF locations: each merged module's export line, found from the project root when the file is there. */
-function sarifLocations(report: CoverageReport, cwd: string): SarifOptions {
+/** SARIF locations of a merged report: its modules are paths from the project root, where their files are. */
+function mergedLocations(report: CoverageReport, cwd: string): SarifOptions {
   const root = projectRoot(cwd);
-  const index = new SourceIndex();
-  const locateModule = (module: string, exportName?: string): SarifLocation | undefined => {
-    const absolute = join(root, module);
-    const name = exportName?.replace(/\(.*$/s, '');
-    let line: number | undefined;
-    try {
-      line = name === undefined ? undefined : index.exportLine(absolute, name);
-    } catch {
-      line = undefined;
-    }
-    return { ...artifactUri(absolute, root), startLine: line ?? 1 };
-  };
-  return {
-    locateModule,
-    locate: (node) => {
-      const source = report.sources.find((s) => s.path.every((segment, i) => node.path[i] === segment));
-      return source === undefined ? undefined : locateModule(source.module, source.export);
-    },
-  };
+  return sarifLocations(report, { root, fileOf: (module) => join(root, module) });
 }
 
 /**
@@ -204,7 +187,7 @@ export async function mergeCommand(argv: readonly string[], streams: Streams, cw
     exitRule: rule,
     quiet: options.quiet === true,
     // Source locations are looked up only when a SARIF report is written.
-    sarif: reporters.some((r) => r.format === 'sarif') ? sarifLocations(report, cwd) : {},
+    sarif: reporters.some((r) => r.format === 'sarif') ? mergedLocations(report, cwd) : {},
     warn: (line: string): void => {
       streams.stderr.write(`gate-audit merge: ${visible(line)}\n`);
     },

@@ -9,15 +9,16 @@ import { GateAuditError } from '../errors.js';
 import { escapeSegment, joinPath } from '../paths.js';
 import { summarize } from '../report/audit.js';
 import { type ExitRule, isToolRunningNode, judgeRun } from '../report/exit.js';
-import type { SarifLocation, SarifOptions } from '../report/render/sarif.js';
+import type { SarifOptions } from '../report/render/sarif.js';
 import { type CoverageNote, type CoverageReport, SCHEMA_VERSION, type Shard } from '../report/schema.js';
 import { checkedGenerator, mergeGenerators } from '../report/generator.js';
-import { acceptRulesOf, emptyReport, Factories, IMPORT_EXPORT, posix, realOf, splitKey } from './audit-module.js';
+import { acceptRulesOf, emptyReport, Factories, posix, realOf, splitKey } from './audit-module.js';
 import type { ModuleOutcome } from './child/protocol.js';
 import type { LoadedConfig } from './config.js';
 import { closest, didYouMean } from './did-you-mean.js';
 import { type EntryEnd, loadModulesSupervised, runEntrySupervised } from './load-supervised.js';
-import { artifactUri, idOfSegment, projectRoot, SourceIndex } from './locate.js';
+import { projectRoot } from './locate.js';
+import { sarifLocations } from './sarif-locations.js';
 import type { Inputs } from './outputs.js';
 import { type Pattern, selectModules } from './select.js';
 import { quoted, visible, visiblePath } from '../text.js';
@@ -372,7 +373,7 @@ export async function runAudit(
       report: empty,
       exitCode: judgeRun(empty, exitRuleOf(settings)).exitCode,
       messages,
-      sarif: sarifLocations(empty, results, settings),
+      sarif: runLocations(empty, results, settings),
       watched: [...watched],
       exitRule: exitRuleOf(settings),
     };
@@ -419,7 +420,7 @@ export async function runAudit(
     report,
     exitCode,
     messages,
-    sarif: sarifLocations(report, results, settings),
+    sarif: runLocations(report, results, settings),
     watched: [...watched],
     exitRule: exitRuleOf(settings),
   };
@@ -432,33 +433,14 @@ function exitRuleOf(settings: RunSettings): ExitRule {
   };
 }
 
-function sarifLocations(
-  report: CoverageReport,
-  results: readonly ModuleOutcome[],
-  settings: RunSettings,
-): SarifOptions {
-  const root = projectRoot(settings.cwd, settings.config.file === undefined ? undefined : settings.config.dir);
-  const index = new SourceIndex();
+/** SARIF locations of a run's report: each module's file and what it imports, as the run loaded them. */
+function runLocations(report: CoverageReport, results: readonly ModuleOutcome[], settings: RunSettings): SarifOptions {
   const byModule = new Map(results.map((r) => [r.module, r.absolute]));
   const closures = new Map(results.map((r) => [r.absolute, r.closure]));
   for (const entry of settings.entries) byModule.set(relative(settings.cwd, entry) || entry, entry);
-  const at = (file: string, line: number): SarifLocation => ({ ...artifactUri(file, root), startLine: line });
-  const locateModule = (module: string, exportName?: string): SarifLocation | undefined => {
-    const absolute = byModule.get(module);
-    if (absolute === undefined) return undefined;
-    const name = exportName?.replace(/\(.*$/s, '').replace(/[.[].*$/s, '');
-    const line = name === undefined || name === IMPORT_EXPORT ? undefined : index.exportLine(absolute, name);
-    return at(absolute, line ?? 1);
-  };
-  return {
-    locateModule,
-    locate: (node) => {
-      const source = report.sources.find((s) => s.path.every((segment, i) => node.path[i] === segment));
-      if (source === undefined) return undefined;
-      const absolute = byModule.get(source.module);
-      if (absolute === undefined) return undefined;
-      const found = index.definition(idOfSegment(node.id), closures.get(absolute) ?? [absolute]);
-      return found === undefined ? locateModule(source.module, source.export) : at(found.file, found.line);
-    },
-  };
+  return sarifLocations(report, {
+    root: projectRoot(settings.cwd, settings.config.file === undefined ? undefined : settings.config.dir),
+    fileOf: (module) => byModule.get(module),
+    closureOf: (file) => closures.get(file) ?? [file],
+  });
 }
