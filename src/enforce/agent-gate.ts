@@ -13,8 +13,14 @@
  * 6. `AfterToolCallEvent` (last): a withheld result stays withheld.
  * 7. `BeforeModelCallEvent` (first and last): once the run was stopped, the model is not called again; a tool
  *    executor that is no longer the SDK's stops the run first (last hook).
- * 8. `BeforeToolsEvent` (last): a tool executor that is no longer the SDK's stops the run before the turn's tools.
+ * 8. `BeforeToolsEvent` (first: takes the batch's `cancel` into keeping; last: a tool executor that is no longer
+ *    the SDK's stops the run before the turn's tools).
  * 9. `AfterInvocationEvent` (first: the agent leaves the run; last: a stopped run ends with `GateFailedError`).
+ *
+ * "First" and "last" are kept at every dispatch, whatever the app registers at the same order, by the dispatch
+ * check (`dispatch-check.ts`). Every value a hook sets to refuse is held, not only thrown: a model call's or a tool
+ * batch's `cancel` cannot be cleared, a withheld result cannot be replaced nor the call retried, since once any
+ * hook threw the SDK drains the loop and only logs later errors.
  */
 import {
   AfterInvocationEvent,
@@ -39,14 +45,31 @@ import {
   nodeGuardMark,
   noteAgentGateMark,
 } from '../walker/marks.js';
-import { isSdkToolExecutor, pendingPlugins, readData } from '../walker/sdk-internals.js';
+import {
+  agentHookRegistry,
+  hiddenPrototypes,
+  isSdkToolExecutor,
+  pendingPlugins,
+  readData,
+} from '../walker/sdk-internals.js';
 import { segmentOf, UNNAMED } from '../paths.js';
-import { ERROR, fail, otherRun, type GateSource, type GateState, type PendingApproval, type Seal } from './call.js';
+import {
+  ERROR,
+  fail,
+  otherRun,
+  recordTampering,
+  type GateSource,
+  type GateState,
+  type PendingApproval,
+  type Seal,
+} from './call.js';
 import { decideCall } from './decision.js';
 import { enterRun, leaveRun, runFailure, stopRun } from './run-state.js';
 import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './seal.js';
 import { CONFIGURED, gateSource } from './gate-source.js';
-import { freezeFields, lockFields, moveHookFirst } from './sdk-mutations.js';
+import { dispatchShapeError, type OwnHooks, planDispatch, standOnDispatch } from './dispatch-check.js';
+import { SDK_PACKAGE } from './sdk-package.js';
+import { freezeFields, holdCancel, keepCancel, lockFields, moveHookFirst } from './sdk-mutations.js';
 
 export { APPROVAL_INTERRUPT } from './ask.js';
 export { BLOCKED, ERROR, type GateSource } from './call.js';
@@ -118,7 +141,12 @@ class AgentGateRuntime implements GateState {
   };
 
   readonly noteCancel = (event: BeforeToolCallEvent): void => noteCancel(this, event);
-  readonly audit = (event: AfterToolCallEvent): void => auditResult(this, event);
+  /** The first `AfterToolCallEvent` hook: the after-call audit; a result it withholds is held there. */
+  readonly audit = (event: AfterToolCallEvent): void => {
+    auditResult(this, event);
+    const withheld = this.withheld.size === 0 ? undefined : this.withheld.get(event.toolUse.toolUseId);
+    if (withheld !== undefined && event.result === withheld) holdWithheld(this, event, withheld);
+  };
   readonly keepWithheld = (event: AfterToolCallEvent): void => keepWithheld(this, event);
 
   /** The first `BeforeModelCallEvent` hook: once the run was stopped by a gate failure, the model is not called again. */
@@ -126,7 +154,7 @@ class AgentGateRuntime implements GateState {
     const failure =
       (event.agent === this.agent ? otherRun(this, event.invocationState) : undefined) ??
       runFailure(event.invocationState);
-    if (failure !== undefined) event.cancel = `${ERROR} ${failure}; the run was stopped`;
+    if (failure !== undefined) holdCancel(event, `${ERROR} ${failure}; the run was stopped`, () => undefined);
   };
 
   /**
@@ -152,7 +180,18 @@ class AgentGateRuntime implements GateState {
     const foreign = this._foreignExecutor();
     if (foreign === undefined) return;
     stopRun(event.invocationState, foreign);
+    // Held as well as thrown: in the SDK's drain (a hook threw earlier in the call) the throw is only logged, and
+    // the batch's cancel is what keeps the tools from the executor.
+    holdCancel(event, `${ERROR} ${foreign}; the run was stopped`, () => undefined);
     throw new GateFailedError(foreign);
+  };
+
+  /**
+   * The first `BeforeToolsEvent` hook: takes the batch's `cancel` into keeping before any other hook sees the
+   * event, so none can make it a field the last hook cannot hold a refusal in.
+   */
+  readonly keepToolsCancel = (event: BeforeToolsEvent): void => {
+    if (event.agent === this.agent) keepCancel(event);
   };
 
   /** Why the agent's tool executor is not the SDK's own, or undefined when it is. */
@@ -183,6 +222,36 @@ class AgentGateRuntime implements GateState {
     const failure = runFailure(event.invocationState);
     if (failure !== undefined) throw new GateFailedError(failure);
   };
+}
+
+/**
+ * Holds a withheld result on its event: a later hook can neither put another result there nor have the call run
+ * again (an attempt to replace it is recorded as tampering). Where the event's fields cannot be redefined, the
+ * last hook (`keepWithheld`) puts the result back.
+ */
+function holdWithheld(state: GateState, event: AfterToolCallEvent, withheld: ToolResultBlock): void {
+  const name = String(event.toolUse.name);
+  const id = event.toolUse.toolUseId;
+  try {
+    Object.defineProperty(event, 'result', {
+      configurable: false,
+      enumerable: true,
+      get: () => withheld,
+      set: (value: unknown) => {
+        if (value !== withheld) {
+          recordTampering(state, name, id, 'a hook put back the result of a call that bypassed the gate');
+        }
+      },
+    });
+    Object.defineProperty(event, 'retry', {
+      configurable: false,
+      enumerable: true,
+      get: () => false,
+      set: () => undefined,
+    });
+  } catch {
+    // left as it is: the last hook puts the withheld result back
+  }
 }
 
 /** Raises the interrupt of an `ask` that pauses the run. */
@@ -225,6 +294,22 @@ export function lockAgent(agent: Agent): void {
   lockFields(agent, LOCKED_AGENT_FIELDS);
   // The SDK writes these only in its constructor: swapping one for a registry without the gate is refused.
   freezeFields(agent, ['_toolRegistry', '_hooksRegistry', '_middlewareRegistry']);
+  // Its hook registry's dispatch is checked on the class (`dispatch-check.ts`): the registry takes no own
+  // `invokeCallbacks` that would dispatch around it, and keeps its map of hooks.
+  const registry = agentHookRegistry(agent);
+  if (
+    typeof registry === 'object' &&
+    registry !== null &&
+    Object.getPrototypeOf(registry) === hiddenPrototypes().hookRegistry
+  ) {
+    freezeFields(registry, ['_callbacks']);
+    Object.preventExtensions(registry);
+  }
+}
+
+/** gate-audit's own copy of the SDK: its hook dispatch is checked from the first gate installed. */
+function standOnOwnDispatch(): void {
+  standOnDispatch(hiddenPrototypes().hookRegistry, (what) => dispatchShapeError(SDK_PACKAGE, what));
 }
 
 /**
@@ -261,6 +346,7 @@ export function installAgentGate(
     }
   };
   try {
+    standOnOwnDispatch();
     add(BeforeInvocationEvent, runtime.enter, -Infinity);
     cleanups.push(agent.addHook(BeforeToolCallEvent, runtime.decide, { order: -Infinity }));
     moveHookFirst(agent, runtime.decide);
@@ -268,12 +354,22 @@ export function installAgentGate(
     // First so an earlier throwing hook cannot skip it, last so a later hook cannot clear the cancel.
     add(BeforeModelCallEvent, runtime.stopModelFirst, -Infinity);
     add(BeforeModelCallEvent, runtime.stopModel, Infinity);
+    add(BeforeToolsEvent, runtime.keepToolsCancel, -Infinity);
     add(BeforeToolsEvent, runtime.guardTools, Infinity);
     add(AfterToolCallEvent, runtime.audit, -Infinity);
     add(AfterToolCallEvent, runtime.keepWithheld, Infinity);
     add(AfterInvocationEvent, runtime.leave, -Infinity);
     add(AfterInvocationEvent, runtime.endStopped, Infinity);
     cleanups.push(agent.addMiddleware(ExecuteToolStage, runtime.executionCheck));
+    const outermost = new Map<unknown, OwnHooks>([
+      [BeforeInvocationEvent, { first: runtime.enter }],
+      [BeforeToolCallEvent, { first: runtime.decide, last: runtime.noteCancel }],
+      [BeforeModelCallEvent, { first: runtime.stopModelFirst, last: runtime.stopModel }],
+      [BeforeToolsEvent, { first: runtime.keepToolsCancel, last: runtime.guardTools }],
+      [AfterToolCallEvent, { first: runtime.audit, last: runtime.keepWithheld }],
+      [AfterInvocationEvent, { first: runtime.leave, last: runtime.endStopped }],
+    ]);
+    cleanups.push(planDispatch(agentHookRegistry(agent) as object, outermost));
     const mark: AgentGateMark = Object.freeze({
       decisionHook: runtime.decide,
       executionCheck: runtime.executionCheck,

@@ -59,6 +59,7 @@ import {
 import { configuredDefaultGate, type Gate } from './gate.js';
 import { type GateIdentity, gateIdentity, viewGate } from './gate-identity.js';
 import { CONFIGURED } from './gate-source.js';
+import { standOnDispatch } from './dispatch-check.js';
 import { GUARD_MODULE_KEY, withGuardLine } from './guard-hooks.js';
 import { type AcceptEntry, install, installMultiagent } from './install.js';
 import { contextRoot, placeNow, stopRun } from './run-state.js';
@@ -316,45 +317,36 @@ function refusal(failure: string, event: object): GateFailedError {
  */
 function standOn(proto: object, root: string, own: boolean): void {
   if (guardedPrototypes.has(proto)) return;
-  const descriptor = Object.getOwnPropertyDescriptor(proto, 'invokeCallbacks');
-  const original: unknown = descriptor?.value;
-  if (descriptor === undefined || typeof original !== 'function') {
-    throw shapeError(root, 'its hook registry has no invokeCallbacks method');
-  }
-  if (descriptor.configurable !== true) throw shapeError(root, 'its invokeCallbacks cannot be replaced');
-  const invoke = original as (this: unknown, event: unknown) => Promise<unknown>;
-  const guarded = own
-    ? function invokeCallbacks(this: unknown, event: unknown): Promise<unknown> {
-        const guard = active;
-        if (guard !== undefined && typeof event === 'object' && event !== null) {
-          const check = checkOf(event);
-          if (check !== undefined) {
-            let failure: string | undefined;
-            try {
-              failure = judge(guard, event, check);
-            } catch (error) {
-              failure = `the process guard failed while checking a run (${messageOf(error)})`;
-            }
-            if (failure !== undefined) return rejected(refusal(failure, event));
-          }
-        }
-        return apply(invoke, this, [event]);
-      }
-    : function invokeCallbacks(this: unknown, event: unknown): Promise<unknown> {
-        const failure =
-          `an agent or orchestrator of another copy of ${SDK_PACKAGE} (${root}) is about to run; no gate of this ` +
-          'process can reach it, so the process guard refuses it | load one copy of the SDK (npm dedupe)';
-        return rejected(refusal(failure, typeof event === 'object' && event !== null ? event : {}));
-      };
-  Object.defineProperty(proto, 'invokeCallbacks', {
-    value: guarded,
-    writable: false,
-    configurable: false,
-    enumerable: descriptor.enumerable === true,
-  });
+  const foreign =
+    `an agent or orchestrator of another copy of ${SDK_PACKAGE} (${root}) is about to run; no gate of this ` +
+    'process can reach it, so the process guard refuses it | load one copy of the SDK (npm dedupe)';
+  // One wrapper per copy, shared with the gate's dispatch check: a refusal stops the run, holds the event's cancel
+  // and rejects.
+  standOnDispatch(proto, (what) => shapeError(root, what), own ? judgeDispatch : (event) => refused(foreign, event));
   lockChain(proto);
   guardedPrototypes.add(proto);
   if (!copyRoots.includes(root)) copyRoots.push(root);
+}
+
+/** The guard's judgement of one event of gate-audit's own copy: why its run must not go on, or undefined. */
+function judgeDispatch(event: object): string | undefined {
+  const guard = active;
+  if (guard === undefined) return undefined;
+  const check = checkOf(event);
+  if (check === undefined) return undefined;
+  let failure: string | undefined;
+  try {
+    failure = judge(guard, event, check);
+  } catch (error) {
+    failure = `the process guard failed while checking a run (${messageOf(error)})`;
+  }
+  return failure === undefined ? undefined : refused(failure, event);
+}
+
+/** A refusal's stops (`refusal`), and its text for the dispatch check, which holds the cancel and rejects. */
+function refused(failure: string, event: object): string {
+  refusal(failure, event);
+  return failure;
 }
 
 /**

@@ -6,7 +6,7 @@ import { BeforeToolCallEvent, BeforeToolsEvent } from '@strands-agents/sdk';
 import { AgentNode, BeforeNodeCallEvent, Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import { allowAll, configureGate, type Gate, GateFailedError, install, installMultiagent } from '../../src/index.js';
-import { agentHookRegistry, liveCallbackArray, orchestratorHookRegistry } from '../../src/walker/sdk-internals.js';
+import { hiddenPrototypes, liveCallbackArray, orchestratorHookRegistry } from '../../src/walker/sdk-internals.js';
 import {
   call,
   handoff,
@@ -76,12 +76,15 @@ describe('the decision refuses', () => {
           record: (r) => void records.push(r.event),
         },
       });
-      // Code that holds the live event (here: a callback slipped in before the gate, after install).
-      liveCallbackArray(agentHookRegistry(agent), BeforeToolCallEvent)!.unshift({
-        callback: (event: BeforeToolCallEvent) => void (live = event),
-        order: -Infinity,
-      });
-      const error = await settleRun(agent);
+      // Code that holds the live event (here: the registry class's dispatch patched around gate-audit's check; no
+      // hook can run before the decision).
+      const registry = hiddenPrototypes().hookRegistry as { invokeCallbacks: (e: unknown) => Promise<unknown> };
+      const dispatch = registry.invokeCallbacks;
+      registry.invokeCallbacks = function (this: unknown, event: unknown): Promise<unknown> {
+        if (event instanceof BeforeToolCallEvent) live = event;
+        return dispatch.call(this, event);
+      };
+      const error = await settleRun(agent).finally(() => void (registry.invokeCallbacks = dispatch));
       expect(ran).toEqual([]);
       expect(records).toEqual(['tampering']);
       expect(error).toBeInstanceOf(GateFailedError);

@@ -377,10 +377,12 @@ describe(`check "${GATE_ERROR}"`, () => {
       'invokeCallbacks',
       (original) =>
         async function (this: unknown, ...args: never[]): Promise<unknown> {
-          const done = await original.apply(this, args);
           const [event] = args as unknown[];
-          if (event instanceof BeforeModelCallEvent) event.cancel = false;
-          return done;
+          if (!(event instanceof BeforeModelCallEvent)) return original.apply(this, args);
+          // The hooks act on a copy: the SDK never reads their cancel (a cancel they hold included).
+          const copy: unknown = Object.assign(Object.create(Object.getPrototypeOf(event) as object) as object, event);
+          await original.apply(this, [copy] as never[]);
+          return event;
         },
     );
     expect(await runSelfTest()).toEqual({
