@@ -1,0 +1,34 @@
+/**
+ * Attacks on settling a gate's answer (`src/enforce/call.ts`): an answer that reads differently the second time.
+ *
+ * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
+ * say more than is true; the id in brackets at the end of a title is the attack's in docs/sdk-paths.md. Real SDK
+ * objects throughout; the only double is the scripted model.
+ */
+import { describe, expect, it } from 'vitest';
+import { type Decision, install } from '../../src/index.js';
+import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+
+isolateEachTest();
+
+describe("settling a gate's answer (call.ts)", () => {
+  describe('when the answer changes between reads', () => {
+    it('a deny whose then appears on a second read stays a deny [A8]', async () => {
+      let reads = 0;
+      const twoFaced = {
+        verdict: 'deny',
+        reason: 'no rm',
+        get then() {
+          reads += 1;
+          return reads === 1 ? undefined : (resolve: (d: Decision) => void) => resolve({ verdict: 'allow' });
+        },
+      };
+      const agent = scriptedAgent('a', [call('rm'), say('-')], { tools: [recordingTool('rm')] });
+      install(agent, { gate: { name: 'two-faced', decide: () => twoFaced as unknown as Decision } });
+      await agent.invoke('go');
+      expect(ran).toEqual([]);
+      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: no rm/);
+      expect(reads).toBe(1);
+    });
+  });
+});
