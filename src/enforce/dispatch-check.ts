@@ -51,8 +51,16 @@ const isArray = Array.isArray;
 
 const copies = new WeakMap<object, CopyDispatch>();
 
-/** Each gated registry's hooks, by event class. */
-const plans = new WeakMap<object, ReadonlyMap<unknown, OwnHooks>>();
+/** A gated registry's plan: gate-audit's hooks by event class, and its map of hooks as read when it was gated. */
+interface Plan {
+  readonly hooks: ReadonlyMap<unknown, OwnHooks>;
+  /** The registry's hooks of one event class (Map's own `get`, bound when gated: it throws for anything else). */
+  readonly entriesOf: (eventClass: unknown) => unknown;
+}
+
+const plans = new WeakMap<object, Plan>();
+// Bound once (no argument list per call); taken at load like the rest.
+const planOf = weakGet.bind(plans) as (registry: object) => Plan | undefined;
 
 /**
  * The registry the SDK's `invokeCallbacks` is run on: it answers `getCallbacksFor` with the list the check
@@ -88,10 +96,10 @@ function ordered(
   event: object,
   eventClass: unknown,
   own: OwnHooks,
+  plan: Plan,
   getCallbacksFor: (this: unknown, event: unknown) => unknown,
 ): unknown[] | string {
-  // Map's own `get`, taken at load: it throws for anything but a real Map, which fails the check closed.
-  const entries: unknown = apply(mapGet, readData(registry, '_callbacks'), [eventClass]);
+  const entries: unknown = plan.entriesOf(eventClass);
   if (!isArray(entries)) return 'its hook registry holds no plain list of hooks for the event';
   for (let i = 0; i < entries.length; i += 1) {
     const entry: unknown = entries[i];
@@ -177,17 +185,14 @@ export function standOnDispatch(proto: object, shapeError: (what: string) => Err
           return rejected(new GateFailedError(failure));
         }
       }
-      const plan =
-        typeof this === 'object' && this !== null
-          ? (apply(weakGet, plans, [this]) as ReadonlyMap<unknown, OwnHooks> | undefined)
-          : undefined;
+      const plan = typeof this === 'object' && this !== null ? planOf(this) : undefined;
       if (plan === undefined) return apply(invoke, this, [event]);
       const eventClass: unknown = (event as { constructor?: unknown }).constructor;
-      const own = plan.get(eventClass);
+      const own = plan.hooks.get(eventClass);
       if (own === undefined) return apply(invoke, this, [event]);
       let checked: unknown[] | string;
       try {
-        checked = ordered(this as object, event, eventClass, own, list);
+        checked = ordered(this as object, event, eventClass, own, plan, list);
       } catch (error) {
         checked = `its hooks could not be read (${messageOf(error)})`;
       }
@@ -222,9 +227,13 @@ function failClosed(invoke: Invoke, event: object, own: OwnHooks, why: string): 
  * @returns the cleanup (it leaves a plan that replaced this one alone)
  */
 export function planDispatch(registry: object, hooks: ReadonlyMap<unknown, OwnHooks>): () => void {
-  plans.set(registry, hooks);
+  // The map is read once (the gate makes the field read-only): a map that is not a plain Map fails every dispatch
+  // of the registry closed, as Map's own `get` throws for it.
+  const map = readData(registry, '_callbacks');
+  const plan: Plan = { hooks, entriesOf: mapGet.bind(map) };
+  plans.set(registry, plan);
   return () => {
-    if (plans.get(registry) === hooks) plans.delete(registry);
+    if (plans.get(registry) === plan) plans.delete(registry);
   };
 }
 
