@@ -64,12 +64,3 @@ export function neutralizedStreams<S extends CommandStreams>(streams: S, options
     ...(options.stdout === true ? { stdout: neutralizedStream(streams.stdout) } : {}),
   };
 }
-
-/** The commands that print only text on stdout, so their stdout passes the final pass for text too. */
-export const TEXT_ONLY_COMMANDS: ReadonlySet<string> = new Set([
-  'check-policy',
-  'verify-log',
-  'approvals',
-  'store',
-  'init',
-]);

@@ -7,16 +7,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Command, Option } from 'commander';
 import { REPORTER_FORMATS } from '../config.js';
 import { GateAuditError, messageOf } from '../errors.js';
-import { type ExitRule, judgeRun, minCoverageProblem } from '../report/exit.js';
+import { type ExitRule, judgeRun } from '../report/exit.js';
 import { gateAuditVersion } from '../report/generator.js';
 import { type MergeInput, mergeReports } from '../report/merge.js';
 import { FORMAT_NAMES, isFormatName } from '../report/render/index.js';
 import type { SarifOptions } from '../report/render/sarif.js';
 import { type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from '../report/schema.js';
 import { quoted, visible } from '../text.js';
+import { collect, percentArg } from './args.js';
 import { closest } from './did-you-mean.js';
 import { projectRoot } from './locate.js';
 import { sarifLocations } from './sarif-locations.js';
@@ -34,17 +35,6 @@ interface MergeOptions {
   exitZero?: boolean;
   quiet?: boolean;
 }
-
-function percentArg(value: string): number {
-  const n = value.trim() === '' ? Number.NaN : Number(value);
-  const problem = minCoverageProblem(n);
-  if (problem !== undefined) throw new InvalidArgumentError(problem);
-  return n;
-}
-
-const collect =
-  <T>(parse: (value: string) => T) =>
-  (value: string, previous: T[] = []): T[] => [...previous, parse(value)];
 
 function program(streams: Streams): Command {
   return new Command('gate-audit merge')

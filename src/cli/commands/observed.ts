@@ -1,0 +1,13 @@
+/** `gate-audit observed <traces...>`: which tool calls in OTLP JSON traces were decided, refused or undecided. */
+import { observedCommand } from '../observed.js';
+import type { CliCommand } from './command.js';
+
+/** The `observed` subcommand. */
+export const observed: CliCommand = {
+  name: 'observed',
+  help: [
+    '  gate-audit observed <traces...>               which tool calls in OTLP JSON traces were decided, refused or undecided',
+  ],
+  textOnly: false,
+  run: async (argv, { streams, cwd }) => await observedCommand(argv, streams, cwd),
+};
