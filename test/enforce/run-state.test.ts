@@ -4,7 +4,7 @@
  * `invocationState` is a primitive is refused from the start (the model is not called again after a gate failure);
  * an agent gated in the middle of its own run has its calls decided and its failures stop it; an agent invoked from
  * inside an agent-as-tool call is never given the caller's place (the run context, custom nodes and places outside
- * a known run, is pinned in `run-context.test.ts`). Each test fails when the line it names is changed.
+ * a known run, is pinned in `run-state.run-context.test.ts`). Each test fails when the line it names is changed.
  *
  * Surviving mutants of run-state.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent:
  * - `runFailure`'s `key === undefined` (→ `false`): `WeakMap.get` of a non-object answers undefined.

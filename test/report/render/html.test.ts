@@ -1,16 +1,16 @@
 /**
  * The HTML report as text: its parts, its policy, its picture's allowlist and its size. (What it does in a
- * browser is in html-browser.test.ts.)
+ * browser is in test/report/html-browser.test.ts.)
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { summarize } from '../../src/report/audit.js';
-import { embeddedJson, PICTURE_NODE_LIMIT, renderHtml, renderHtmlPage } from '../../src/report/render/html.js';
-import { PAGE_SCRIPT, PAGE_STYLE } from '../../src/report/render/html-page.js';
-import { FORMAT_NAMES, PAGE_RENDERERS, renderFormat } from '../../src/report/render/index.js';
-import { cleanSvg, PictureError } from '../../src/report/render/svg.js';
-import { type CoverageNode, type CoverageReport, CoverageReportSchema } from '../../src/report/schema.js';
-import { cli } from '../helpers/cli.js';
+import { summarize } from '../../../src/report/audit.js';
+import { embeddedJson, PICTURE_NODE_LIMIT, renderHtml, renderHtmlPage } from '../../../src/report/render/html.js';
+import { PAGE_SCRIPT, PAGE_STYLE } from '../../../src/report/render/html-page.js';
+import { FORMAT_NAMES, PAGE_RENDERERS, renderFormat } from '../../../src/report/render/index.js';
+import { cleanSvg, PictureError } from '../../../src/report/render/svg.js';
+import { type CoverageNode, type CoverageReport, CoverageReportSchema } from '../../../src/report/schema.js';
+import { cli } from '../../helpers/cli.js';
 
 const hash = (text: string): string => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { buildLateNodeGraph } from '../../fixtures/graphs/late-node-graph.js';
-import { buildMixedGraph } from '../../fixtures/graphs/mixed-graph.js';
-import { buildResearchGraph } from '../../fixtures/graphs/research-graph.js';
-import { buildSupportSwarm } from '../../fixtures/graphs/support-swarm.js';
-import { buildRemoteGraph } from '../../fixtures/graphs/remote-graph.js';
-import { audit, type CoverageNode, CoverageReportSchema } from '../../src/index.js';
-import { summarize } from '../../src/report/audit.js';
-import { renderDot } from '../../src/report/render/dot.js';
-import { renderMermaid } from '../../src/report/render/mermaid.js';
-import { STATUS_COLORS } from '../../src/report/render/picture.js';
+import { buildLateNodeGraph } from '../../../fixtures/graphs/late-node-graph.js';
+import { buildMixedGraph } from '../../../fixtures/graphs/mixed-graph.js';
+import { buildResearchGraph } from '../../../fixtures/graphs/research-graph.js';
+import { buildSupportSwarm } from '../../../fixtures/graphs/support-swarm.js';
+import { buildRemoteGraph } from '../../../fixtures/graphs/remote-graph.js';
+import { audit, type CoverageNode, CoverageReportSchema } from '../../../src/index.js';
+import { summarize } from '../../../src/report/audit.js';
+import { renderDot } from '../../../src/report/render/dot.js';
+import { renderMermaid } from '../../../src/report/render/mermaid.js';
+import { STATUS_COLORS } from '../../../src/report/render/picture.js';
 
 describe('mermaid', () => {
   it('draws orchestrators as subgraphs, nodes with their status class, and the graph edges', () => {
