@@ -7,21 +7,15 @@
  * would be reported under that earlier check: where a realistic fault would do so, it is scoped to the target
  * check's probe (by its id) and the test says so.
  *
- * Measured with these tests (`GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/sdk-self-test.ts
- * --concurrency 1 --force`, 2026-12-01): 257 mutants, 77.8% (200 killed, 53 survived, 4 no coverage); without
- * them about half of the first 195 survived. What survives changes no outcome of a check on a working or a
- * broken SDK, so each is equivalent for the self-test's purpose:
+ * Surviving mutants of sdk-self-test.ts (CONTRIBUTING.md, "Mutation testing"), each changing no outcome of a check:
  * - the probes' ids, prompts, scripted texts, the recording tool's return text, the gates' names, the Graph and
- *   Swarm ids and `maxSteps`, the handoff message: labels that no check reads;
- * - the deny gate's verdict object and the broken gate's body (→ `{}`, `() => undefined`, an empty `throw`):
- *   an answer that is not a decision, or a gate that returns nothing, is refused as a gate error, so the tool
- *   still does not run and the run still stops;
- * - the `{ order: +Infinity }` of the "last" hooks (→ `{}`): registered after the default hook with the same
- *   default order, it still runs last; the `-Infinity` ones are what the check needs, and are killed;
- * - `expectThat(ran.length === 0 && …)` in the swapped-node check (→ `true` for the first half): a tool body
- *   only runs when the swapped-in agent's model asks for it, which the second half already sees;
- * - the allow gate of the swapped-node check (never asked: the gated node calls no tool) and the `check N`
- *   fallback name (every check has a text): not reached.
+ *   Swarm ids and `maxSteps`, the handoff message: labels that no check reads.
+ * - the deny gate's verdict object and the broken gate's body (→ `{}`, `() => undefined`, an empty `throw`): a
+ *   non-decision or no answer is refused as a gate error, so the tool still does not run and the run still stops.
+ * - `{ order: +Infinity }` of the "last" hooks (→ `{}`): registered after the default hook, it still runs last.
+ * - `expectThat(ran.length === 0 && …)` in the swapped-node check (the first half → `true`): a tool body runs only
+ *   when the swapped-in agent's model asks for it, which the second half sees.
+ * - the swapped-node check's allow gate (never asked) and the `check N` fallback name (every check has a text).
  */
 import {
   Agent,
