@@ -7,12 +7,20 @@
  * It runs in a child process (`sdk-self-test-main.ts`) so that `install` can stay synchronous and the
  * probes' log lines never reach the user's terminal.
  */
-import { tool } from '@strands-agents/sdk';
+import { AfterToolCallEvent, BeforeModelCallEvent, TextBlock, tool, ToolResultBlock } from '@strands-agents/sdk';
 import { MultiAgentHandoffEvent } from '@strands-agents/sdk/multiagent';
 import { z } from 'zod';
 import { messageOf } from '../errors.js';
 import { ProbeModel, type ProbeTurn } from '../walker/probe-model.js';
-import { Agent, AgentNode, BeforeNodeCallEvent, BeforeToolCallEvent, Graph, Swarm } from '../walker/sdk-internals.js';
+import {
+  Agent,
+  AgentNode,
+  BeforeNodeCallEvent,
+  BeforeToolCallEvent,
+  ExecuteToolStage,
+  Graph,
+  Swarm,
+} from '../walker/sdk-internals.js';
 import type { Gate, ToolCallRequest } from './gate.js';
 import { install, installMultiagent } from './install.js';
 import type { SelfTestResult } from './sdk-check.js';
@@ -24,6 +32,7 @@ export const SELF_TEST_CHECKS = [
   'a node swapped in after install is cancelled',
   'a gate error stops the run',
   'the Swarm announces a handoff before the next node runs',
+  "gate-audit's hooks run outermost, and what they set holds",
 ] as const;
 
 class CheckFailed extends Error {}
@@ -178,12 +187,60 @@ async function handoffBeforeNextNode(): Promise<void> {
   );
 }
 
+/**
+ * The dispatch check (`dispatch-check.ts`) has the SDK's own `invokeCallbacks` run the list it verified, through
+ * `getCallbacksFor` alone: a hook of the app tied at `-Infinity` with the after-call audit, registered after it
+ * (the SDK alone would run it first), must see a result answered around the gate already withheld; one tied at
+ * `+Infinity` with the model-call stop must not clear it.
+ */
+async function ownHooksOutermost(): Promise<void> {
+  const ran: string[] = [];
+  const seen: string[] = [];
+  const allowed = probeAgent(
+    'self-test-outermost',
+    [callTool('probe_tool'), { text: 'done' }],
+    [recordingTool('probe_tool', ran)],
+  );
+  install(allowed, { gate: { name: 'self-test-allow', decide: () => ({ verdict: 'allow' }) } });
+  // eslint-disable-next-line @typescript-eslint/require-await
+  allowed.addMiddleware(ExecuteToolStage, async function* (context) {
+    yield* [];
+    const { toolUseId } = context.toolUse;
+    return { result: new ToolResultBlock({ toolUseId, status: 'success', content: [new TextBlock('around')] }) };
+  });
+  allowed.addHook(AfterToolCallEvent, (event) => void seen.push(event.result.status), {
+    order: Number.NEGATIVE_INFINITY,
+  });
+  await settle(() => allowed.invoke('go'));
+  expectThat(
+    seen.length === 1 && seen[0] === 'error',
+    `a hook tied with the after-call audit ran before it (it saw ${seen.join(',') || 'nothing'})`,
+  );
+  const broken: Gate = {
+    name: 'self-test-broken',
+    decide: () => {
+      throw new Error('self-test gate failure');
+    },
+  };
+  const stopped = probeAgent(
+    'self-test-held',
+    [callTool('probe_tool'), callTool('probe_tool'), { text: 'done' }],
+    [recordingTool('probe_tool', ran)],
+  );
+  install(stopped, { gate: broken });
+  stopped.addHook(BeforeModelCallEvent, (event) => void (event.cancel = false), { order: Number.POSITIVE_INFINITY });
+  await settle(() => stopped.invoke('go'));
+  expectThat(ran.length === 0, `the tool ran ${ran.length} time(s)`);
+  expectThat(stopped.model.calls <= 1, `a hook cleared the stop: the model was called ${stopped.model.calls} times`);
+}
+
 const RUNS: readonly (() => Promise<void>)[] = [
   hookOrder,
   deniedToolDoesNotRun,
   swappedNodeIsCancelled,
   gateErrorStopsRun,
   handoffBeforeNextNode,
+  ownHooksOutermost,
 ];
 
 /**

@@ -46,6 +46,7 @@ const DENIED_TOOL = "a denied tool's body does not run";
 const SWAPPED_NODE = 'a node swapped in after install is cancelled';
 const GATE_ERROR = 'a gate error stops the run';
 const HANDOFF = 'the Swarm announces a handoff before the next node runs';
+const OUTERMOST = "gate-audit's hooks run outermost, and what they set holds";
 
 type Method = (...args: never[]) => unknown;
 type Events = AsyncGenerator<unknown, unknown, unknown>;
@@ -261,7 +262,7 @@ describe('the self-test on an unpatched SDK', () => {
   it('passes every check, by its text', async () => {
     expect(await runSelfTest()).toEqual({
       ok: true,
-      checks: [HOOK_ORDER, DENIED_TOOL, SWAPPED_NODE, GATE_ERROR, HANDOFF],
+      checks: [HOOK_ORDER, DENIED_TOOL, SWAPPED_NODE, GATE_ERROR, HANDOFF, OUTERMOST],
     });
   });
 
@@ -560,6 +561,26 @@ describe(`check "${HANDOFF}"`, () => {
       ok: false,
       check: HANDOFF,
       detail: "the handoff tool was judged as other,other, not as the SDK's structured-output tool",
+    });
+  });
+});
+
+describe(`check "${OUTERMOST}"`, () => {
+  it('fails when the SDK dispatches hooks through a list of its own (the checked one never runs)', async () => {
+    patch(
+      hiddenPrototypes().hookRegistry,
+      'invokeCallbacks',
+      () =>
+        async function (this: { getCallbacksFor(e: unknown): ((e: unknown) => unknown)[] }, ...args: never[]) {
+          const [event] = args as unknown[];
+          for (const callback of this.getCallbacksFor(event)) await callback(event);
+          return event;
+        },
+    );
+    expect(await runSelfTest()).toEqual({
+      ok: false,
+      check: OUTERMOST,
+      detail: 'a hook tied with the after-call audit ran before it (it saw success)',
     });
   });
 });
