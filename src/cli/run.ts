@@ -13,14 +13,14 @@ import type { SarifOptions } from '../report/render/sarif.js';
 import { type CoverageNote, type CoverageReport, SCHEMA_VERSION, type Shard } from '../report/schema.js';
 import { checkedGenerator, mergeGenerators } from '../report/generator.js';
 import { acceptRulesOf, emptyReport, Factories, posix, realOf, splitKey } from './audit-module.js';
-import type { ModuleOutcome } from './child/protocol.js';
+import type { AcceptRule, ModuleOutcome } from './child/protocol.js';
 import type { LoadedConfig } from './config.js';
 import { closest, didYouMean } from './did-you-mean.js';
 import { type EntryEnd, loadModulesSupervised, runEntrySupervised } from './load-supervised.js';
 import { projectRoot } from './locate.js';
 import { sarifLocations } from './sarif-locations.js';
 import type { Inputs } from './outputs.js';
-import { type Pattern, selectModules } from './select.js';
+import { type Pattern, type SelectedModule, selectModules } from './select.js';
 import { quoted, visible, visiblePath } from '../text.js';
 
 /** Everything a run needs, flags and configuration merged (flags win). */
@@ -173,113 +173,131 @@ export function modulesDigest(projectPaths: readonly string[]): string {
     .digest('hex')}`;
 }
 
-/**
- * Runs one audit.
- *
- * @param settings - flags and configuration, merged
- * @param inputs - filled with every input as it becomes known (an output must never overwrite one)
- * @param watched - filled with every file the run reads, as it reads them (`--watch` watches them)
- * @throws GateAuditError for usage, configuration and load errors (exit 2)
- */
-export async function runAudit(
-  settings: RunSettings,
-  inputs: Inputs,
-  watched: Set<string> = new Set(),
-): Promise<RunOutcome> {
-  const { cwd, config: loaded } = settings;
-  const config = loaded.config;
-  const messages: string[] = [...loaded.warnings];
-  if (loaded.file !== undefined) {
-    inputs.add(loaded.file, 'the configuration');
-    watched.add(loaded.file);
+/** What the steps of one run share: its settings, and what they fill as they go. */
+interface Run {
+  readonly settings: RunSettings;
+  /** Every input, as it becomes known (an output must never overwrite one). */
+  readonly inputs: Inputs;
+  /** Every file the run reads (`--watch` watches them). */
+  readonly watched: Set<string>;
+  /** Lines for stderr, in the order they arise. */
+  readonly messages: string[];
+  /** The project root: shards and SARIF paths are from it. */
+  readonly root: string;
+  /** The configuration's `accept` entries. */
+  readonly acceptRules: readonly AcceptRule[];
+}
+
+/** A file's path from the project root, `/`-separated. */
+const fromRoot = (run: Run, absolute: string): string => posix(relative(run.root, absolute));
+
+/** Records the files a module or an entry loaded: watched, and inputs no output may overwrite. */
+function addClosure(run: Run, files: readonly string[], main: string): void {
+  for (const file of files) {
+    run.watched.add(file);
+    run.inputs.add(file, file === main ? 'a loaded module' : 'a file a loaded module imports');
   }
+}
+
+/** Step 1: the modules the patterns select, and under `--shard` the part of them this shard audits. */
+async function selectTargets(run: Run): Promise<{ targets: SelectedModule[]; shard?: Shard }> {
+  const { settings } = run;
+  const loaded = settings.config;
   const selection = await selectModules(settings.patterns, {
-    cwd,
+    cwd: settings.cwd,
     ignore: settings.ignore,
     errorOnUnmatched: settings.errorOnUnmatched,
     explicitFiles: settings.explicitFiles,
   });
-  for (const file of selection.inputs) inputs.add(file, 'a loaded module');
+  for (const file of selection.inputs) run.inputs.add(file, 'a loaded module');
   for (const pattern of selection.unmatched) {
-    messages.push(`no module matches ${quoted(pattern)} (passed over: --no-error-on-unmatched-pattern)`);
+    run.messages.push(`no module matches ${quoted(pattern)} (passed over: --no-error-on-unmatched-pattern)`);
   }
-  const root = projectRoot(cwd, loaded.file === undefined ? undefined : loaded.dir);
-  const fromRoot = (absolute: string): string => posix(relative(root, absolute));
-  let targets = selection.modules;
-  let shard: Shard | undefined;
-  if (settings.shard !== undefined) {
-    const { index, count } = settings.shard;
-    targets = selection.modules.filter((m) => shardOf(fromRoot(m.absolute), count) === index);
-    shard = {
-      index,
-      count,
-      modulesDigest: modulesDigest([
-        ...selection.modules.map((m) => fromRoot(m.absolute)),
-        ...settings.entries.map(fromRoot),
-      ]),
-      ...(loaded.shown === undefined ? {} : { config: loaded.shown }),
-    };
-    messages.push(
-      `shard ${index}/${count}: ${targets.length} of ${selection.modules.length} selected module${selection.modules.length === 1 ? '' : 's'} (gate-audit merge joins the shards)`,
-    );
-  }
-  const acceptRules = acceptRulesOf(config, loaded.dir);
-  const results: ModuleOutcome[] = [];
-  const notes: CoverageNote[] = [];
-  const addClosure = (files: readonly string[], main: string): void => {
-    for (const file of files) {
-      watched.add(file);
-      inputs.add(file, file === main ? 'a loaded module' : 'a file a loaded module imports');
-    }
+  if (settings.shard === undefined) return { targets: selection.modules };
+  const { index, count } = settings.shard;
+  const targets = selection.modules.filter((m) => shardOf(fromRoot(run, m.absolute), count) === index);
+  const shard: Shard = {
+    index,
+    count,
+    modulesDigest: modulesDigest([
+      ...selection.modules.map((m) => fromRoot(run, m.absolute)),
+      ...settings.entries.map((entry) => fromRoot(run, entry)),
+    ]),
+    ...(loaded.shown === undefined ? {} : { config: loaded.shown }),
   };
-  if (targets.length > 0) {
-    const loadedModules = await loadModulesSupervised(targets, {
-      cwd,
-      ...(loaded.file === undefined ? {} : { config: { file: loaded.file, cwd } }),
-      configDir: loaded.dir,
-      ...(loaded.shown === undefined ? {} : { configShown: loaded.shown }),
-      ...(settings.exportName === undefined ? {} : { exportName: settings.exportName }),
-      callFactories: settings.callFactories,
-      plan: settings.plan,
-      accept: acceptRules,
-      root,
-      timeoutMs: settings.timeoutMs,
-      failOnUnaudited: settings.failOnUnaudited,
-      noise: settings.noise,
-      onModule: (absolute) => watched.add(absolute),
-    });
-    for (const outcome of loadedModules.outcomes) {
-      results.push(outcome);
-      addClosure(outcome.closure.length > 0 ? outcome.closure : [outcome.absolute], outcome.absolute);
-    }
-    notes.push(...loadedModules.notes);
+  run.messages.push(
+    `shard ${index}/${count}: ${targets.length} of ${selection.modules.length} selected module${selection.modules.length === 1 ? '' : 's'} (gate-audit merge joins the shards)`,
+  );
+  return { targets, shard };
+}
+
+/** Step 2: each selected module loaded once, in the audit child, and audited. */
+async function loadTargets(
+  run: Run,
+  targets: readonly SelectedModule[],
+): Promise<{ results: ModuleOutcome[]; notes: CoverageNote[] }> {
+  if (targets.length === 0) return { results: [], notes: [] };
+  const { settings } = run;
+  const loaded = settings.config;
+  const loadedModules = await loadModulesSupervised(targets, {
+    cwd: settings.cwd,
+    ...(loaded.file === undefined ? {} : { config: { file: loaded.file, cwd: settings.cwd } }),
+    configDir: loaded.dir,
+    ...(loaded.shown === undefined ? {} : { configShown: loaded.shown }),
+    ...(settings.exportName === undefined ? {} : { exportName: settings.exportName }),
+    callFactories: settings.callFactories,
+    plan: settings.plan,
+    accept: run.acceptRules,
+    root: run.root,
+    timeoutMs: settings.timeoutMs,
+    failOnUnaudited: settings.failOnUnaudited,
+    noise: settings.noise,
+    onModule: (absolute) => run.watched.add(absolute),
+  });
+  for (const outcome of loadedModules.outcomes) {
+    addClosure(run, outcome.closure.length > 0 ? outcome.closure : [outcome.absolute], outcome.absolute);
   }
-  const entries: EntryEnd[] = [];
-  const entryReports: CoverageReport[] = [];
-  const entryUsed = new Set<number>();
-  const entryPaths: string[] = [];
-  // Under --shard, each entry runs in the one shard its path hashes to, as a module would.
+  return { results: loadedModules.outcomes, notes: loadedModules.notes };
+}
+
+/** What the entries of a run gave. */
+interface EntriesRun {
+  readonly ends: EntryEnd[];
+  readonly reports: CoverageReport[];
+  readonly notes: CoverageNote[];
+  readonly usedAccept: Set<number>;
+  readonly pathsSeen: string[];
+}
+
+/** Step 3: each entry run as the app runs (under `--shard`, in the one shard its path hashes to, as a module). */
+async function runEntries(run: Run): Promise<EntriesRun> {
+  const { settings } = run;
+  const loaded = settings.config;
+  const done: EntriesRun = { ends: [], reports: [], notes: [], usedAccept: new Set(), pathsSeen: [] };
   const entriesHere = settings.entries.filter(
-    (entry) => settings.shard === undefined || shardOf(fromRoot(entry), settings.shard.count) === settings.shard.index,
+    (entry) =>
+      settings.shard === undefined || shardOf(fromRoot(run, entry), settings.shard.count) === settings.shard.index,
   );
   for (const entry of entriesHere) {
-    watched.add(entry);
-    inputs.add(entry, 'an entry point of this run');
+    run.watched.add(entry);
+    run.inputs.add(entry, 'an entry point of this run');
     const outcome = await runEntrySupervised({
-      cwd,
+      cwd: settings.cwd,
       entry,
       args: settings.entryArgs,
       plan: settings.plan,
-      accept: acceptRules,
-      root,
+      accept: run.acceptRules,
+      root: run.root,
       timeoutMs: settings.timeoutMs,
       settleMs: settings.entrySettleMs,
       noise: settings.noise,
-      ...(config.processGuard !== undefined && loaded.file !== undefined ? { processGuardConfig: loaded.file } : {}),
+      ...(loaded.config.processGuard !== undefined && loaded.file !== undefined
+        ? { processGuardConfig: loaded.file }
+        : {}),
     });
-    entries.push(outcome.end);
+    done.ends.push(outcome.end);
     if (settings.requireProcessGuard === true && outcome.end.processGuard?.installed !== true) {
-      notes.push({
+      done.notes.push({
         kind: 'process-guard',
         module: outcome.end.module,
         message:
@@ -290,42 +308,34 @@ export async function runAudit(
         fails: true,
       });
     }
-    entryReports.push(...outcome.reports);
-    notes.push(...outcome.notes);
-    for (const index of outcome.usedAccept) entryUsed.add(index);
-    entryPaths.push(...outcome.pathsSeen);
-    addClosure(outcome.closure, entry);
+    done.reports.push(...outcome.reports);
+    done.notes.push(...outcome.notes);
+    for (const index of outcome.usedAccept) done.usedAccept.add(index);
+    done.pathsSeen.push(...outcome.pathsSeen);
+    addClosure(run, outcome.closure, entry);
   }
-  const factories = new Factories(config, loaded.dir);
-  const stale = factories.stale(results);
-  if (stale[0] !== undefined) {
-    const { field, key, exports } = stale[0];
-    const { exportName } = splitKey(key);
-    throw new GateAuditError(
-      'USAGE',
-      `config=<${loaded.shown ?? '?'}>, field=<${field}> | "${key}": the module has no export "${exportName}"${didYouMean(exportName, exports)} | exports are: ${exports.join(', ') || '(none)'}`,
-    );
-  }
+  return done;
+}
 
-  // Accept entries: applied per module and export (in the child), only to trees holding their path.
-  const used = new Set<number>([...entryUsed, ...results.flatMap((r) => r.usedAccept)]);
-  const pathsSeen: string[] = [...results.flatMap((r) => r.pathsSeen), ...entryPaths];
-  // Counts are recomputed here from the rows the child sent: the exit rule and the summary read the same nodes.
-  const reports: CoverageReport[] = [...results.flatMap((r) => r.reports), ...entryReports].map((r) => ({
-    ...r,
-    summary: summarize(r.nodes),
-  }));
-  const refusedModules = new Set(results.filter((r) => r.refused).map((r) => realOf(r.absolute)));
-  // An entry that matched nothing is stale, counted only for what this run loaded: an entry for a module it
-  // did not load, or refused at import, or (under --export) for another export, is no error.
-  // In a sharded run, each shard records what it saw and `merge` judges over all shards.
-  const loadedReal = new Set(results.map((r) => realOf(r.absolute)));
-  const narrowed = settings.exportName !== undefined;
-  const judged: { index: number; path: string; used: boolean }[] = [];
-  notes.push(...results.flatMap((r) => r.notes));
-  const anyLoadFailed = notes.some((n) => n.kind === 'load');
-  // A tree a module's own installMultiagent refused fails the run, whatever the exit rule says of its rows; as a
-  // note it stays in the report, so `merge` judges the shards' run as this one.
+/** Step 4: a factory the configuration names that its module does not export is a usage error. */
+function checkFactories(run: Run, results: readonly ModuleOutcome[]): void {
+  const loaded = run.settings.config;
+  const stale = new Factories(loaded.config, loaded.dir).stale(results);
+  if (stale[0] === undefined) return;
+  const { field, key, exports } = stale[0];
+  const { exportName } = splitKey(key);
+  throw new GateAuditError(
+    'USAGE',
+    `config=<${loaded.shown ?? '?'}>, field=<${field}> | "${key}": the module has no export "${exportName}"${didYouMean(exportName, exports)} | exports are: ${exports.join(', ') || '(none)'}`,
+  );
+}
+
+/**
+ * Step 5: the notes that fail the run whatever the exit rule says of its rows (a tree a module's own
+ * installMultiagent refused), kept in the report so `merge` judges the shards' run as this one; each load
+ * failure as a line on stderr.
+ */
+function refusalNotes(run: Run, results: readonly ModuleOutcome[], notes: CoverageNote[]): void {
   for (const result of results) {
     if (!result.refused) continue;
     notes.push({
@@ -340,90 +350,168 @@ export async function runAudit(
   for (const note of notes) {
     if (note.kind === 'load') {
       // The module's own error text can hold anything: shown escaped, one line.
-      messages.push(
+      run.messages.push(
         `load failed: ${visible(note.module)}: ${visible(note.message)}${note.fix === undefined ? '' : ` | ${visible(note.fix)}`}`,
       );
     }
   }
-  for (const rule of acceptRules) {
+}
+
+/**
+ * Step 6: the `accept` entries judged. An entry that matched nothing is stale, counted only for what this run
+ * loaded: an entry for a module it did not load, or refused at import, or (under `--export`) for another export,
+ * is no error. A sharded run, or one whose modules failed to load, records what it saw, and `merge` judges
+ * over all shards.
+ *
+ * @returns the entries judged, for the shard's record
+ * @throws GateAuditError `USAGE` for a stale entry
+ */
+function judgeAccept(
+  run: Run,
+  results: readonly ModuleOutcome[],
+  entries: EntriesRun,
+  recordOnly: boolean,
+): { index: number; path: string; used: boolean }[] {
+  const { settings } = run;
+  const used = new Set<number>([...entries.usedAccept, ...results.flatMap((r) => r.usedAccept)]);
+  const pathsSeen: string[] = [...results.flatMap((r) => r.pathsSeen), ...entries.pathsSeen];
+  const refusedModules = new Set(results.filter((r) => r.refused).map((r) => realOf(r.absolute)));
+  const loadedReal = new Set(results.map((r) => realOf(r.absolute)));
+  const judged: { index: number; path: string; used: boolean }[] = [];
+  for (const rule of run.acceptRules) {
     const underEntries = settings.entries.length > 0;
     if (rule.module !== undefined && !underEntries && (!loadedReal.has(rule.module) || refusedModules.has(rule.module)))
       continue;
-    if (narrowed && rule.export !== settings.exportName) continue;
+    if (settings.exportName !== undefined && rule.export !== settings.exportName) continue;
     judged.push({ index: rule.index, path: rule.path, used: used.has(rule.index) });
-    if (used.has(rule.index) || shard !== undefined || anyLoadFailed) continue;
+    if (used.has(rule.index) || recordOnly) continue;
     const near = closest(rule.path, pathsSeen);
     throw new GateAuditError(
       'USAGE',
-      `config=<${loaded.shown ?? '?'}>, field=<accept[${rule.index}].path> | "${rule.path}" matches no node of the modules loaded in this run${near === undefined ? '' : ` | did you mean "${near}"?`} | fix the path (from the module's root, e.g. "${pathsSeen[0] ?? 'root/node'}") or remove the entry`,
+      `config=<${settings.config.shown ?? '?'}>, field=<accept[${rule.index}].path> | "${rule.path}" matches no node of the modules loaded in this run${near === undefined ? '' : ` | did you mean "${near}"?`} | fix the path (from the module's root, e.g. "${pathsSeen[0] ?? 'root/node'}") or remove the entry`,
     );
   }
+  return judged;
+}
 
+/** Step 7, when nothing was audited: the error that says why. */
+function nothingAudited(results: readonly ModuleOutcome[], notes: readonly CoverageNote[]): GateAuditError {
+  const skipped = notes.filter((n) => n.kind === 'skipped-module').length;
+  const unaudited = notes.filter((n) => n.kind === 'unaudited-export');
+  const why = [
+    `${results.length} module${results.length === 1 ? '' : 's'} loaded`,
+    ...(skipped > 0 ? [`${skipped} skipped with nothing to audit`] : []),
+    ...(unaudited.length > 0
+      ? [`exports not audited: ${unaudited.map((n) => `${n.module}#${n.export ?? '?'}`).join(', ')}`]
+      : []),
+  ].join(', ');
+  return new GateAuditError(
+    'NO_ORCHESTRATOR',
+    `nothing was audited (${why}) | name the modules that export your Graph, Swarm or Agent, or their factories (factories in the config, --export, --call-factories)`,
+  );
+}
+
+/** Step 8, `--require-gate`: the gated nodes not under that gate, as notes and one line on stderr. */
+function requireGate(run: Run, report: CoverageReport, notes: CoverageNote[]): void {
+  const required = run.settings.requireGate;
+  if (required === undefined) return;
+  notes.push(...gateMismatches(report, required));
+  const mismatched = notes.filter((n) => n.kind === 'gate-mismatch');
+  if (mismatched.length === 0) return;
+  // Node paths are data: each shown escaped and quoted, so no id can start a line or forge a command.
+  run.messages.push(
+    `--require-gate ${quoted(required)}: ${mismatched.length} gated node${mismatched.length === 1 ? '' : 's'} not under that gate: ${mismatched
+      .slice(0, 5)
+      .map((n) => quoted(visiblePath(n.path ?? [])))
+      .join(', ')}${mismatched.length > 5 ? ', …' : ''}`,
+  );
+}
+
+/** The outcome of a run from its report: the exit code by the one rule, the messages, the SARIF locations. */
+function outcomeOf(run: Run, report: CoverageReport, results: readonly ModuleOutcome[]): RunOutcome {
+  const rule = exitRuleOf(run.settings);
+  return {
+    report,
+    // The one rule, from the report alone (nodes, minimum, the notes that fail the run; a load failure is exit 2,
+    // --exit-zero or not): `merge` judges the shards of this run by the same function.
+    exitCode: judgeRun(report, rule).exitCode,
+    messages: run.messages,
+    sarif: runLocations(report, results, run.settings),
+    watched: [...run.watched],
+    exitRule: rule,
+  };
+}
+
+/**
+ * Runs one audit: select the modules, load and audit each, run the entries, check the configuration's
+ * factories and accept entries against what loaded, then one report judged by the one rule.
+ *
+ * @param settings - flags and configuration, merged
+ * @param inputs - filled with every input as it becomes known (an output must never overwrite one)
+ * @param watched - filled with every file the run reads, as it reads them (`--watch` watches them)
+ * @throws GateAuditError for usage, configuration and load errors (exit 2)
+ */
+export async function runAudit(
+  settings: RunSettings,
+  inputs: Inputs,
+  watched: Set<string> = new Set(),
+): Promise<RunOutcome> {
+  const loaded = settings.config;
+  if (loaded.file !== undefined) {
+    inputs.add(loaded.file, 'the configuration');
+    watched.add(loaded.file);
+  }
+  const run: Run = {
+    settings,
+    inputs,
+    watched,
+    messages: [...loaded.warnings],
+    root: projectRoot(settings.cwd, loaded.file === undefined ? undefined : loaded.dir),
+    acceptRules: acceptRulesOf(loaded.config, loaded.dir),
+  };
+  const selected = await selectTargets(run);
+  const modules = await loadTargets(run, selected.targets);
+  const entries = await runEntries(run);
+  checkFactories(run, modules.results);
+  const { results } = modules;
+  const notes: CoverageNote[] = [...modules.notes, ...entries.notes, ...results.flatMap((r) => r.notes)];
+  const anyLoadFailed = notes.some((n) => n.kind === 'load');
+  refusalNotes(run, results, notes);
+  let shard = selected.shard;
+  const judged = judgeAccept(run, results, entries, shard !== undefined || anyLoadFailed);
   if (shard !== undefined && judged.length > 0) shard = { ...shard, accept: judged };
-  if (reports.length === 0 && (shard !== undefined || anyLoadFailed)) {
+  const extras = {
+    ...(entries.ends.length > 0 ? { entries: entries.ends } : {}),
+    ...(shard === undefined ? {} : { shard }),
+  };
+  // Counts are recomputed here from the rows the child sent: the exit rule and the summary read the same nodes.
+  const reports: CoverageReport[] = [...results.flatMap((r) => r.reports), ...entries.reports].map((r) => ({
+    ...r,
+    summary: summarize(r.nodes),
+  }));
+  if (reports.length === 0) {
     // A shard may get no module, or only modules with nothing to audit: `merge` says whether the whole run
     // audited anything. A run whose modules failed to load reports that, and exits 2.
-    const empty: CoverageReport = {
-      ...emptyReport(settings.plan),
-      ...(notes.length > 0 ? { notes } : {}),
-      ...(entries.length > 0 ? { entries } : {}),
-      ...(shard === undefined ? {} : { shard }),
-    };
-    return {
-      report: empty,
-      exitCode: judgeRun(empty, exitRuleOf(settings)).exitCode,
-      messages,
-      sarif: runLocations(empty, results, settings),
-      watched: [...watched],
-      exitRule: exitRuleOf(settings),
-    };
-  }
-  if (reports.length === 0) {
-    const skipped = notes.filter((n) => n.kind === 'skipped-module').length;
-    const unaudited = notes.filter((n) => n.kind === 'unaudited-export');
-    const why = [
-      `${results.length} module${results.length === 1 ? '' : 's'} loaded`,
-      ...(skipped > 0 ? [`${skipped} skipped with nothing to audit`] : []),
-      ...(unaudited.length > 0
-        ? [`exports not audited: ${unaudited.map((n) => `${n.module}#${n.export ?? '?'}`).join(', ')}`]
-        : []),
-    ].join(', ');
-    throw new GateAuditError(
-      'NO_ORCHESTRATOR',
-      `nothing was audited (${why}) | name the modules that export your Graph, Swarm or Agent, or their factories (factories in the config, --export, --call-factories)`,
+    if (shard === undefined && !anyLoadFailed) throw nothingAudited(results, notes);
+    return outcomeOf(
+      run,
+      { ...emptyReport(settings.plan), ...(notes.length > 0 ? { notes } : {}), ...extras },
+      results,
     );
   }
   const combined = combine(reports, settings.plan);
-  if (settings.requireGate !== undefined) notes.push(...gateMismatches(combined, settings.requireGate));
-  const report: CoverageReport = {
-    ...combined,
-    // The SDK this command checked before anything loaded (the audit child resolves the same copy).
-    generator: checkedGenerator(),
-    ...(notes.length > 0 ? { notes } : {}),
-    ...(entries.length > 0 ? { entries } : {}),
-    ...(shard === undefined ? {} : { shard }),
-  };
-  // The one rule, from the report alone (nodes, minimum, the notes that fail the run; a load failure is exit 2,
-  // --exit-zero or not): `merge` judges the shards of this run by the same function.
-  const { exitCode } = judgeRun(report, exitRuleOf(settings));
-  const mismatched = notes.filter((n) => n.kind === 'gate-mismatch');
-  if (mismatched.length > 0) {
-    // Node paths are data: each shown escaped and quoted, so no id can start a line or forge a command.
-    messages.push(
-      `--require-gate ${quoted(settings.requireGate ?? '')}: ${mismatched.length} gated node${mismatched.length === 1 ? '' : 's'} not under that gate: ${mismatched
-        .slice(0, 5)
-        .map((n) => quoted(visiblePath(n.path ?? [])))
-        .join(', ')}${mismatched.length > 5 ? ', …' : ''}`,
-    );
-  }
-  return {
-    report,
-    exitCode,
-    messages,
-    sarif: runLocations(report, results, settings),
-    watched: [...watched],
-    exitRule: exitRuleOf(settings),
-  };
+  requireGate(run, combined, notes);
+  return outcomeOf(
+    run,
+    {
+      ...combined,
+      // The SDK this command checked before anything loaded (the audit child resolves the same copy).
+      generator: checkedGenerator(),
+      ...(notes.length > 0 ? { notes } : {}),
+      ...extras,
+    },
+    results,
+  );
 }
 
 function exitRuleOf(settings: RunSettings): ExitRule {
