@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REPORTER_FORMATS, ReporterSchema } from '../../src/config.js';
-import { FORMAT_NAMES, FORMATS, PAGE_RENDERERS, RENDERERS, renderFormat } from '../../src/report/render/index.js';
-import { hasHiddenCharacters } from '../../src/text.js';
-import { root } from '../helpers/cli.js';
-import { ATTACKS, COMMAND_ATTACKS, hostileReport } from './hostile.js';
-import { OWN_COMMAND, runnerCommands } from './runner-commands.js';
+import { REPORTER_FORMATS, ReporterSchema } from '../../../src/config.js';
+import { FORMAT_NAMES, FORMATS, PAGE_RENDERERS, RENDERERS, renderFormat } from '../../../src/report/render/index.js';
+import { hasHiddenCharacters } from '../../../src/text.js';
+import { root } from '../../helpers/cli.js';
+import { ATTACKS, COMMAND_ATTACKS, hostileReport } from '../hostile.js';
+import { OWN_COMMAND, runnerCommands } from '../runner-commands.js';
 
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 40);
 

@@ -6,8 +6,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SUBCOMMANDS, subcommandOf } from '../../src/cli/commands/index.js';
-import { cli, root } from '../helpers/cli.js';
+import { SUBCOMMANDS, subcommandOf } from '../../../src/cli/commands/index.js';
+import { cli, root } from '../../helpers/cli.js';
 
 const NOT_SUBCOMMANDS = new Set(['audit.ts', 'command.ts', 'index.ts']);
 
