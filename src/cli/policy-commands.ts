@@ -349,6 +349,29 @@ function verifyText(file: string, result: LogVerification & { ok: true }, expect
  * @returns the exit code: 0 the chain is intact (and ends at `--expect-last-hash`), 1 a record is broken or
  *   missing, 2 a usage error or the file cannot be read
  */
+/**
+ * Resolves once a stream that has more queued than it wants (a pipe read slower than the breaks are found)
+ * has drained, ended or failed; undefined when nothing is queued (or it is not a Node stream).
+ */
+function drained(stream: Streams['stdout']): Promise<void> | undefined {
+  const out = stream as Partial<{
+    writableNeedDrain: boolean;
+    once(event: string, listener: () => void): unknown;
+    off(event: string, listener: () => void): unknown;
+  }>;
+  if (out.writableNeedDrain !== true || typeof out.once !== 'function' || typeof out.off !== 'function') {
+    return undefined;
+  }
+  const events = ['drain', 'close', 'error'];
+  return new Promise<void>((resolve) => {
+    const done = (): void => {
+      for (const event of events) out.off?.(event, done);
+      resolve();
+    };
+    for (const event of events) out.once?.(event, done);
+  });
+}
+
 export async function verifyLogCommand(argv: readonly string[], streams: Streams, cwd: string): Promise<number> {
   const command = subcommand('verify-log', streams)
     .description('Check a hash-chained decision log: report every broken or missing record.')
@@ -406,7 +429,7 @@ export async function verifyLogCommand(argv: readonly string[], streams: Streams
   };
   try {
     result = await verifyLogFile(resolve(cwd, file), {
-      ...(text ? { onBreak } : {}),
+      ...(text ? { onBreak, pace: () => drained(streams.stdout) } : {}),
       ...(expectLastHash === undefined ? {} : { expectLastHash }),
       ...(options.key === undefined ? {} : { keys: options.key }),
       ...(options.keyring === undefined ? {} : { keyring: resolve(cwd, options.keyring) }),

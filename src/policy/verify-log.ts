@@ -82,6 +82,11 @@ export interface VerifyLogOptions {
    * bounded memory this way.
    */
   readonly onBreak?: (found: LogLineBreak, recordsBefore: number) => void;
+  /**
+   * `verifyLogFile` only: awaited after each chunk of the file, so a caller writing every break somewhere
+   * slower than the check (a pipe) can hold the reading until that has drained, and memory stays bounded.
+   */
+  readonly pace?: () => Promise<void> | undefined;
 }
 
 /** Longest line checked; a longer one is reported instead of being held in memory. */
@@ -359,6 +364,7 @@ export async function verifyLogFile(path: string, options: VerifyLogOptions = {}
         check.tooLong();
       }
     }
+    await options.pace?.();
   }
   if (pieces.length > 0) check.line(Buffer.concat(pieces).toString('utf8'));
   return check.end();
