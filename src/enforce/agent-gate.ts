@@ -45,13 +45,8 @@ import {
   nodeGuardMark,
   noteAgentGateMark,
 } from '../walker/marks.js';
-import {
-  agentHookRegistry,
-  hiddenPrototypes,
-  isSdkToolExecutor,
-  pendingPlugins,
-  readData,
-} from '../walker/sdk-internals.js';
+import { agentHookRegistry, hiddenPrototypes, isSdkToolExecutor, pendingPlugins } from '../walker/sdk-internals.js';
+import { readData } from '../walker/safe-read.js';
 import { segmentOf, UNNAMED } from '../paths.js';
 import {
   ERROR,

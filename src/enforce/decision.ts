@@ -8,7 +8,8 @@
 import type { BeforeToolCallEvent } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
 import { executorRefusal } from '../walker/classify.js';
-import { ownDataShape, readData, toolFacts } from '../walker/sdk-internals.js';
+import { toolFacts } from '../walker/sdk-internals.js';
+import { ownDataShape, readData } from '../walker/safe-read.js';
 import { settleAsk } from './ask.js';
 import { checkBackgroundDispatch } from './background-dispatch.js';
 import {

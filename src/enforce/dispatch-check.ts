@@ -20,7 +20,7 @@
  * The wrapper keeps the descriptor of the method it replaces (the process guard then freezes the prototype).
  */
 import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
-import { className, readData } from '../walker/sdk-internals.js';
+import { className, readData } from '../walker/safe-read.js';
 import { ERROR } from './call.js';
 import { stopRun } from './run-state.js';
 import { holdCancel } from './sdk-mutations.js';

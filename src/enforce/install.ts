@@ -18,15 +18,8 @@ import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { quoted } from '../text.js';
 import { agentGateState, classifyExecutor, localBehind, openNode } from '../walker/classify.js';
 import { agentGateMark, gatePluginGate, isGatePlugin } from '../walker/marks.js';
-import {
-  className,
-  Graph,
-  listTools,
-  type Orchestrator,
-  pendingPlugins,
-  readAgentTool,
-  readData,
-} from '../walker/sdk-internals.js';
+import { Graph, listTools, type Orchestrator, pendingPlugins, readAgentTool } from '../walker/sdk-internals.js';
+import { className, readData } from '../walker/safe-read.js';
 import { nodeMap } from '../walker/topology.js';
 import { type Entry, type Inventory, walk } from '../walker/walk.js';
 import { type AgentGate, type GateSource, installAgentGate, lockAgent, promisedGateSource } from './agent-gate.js';

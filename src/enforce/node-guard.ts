@@ -34,8 +34,8 @@ import {
   MultiAgentHandoffEvent,
   type Orchestrator,
   orchestratorHooks,
-  readData,
 } from '../walker/sdk-internals.js';
+import { readData } from '../walker/safe-read.js';
 import { nodeMap, topologyProblems } from '../walker/topology.js';
 import { adoptPendingPlugin, treeGateRefusal } from './agent-gate.js';
 import { ERROR, viewOf } from './call.js';

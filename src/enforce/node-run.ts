@@ -9,7 +9,7 @@
  */
 import { GateAuditError } from '../errors.js';
 import { NODE_RUN_MARK, type NodeRunMark, nodeRunMark, noteNodeRunMark } from '../walker/marks.js';
-import { isProxy, readData } from '../walker/sdk-internals.js';
+import { isProxy, readData } from '../walker/safe-read.js';
 import { type RunContext, runInContext, runSteps, startNodeRun } from './run-state.js';
 
 /**

@@ -47,15 +47,14 @@ import { agentGateState, classifyExecutor, hasNodeGuard } from '../walker/classi
 import { type AgentGateMark, agentGateMark, type NodeGuardMark, nodeGuardMark, writtenMark } from '../walker/marks.js';
 import {
   Agent,
-  className,
   FunctionTool,
   Graph,
   hiddenPrototypes,
   type Orchestrator,
-  readData,
   Swarm,
   ZodTool,
 } from '../walker/sdk-internals.js';
+import { className, readData } from '../walker/safe-read.js';
 import { configuredDefaultGate, type Gate } from './gate.js';
 import { type GateIdentity, gateIdentity, viewGate } from './gate-identity.js';
 import { CONFIGURED } from './gate-source.js';

@@ -10,18 +10,17 @@ import { testedRange } from '../sdk-version.js';
 import {
   FunctionTool,
   hiddenPrototypes,
-  isProxy,
   liveCallbackArray,
   liveMiddlewareArray,
   type Orchestrator,
   orchestratorHookRegistry,
-  readData,
   agentHookRegistry,
   BeforeToolCallEvent,
   ZodTool,
   type ToolFacts,
   toolFacts,
 } from '../walker/sdk-internals.js';
+import { isProxy, readData } from '../walker/safe-read.js';
 
 function moveToFront(entries: unknown[] | undefined, callback: unknown): boolean {
   if (entries === undefined) return false;

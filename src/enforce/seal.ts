@@ -24,7 +24,7 @@ import type {
 import { types } from 'node:util';
 import { messageOf } from '../errors.js';
 import { segmentOf, UNNAMED } from '../paths.js';
-import { ownDataShape, readData, sameShape } from '../walker/sdk-internals.js';
+import { ownDataShape, readData, sameShape } from '../walker/safe-read.js';
 import { BLOCKED, ERROR, type GateState, recordTampering, refusalResult, type Seal } from './call.js';
 import { sameInput } from './digest.js';
 import { type CalledAt, runCalledAt, runFailure, stopRun } from './run-state.js';

@@ -30,10 +30,10 @@ import {
   mcpClientCount,
   type Orchestrator,
   pendingPlugins,
-  readData,
   toolCallHooks,
   toolMiddleware,
 } from '../walker/sdk-internals.js';
+import { readData } from '../walker/safe-read.js';
 import { type Entry, walk } from '../walker/walk.js';
 import { nodeFailsRun } from './exit.js';
 import { checkedGenerator } from './generator.js';

@@ -3,7 +3,7 @@
  * library in one process read each other's marks (coverage comes from our own marks, not guesses).
  */
 
-import { isProxy } from './sdk-internals.js';
+import { isProxy } from './safe-read.js';
 
 /** Key of the record set on an agent that carries the gate. */
 export const AGENT_GATE_MARK: unique symbol = Symbol.for('gate-audit.agent-gate.v1');

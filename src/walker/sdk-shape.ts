@@ -33,10 +33,10 @@ import {
   isSdkToolExecutor,
   nodeCallHooks,
   pendingPlugins,
-  readData,
   toolCallHooks,
   toolMiddleware,
 } from './sdk-internals.js';
+import { readData } from './safe-read.js';
 import { type AgentConfig, InterventionHandler } from '@strands-agents/sdk';
 import { ProbeModel } from './probe-model.js';
 

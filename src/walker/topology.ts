@@ -8,17 +8,16 @@
  * Every field is read as plain data: a getter or a Proxy anywhere on the way is itself a problem.
  */
 import { Edge } from '@strands-agents/sdk/multiagent';
+import { Graph, type Orchestrator } from './sdk-internals.js';
 import {
   dataField,
   describeFieldProblem,
-  Graph,
   isPlainArray,
   isPlainMap,
   isProxy,
-  type Orchestrator,
   readData,
   shadowedMember,
-} from './sdk-internals.js';
+} from './safe-read.js';
 
 function idOf(node: unknown): string {
   const id = readData(node, 'id');
