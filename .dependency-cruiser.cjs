@@ -1,6 +1,8 @@
 // The pipeline's import direction (walker → enforce → policy → report → cli), checked in `npm run lint`; the
-// folders beside the pipeline (stores, otel, tui, renderers) and the files at the top of src/ name what they may
-// import (whitelists), so a new import between them is a decision, not an accident.
+// folders beside the pipeline (stores, otel, tui, renderers, frameworks/strands) and the files at the top of src/
+// name what they may import (whitelists), so a new import between them is a decision, not an accident.
+// src/frameworks/strands/ holds every read and write of the SDK's private shape: the walker reads it, the gate
+// writes through it, and its self-test installs the gate; what the walker reaches of it reaches no later stage.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -17,6 +19,21 @@ module.exports = {
       comment: 'the walker is pure and imports no later stage',
       from: { path: '^src/walker/' },
       to: { path: '^src/(enforce|policy|report|tui|cli)/' },
+    },
+    {
+      name: 'walker-reaches-no-later-stage',
+      severity: 'error',
+      comment: 'what the walker reads of the SDK (src/frameworks/strands) imports no later stage either',
+      from: { path: '^src/walker/' },
+      to: { path: '^src/(enforce|policy|report|tui|cli)/', reachable: true },
+    },
+    {
+      name: 'strands-whitelist',
+      severity: 'error',
+      comment:
+        "the SDK's private shape builds on the safe reads and the marks; its check logs and its self-test installs the gate",
+      from: { path: '^src/frameworks/strands/' },
+      to: { path: '^src/', pathNot: '^src/(frameworks/strands/|walker/|enforce/|errors\\.ts$)' },
     },
     {
       name: 'enforce-before-report',
@@ -59,7 +76,7 @@ module.exports = {
       severity: 'error',
       comment: "OpenTelemetry reads decisions and places: the gate, the walker, the policy records",
       from: { path: '^src/otel/' },
-      to: { path: '^src/', pathNot: '^src/(otel/|enforce/|walker/|policy/|paths\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(otel/|enforce/|walker/|policy/|frameworks/strands/|paths\\.ts$)' },
     },
     {
       name: 'tui-whitelist',
@@ -93,7 +110,14 @@ module.exports = {
       name: 'sdk-version-is-a-leaf',
       severity: 'error',
       comment: "the SDK range imports nothing of gate-audit",
-      from: { path: '^src/sdk-version\\.ts$' },
+      from: { path: '^src/frameworks/strands/sdk-version\\.ts$' },
+      to: { path: '^src/', pathNot: '^$' },
+    },
+    {
+      name: 'sdk-package-is-a-leaf',
+      severity: 'error',
+      comment: "which files are the SDK's is decided on Node's loader thread: node builtins only",
+      from: { path: '^src/frameworks/strands/sdk-package\\.ts$' },
       to: { path: '^src/', pathNot: '^$' },
     },
     {
@@ -129,7 +153,7 @@ module.exports = {
       severity: 'error',
       comment: "the public entry exports the library, never the CLI or the view",
       from: { path: '^src/index\\.ts$' },
-      to: { path: '^src/', pathNot: '^src/(config\\.ts|enforce/|errors\\.ts|policy/|report/|walker/|paths\\.ts|text\\.ts|sdk-version\\.ts|auditing\\.ts)' },
+      to: { path: '^src/', pathNot: '^src/(config\\.ts|enforce/|errors\\.ts|policy/|report/|walker/|paths\\.ts|text\\.ts|auditing\\.ts)' },
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
   ],

@@ -1,7 +1,7 @@
 // @ts-check
 /**
- * Mutation testing (`npm run mutation`): Stryker mutates src/enforce, src/walker and src/policy and runs the
- * vitest tests that cover each mutant (vitest.mutation.config.ts). Incremental: the results of the last run are
+ * Mutation testing (`npm run mutation`): Stryker mutates src/enforce, src/walker, src/policy and src/frameworks and
+ * runs the vitest tests that cover each mutant (vitest.mutation.config.ts). Incremental: the results of the last run are
  * kept in reports/mutation/incremental.json (git-ignored), so a rerun tests only mutants whose code or covering
  * tests changed. For a narrower run: `npx stryker run --mutate src/enforce/seal.ts`.
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
@@ -13,8 +13,9 @@ export default {
     'src/enforce/**/*.ts',
     'src/walker/**/*.ts',
     'src/policy/**/*.ts',
+    'src/frameworks/**/*.ts',
     // A two-line process entry point run as a child process; nothing in-process can observe its mutants.
-    '!src/enforce/sdk-self-test-main.ts',
+    '!src/frameworks/strands/sdk-self-test-main.ts',
   ],
   coverageAnalysis: 'perTest',
   // Two cores, shared: one test runner at a time.

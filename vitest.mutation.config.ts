@@ -4,17 +4,20 @@
  * its first (dry) run runs every included test, so leaving out the renderers', TUI's and CLI's tests keeps that
  * run short on a small machine.
  *
- * `GATE_AUDIT_MUTATION_TESTS` picks the set: a comma-separated list of `enforce`, `walker`, `policy` (default:
- * all three), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/seal.ts`.
+ * `GATE_AUDIT_MUTATION_TESTS` picks the set: a comma-separated list of `enforce`, `walker`, `policy`, `frameworks`
+ * (default: all four), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/seal.ts`.
  */
 import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
 
 /** The tests that exercise each mutated directory. */
 const sets: Record<string, string[]> = {
-  // The tamper, fail-closed and concurrency rows attack src/enforce with real SDK objects.
+  // The tamper, fail-closed and concurrency rows attack src/enforce with real SDK objects. The SDK's private shape
+  // (src/frameworks/strands) is read by the walker and written by the gate: its tests run with both sets, as they
+  // did before the folder was split out of src/walker and src/enforce.
   enforce: [
     'test/enforce/**/*.test.ts',
+    'test/frameworks/**/*.test.ts',
     'test/reliability/tamper.test.ts',
     'test/reliability/fail-closed.test.ts',
     'test/reliability/concurrency.test.ts',
@@ -23,11 +26,13 @@ const sets: Record<string, string[]> = {
     'test/policy/approval.test.ts',
     'test/policy/approval-store.test.ts',
   ],
-  walker: ['test/walker/**/*.test.ts', 'test/reliability/walker-properties.test.ts'],
+  walker: ['test/walker/**/*.test.ts', 'test/frameworks/**/*.test.ts', 'test/reliability/walker-properties.test.ts'],
   policy: ['test/policy/**/*.test.ts'],
 };
+// The SDK's fields are read and written through the walker and the gate, so their mutants need both sets.
+sets.frameworks = [...new Set([...(sets.enforce ?? []), ...(sets.walker ?? [])])];
 
-const chosen = (process.env.GATE_AUDIT_MUTATION_TESTS ?? 'enforce,walker,policy')
+const chosen = (process.env.GATE_AUDIT_MUTATION_TESTS ?? 'enforce,walker,policy,frameworks')
   .split(',')
   .map((s) => s.trim())
   .filter((s) => s !== '');
@@ -46,5 +51,5 @@ for (const name of chosen) {
 // own agents and resets the process-wide gate).
 export default defineConfig({
   ...base,
-  test: { ...base.test, isolate: false, include: chosen.flatMap((name) => sets[name] ?? []) },
+  test: { ...base.test, isolate: false, include: [...new Set(chosen.flatMap((name) => sets[name] ?? []))] },
 });

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // `npm run sdk-matrix`: runs the whole suite on every minor of the tested SDK range (the newest patch of each
-// minor from the npm registry, within SDK_TESTED of src/sdk-version.ts) and writes docs/compatibility.md's "Supported SDK
+// minor from the npm registry, within SDK_TESTED of src/frameworks/strands/sdk-version.ts) and writes docs/compatibility.md's "Supported SDK
 // versions" table: version, tests passed / failed / skipped, and what differs (the notes of skipped feature
 // tests, the names of failed tests). It works in a copy of this checkout, never in it (the lock's SDK stays).
 //
@@ -15,13 +15,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
-const source = readFileSync(join(root, 'src/sdk-version.ts'), 'utf8');
+const source = readFileSync(join(root, 'src/frameworks/strands/sdk-version.ts'), 'utf8');
 const min = /min: '([^']+)'/.exec(source)?.[1];
 const max = /max: '([^']+)'/.exec(source)?.[1];
-if (min === undefined || max === undefined) throw new Error('SDK_TESTED not found in src/sdk-version.ts');
+if (min === undefined || max === undefined) throw new Error('SDK_TESTED not found in src/frameworks/strands/sdk-version.ts');
 
 // The notes a feature test may skip with; any other skip is reported (a security test never skips).
-const shape = readFileSync(join(root, 'src/walker/sdk-shape.ts'), 'utf8');
+const shape = readFileSync(join(root, 'src/frameworks/strands/sdk-shape.ts'), 'utf8');
 const featureBlock = /FEATURE_ABSENT[^{]*\{([^}]*)\}/.exec(shape)?.[1] ?? '';
 const featureNotes = new Set([...featureBlock.matchAll(/:\s*'([^']+)'/g)].map((m) => m[1]));
 

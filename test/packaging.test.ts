@@ -64,7 +64,7 @@ describe('npm pack', () => {
       expect(packed).toContain(file);
     }
     expect(packed).toContain('dist/cli/main.js');
-    expect(packed).toContain('dist/enforce/sdk-self-test-main.js');
+    expect(packed).toContain('dist/frameworks/strands/sdk-self-test-main.js');
   });
 
   it('leaves out tests, fixtures, scripts, CI, benchmarks, coverage and configuration', () => {

@@ -1,6 +1,6 @@
 /** gate-audit's own version, and what `--version` prints. */
 import { readFileSync } from 'node:fs';
-import { sdkStatus } from '../enforce/sdk-check.js';
+import { sdkStatus } from '../frameworks/strands/sdk-check.js';
 
 /** gate-audit's own version, from its package.json. */
 export function version(): string {

@@ -45,7 +45,12 @@ import {
   nodeGuardMark,
   noteAgentGateMark,
 } from '../walker/marks.js';
-import { agentHookRegistry, hiddenPrototypes, isSdkToolExecutor, pendingPlugins } from '../walker/sdk-internals.js';
+import {
+  agentHookRegistry,
+  hiddenPrototypes,
+  isSdkToolExecutor,
+  pendingPlugins,
+} from '../frameworks/strands/sdk-internals.js';
 import { readData } from '../walker/safe-read.js';
 import { segmentOf, UNNAMED } from '../paths.js';
 import {
@@ -63,8 +68,14 @@ import { enterRun, leaveRun, runFailure, stopRun } from './run-state.js';
 import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './seal.js';
 import { CONFIGURED, gateSource } from './gate-source.js';
 import { dispatchShapeError, type OwnHooks, planDispatch, standOnDispatch } from './dispatch-check.js';
-import { SDK_PACKAGE } from './sdk-package.js';
-import { freezeFields, holdCancel, keepCancel, lockFields, moveHookFirst } from './sdk-mutations.js';
+import { SDK_PACKAGE } from '../frameworks/strands/sdk-package.js';
+import {
+  freezeFields,
+  holdCancel,
+  keepCancel,
+  lockFields,
+  moveHookFirst,
+} from '../frameworks/strands/sdk-mutations.js';
 
 export { APPROVAL_INTERRUPT } from './ask.js';
 export { BLOCKED, ERROR, type GateSource } from './call.js';

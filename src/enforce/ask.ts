@@ -11,7 +11,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JSONValue } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
-import { isInterruptError } from '../walker/sdk-internals.js';
+import { isInterruptError } from '../frameworks/strands/sdk-internals.js';
 import {
   type Call,
   fail,

@@ -12,8 +12,8 @@ import { type GateView, viewGate } from './gate-identity.js';
 import { log } from './log.js';
 import { type ObservedVerdict, observeTool } from './observe.js';
 import { joinRun, stopRun } from './run-state.js';
-import { holdCancel } from './sdk-mutations.js';
-import type { AgentToolRead } from '../walker/sdk-internals.js';
+import { holdCancel } from '../frameworks/strands/sdk-mutations.js';
+import type { AgentToolRead } from '../frameworks/strands/sdk-internals.js';
 
 /** Prefix of the message a refused call returns to the model. */
 export const BLOCKED = '[gate] BLOCKED:';

@@ -8,10 +8,10 @@
 import type { BeforeToolCallEvent } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
 import { executorRefusal } from '../walker/classify.js';
-import { toolFacts } from '../walker/sdk-internals.js';
+import { toolFacts } from '../frameworks/strands/sdk-internals.js';
 import { ownDataShape, readData } from '../walker/safe-read.js';
 import { settleAsk } from './ask.js';
-import { checkBackgroundDispatch } from './background-dispatch.js';
+import { checkBackgroundDispatch } from '../frameworks/strands/background-dispatch.js';
 import {
   agentIdOf,
   andThen,
@@ -37,7 +37,7 @@ import { sameInput, snapshotInput } from './digest.js';
 import type { AskDecision, ToolCallRequest } from './gate.js';
 import { viewGate } from './gate-identity.js';
 import { placeNow, runFailure } from './run-state.js';
-import { lockedToolFacts, lockSdkTool, moveMiddlewareInnermost } from './sdk-mutations.js';
+import { lockedToolFacts, lockSdkTool, moveMiddlewareInnermost } from '../frameworks/strands/sdk-mutations.js';
 
 /** A gate's answer, each field read exactly once. */
 type ReadDecision =

@@ -23,7 +23,7 @@ import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
 import { className, readData } from '../walker/safe-read.js';
 import { ERROR } from './call.js';
 import { stopRun } from './run-state.js';
-import { holdCancel } from './sdk-mutations.js';
+import { holdCancel } from '../frameworks/strands/sdk-mutations.js';
 
 /** Why an event must not be dispatched (the process guard's judgement), or undefined. */
 export type DispatchGuard = (event: object) => string | undefined;

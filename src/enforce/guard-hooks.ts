@@ -5,7 +5,7 @@
  * hook registry from its first import. The line throws when no guard takes it: a copy is never loaded
  * unguarded.
  */
-import { isSdkUrl, sourceText } from './sdk-package.js';
+import { isSdkUrl, sourceText } from '../frameworks/strands/sdk-package.js';
 
 /** The global key of the guard's callback (a `Symbol.for`, so the appended line needs no import). */
 export const GUARD_MODULE_KEY = 'gate-audit.process-guard.sdk-module.v1';

@@ -18,7 +18,13 @@ import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { quoted } from '../text.js';
 import { agentGateState, classifyExecutor, localBehind, openNode } from '../walker/classify.js';
 import { agentGateMark, gatePluginGate, isGatePlugin } from '../walker/marks.js';
-import { Graph, listTools, type Orchestrator, pendingPlugins, readAgentTool } from '../walker/sdk-internals.js';
+import {
+  Graph,
+  listTools,
+  type Orchestrator,
+  pendingPlugins,
+  readAgentTool,
+} from '../frameworks/strands/sdk-internals.js';
 import { className, readData } from '../walker/safe-read.js';
 import { nodeMap } from '../walker/topology.js';
 import { type Entry, type Inventory, walk } from '../walker/walk.js';
@@ -28,8 +34,8 @@ import { CONFIGURED, gateSource } from './gate-source.js';
 import { type AcceptedNodes, installNodeGuard } from './node-guard.js';
 import { type NodeRunKind, nodeRunProblem, wrapNodeRun } from './node-run.js';
 import { setTreePlaces } from './run-state.js';
-import { ensureSdk } from './sdk-check.js';
-import { freezeFields } from './sdk-mutations.js';
+import { ensureSdk } from '../frameworks/strands/sdk-check.js';
+import { freezeFields } from '../frameworks/strands/sdk-mutations.js';
 
 /** An acknowledged remote or opaque node: installed around, never gated, always shown with its reason. */
 export interface AcceptEntry {

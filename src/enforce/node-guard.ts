@@ -34,7 +34,7 @@ import {
   MultiAgentHandoffEvent,
   type Orchestrator,
   orchestratorHooks,
-} from '../walker/sdk-internals.js';
+} from '../frameworks/strands/sdk-internals.js';
 import { readData } from '../walker/safe-read.js';
 import { nodeMap, topologyProblems } from '../walker/topology.js';
 import { adoptPendingPlugin, treeGateRefusal } from './agent-gate.js';
@@ -44,7 +44,12 @@ import { log } from './log.js';
 import { observeNode } from './observe.js';
 import { nodeRunRefusal } from './node-run.js';
 import { enterOrchestratorRun, expectNode, runFailure, stopRun } from './run-state.js';
-import { addOrchestratorHook, holdCancel, keepCancel, moveOrchestratorHookFirst } from './sdk-mutations.js';
+import {
+  addOrchestratorHook,
+  holdCancel,
+  keepCancel,
+  moveOrchestratorHookFirst,
+} from '../frameworks/strands/sdk-mutations.js';
 
 /** Prefix of the message a cancelled node carries. */
 export const UNGATED_NODE = '[gate] UNGATED NODE:';

@@ -11,7 +11,7 @@ import { GATE_PLUGIN_MARK, type GatePluginMark } from '../walker/marks.js';
 import { type GateSource, installAgentGate, lockAgent } from './agent-gate.js';
 import { gateSource } from './gate-source.js';
 import type { InstallOptions } from './install.js';
-import { ensureSdk } from './sdk-check.js';
+import { ensureSdk } from '../frameworks/strands/sdk-check.js';
 
 /** Gates the agent it is given to, when that agent initialises. */
 export class GatePlugin implements Plugin {

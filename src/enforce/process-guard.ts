@@ -53,7 +53,7 @@ import {
   type Orchestrator,
   Swarm,
   ZodTool,
-} from '../walker/sdk-internals.js';
+} from '../frameworks/strands/sdk-internals.js';
 import { className, readData } from '../walker/safe-read.js';
 import { configuredDefaultGate, type Gate } from './gate.js';
 import { type GateIdentity, gateIdentity, viewGate } from './gate-identity.js';
@@ -62,8 +62,8 @@ import { standOnDispatch } from './dispatch-check.js';
 import { GUARD_MODULE_KEY, withGuardLine } from './guard-hooks.js';
 import { type AcceptEntry, install, installMultiagent } from './install.js';
 import { contextRoot, placeNow, stopRun } from './run-state.js';
-import { sdkRootOf, SDK_PACKAGE } from './sdk-package.js';
-import { ensureSdk } from './sdk-check.js';
+import { sdkRootOf, SDK_PACKAGE } from '../frameworks/strands/sdk-package.js';
+import { ensureSdk } from '../frameworks/strands/sdk-check.js';
 
 /** What the guard does with an agent or orchestrator that carries none of its gates. */
 export type OnUngated = 'refuse' | 'install';

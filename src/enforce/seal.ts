@@ -28,7 +28,7 @@ import { ownDataShape, readData, sameShape } from '../walker/safe-read.js';
 import { BLOCKED, ERROR, type GateState, recordTampering, refusalResult, type Seal } from './call.js';
 import { sameInput } from './digest.js';
 import { type CalledAt, runCalledAt, runFailure, stopRun } from './run-state.js';
-import { isLockedSdkTool } from './sdk-mutations.js';
+import { isLockedSdkTool } from '../frameworks/strands/sdk-mutations.js';
 
 type ExecuteToolHandler = MiddlewareHandlerOf<typeof ExecuteToolStage>;
 type ExecuteContext = Parameters<ExecuteToolHandler>[0];

@@ -15,7 +15,7 @@
  * - Decision-log records (file or PostgreSQL) written inside an active span carry its `traceId` and `spanId`
  *   while a processor is open (`policy/trace-ids.ts`), so `gate-audit observed` can match them to the calls.
  *
- * The loop span and the orchestrator's span sit in SDK-private state (`src/walker/sdk-internals.ts`,
+ * The loop span and the orchestrator's span sit in SDK-private state (`src/frameworks/strands/sdk-internals.ts`,
  * feature-dependent): when one cannot be read, the span is parented to the active context and carries
  * `gate_audit.parent = "active_context"`; it is never dropped. Attributes only, no span events.
  *
@@ -36,7 +36,7 @@ import {
 import { type NodeCancel, setDecisionObserver, type ToolDecision } from '../enforce/observe.js';
 import { joinPath } from '../paths.js';
 import { setSpanIdsProvider, type SpanIds } from '../policy/trace-ids.js';
-import { agentLoopSpan, orchestratorSpan } from '../walker/sdk-internals.js';
+import { agentLoopSpan, orchestratorSpan } from '../frameworks/strands/sdk-internals.js';
 import {
   AGENT_ID_ATTRIBUTE,
   chainOf,

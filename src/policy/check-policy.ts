@@ -5,7 +5,7 @@
  * hear about (rules that match no known tool, tools that fall to `default`, a Swarm that can never hand
  * off). Pure: it walks the trees and reads tool registries, nothing else.
  */
-import { listTools } from '../walker/sdk-internals.js';
+import { listTools } from '../frameworks/strands/sdk-internals.js';
 import { walk } from '../walker/walk.js';
 import type { CompiledPolicy, StaticVerdict } from './compile.js';
 import { closest } from './load.js';

@@ -32,7 +32,7 @@ import {
   pendingPlugins,
   toolCallHooks,
   toolMiddleware,
-} from '../walker/sdk-internals.js';
+} from '../frameworks/strands/sdk-internals.js';
 import { readData } from '../walker/safe-read.js';
 import { type Entry, walk } from '../walker/walk.js';
 import { nodeFailsRun } from './exit.js';

@@ -3,7 +3,7 @@
  * SDK lies in the range gate-audit was tested on.
  */
 import { readFileSync } from 'node:fs';
-import { ensureSdk } from '../enforce/sdk-check.js';
+import { ensureSdk } from '../frameworks/strands/sdk-check.js';
 import type { Generator } from './schema.js';
 
 let own: string | undefined;

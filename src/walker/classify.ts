@@ -25,7 +25,7 @@ import {
   Swarm,
   toolCallHooks,
   toolMiddleware,
-} from './sdk-internals.js';
+} from '../frameworks/strands/sdk-internals.js';
 import {
   className,
   dataField,

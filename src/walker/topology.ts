@@ -8,7 +8,7 @@
  * Every field is read as plain data: a getter or a Proxy anywhere on the way is itself a problem.
  */
 import { Edge } from '@strands-agents/sdk/multiagent';
-import { Graph, type Orchestrator } from './sdk-internals.js';
+import { Graph, type Orchestrator } from '../frameworks/strands/sdk-internals.js';
 import {
   dataField,
   describeFieldProblem,

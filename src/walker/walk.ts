@@ -7,7 +7,14 @@ import { type Finding, GateAuditError } from '../errors.js';
 import { segmentOf, UNNAMED } from '../paths.js';
 import { type Classified, classifyExecutor, type EntryKind, openNode, type Problem } from './classify.js';
 import type { Declared } from './declare.js';
-import { type Agent, Graph, isConditionalEdge, listTools, type Orchestrator, readAgentTool } from './sdk-internals.js';
+import {
+  type Agent,
+  Graph,
+  isConditionalEdge,
+  listTools,
+  type Orchestrator,
+  readAgentTool,
+} from '../frameworks/strands/sdk-internals.js';
 import { readData } from './safe-read.js';
 import { nodeMap, topologyProblems } from './topology.js';
 

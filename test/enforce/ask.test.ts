@@ -46,7 +46,7 @@ import {
   type ToolCallRequest,
 } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
-import { liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
+import { liveMiddlewareArray } from '../../src/frameworks/strands/sdk-internals.js';
 import {
   call,
   handoff,

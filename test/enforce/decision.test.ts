@@ -32,7 +32,11 @@ import {
   installMultiagent,
 } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
-import { agentHookRegistry, liveCallbackArray, liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
+import {
+  agentHookRegistry,
+  liveCallbackArray,
+  liveMiddlewareArray,
+} from '../../src/frameworks/strands/sdk-internals.js';
 import {
   call,
   isolateEachTest,

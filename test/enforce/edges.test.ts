@@ -6,7 +6,11 @@ import { BeforeToolCallEvent, BeforeToolsEvent } from '@strands-agents/sdk';
 import { AgentNode, BeforeNodeCallEvent, Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import { allowAll, configureGate, type Gate, GateFailedError, install, installMultiagent } from '../../src/index.js';
-import { hiddenPrototypes, liveCallbackArray, orchestratorHookRegistry } from '../../src/walker/sdk-internals.js';
+import {
+  hiddenPrototypes,
+  liveCallbackArray,
+  orchestratorHookRegistry,
+} from '../../src/frameworks/strands/sdk-internals.js';
 import {
   call,
   handoff,

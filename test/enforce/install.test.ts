@@ -50,7 +50,7 @@ import {
   UngateableError,
 } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
-import { liveMiddlewareArray, nodeCallHooks, toolCallHooks } from '../../src/walker/sdk-internals.js';
+import { liveMiddlewareArray, nodeCallHooks, toolCallHooks } from '../../src/frameworks/strands/sdk-internals.js';
 import { buildResearchGraph } from '../../fixtures/graphs/research-graph.js';
 import { buildSupportSwarm } from '../../fixtures/graphs/support-swarm.js';
 import {

@@ -28,7 +28,7 @@ import {
   install,
   installMultiagent,
 } from '../../src/index.js';
-import { liveCallbackArray, orchestratorHookRegistry } from '../../src/walker/sdk-internals.js';
+import { liveCallbackArray, orchestratorHookRegistry } from '../../src/frameworks/strands/sdk-internals.js';
 import {
   call,
   handoff,

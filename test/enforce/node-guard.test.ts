@@ -57,7 +57,11 @@ import {
   installMultiagent,
 } from '../../src/index.js';
 import { nodeGuardMark } from '../../src/walker/marks.js';
-import { liveCallbackArray, orchestratorHookRegistry, orchestratorHooks } from '../../src/walker/sdk-internals.js';
+import {
+  liveCallbackArray,
+  orchestratorHookRegistry,
+  orchestratorHooks,
+} from '../../src/frameworks/strands/sdk-internals.js';
 import {
   call,
   handoff,

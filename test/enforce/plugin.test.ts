@@ -21,9 +21,9 @@ import {
   NoGateError,
   UngateableError,
 } from '../../src/index.js';
-import { setSdkCheckForTests } from '../../src/enforce/sdk-check.js';
-import { setSdkVersionReader } from '../../src/sdk-version.js';
-import { toolCallHooks } from '../../src/walker/sdk-internals.js';
+import { setSdkCheckForTests } from '../../src/frameworks/strands/sdk-check.js';
+import { setSdkVersionReader } from '../../src/frameworks/strands/sdk-version.js';
+import { toolCallHooks } from '../../src/frameworks/strands/sdk-internals.js';
 import { call, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
 beforeEach(() => {

@@ -29,7 +29,7 @@ import {
   isGated as isGatedAgent,
 } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
-import { liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
+import { liveMiddlewareArray } from '../../src/frameworks/strands/sdk-internals.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 import { settleRun } from '../helpers/runs.js';
 import { deferred } from '../helpers/deferred.js';

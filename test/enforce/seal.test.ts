@@ -51,7 +51,11 @@ import { z } from 'zod';
 import { describe, expect, it, vi } from 'vitest';
 import { allowAll, type Gate, GateFailedError, type GateRecord, install, installMultiagent } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
-import { agentHookRegistry, liveCallbackArray, liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
+import {
+  agentHookRegistry,
+  liveCallbackArray,
+  liveMiddlewareArray,
+} from '../../src/frameworks/strands/sdk-internals.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 import { settleRun } from '../helpers/runs.js';
 import { deferred } from '../helpers/deferred.js';

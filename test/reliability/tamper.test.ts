@@ -10,7 +10,11 @@ import { AgentNode, Edge, Graph, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
 import { type Gate, GateFailedError, hasNodeGuard, install, installMultiagent, isGated } from '../../src/index.js';
 import { agentGateMark } from '../../src/walker/marks.js';
-import { agentHookRegistry, liveCallbackArray, liveMiddlewareArray } from '../../src/walker/sdk-internals.js';
+import {
+  agentHookRegistry,
+  liveCallbackArray,
+  liveMiddlewareArray,
+} from '../../src/frameworks/strands/sdk-internals.js';
 import {
   call,
   edgesOf,

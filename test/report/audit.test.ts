@@ -16,8 +16,8 @@ import {
   installMultiagent,
   plan,
 } from '../../src/index.js';
-import { toolCallHooks } from '../../src/walker/sdk-internals.js';
-import { FEATURE_ABSENT, sdkFeatures } from '../../src/walker/sdk-shape.js';
+import { toolCallHooks } from '../../src/frameworks/strands/sdk-internals.js';
+import { FEATURE_ABSENT, sdkFeatures } from '../../src/frameworks/strands/sdk-shape.js';
 import '../../src/vitest.js';
 import { nodesOf, recordingTool, say, scriptedAgent } from '../helpers/sdk.js';
 

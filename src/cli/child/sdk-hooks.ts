@@ -5,7 +5,7 @@
  * preload finds each copy's `Agent`, `Graph` and `Swarm` classes from the first import. Copies are
  * recognised by their package's name, never by shape (`node:https` exports an `Agent` too).
  */
-import { isSdkUrl, sourceText } from '../../enforce/sdk-package.js';
+import { isSdkUrl, sourceText } from '../../frameworks/strands/sdk-package.js';
 
 export { isSdkUrl };
 

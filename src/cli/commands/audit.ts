@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { REPORTER_FORMATS } from '../../config.js';
-import { ensureSdk } from '../../enforce/sdk-check.js';
+import { ensureSdk } from '../../frameworks/strands/sdk-check.js';
 import { GateAuditError, missingPackageOf } from '../../errors.js';
 import { notesSummary } from '../../report/render/notes.js';
 import { visible } from '../../text.js';

@@ -35,10 +35,10 @@ import {
 } from '@strands-agents/sdk/multiagent';
 import { z } from 'zod';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ensureSdk } from '../../src/enforce/sdk-check.js';
-import { runSelfTest } from '../../src/enforce/sdk-self-test.js';
-import { ProbeModel } from '../../src/walker/probe-model.js';
-import { graphSources, hiddenPrototypes } from '../../src/walker/sdk-internals.js';
+import { ensureSdk } from '../../../src/frameworks/strands/sdk-check.js';
+import { runSelfTest } from '../../../src/frameworks/strands/sdk-self-test.js';
+import { ProbeModel } from '../../../src/frameworks/strands/probe-model.js';
+import { graphSources, hiddenPrototypes } from '../../../src/frameworks/strands/sdk-internals.js';
 
 /** The checks, spelled out (not read from `SELF_TEST_CHECKS`, so a changed text is seen). */
 const HOOK_ORDER = 'hook callbacks run by their order, not by when they were registered';

@@ -1,5 +1,5 @@
 /**
- * The positions gate-audit keeps in private SDK state (`src/enforce/sdk-mutations.ts`): the node witness and the
+ * The positions gate-audit keeps in private SDK state (`src/frameworks/strands/sdk-mutations.ts`): the node witness and the
  * handoff record stay first on their orchestrator events even when app code registered a callback at the same
  * order before install; the execution check is found wherever the agent's middleware went, and is judged
  * innermost among the `wrap` handlers only (input and output phases run outside every wrap); middleware that
@@ -33,9 +33,16 @@
 import { type Agent, BeforeInvocationEvent, BeforeToolCallEvent, ExecuteToolStage } from '@strands-agents/sdk';
 import { BeforeNodeCallEvent, Graph, MultiAgentHandoffEvent, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
-import { allowAll, GateFailedError, type GateRecord, type Gate, install, installMultiagent } from '../../src/index.js';
-import { moveMiddlewareInnermost } from '../../src/enforce/sdk-mutations.js';
-import { agentGateMark } from '../../src/walker/marks.js';
+import {
+  allowAll,
+  GateFailedError,
+  type GateRecord,
+  type Gate,
+  install,
+  installMultiagent,
+} from '../../../src/index.js';
+import { moveMiddlewareInnermost } from '../../../src/frameworks/strands/sdk-mutations.js';
+import { agentGateMark } from '../../../src/walker/marks.js';
 import {
   call,
   handoff,
@@ -46,8 +53,8 @@ import {
   say,
   scriptedAgent,
   toolResults,
-} from '../helpers/sdk.js';
-import { settleRun } from '../helpers/runs.js';
+} from '../../helpers/sdk.js';
+import { settleRun } from '../../helpers/runs.js';
 
 isolateEachTest();
 

@@ -10,8 +10,8 @@
 import { AfterToolCallEvent, BeforeModelCallEvent, TextBlock, tool, ToolResultBlock } from '@strands-agents/sdk';
 import { MultiAgentHandoffEvent } from '@strands-agents/sdk/multiagent';
 import { z } from 'zod';
-import { messageOf } from '../errors.js';
-import { ProbeModel, type ProbeTurn } from '../walker/probe-model.js';
+import { messageOf } from '../../errors.js';
+import { ProbeModel, type ProbeTurn } from './probe-model.js';
 import {
   Agent,
   AgentNode,
@@ -20,9 +20,9 @@ import {
   ExecuteToolStage,
   Graph,
   Swarm,
-} from '../walker/sdk-internals.js';
-import type { Gate, ToolCallRequest } from './gate.js';
-import { install, installMultiagent } from './install.js';
+} from './sdk-internals.js';
+import type { Gate, ToolCallRequest } from '../../enforce/gate.js';
+import { install, installMultiagent } from '../../enforce/install.js';
 import type { SelfTestResult } from './sdk-check.js';
 
 /** The self-test's checks, by the guarantee each one stands for. */

@@ -10,9 +10,9 @@ import {
   type SdkField,
   type SdkProbes,
   sdkFeatures,
-} from '../../src/walker/sdk-shape.js';
+} from '../../../src/frameworks/strands/sdk-shape.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 
 /** The object a field is read from on the probes, and the last key of its path. */
 function holder(probes: SdkProbes, field: SdkField): { object: Record<string, unknown>; key: string } {
@@ -60,10 +60,10 @@ describe('the SDK shape self-check', () => {
     const listed = new Set(SDK_FIELDS.flatMap((f) => f.field.split('.')));
     const read = new Set<string>();
     const files = [
-      'src/walker/sdk-internals.ts',
+      'src/frameworks/strands/sdk-internals.ts',
       'src/walker/classify.ts',
       'src/walker/topology.ts',
-      'src/enforce/sdk-mutations.ts',
+      'src/frameworks/strands/sdk-mutations.ts',
       'src/enforce/install.ts',
       'src/enforce/agent-gate.ts',
     ];

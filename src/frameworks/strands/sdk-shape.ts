@@ -36,7 +36,7 @@ import {
   toolCallHooks,
   toolMiddleware,
 } from './sdk-internals.js';
-import { readData } from './safe-read.js';
+import { readData } from '../../walker/safe-read.js';
 import { type AgentConfig, InterventionHandler } from '@strands-agents/sdk';
 import { ProbeModel } from './probe-model.js';
 

@@ -9,8 +9,8 @@
  * their own would run instead of their class's), so no hook after the decision can change it before the dispatch.
  */
 import type { Agent } from '@strands-agents/sdk';
-import { backgroundDispatchProblem } from '../walker/sdk-internals.js';
-import { readData } from '../walker/safe-read.js';
+import { backgroundDispatchProblem } from './sdk-internals.js';
+import { readData } from '../../walker/safe-read.js';
 import { freezeFields } from './sdk-mutations.js';
 
 /** Agents whose dispatch path was checked and locked whole: it cannot change any more. */

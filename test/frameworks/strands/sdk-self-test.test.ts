@@ -9,9 +9,9 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { runSelfTest, SELF_TEST_CHECKS } from '../../src/enforce/sdk-self-test.js';
+import { runSelfTest, SELF_TEST_CHECKS } from '../../../src/frameworks/strands/sdk-self-test.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
+const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 // Under node_modules, so the copies resolve their own dependencies from this checkout's; one folder per run, so
 // two runs at once (a mutation-testing sandbox and a plain run) never share or remove each other's copies.
 const scratchParent = join(root, 'node_modules/.gate-audit-test');

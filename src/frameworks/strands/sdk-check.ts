@@ -3,7 +3,7 @@
  * if not, does it still behave as gate-audit's guarantees need? Done once per process, at the first
  * `install`, `installMultiagent`, `audit` or `plan` (and first thing in the CLI).
  *
- * - The shape self-check (`walker/sdk-shape.ts`) always runs: a field gate-audit reads that is missing or
+ * - The shape self-check (`sdk-shape.ts`) always runs: a field gate-audit reads that is missing or
  *   of another type refuses with `SDK_SHAPE`.
  * - Outside the tested range: one `[gate-audit] WARN` line, then the behavioural self-test
  *   (`sdk-self-test.ts`, in a child process so `install` stays synchronous); a failure refuses with
@@ -13,10 +13,10 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GateAuditError } from '../errors.js';
-import { isTestedSdk, SDK_TESTED, sdkVersion, testedRange } from '../sdk-version.js';
-import { checkSdkShape, makeSdkProbes, type SdkProbes, type ShapeProblem } from '../walker/sdk-shape.js';
-import { log } from './log.js';
+import { GateAuditError } from '../../errors.js';
+import { isTestedSdk, SDK_TESTED, sdkVersion, testedRange } from './sdk-version.js';
+import { checkSdkShape, makeSdkProbes, type SdkProbes, type ShapeProblem } from './sdk-shape.js';
+import { log } from '../../enforce/log.js';
 
 /** The SDK this process runs, as gate-audit judged it. */
 export interface SdkStatus {

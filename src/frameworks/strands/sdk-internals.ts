@@ -1,6 +1,6 @@
 /**
  * The one place that reads private state of `@strands-agents/sdk` objects (the tested range is in
- * `src/sdk-version.ts`; every private field read here is listed and checked at startup in `sdk-shape.ts`).
+ * `sdk-version.ts`; every private field read here is listed and checked at startup in `sdk-shape.ts`).
  *
  * Why private fields at all: the SDK exposes no public way to list hook callbacks, middleware, pending
  * plugins, a Graph's entry nodes or an AgentNode's executor without side effects (see
@@ -49,7 +49,7 @@ import {
   readData,
   shadowedMember,
   className,
-} from './safe-read.js';
+} from '../../walker/safe-read.js';
 
 export {
   AfterMultiAgentInvocationEvent,

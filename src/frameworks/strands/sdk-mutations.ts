@@ -5,8 +5,8 @@
  * non-configurable (it stays writable: the SDK's own setters keep working).
  */
 import type { Agent } from '@strands-agents/sdk';
-import { GateAuditError } from '../errors.js';
-import { testedRange } from '../sdk-version.js';
+import { GateAuditError } from '../../errors.js';
+import { testedRange } from './sdk-version.js';
 import {
   FunctionTool,
   hiddenPrototypes,
@@ -19,8 +19,8 @@ import {
   ZodTool,
   type ToolFacts,
   toolFacts,
-} from '../walker/sdk-internals.js';
-import { isProxy, readData } from '../walker/safe-read.js';
+} from './sdk-internals.js';
+import { isProxy, readData } from '../../walker/safe-read.js';
 
 function moveToFront(entries: unknown[] | undefined, callback: unknown): boolean {
   if (entries === undefined) return false;

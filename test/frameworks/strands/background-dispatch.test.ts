@@ -16,9 +16,9 @@
  */
 import { type AgentConfig, ToolResultBlock, BeforeToolCallEvent, type Agent } from '@strands-agents/sdk';
 import { describe, expect, it } from 'vitest';
-import { audit, type Gate, GateFailedError, install } from '../../src/index.js';
-import { FEATURE_ABSENT, sdkFeatures } from '../../src/walker/sdk-shape.js';
-import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent } from '../helpers/sdk.js';
+import { audit, type Gate, GateFailedError, install } from '../../../src/index.js';
+import { FEATURE_ABSENT, sdkFeatures } from '../../../src/frameworks/strands/sdk-shape.js';
+import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent } from '../../helpers/sdk.js';
 
 isolateEachTest();
 

@@ -1,5 +1,5 @@
 /**
- * Attacks on what gate-audit keeps in the SDK's objects (`src/enforce/sdk-mutations.ts`): a refusal's cancel
+ * Attacks on what gate-audit keeps in the SDK's objects (`src/frameworks/strands/sdk-mutations.ts`): a refusal's cancel
  * cleared by a stream consumer, a tool swapped after its decision locked it.
  *
  * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
@@ -9,10 +9,19 @@
 import { BeforeToolCallEvent, type Plugin } from '@strands-agents/sdk';
 import { AgentNode, BeforeNodeCallEvent, Graph } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
-import { allowAll, type Gate, install, installMultiagent } from '../../src/index.js';
-import { agentGateMark } from '../../src/walker/marks.js';
-import { call, isolateEachTest, nodesOf, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
-import { rmOnce } from '../helpers/attacks.js';
+import { allowAll, type Gate, install, installMultiagent } from '../../../src/index.js';
+import { agentGateMark } from '../../../src/walker/marks.js';
+import {
+  call,
+  isolateEachTest,
+  nodesOf,
+  ran,
+  recordingTool,
+  say,
+  scriptedAgent,
+  toolResults,
+} from '../../helpers/sdk.js';
+import { rmOnce } from '../../helpers/attacks.js';
 
 isolateEachTest();
 

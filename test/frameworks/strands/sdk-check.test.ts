@@ -30,18 +30,18 @@ import {
   installMultiagent,
   isGated,
   plan,
-} from '../../src/index.js';
-import type * as SdkCheckModule from '../../src/enforce/sdk-check.js';
-import { ensureSdk, selfTestInChild, setSdkCheckForTests } from '../../src/enforce/sdk-check.js';
-import { SELF_TEST_CHECKS } from '../../src/enforce/sdk-self-test.js';
-import { mergeGenerators } from '../../src/report/generator.js';
-import { CoverageReportSchema } from '../../src/report/schema.js';
-import type * as SdkVersionModule from '../../src/sdk-version.js';
-import { isTestedSdk, SDK_TESTED, setSdkVersionReader } from '../../src/sdk-version.js';
-import { makeSdkProbes } from '../../src/walker/sdk-shape.js';
-import { toolCallHooks } from '../../src/walker/sdk-internals.js';
-import { cli, root } from '../helpers/cli.js';
-import { scriptedAgent, say } from '../helpers/sdk.js';
+} from '../../../src/index.js';
+import type * as SdkCheckModule from '../../../src/frameworks/strands/sdk-check.js';
+import { ensureSdk, selfTestInChild, setSdkCheckForTests } from '../../../src/frameworks/strands/sdk-check.js';
+import { SELF_TEST_CHECKS } from '../../../src/frameworks/strands/sdk-self-test.js';
+import { mergeGenerators } from '../../../src/report/generator.js';
+import { CoverageReportSchema } from '../../../src/report/schema.js';
+import type * as SdkVersionModule from '../../../src/frameworks/strands/sdk-version.js';
+import { isTestedSdk, SDK_TESTED, setSdkVersionReader } from '../../../src/frameworks/strands/sdk-version.js';
+import { makeSdkProbes } from '../../../src/frameworks/strands/sdk-shape.js';
+import { toolCallHooks } from '../../../src/frameworks/strands/sdk-internals.js';
+import { cli, root } from '../../helpers/cli.js';
+import { scriptedAgent, say } from '../../helpers/sdk.js';
 
 const RANGE = `>=${SDK_TESTED.min} <=${SDK_TESTED.max}`;
 const pkg = JSON.parse(readFileSync(`${root}/package.json`, 'utf8')) as {
@@ -359,8 +359,8 @@ describe('sdk-check.ts, line by line', () => {
       version: typeof SdkVersionModule;
     }> {
       vi.resetModules();
-      const check = await import('../../src/enforce/sdk-check.js');
-      const version = await import('../../src/sdk-version.js');
+      const check = await import('../../../src/frameworks/strands/sdk-check.js');
+      const version = await import('../../../src/frameworks/strands/sdk-version.js');
       return { check, version };
     }
 

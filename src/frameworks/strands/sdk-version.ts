@@ -3,7 +3,7 @@
  *
  * The peer range (`package.json`) lets an app install any 1.x from the oldest version the suite passes on;
  * the tested range below is narrower: the versions the CI matrix ran the whole suite on. Outside it
- * gate-audit still runs, after one warning line and a behavioural self-test (`src/enforce/sdk-check.ts`).
+ * gate-audit still runs, after one warning line and a behavioural self-test (`sdk-check.ts`).
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
