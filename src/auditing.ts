@@ -5,6 +5,8 @@
  * destination does: an audit records nothing, and never drops a record silently.
  */
 
+import { AUDIT_GUARD_NOTE, AUDIT_KEYRING_NOTE, AUDITING_MARK } from './walker/marks.js';
+
 /** The environment variable of an audit. */
 export const AUDITING_ENV = 'GATE_AUDIT_AUDITING';
 
@@ -12,7 +14,7 @@ export const AUDITING_ENV = 'GATE_AUDIT_AUDITING';
  * The mark the audit child's preload sets on `globalThis` before any user code runs (not writable, not
  * configurable): an app that resets `process.env` cannot turn auditing off.
  */
-export const AUDITING_MARK = Symbol.for('gate-audit.auditing.v1');
+export { AUDITING_MARK };
 
 /** Whether this process is auditing (its sinks record nothing). */
 export function isAuditing(): boolean {
@@ -30,10 +32,10 @@ export const AUDITING_REFUSAL =
  * `globalThis` that cannot be replaced): the report says whether the entry started the guard, from this note,
  * never from a mark any code could write.
  */
-export const AUDIT_GUARD_NOTE = Symbol.for('gate-audit.audit.process-guard-note.v1');
+export { AUDIT_GUARD_NOTE };
 
 /**
  * Where the audit child's preload takes note of a gate built with `allowWritableKeyring: true` (the keyring
  * file it names): the report carries a `writable-keyring` note for it.
  */
-export const AUDIT_KEYRING_NOTE = Symbol.for('gate-audit.audit.writable-keyring-note.v1');
+export { AUDIT_KEYRING_NOTE };

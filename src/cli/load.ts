@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import { inspect, types } from 'node:util';
 import { createJiti } from 'jiti';
 import { type Finding, GateAuditError, messageOf } from '../errors.js';
+import { AUDIT_STOP_MARK, GATED_FACTORY_MARK } from '../walker/marks.js';
 import { walk } from '../walker/walk.js';
 import { readExports, valuesUnder } from './exports.js';
 import { selectModules } from './select.js';
@@ -106,7 +107,7 @@ export interface LoadOptions {
 }
 
 /** The mark `gatedFactory` puts on the functions it returns. */
-export const GATED_FACTORY_MARK = Symbol.for('gate-audit.gated-factory.v1');
+export { GATED_FACTORY_MARK };
 
 // Node loads the SDK itself (shared with gate-audit's own import of it), so its classes are the ones
 // gate-audit checks against, whether the user's module imports or requires it.
@@ -207,7 +208,7 @@ function ungateableOf(error: unknown): { findings: Finding[]; message: string } 
 }
 
 /** The mark of the error the audit child throws into an app that invokes something (see `child/preload.ts`). */
-const AUDIT_STOP = Symbol.for('gate-audit.audit-stop.v1');
+const AUDIT_STOP = AUDIT_STOP_MARK;
 
 /** Whether an error, or one of its causes, is the audit's stop error. */
 export function isAuditStopError(error: unknown): boolean {

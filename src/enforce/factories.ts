@@ -3,6 +3,7 @@
  * an orchestrator built per request by a factory.
  */
 import { Agent, type AgentConfig } from '@strands-agents/sdk';
+import { GATED_FACTORY_MARK } from '../walker/marks.js';
 import { install, type InstallOptions, installMultiagent } from './install.js';
 
 /**
@@ -54,6 +55,6 @@ export function gatedFactory<A extends unknown[], O extends object>(
   Object.defineProperty(wrapped, 'name', { value: build.name === '' ? 'gatedFactory' : build.name });
   // The CLI calls a function with this mark (the user declared it a factory) and reads its arity.
   Object.defineProperty(wrapped, 'length', { value: build.length });
-  Object.defineProperty(wrapped, Symbol.for('gate-audit.gated-factory.v1'), { value: true });
+  Object.defineProperty(wrapped, GATED_FACTORY_MARK, { value: true });
   return wrapped;
 }

@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { messageOf } from '../errors.js';
+import { PROCESS_IDS_KEY } from '../walker/marks.js';
 import type { ApprovalPath, Decision, DecideContext, Gate, GateRecord, ToolCallRequest } from './gate.js';
 
 /** Which gate: its name, its identity, and whether that identity holds in this process only. */
@@ -33,7 +34,7 @@ export interface GateView {
  */
 type IdOf = (gate: object) => string;
 
-const PROCESS_IDS = Symbol.for('gate-audit.process-ids.v2');
+const PROCESS_IDS = PROCESS_IDS_KEY;
 
 /** The prefix of per-process ids; a gate may not declare an id with it. */
 export const PROCESS_ID_PREFIX = 'process:';

@@ -6,9 +6,10 @@
  * unguarded.
  */
 import { isSdkUrl, sourceText } from '../frameworks/strands/sdk-package.js';
+import { GUARD_MODULE_KEY } from '../walker/marks.js';
 
 /** The global key of the guard's callback (a `Symbol.for`, so the appended line needs no import). */
-export const GUARD_MODULE_KEY = 'gate-audit.process-guard.sdk-module.v1';
+export { GUARD_MODULE_KEY };
 
 /**
  * The line appended to an SDK module.

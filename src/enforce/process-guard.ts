@@ -44,7 +44,14 @@ import { AUDIT_GUARD_NOTE, isAuditing } from '../auditing.js';
 import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
 import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { agentGateState, classifyExecutor, hasNodeGuard } from '../walker/classify.js';
-import { type AgentGateMark, agentGateMark, type NodeGuardMark, nodeGuardMark, writtenMark } from '../walker/marks.js';
+import {
+  type AgentGateMark,
+  agentGateMark,
+  type NodeGuardMark,
+  nodeGuardMark,
+  PROCESS_GUARD_MARK,
+  writtenMark,
+} from '../walker/marks.js';
 import {
   Agent,
   FunctionTool,
@@ -94,7 +101,7 @@ export interface ProcessGuard {
 }
 
 /** The mark left on `globalThis` (a frozen summary, for the audit child): `Symbol.for`, read by any copy. */
-export const PROCESS_GUARD_MARK = Symbol.for('gate-audit.process-guard.v1');
+export { PROCESS_GUARD_MARK };
 
 /** The summary the mark holds. */
 export interface ProcessGuardMark {

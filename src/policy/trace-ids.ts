@@ -9,6 +9,7 @@
  * invocation (the SDK never makes an agent's own spans active). `gate-audit observed` matches a record to the
  * tool span whose agent runs directly under that span.
  */
+import { SPAN_IDS_PROVIDER_KEY } from '../walker/marks.js';
 
 /** The ids of one span, lowercase hex (32 and 16 digits). */
 export interface SpanIds {
@@ -19,7 +20,7 @@ export interface SpanIds {
 /** Gives the ids of the active span, or undefined when none is active. */
 export type SpanIdsProvider = () => SpanIds | undefined;
 
-const PROVIDER = Symbol.for('gate-audit.spanIdsProvider');
+const PROVIDER = SPAN_IDS_PROVIDER_KEY;
 
 /**
  * Sets (or, with undefined, removes) the provider of the active span's ids.

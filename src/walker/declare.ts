@@ -19,9 +19,9 @@
  */
 
 import { messageOf } from '../errors.js';
+import { GOVERNS } from './marks.js';
 
-/** The key of the declaration method. */
-export const GOVERNS: unique symbol = Symbol.for('gate-audit.governs.v1');
+export { GOVERNS };
 
 /** What a custom node or executor declares about what it runs. */
 export interface GovernanceDeclaration {
@@ -39,7 +39,7 @@ export interface Declared {
 
 /** How to declare, for messages about custom nodes. */
 export const HOW_TO_DECLARE =
-  "declare what it runs: a [Symbol.for('gate-audit.governs.v1')]() method returning { agents } " +
+  `declare what it runs: a [Symbol.for('${GOVERNS.description ?? ''}')]() method returning { agents } ` +
   '(or { createsGatedAgents: true } when it builds them with gatedAgent())';
 
 /**

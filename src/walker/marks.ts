@@ -1,6 +1,8 @@
 /**
- * The marks gate-audit leaves on the objects it governs. Keys use `Symbol.for` so two copies of this
- * library in one process read each other's marks (coverage comes from our own marks, not guesses).
+ * The marks gate-audit leaves on the objects it governs, and every other key it sets on objects or on
+ * `globalThis`. Keys use `Symbol.for` so two copies of this library in one process read each other's marks
+ * (coverage comes from our own marks, not guesses). Each key is written here and nowhere else: the modules that
+ * set or read one import it (or re-export it under the name their callers know).
  */
 
 import { isProxy } from './safe-read.js';
@@ -11,6 +13,31 @@ export const AGENT_GATE_MARK: unique symbol = Symbol.for('gate-audit.agent-gate.
 export const NODE_GUARD_MARK: unique symbol = Symbol.for('gate-audit.node-guard.v1');
 /** Key set on a `GatePlugin` instance so a pending plugin is recognised before the agent's first run. */
 export const GATE_PLUGIN_MARK: unique symbol = Symbol.for('gate-audit.gate-plugin.v1');
+/** The key of a custom node's declaration method (`src/walker/declare.ts`). */
+export const GOVERNS: unique symbol = Symbol.for('gate-audit.governs.v1');
+/** The mark `gatedFactory` puts on the functions it returns. */
+export const GATED_FACTORY_MARK: unique symbol = Symbol.for('gate-audit.gated-factory.v1');
+/** The process guard's mark on `globalThis` (a frozen summary, for the audit child). */
+export const PROCESS_GUARD_MARK: unique symbol = Symbol.for('gate-audit.process-guard.v1');
+/** The per-process gate ids on `globalThis`, shared by every copy of gate-audit (`src/enforce/gate-identity.ts`). */
+export const PROCESS_IDS_KEY: unique symbol = Symbol.for('gate-audit.process-ids.v2');
+/** The provider of the active span's ids on `globalThis` (`src/policy/trace-ids.ts`). */
+export const SPAN_IDS_PROVIDER_KEY: unique symbol = Symbol.for('gate-audit.spanIdsProvider');
+/** The mark every error the audit child throws into an app that invokes something carries. */
+export const AUDIT_STOP_MARK: unique symbol = Symbol.for('gate-audit.audit-stop.v1');
+/** The audit child's mark on `globalThis` that this process is auditing (`src/auditing.ts`). */
+export const AUDITING_MARK: unique symbol = Symbol.for('gate-audit.auditing.v1');
+/** Where the audit child's preload takes note of a process guard started while auditing. */
+export const AUDIT_GUARD_NOTE: unique symbol = Symbol.for('gate-audit.audit.process-guard-note.v1');
+/** Where the audit child's preload takes note of a gate built with a writable keyring. */
+export const AUDIT_KEYRING_NOTE: unique symbol = Symbol.for('gate-audit.audit.writable-keyring-note.v1');
+/**
+ * The `Symbol.for` key of the process guard's callback on `globalThis`, as a string: the line its loader hooks
+ * append to each SDK module names it, so that line needs no import.
+ */
+export const GUARD_MODULE_KEY = 'gate-audit.process-guard.sdk-module.v1';
+/** The `Symbol.for` key of the audit child preload's callback on `globalThis`, as a string (like `GUARD_MODULE_KEY`). */
+export const SDK_MODULE_KEY = 'gate-audit.sdk-module.v1';
 
 /** One hook gate-audit registered: the event class and the callback, both must stay registered. */
 export interface MarkedHook {

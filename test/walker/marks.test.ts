@@ -3,6 +3,9 @@
  * through a getter or a `Proxy` trap, and a `GatePlugin`'s mark is `true` (older copies) or an object naming its
  * gate and timeout. Written against the survivors of the walker's mutation run (CONTRIBUTING.md, "Mutation testing").
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
   AGENT_GATE_MARK,
@@ -79,5 +82,22 @@ describe('the GatePlugin mark', () => {
     expect(gatePluginMark(marked(GATE_PLUGIN_MARK, new Proxy({ gate }, {})))).toBeUndefined();
     expect(isGatePlugin(proxied(GATE_PLUGIN_MARK, true))).toBe(false);
     expect(gatePluginGate(proxied(GATE_PLUGIN_MARK, { gate }))).toBeUndefined();
+  });
+});
+
+describe('the keys of the marks', () => {
+  it('are each written in src/walker/marks.ts and nowhere else in src/', () => {
+    const src = fileURLToPath(new URL('../../src/', import.meta.url));
+    const key = /Symbol\.for\(\s*['"`]gate-audit\.|['"`]gate-audit\.[a-z.-]+\.v\d+['"`]/;
+    const writers = readdirSync(src, { recursive: true, encoding: 'utf8' })
+      .filter((file) => /\.tsx?$/.test(file))
+      .filter((file) =>
+        readFileSync(join(src, file), 'utf8')
+          .split('\n')
+          // A doc comment may show the key to a reader.
+          .some((line) => !/^\s*(\*|\/\/)/.test(line) && key.test(line)),
+      )
+      .map((file) => file.split('\\').join('/'));
+    expect(writers).toEqual(['walker/marks.ts']);
   });
 });

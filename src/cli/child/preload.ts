@@ -21,6 +21,7 @@ import { dirname, isAbsolute, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AUDIT_GUARD_NOTE, AUDIT_KEYRING_NOTE, AUDITING_MARK } from '../../auditing.js';
 import type { ProcessGuardMark } from '../../enforce/process-guard.js';
+import { AUDIT_STOP_MARK } from '../../walker/marks.js';
 import { isSdkUrl, SDK_MODULE_KEY } from './sdk-hooks.js';
 
 const nodeRequire = createRequire(import.meta.url);
@@ -32,7 +33,7 @@ export type InvokedKind = 'agent' | 'graph' | 'swarm';
 export type InvocationHandler = (target: object, kind: InvokedKind, method: string) => Error;
 
 /** The mark every stop error carries (`Symbol.for`, so any copy of gate-audit recognises it). */
-export const STOP_MARK = Symbol.for('gate-audit.audit-stop.v1');
+export const STOP_MARK = AUDIT_STOP_MARK;
 
 const ENTRY_METHODS = ['invoke', 'stream'];
 const BACKSTOPS: Readonly<Record<InvokedKind, readonly string[]>> = {

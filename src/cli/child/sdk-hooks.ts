@@ -7,10 +7,12 @@
  */
 import { isSdkUrl, sourceText } from '../../frameworks/strands/sdk-package.js';
 
+import { SDK_MODULE_KEY } from '../../walker/marks.js';
+
 export { isSdkUrl };
 
 /** The global key of the preload's callback (a `Symbol.for`, so the appended line needs no import). */
-export const SDK_MODULE_KEY = 'gate-audit.sdk-module.v1';
+export { SDK_MODULE_KEY };
 
 /** The line appended to an SDK module: its own namespace, handed to the preload once it has run. */
 export function markLine(url: string): string {
