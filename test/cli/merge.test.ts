@@ -278,7 +278,10 @@ describe.concurrent('gate-audit merge', { timeout: 240_000 }, () => {
 
   it('refuses audit and plan reports together, and reports of another schema version, with exit 2', async () => {
     const plan = await gateAudit([rel('mixed.ts'), '--plan', '--format', 'json', '--output-file', at('plan.json')]);
-    expect(plan.status).toBe(0);
+    // The mixed graph's agents carry two gates (allow-all, deny-all): install would refuse it (GATE_CONFLICT),
+    // and the plan says so.
+    expect(plan.status).toBe(1);
+    expect((JSON.parse(readFileSync(at('plan.json'), 'utf8')) as { mode: string }).mode).toBe('plan');
     const future = { ...read('whole.json'), schemaVersion: 3 };
     writeFileSync(at('future.json'), JSON.stringify(future));
     writeFileSync(at('broken.json'), '{"schemaVersion": 2, "mode": "audit"');
