@@ -119,8 +119,9 @@ module.exports = {
     {
       name: 'sdk-package-is-a-leaf',
       severity: 'error',
-      comment: "which files are the SDK's is decided on Node's loader thread: node builtins only",
-      from: { path: '^src/frameworks/strands/sdk-package\\.ts$' },
+      comment:
+        "which files are the SDK's is decided on Node's loader thread, and the names of a run's steps are read before any SDK copy loads: node builtins only",
+      from: { path: '^src/frameworks/strands/(sdk-package|run-steps)\\.ts$' },
       to: { path: '^src/', pathNot: '^$' },
     },
     {

@@ -50,6 +50,7 @@ import {
   hiddenPrototypes,
   isSdkToolExecutor,
   pendingPlugins,
+  toolExecutorOf,
 } from '../frameworks/strands/sdk-internals.js';
 import { readData } from '../walker/safe-read.js';
 import { segmentOf, UNNAMED } from '../paths.js';
@@ -69,21 +70,12 @@ import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './s
 import { CONFIGURED, gateSource } from './gate-source.js';
 import { dispatchShapeError, type OwnHooks, planDispatch, standOnDispatch } from './dispatch-check.js';
 import { SDK_PACKAGE } from '../frameworks/strands/sdk-package.js';
-import {
-  freezeFields,
-  holdCancel,
-  keepCancel,
-  lockFields,
-  moveHookFirst,
-} from '../frameworks/strands/sdk-mutations.js';
+import { holdCancel, keepCancel, lockAgent, moveHookFirst } from '../frameworks/strands/sdk-mutations.js';
 
 export { APPROVAL_INTERRUPT } from './ask.js';
 export { BLOCKED, ERROR, type GateSource } from './call.js';
 
 export { DEFAULT_DECISION_TIMEOUT_MS } from './gate-source.js';
-
-/** The agent fields the SDK reads to choose what runs: locked against becoming getters at install. */
-export const LOCKED_AGENT_FIELDS = ['_toolExecutor', '_toolRegistry', '_hooksRegistry', '_middlewareRegistry'] as const;
 
 /** A handle on the gate installed on one agent. */
 export interface AgentGate {
@@ -202,7 +194,7 @@ class AgentGateRuntime implements GateState {
 
   /** Why the agent's tool executor is not the SDK's own, or undefined when it is. */
   private _foreignExecutor(): string | undefined {
-    if (isSdkToolExecutor(readData(this.agent, '_toolExecutor'))) return undefined;
+    if (isSdkToolExecutor(toolExecutorOf(this.agent))) return undefined;
     return (
       `agent "${String(readData(this.agent, 'id'))}" runs its tools with a tool executor that is not the SDK's ` +
       '(replaced after install), so its tool calls would reach no gate'
@@ -289,28 +281,6 @@ function failUnexpected(state: GateState, event: BeforeToolCallEvent, error: unk
     },
     `gate-audit failed while deciding: ${messageOf(error)}`,
   );
-}
-
-/**
- * Makes the fields the SDK reads to run an agent's tools non-configurable, once its gate is in place.
- *
- * @param agent - a gated agent
- */
-export function lockAgent(agent: Agent): void {
-  lockFields(agent, LOCKED_AGENT_FIELDS);
-  // The SDK writes these only in its constructor: swapping one for a registry without the gate is refused.
-  freezeFields(agent, ['_toolRegistry', '_hooksRegistry', '_middlewareRegistry']);
-  // Its hook registry's dispatch is checked on the class (`dispatch-check.ts`): the registry takes no own
-  // `invokeCallbacks` that would dispatch around it, and keeps its map of hooks.
-  const registry = agentHookRegistry(agent);
-  if (
-    typeof registry === 'object' &&
-    registry !== null &&
-    Object.getPrototypeOf(registry) === hiddenPrototypes().hookRegistry
-  ) {
-    freezeFields(registry, ['_callbacks']);
-    Object.preventExtensions(registry);
-  }
 }
 
 /** gate-audit's own copy of the SDK: its hook dispatch is checked from the first gate installed. */

@@ -20,6 +20,7 @@
  * The wrapper keeps the descriptor of the method it replaces (the process guard then freezes the prototype).
  */
 import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
+import { hookCallbackMap } from '../frameworks/strands/sdk-internals.js';
 import { className, readData } from '../walker/safe-read.js';
 import { ERROR } from './call.js';
 import { stopRun } from './run-state.js';
@@ -229,7 +230,7 @@ function failClosed(invoke: Invoke, event: object, own: OwnHooks, why: string): 
 export function planDispatch(registry: object, hooks: ReadonlyMap<unknown, OwnHooks>): () => void {
   // The map is read once (the gate makes the field read-only): a map that is not a plain Map fails every dispatch
   // of the registry closed, as Map's own `get` throws for it.
-  const map = readData(registry, '_callbacks');
+  const map = hookCallbackMap(registry);
   const plan: Plan = { hooks, entriesOf: mapGet.bind(map) };
   plans.set(registry, plan);
   return () => {

@@ -18,24 +18,24 @@ import { joinPath, segmentOf, UNNAMED } from '../paths.js';
 import { quoted } from '../text.js';
 import { agentGateState, classifyExecutor, localBehind, openNode } from '../walker/classify.js';
 import { agentGateMark, gatePluginGate, isGatePlugin } from '../walker/marks.js';
-import {
-  Graph,
-  listTools,
-  type Orchestrator,
-  pendingPlugins,
-  readAgentTool,
-} from '../frameworks/strands/sdk-internals.js';
+import { listTools, type Orchestrator, pendingPlugins, readAgentTool } from '../frameworks/strands/sdk-internals.js';
 import { className, readData } from '../walker/safe-read.js';
 import { nodeMap } from '../walker/topology.js';
 import { type Entry, type Inventory, walk } from '../walker/walk.js';
-import { type AgentGate, type GateSource, installAgentGate, lockAgent, promisedGateSource } from './agent-gate.js';
+import { type AgentGate, type GateSource, installAgentGate, promisedGateSource } from './agent-gate.js';
 import { type Gate, isGate } from './gate.js';
 import { CONFIGURED, gateSource } from './gate-source.js';
 import { type AcceptedNodes, installNodeGuard } from './node-guard.js';
 import { type NodeRunKind, nodeRunProblem, wrapNodeRun } from './node-run.js';
 import { setTreePlaces } from './run-state.js';
 import { ensureSdk } from '../frameworks/strands/sdk-check.js';
-import { freezeFields } from '../frameworks/strands/sdk-mutations.js';
+import {
+  freezeFields,
+  lockAgent,
+  lockAgentTool,
+  lockNode,
+  lockOrchestrator,
+} from '../frameworks/strands/sdk-mutations.js';
 
 /** An acknowledged remote or opaque node: installed around, never gated, always shown with its reason. */
 export interface AcceptEntry {
@@ -343,14 +343,9 @@ function lockTree(inventory: Inventory): void {
     lockAgentTools(agent);
   }
   for (const { orchestrator } of inventory.orchestrators) {
-    freezeFields(orchestrator, [
-      'nodes',
-      '_hookRegistry',
-      ...(orchestrator instanceof Graph ? ['edges', '_sources'] : ['start']),
-    ]);
+    lockOrchestrator(orchestrator);
     const nodes = nodeMap(orchestrator);
-    if (typeof nodes !== 'string')
-      for (const node of nodes.values()) freezeFields(node as object, ['_agent', '_orchestrator', 'id']);
+    if (typeof nodes !== 'string') for (const node of nodes.values()) lockNode(node as object);
     const edges = readData(orchestrator, 'edges');
     if (Array.isArray(edges)) for (const edge of edges) freezeFields(edge as object, ['source', 'target']);
   }
@@ -358,8 +353,7 @@ function lockTree(inventory: Inventory): void {
 
 /** Freezes the agent inside each agent-as-tool an agent has now. */
 function lockAgentTools(agent: Agent): void {
-  for (const tool of listTools(agent))
-    if (readAgentTool(tool).kind === 'agent-tool') freezeFields(tool as object, ['_agent']);
+  for (const tool of listTools(agent)) if (readAgentTool(tool).kind === 'agent-tool') lockAgentTool(tool as object);
 }
 
 /**

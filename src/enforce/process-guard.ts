@@ -57,6 +57,7 @@ import {
   FunctionTool,
   Graph,
   hiddenPrototypes,
+  HOOK_REGISTRY_FIELD,
   type Orchestrator,
   Swarm,
   ZodTool,
@@ -445,7 +446,7 @@ function checkedRun(
  * checked is the one its events go through.
  */
 function pinRegistry(target: object, role: Role): string | undefined {
-  const key = role === 'agent' ? '_hooksRegistry' : '_hookRegistry';
+  const key = HOOK_REGISTRY_FIELD[role];
   const descriptor = Object.getOwnPropertyDescriptor(target, key);
   if (descriptor === undefined || !('value' in descriptor)) return `its ${key} is not a plain field`;
   if (descriptor.writable === true) {

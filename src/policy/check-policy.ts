@@ -5,7 +5,7 @@
  * hear about (rules that match no known tool, tools that fall to `default`, a Swarm that can never hand
  * off). Pure: it walks the trees and reads tool registries, nothing else.
  */
-import { listTools } from '../frameworks/strands/sdk-internals.js';
+import { hasStructuredOutputSchema, listTools } from '../frameworks/strands/sdk-internals.js';
 import { walk } from '../walker/walk.js';
 import type { CompiledPolicy, StaticVerdict } from './compile.js';
 import { closest } from './load.js';
@@ -67,14 +67,6 @@ export interface CheckProblem {
 function toolName(tool: unknown): string | undefined {
   const name = (tool as { name?: unknown } | null)?.name;
   return typeof name === 'string' ? name : undefined;
-}
-
-/** Whether an agent was built with a `structuredOutputSchema` (read as data, never through a getter). */
-function hasStructuredOutputSchema(agent: object): boolean {
-  const descriptor = Object.getOwnPropertyDescriptor(agent, '_structuredOutputSchema');
-  return (
-    descriptor !== undefined && 'value' in descriptor && descriptor.value !== undefined && descriptor.value !== null
-  );
 }
 
 /**

@@ -11,19 +11,23 @@ import {
   AgentNode,
   agentHooks,
   agentNodeExecutor,
+  agentRegistryFields,
   agentToolExecutor,
   backgroundDispatchProblem,
   Graph,
   hiddenPrototypes,
+  HOOK_REGISTRY_FIELD,
   isA2AAgent,
   isSdkToolExecutor,
   MultiAgentNode,
   multiAgentNodeExecutor,
+  NODE_EXECUTOR_FIELD,
   type Orchestrator,
   orchestratorHooks,
   pendingPlugins,
   Swarm,
   toolCallHooks,
+  TOOL_EXECUTOR_FIELD,
   toolMiddleware,
 } from '../frameworks/strands/sdk-internals.js';
 import {
@@ -84,13 +88,7 @@ function agentProblem(reason: string, fix: string): Problem {
 
 /** The registries an agent runs hooks and middleware from must be the SDK's own, read as plain data. */
 function registryProblem(agent: Agent): Problem | undefined {
-  const prototypes = hiddenPrototypes();
-  const fields = [
-    ['_hooksRegistry', prototypes.hookRegistry],
-    ['_middlewareRegistry', prototypes.middlewareRegistry],
-    ['_toolRegistry', prototypes.toolRegistry],
-  ] as const;
-  for (const [key, proto] of fields) {
+  for (const [key, proto] of agentRegistryFields()) {
     const read = dataField(agent, key);
     const problem = describeFieldProblem('the agent', key, read);
     if (problem !== undefined || !read.ok) {
@@ -144,7 +142,7 @@ function classifyAgent(agent: Agent): Classified {
   if (!executor.ok) {
     return fail({
       kind: 'tool-executor',
-      reason: describeFieldProblem('the agent', '_toolExecutor', executor) ?? 'has an unreadable tool executor',
+      reason: describeFieldProblem('the agent', TOOL_EXECUTOR_FIELD, executor) ?? 'has an unreadable tool executor',
       fix: "use the SDK's 'sequential' or 'concurrent' tool executor and do not redefine it",
     });
   }
@@ -187,7 +185,7 @@ function classifyOrchestrator(value: Graph | Swarm, kind: 'graph' | 'swarm'): Cl
   }
   if (!Object.isExtensible(value))
     return fail(`is a frozen ${what}, so no guard can be attached`, `do not freeze the ${what}`);
-  const registry = dataField(value, '_hookRegistry');
+  const registry = dataField(value, HOOK_REGISTRY_FIELD.orchestrator);
   const proto = hiddenPrototypes().hookRegistry;
   if (
     !registry.ok ||
@@ -259,7 +257,7 @@ export function openNode(node: unknown): NodeContent {
     const isAgentNode = proto === AgentNode.prototype;
     const read = isAgentNode ? agentNodeExecutor(node as AgentNode) : multiAgentNodeExecutor(node as MultiAgentNode);
     if (!read.ok) {
-      const key = isAgentNode ? '_agent' : '_orchestrator';
+      const key = isAgentNode ? NODE_EXECUTOR_FIELD.agent : NODE_EXECUTOR_FIELD.orchestrator;
       return {
         via: 'custom',
         problem: {

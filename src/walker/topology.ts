@@ -8,7 +8,7 @@
  * Every field is read as plain data: a getter or a Proxy anywhere on the way is itself a problem.
  */
 import { Edge } from '@strands-agents/sdk/multiagent';
-import { Graph, type Orchestrator } from '../frameworks/strands/sdk-internals.js';
+import { Graph, GRAPH_SOURCES_FIELD, type Orchestrator } from '../frameworks/strands/sdk-internals.js';
 import {
   dataField,
   describeFieldProblem,
@@ -99,9 +99,11 @@ export function topologyProblems(orchestrator: Orchestrator, onlyId?: string): s
         }
       }
     }
-    const sources = dataField(orchestrator, '_sources');
+    const sources = dataField(orchestrator, GRAPH_SOURCES_FIELD);
     if (!sources.ok || !isPlainArray(sources.value)) {
-      problems.push(describeFieldProblem('the graph', '_sources', sources) ?? 'its entry nodes are not a plain array');
+      problems.push(
+        describeFieldProblem('the graph', GRAPH_SOURCES_FIELD, sources) ?? 'its entry nodes are not a plain array',
+      );
     } else {
       for (const source of sources.value) check(source, 'an entry');
     }

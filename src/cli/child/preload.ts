@@ -21,6 +21,7 @@ import { dirname, isAbsolute, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AUDIT_GUARD_NOTE, AUDIT_KEYRING_NOTE, AUDITING_MARK } from '../../auditing.js';
 import type { ProcessGuardMark } from '../../enforce/process-guard.js';
+import { RUN_ENTRY_METHODS, RUN_STEP_METHODS } from '../../frameworks/strands/run-steps.js';
 import { AUDIT_STOP_MARK } from '../../walker/marks.js';
 import { isSdkUrl, SDK_MODULE_KEY } from './sdk-hooks.js';
 
@@ -35,20 +36,8 @@ export type InvocationHandler = (target: object, kind: InvokedKind, method: stri
 /** The mark every stop error carries (`Symbol.for`, so any copy of gate-audit recognises it). */
 export const STOP_MARK = AUDIT_STOP_MARK;
 
-const ENTRY_METHODS = ['invoke', 'stream'];
-const BACKSTOPS: Readonly<Record<InvokedKind, readonly string[]>> = {
-  agent: [
-    'initialize',
-    '_stream',
-    '_streamCore',
-    '_invokeModel',
-    '_invokeModelWithMiddleware',
-    '_streamFromModel',
-    'executeTools',
-  ],
-  graph: ['initialize', '_stream'],
-  swarm: ['initialize', '_stream'],
-};
+const ENTRY_METHODS = RUN_ENTRY_METHODS;
+const BACKSTOPS: Readonly<Record<InvokedKind, readonly string[]>> = RUN_STEP_METHODS;
 const KIND_OF_EXPORT: Readonly<Record<string, InvokedKind>> = { Agent: 'agent', Graph: 'graph', Swarm: 'swarm' };
 /** Tool classes whose runs are stopped too (a direct `agent.tool.X.invoke()` or `tool.invoke()` by app code). */
 const TOOL_CLASSES = ['FunctionTool', 'ZodTool', 'Tool'];

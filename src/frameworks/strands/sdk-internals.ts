@@ -101,9 +101,36 @@ function callbacksOf(registry: unknown, eventClass: unknown): readonly HookEntry
   return read;
 }
 
+/** The field holding the hook registry: `_hooksRegistry` on an agent, `_hookRegistry` on a Graph or Swarm. */
+export const HOOK_REGISTRY_FIELD = { agent: '_hooksRegistry', orchestrator: '_hookRegistry' } as const;
+
+/** The field of an agent holding its tool executor (named in messages about it). */
+export const TOOL_EXECUTOR_FIELD = '_toolExecutor';
+
+/** The field of a node holding what it runs: `_agent` on an `AgentNode`, `_orchestrator` on a `MultiAgentNode`. */
+export const NODE_EXECUTOR_FIELD = { agent: '_agent', orchestrator: '_orchestrator' } as const;
+
+/** The field of a Graph holding its entry nodes. */
+export const GRAPH_SOURCES_FIELD = '_sources';
+
+/** The registries an agent runs hooks, middleware and tools from, each with the prototype of the SDK's own class. */
+export function agentRegistryFields(): readonly (readonly [string, object])[] {
+  const prototypes = hiddenPrototypes();
+  return [
+    [HOOK_REGISTRY_FIELD.agent, prototypes.hookRegistry],
+    ['_middlewareRegistry', prototypes.middlewareRegistry],
+    ['_toolRegistry', prototypes.toolRegistry],
+  ];
+}
+
+/** The map of a hook registry's callbacks by event class (`_callbacks`), read as data (undefined otherwise). */
+export function hookCallbackMap(registry: unknown): unknown {
+  return readData(registry, '_callbacks');
+}
+
 /** The hook registry of an agent, or undefined when it is not a plain data field. */
 export function agentHookRegistry(agent: Agent): unknown {
-  return readData(agent, '_hooksRegistry');
+  return readData(agent, HOOK_REGISTRY_FIELD.agent);
 }
 
 /** The `BeforeToolCallEvent` callbacks registered on an agent, in run order. */
@@ -118,7 +145,7 @@ export function agentHooks(agent: Agent, eventClass: unknown): readonly HookEntr
 
 /** The hook registry of an orchestrator, or undefined when it is not a plain data field. */
 export function orchestratorHookRegistry(orchestrator: Orchestrator): unknown {
-  return readData(orchestrator, '_hookRegistry');
+  return readData(orchestrator, HOOK_REGISTRY_FIELD.orchestrator);
 }
 
 /** The callbacks of one event class registered on an orchestrator, in run order. */
@@ -329,23 +356,36 @@ export function backgroundDispatchProblem(agent: Agent): string | undefined {
 
 /** A Graph's entry nodes (`_sources`), the objects a run really starts from. */
 export function graphSources(graph: Graph): readonly unknown[] {
-  const sources = readData(graph, '_sources');
+  const sources = readData(graph, GRAPH_SOURCES_FIELD);
   return isPlainArray(sources) ? sources : [];
 }
 
 /** The executor an `AgentNode` runs, read from `_agent` (`.agent` is a getter over it). */
 export function agentNodeExecutor(node: AgentNode): FieldRead {
-  return dataField(node, '_agent');
+  return dataField(node, NODE_EXECUTOR_FIELD.agent);
 }
 
 /** The orchestrator a `MultiAgentNode` runs, read from `_orchestrator` (`.orchestrator` is a getter over it). */
 export function multiAgentNodeExecutor(node: MultiAgentNode): FieldRead {
-  return dataField(node, '_orchestrator');
+  return dataField(node, NODE_EXECUTOR_FIELD.orchestrator);
 }
 
 /** The tool executor an agent runs its tools with, read from `_toolExecutor`. */
 export function agentToolExecutor(agent: Agent): FieldRead {
-  return dataField(agent, '_toolExecutor');
+  return dataField(agent, TOOL_EXECUTOR_FIELD);
+}
+
+/** The agent's tool executor as plain data, or undefined when it is absent, a getter, or the agent a Proxy. */
+export function toolExecutorOf(agent: unknown): unknown {
+  return readData(agent, TOOL_EXECUTOR_FIELD);
+}
+
+/** Whether an agent was built with a `structuredOutputSchema` (read as data, never through a getter). */
+export function hasStructuredOutputSchema(agent: object): boolean {
+  const descriptor = Object.getOwnPropertyDescriptor(agent, '_structuredOutputSchema');
+  return (
+    descriptor !== undefined && 'value' in descriptor && descriptor.value !== undefined && descriptor.value !== null
+  );
 }
 
 /** True when the executor is exactly one of the SDK's two tool executors (a subclass can skip the hooks). */

@@ -9,6 +9,7 @@ import { GateAuditError } from '../../errors.js';
 import { testedRange } from './sdk-version.js';
 import {
   FunctionTool,
+  Graph,
   hiddenPrototypes,
   liveCallbackArray,
   liveMiddlewareArray,
@@ -247,4 +248,61 @@ export function isLockedSdkTool(tool: unknown): boolean {
  */
 export function lockedToolFacts(tool: unknown): ToolFacts | undefined {
   return typeof tool === 'object' && tool !== null ? lockedTools.get(tool) : undefined;
+}
+
+/** The agent fields the SDK reads to choose what runs: locked against becoming getters at install. */
+export const LOCKED_AGENT_FIELDS = ['_toolExecutor', '_toolRegistry', '_hooksRegistry', '_middlewareRegistry'] as const;
+
+/**
+ * Makes the fields the SDK reads to run an agent's tools non-configurable, once its gate is in place.
+ *
+ * @param agent - a gated agent
+ */
+export function lockAgent(agent: Agent): void {
+  lockFields(agent, LOCKED_AGENT_FIELDS);
+  // The SDK writes these only in its constructor: swapping one for a registry without the gate is refused.
+  freezeFields(agent, ['_toolRegistry', '_hooksRegistry', '_middlewareRegistry']);
+  // Its hook registry's dispatch is checked on the class (`src/enforce/dispatch-check.ts`): the registry takes no own
+  // `invokeCallbacks` that would dispatch around it, and keeps its map of hooks.
+  const registry = agentHookRegistry(agent);
+  if (
+    typeof registry === 'object' &&
+    registry !== null &&
+    Object.getPrototypeOf(registry) === hiddenPrototypes().hookRegistry
+  ) {
+    freezeFields(registry, ['_callbacks']);
+    Object.preventExtensions(registry);
+  }
+}
+
+/**
+ * Makes the fields the SDK reads to run an orchestrator non-configurable and read-only, once its tree is gated:
+ * its nodes, hook registry and (a Graph's) edges and entry nodes, or (a Swarm's) start node.
+ *
+ * @param orchestrator - a guarded Graph or Swarm
+ */
+export function lockOrchestrator(orchestrator: Orchestrator): void {
+  freezeFields(orchestrator, [
+    'nodes',
+    '_hookRegistry',
+    ...(orchestrator instanceof Graph ? ['edges', '_sources'] : ['start']),
+  ]);
+}
+
+/**
+ * Makes what a node runs (its agent or orchestrator) and its id read-only.
+ *
+ * @param node - a node of a guarded orchestrator
+ */
+export function lockNode(node: object): void {
+  freezeFields(node, ['_agent', '_orchestrator', 'id']);
+}
+
+/**
+ * Makes the agent an SDK agent-as-tool runs read-only.
+ *
+ * @param tool - an `AgentAsTool` (`readAgentTool` says so)
+ */
+export function lockAgentTool(tool: object): void {
+  freezeFields(tool, ['_agent']);
 }

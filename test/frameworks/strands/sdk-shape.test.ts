@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -59,21 +59,20 @@ describe('the SDK shape self-check', () => {
   it('lists every private SDK field gate-audit reads or locks (the list cannot drift)', () => {
     const listed = new Set(SDK_FIELDS.flatMap((f) => f.field.split('.')));
     const read = new Set<string>();
-    const files = [
-      'src/frameworks/strands/sdk-internals.ts',
-      'src/walker/classify.ts',
-      'src/walker/topology.ts',
-      'src/frameworks/strands/sdk-mutations.ts',
-      'src/enforce/install.ts',
-      'src/enforce/agent-gate.ts',
-    ];
+    // Only this folder names them (scripts/lint-sdk-fields.mjs); run-steps.ts names methods of a run, not fields.
+    const files = readdirSync(join(root, 'src/frameworks/strands'))
+      .filter((file) => file.endsWith('.ts') && file !== 'run-steps.ts')
+      .map((file) => `src/frameworks/strands/${file}`);
     for (const file of files) {
       const text = readFileSync(join(root, file), 'utf8');
       // Quoted names: SDK fields are read and locked by name (gate-audit's own privates are `this._x`).
       for (const match of text.matchAll(/'(_[a-zA-Z]+)'/g)) read.add(match[1]!);
     }
+    // Read only by `check-policy` to say whether an agent has a structured output schema (absent reads as none);
+    // gate-audit's guarantees do not rest on it, so it is not in the startup check.
+    const unchecked = new Set(['_structuredOutputSchema']);
     expect(read.size).toBeGreaterThan(10);
-    expect([...read].filter((name) => !listed.has(name))).toEqual([]);
+    expect([...read].filter((name) => !listed.has(name) && !unchecked.has(name))).toEqual([]);
   });
 
   describe.each(probed.map((f) => [`${f.owner}.${f.field}`, f] as const))('when %s', (_name, field) => {

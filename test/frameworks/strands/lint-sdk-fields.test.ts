@@ -1,0 +1,58 @@
+/**
+ * `scripts/lint-sdk-fields.mjs` (run by `npm run lint`): only src/frameworks/strands/ names the SDK's private
+ * fields. Each case writes a small source file and runs the script on it, as `npm run lint` runs it on src/.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const script = join(root, 'scripts/lint-sdk-fields.mjs');
+
+function lint(...files: string[]): { status: number | null; out: string } {
+  const run = spawnSync(process.execPath, [script, ...files], { cwd: root, encoding: 'utf8' });
+  return { status: run.status, out: `${run.stdout}${run.stderr}` };
+}
+
+function source(text: string): string {
+  const dir = join(root, 'test/.generated');
+  mkdirSync(dir, { recursive: true });
+  const file = join(mkdtempSync(join(dir, 'lint-sdk-fields-')), 'probe.ts');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('lint-sdk-fields', () => {
+  it('passes on src/ as it is', () => {
+    const { status, out } = lint();
+    expect(out).toContain('none outside src/frameworks/strands/');
+    expect(status).toBe(0);
+  });
+
+  it.each([
+    ['a quoted field read', "readData(agent, '_hooksRegistry');"],
+    ['a quoted field of orchestrators', 'freezeFields(graph, ["_hookRegistry"]);'],
+    ['a segment of a dotted path', "const path = '_backgroundTasks._manager';"],
+    ['a template text', 'const key = `_toolRegistry`;'],
+    ['a property access on another object', 'const tasks = (agent as any)._backgroundTasks;'],
+    ['an optional property access', 'const inner = tool?._agent;'],
+  ])('fails on %s outside the folder', (_name, text) => {
+    const { status, out } = lint(source(`${text}\n`));
+    expect(status).toBe(1);
+    expect(out).toContain("names the SDK's private");
+  });
+
+  it("leaves gate-audit's own private fields, comments and other names alone", () => {
+    const text = [
+      '// the SDK keeps it in `_hooksRegistry` (a comment may say so)',
+      'class Own { private _agent = 1; read(): number { return this._agent; } }',
+      "const name = '_notAnSdkField';",
+      'const other = { _lines: 1 }._lines;',
+    ].join('\n');
+    const { status, out } = lint(source(text));
+    expect(out).toBe(`${out.split('\n')[0]}\n`);
+    expect(status).toBe(0);
+  });
+});
