@@ -3,7 +3,7 @@
  * Mutation testing (`npm run mutation`): Stryker mutates src/enforce, src/walker, src/policy and src/frameworks and
  * runs the vitest tests that cover each mutant (vitest.mutation.config.ts). Incremental: the results of the last run are
  * kept in reports/mutation/incremental.json (git-ignored), so a rerun tests only mutants whose code or covering
- * tests changed. For a narrower run: `npx stryker run --mutate src/enforce/seal.ts`.
+ * tests changed. For a narrower run: `npx stryker run --mutate src/enforce/execution-check.ts`.
  * @type {import('@stryker-mutator/api/core').PartialStrykerOptions}
  */
 export default {

@@ -5,7 +5,7 @@
  * run short on a small machine.
  *
  * `GATE_AUDIT_MUTATION_TESTS` picks the set: a comma-separated list of `enforce`, `walker`, `policy`, `frameworks`
- * (default: all four), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/seal.ts`.
+ * (default: all four), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/execution-check.ts`.
  */
 import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';

@@ -4,10 +4,10 @@
  *
  * A message is printed as it is, so every part that comes from data (paths, ids, reasons, file names, policy
  * keys) is neutralised where the message is built (`visible`, `visibleField`, `visiblePath` from
- * `text.ts`); the only raw newlines are the ones between listed findings. The data fields of an error
+ * `escape.ts`); the only raw newlines are the ones between listed findings. The data fields of an error
  * (`findings`, `issues`, `nodes`) keep the raw values.
  */
-import { quoted, visible, visibleField, visiblePath } from './text.js';
+import { quoted, visible, visibleField, visiblePath } from './escape.js';
 
 /** Every code a gate-audit error can carry. */
 export type GateAuditErrorCode =

@@ -11,7 +11,7 @@ import {
   SdkMismatchError,
   UngateableError,
 } from '../src/errors.js';
-import { hasHiddenCharacters } from '../src/text.js';
+import { hasHiddenCharacters } from '../src/escape.js';
 
 // An id that, printed raw, rewrites its own line, forges a clean finding and hides the rest in the dark.
 const FORGED =

@@ -3,10 +3,10 @@
  * store neutralised (`visible`), so a hostile input can neither move the cursor nor forge a line.
  */
 import { canonicalJson } from '../enforce/digest.js';
-import { joinPath } from '../paths.js';
+import { joinPath } from '../tree-paths.js';
 import { callDigest } from '../policy/approval.js';
 import type { ListedApproval } from '../policy/approval-answer.js';
-import { visible } from '../text.js';
+import { visible } from '../escape.js';
 
 const time = (ms: number): string => (Number.isFinite(ms) ? new Date(ms).toISOString() : visible(String(ms)));
 

@@ -6,7 +6,7 @@
 import { realpathSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { type Finding, GateAuditError, messageOf } from '../errors.js';
-import { escapeSegment, joinPath } from '../paths.js';
+import { escapeSegment, joinPath } from '../tree-paths.js';
 import { type AuditOptions, audit, plan, summarize } from '../report/audit.js';
 import { checkedGenerator } from '../report/generator.js';
 import { type CoverageNode, type CoverageNote, type CoverageReport, SCHEMA_VERSION } from '../report/schema.js';

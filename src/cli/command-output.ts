@@ -3,7 +3,7 @@
  * prefixed with the command's name (`gate-audit merge: …`) in place of commander's `error:`.
  */
 import { Command, type OutputConfiguration } from 'commander';
-import { CommandNeutralizer } from '../text.js';
+import { CommandNeutralizer } from '../escape.js';
 
 /** Where a command writes. */
 export interface CommandStreams {

@@ -7,7 +7,7 @@
 import { CommanderError } from 'commander';
 import { GateAuditError, messageOf } from '../errors.js';
 import { renderSarifError } from '../report/render/sarif.js';
-import { visible } from '../text.js';
+import { visible } from '../escape.js';
 import type { CliStreams } from './commands/command.js';
 import { InvalidConfigError } from './config.js';
 import { type Inputs, OutputRefusedError, type ReporterSpec, resolveOutput, writeReport } from './outputs.js';

@@ -16,7 +16,7 @@ import { type MergeInput, mergeReports } from '../report/merge.js';
 import { FORMAT_NAMES, isFormatName } from '../report/render/index.js';
 import type { SarifOptions } from '../report/render/sarif.js';
 import { type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from '../report/schema.js';
-import { quoted, visible } from '../text.js';
+import { quoted, visible } from '../escape.js';
 import { collect, percentArg } from './args.js';
 import { closest } from './did-you-mean.js';
 import { projectRoot } from './locate.js';

@@ -41,7 +41,7 @@ import {
   type ObservedFormatName,
 } from '../report/render/observed/index.js';
 import { type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from '../report/schema.js';
-import { visible } from '../text.js';
+import { visible } from '../escape.js';
 import { Inputs, type ReporterSpec, refuseOverwrites, writeReport } from './outputs.js';
 import { type ReporterChoice, type ReporterFlags, reportersOf, splitReporter } from './reporters.js';
 import type * as postgres from '../stores/postgres.js';

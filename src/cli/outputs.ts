@@ -12,7 +12,7 @@ import type { ExitRule } from '../report/exit.js';
 import { FORMAT_NAMES, isFormatName, renderFormat } from '../report/render/index.js';
 import type { SarifOptions } from '../report/render/sarif.js';
 import type { CoverageReport } from '../report/schema.js';
-import { visible } from '../text.js';
+import { visible } from '../escape.js';
 
 /** A report format (`tui` is the interactive view). */
 export type ReporterFormat = (typeof REPORTER_FORMATS)[number];

@@ -6,14 +6,14 @@ import { resolve, sep } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { isAuditing } from '../auditing.js';
 import { GateAuditError, PolicyError } from '../errors.js';
-import { joinPath } from '../paths.js';
+import { joinPath } from '../tree-paths.js';
 import { type AgentVerdicts, type CheckProblem, checkPolicy, policyProblems } from '../policy/check-policy.js';
 import type { CompiledPolicy, StaticVerdict } from '../policy/compile.js';
 import { parseKeyArgument } from '../policy/decision-log-signing.js';
 import { type LogLineBreak, type LogVerification, parseLastHash, verifyLogFile } from '../policy/verify-log.js';
 import { loadCompiledPolicy } from '../policy/load.js';
 import { policyId } from '../policy/policy-gate.js';
-import { jsonVisible, neutralizeCommands, quoted, visible } from '../text.js';
+import { jsonVisible, neutralizeCommands, quoted, visible } from '../escape.js';
 import { loadModules } from './load.js';
 import { subcommand } from './command-output.js';
 

@@ -8,7 +8,7 @@
 import { InvalidArgumentError } from 'commander';
 import { REPORTER_FORMATS } from '../config.js';
 import { GateAuditError } from '../errors.js';
-import { visible } from '../text.js';
+import { visible } from '../escape.js';
 import { checkReporters, isReporterFormat, type ReporterFormat, type ReporterSpec, resolveOutput } from './outputs.js';
 
 /** One report as a flag or the configuration names it: a format, and a file as written (stdout without one). */

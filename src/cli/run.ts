@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
 import { GateAuditError } from '../errors.js';
-import { escapeSegment, joinPath } from '../paths.js';
+import { escapeSegment, joinPath } from '../tree-paths.js';
 import { summarize } from '../report/audit.js';
 import { type ExitRule, isToolRunningNode, judgeRun } from '../report/exit.js';
 import type { SarifOptions } from '../report/render/sarif.js';
@@ -21,7 +21,7 @@ import { projectRoot } from './locate.js';
 import { sarifLocations } from './sarif-locations.js';
 import type { Inputs } from './outputs.js';
 import { type Pattern, type SelectedModule, selectModules } from './select.js';
-import { quoted, visible, visiblePath } from '../text.js';
+import { quoted, visible, visiblePath } from '../escape.js';
 
 /** Everything a run needs, flags and configuration merged (flags win). */
 export interface RunSettings {

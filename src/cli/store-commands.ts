@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
 import { GateAuditError, messageOf } from '../errors.js';
 import type { PostgresStore, postgresStore } from '../stores/postgres.js';
-import { visible, visibleField } from '../text.js';
+import { visible, visibleField } from '../escape.js';
 import { subcommand } from './command-output.js';
 import { type Streams, signedText, writerKeyArg } from './policy-commands.js';
 

@@ -1,7 +1,7 @@
 /**
  * The gate on one agent: which hooks it registers and where, and the handle returned for it. The jobs
  * themselves live apart: the decision (`decision.ts`), settling an `ask` (`ask.ts`), the seal and the
- * execution check (`seal.ts`), the per-call context and records (`call.ts`), the run's own state
+ * execution check (`execution-check.ts`), the per-call context and records (`call.ts`), the run's own state
  * (`run-state.ts`).
  *
  * Hooks, in the order they run for one call:
@@ -53,7 +53,7 @@ import {
   toolExecutorOf,
 } from '../frameworks/strands/sdk-internals.js';
 import { readData } from '../walker/safe-read.js';
-import { segmentOf, UNNAMED } from '../paths.js';
+import { segmentOf, UNNAMED } from '../tree-paths.js';
 import {
   ERROR,
   fail,
@@ -66,7 +66,7 @@ import {
 } from './call.js';
 import { decideCall } from './decision.js';
 import { enterRun, leaveRun, runFailure, stopRun } from './run-state.js';
-import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './seal.js';
+import { auditResult, createExecutionCheck, keepWithheld, noteCancel } from './execution-check.js';
 import { CONFIGURED, gateSource } from './gate-source.js';
 import { dispatchShapeError, type OwnHooks, planDispatch, standOnDispatch } from './dispatch-check.js';
 import { SDK_PACKAGE } from '../frameworks/strands/sdk-package.js';

@@ -5,7 +5,7 @@
  */
 import { type Agent, type BeforeToolCallEvent, TextBlock, ToolResultBlock } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
-import { joinPath } from '../paths.js';
+import { joinPath } from '../tree-paths.js';
 import type { InputSnapshot } from './digest.js';
 import type { Gate, GateRecord, ToolCallRequest } from './gate.js';
 import { type GateView, viewGate } from './gate-identity.js';

@@ -14,8 +14,8 @@ import {
   SdkMismatchError,
   UngateableError,
 } from '../errors.js';
-import { joinPath, segmentOf, UNNAMED } from '../paths.js';
-import { quoted } from '../text.js';
+import { joinPath, segmentOf, UNNAMED } from '../tree-paths.js';
+import { quoted } from '../escape.js';
 import { agentGateState, classifyExecutor, localBehind, openNode } from '../walker/classify.js';
 import { agentGateMark, gatePluginGate, isGatePlugin } from '../walker/marks.js';
 import { listTools, type Orchestrator, pendingPlugins, readAgentTool } from '../frameworks/strands/sdk-internals.js';

@@ -5,7 +5,7 @@
  * agent id from a config file), so both are neutralised: a log line stays one line, moves no cursor and
  * cannot forge a field or a second `[gate-audit]` line.
  */
-import { visible, visibleField } from '../text.js';
+import { visible, visibleField } from '../escape.js';
 
 /** Severity of a log line. */
 export type LogLevel = 'warn' | 'error';

@@ -5,7 +5,7 @@
  */
 import type { Agent, Plugin } from '@strands-agents/sdk';
 import { UngateableError } from '../errors.js';
-import { segmentOf, UNNAMED } from '../paths.js';
+import { segmentOf, UNNAMED } from '../tree-paths.js';
 import { agentGateState, classifyExecutor } from '../walker/classify.js';
 import { GATE_PLUGIN_MARK, type GatePluginMark } from '../walker/marks.js';
 import { type GateSource, installAgentGate } from './agent-gate.js';

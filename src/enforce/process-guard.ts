@@ -42,7 +42,7 @@ import {
 import { BeforeMultiAgentInvocationEvent, BeforeNodeCallEvent } from '@strands-agents/sdk/multiagent';
 import { AUDIT_GUARD_NOTE, isAuditing } from '../auditing.js';
 import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
-import { joinPath, segmentOf, UNNAMED } from '../paths.js';
+import { joinPath, segmentOf, UNNAMED } from '../tree-paths.js';
 import { agentGateState, classifyExecutor, hasNodeGuard } from '../walker/classify.js';
 import {
   type AgentGateMark,

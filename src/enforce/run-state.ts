@@ -19,7 +19,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Agent } from '@strands-agents/sdk';
-import { segmentOf, UNNAMED } from '../paths.js';
+import { segmentOf, UNNAMED } from '../tree-paths.js';
 
 interface RootRun {
   failure: string | undefined;

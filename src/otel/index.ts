@@ -34,7 +34,7 @@ import {
   trace,
 } from '@opentelemetry/api';
 import { type NodeCancel, setDecisionObserver, type ToolDecision } from '../enforce/observe.js';
-import { joinPath } from '../paths.js';
+import { joinPath } from '../tree-paths.js';
 import { setSpanIdsProvider, type SpanIds } from '../policy/trace-ids.js';
 import { agentLoopSpan, orchestratorSpan } from '../frameworks/strands/sdk-internals.js';
 import {

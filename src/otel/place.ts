@@ -8,14 +8,14 @@
  * ```
  *
  * The place is the chain of path segments gate-audit's walk gives the same agent (escaped ids, see
- * `paths.ts`): the root orchestrator's id, each node's id, and the tool name of each agent used as a tool
+ * `tree-paths.ts`): the root orchestrator's id, each node's id, and the tool name of each agent used as a tool
  * (`execute_tool` → `invoke_agent`). An agent invoked by a custom node adds its own id under the node, as the
  * agents a custom node declares do; an agent invoked outside any tree is its own root. Sibling suffixes
  * (`#2`) are not in spans, so the place of a duplicated id reads as its first sibling.
  *
  * Pure, and free of `@opentelemetry/api`: the CLI reads files with it.
  */
-import { segmentOf, UNNAMED } from '../paths.js';
+import { segmentOf, UNNAMED } from '../tree-paths.js';
 
 /** The instrumentation scope of gate-audit's own spans (a refused call has one, the SDK makes none). */
 export const INSTRUMENTATION_SCOPE = 'gate-audit';

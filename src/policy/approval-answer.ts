@@ -7,7 +7,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { GateAuditError, messageOf } from '../errors.js';
-import { visibleField } from '../text.js';
+import { visibleField } from '../escape.js';
 import { callDigest } from './approval.js';
 import {
   APPROVER_NAME,

@@ -21,7 +21,7 @@ import { dirname, resolve } from 'node:path';
 import { z } from 'zod';
 import { AUDIT_KEYRING_NOTE, isAuditing } from '../auditing.js';
 import { GateAuditError, messageOf } from '../errors.js';
-import { visibleField } from '../text.js';
+import { visibleField } from '../escape.js';
 
 /** What an approver name may be: letters, digits and `._@-`, 1 to 64 characters, not starting with punctuation. */
 export const APPROVER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;

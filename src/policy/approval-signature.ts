@@ -7,7 +7,7 @@
  */
 import { type KeyObject, sign, verify } from 'node:crypto';
 import { canonicalJson } from '../enforce/digest.js';
-import { quoted } from '../text.js';
+import { quoted } from '../escape.js';
 import type { Keyring } from './approval-keys.js';
 import type { ApprovalAnswer } from './approval-store.js';
 

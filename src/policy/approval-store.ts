@@ -11,7 +11,7 @@
  * durability, "first answer wins" and single use.
  */
 import { GateAuditError, messageOf } from '../errors.js';
-import { visibleField } from '../text.js';
+import { visibleField } from '../escape.js';
 
 /** The call a pending approval waits for, as stored. */
 export interface PendingRequest {

@@ -19,8 +19,8 @@ import type {
   ToolCallRequest,
 } from '../enforce/gate.js';
 import { GateAuditError } from '../errors.js';
-import { joinPath } from '../paths.js';
-import { quoted } from '../text.js';
+import { joinPath } from '../tree-paths.js';
+import { quoted } from '../escape.js';
 import { callDigest, inputDigest } from './approval.js';
 import { type ApproverKeysOptions, approverKeys, type Keyring } from './approval-keys.js';
 import { answerProblem } from './approval-signature.js';

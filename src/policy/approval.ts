@@ -12,7 +12,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { canonicalJson, sha256Hex, withoutMarker } from '../enforce/digest.js';
-import { joinPath } from '../paths.js';
+import { joinPath } from '../tree-paths.js';
 import type { ApprovalOutcome, ApprovalPath, AskDecision, ToolCallRequest } from '../enforce/gate.js';
 import { GateAuditError, messageOf } from '../errors.js';
 

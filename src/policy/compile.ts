@@ -19,8 +19,8 @@
 import { RE2JS } from 're2js';
 import type { Decision, ToolCallRequest, Verdict } from '../enforce/gate.js';
 import { messageOf, type PolicyIssue } from '../errors.js';
-import { joinPath } from '../paths.js';
-import { compilePath } from './paths-urls/path.js';
+import { joinPath } from '../tree-paths.js';
+import { compilePath } from './paths-urls/file-path.js';
 import { compileUrl } from './paths-urls/url.js';
 import { OPERATORS, type Policy, type PolicyCondition, type PolicyRule } from './schema.js';
 import { analyzeShell, basename, type ShellPart } from './shell/analyze.js';

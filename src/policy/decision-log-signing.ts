@@ -17,7 +17,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../enforce/digest.js';
 import { GateAuditError, messageOf } from '../errors.js';
-import { quoted, visibleField } from '../text.js';
+import { quoted, visibleField } from '../escape.js';
 import { APPROVER_NAME, ApproverKeysSchema, type Keyring, publicKeyOf, readPrivateKey } from './approval-keys.js';
 
 /** Most records between two checkpoints (and the default). */

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { messageOf, type PolicyIssue, PolicyError } from '../errors.js';
 import { type CompiledPolicy, compilePolicy } from './compile.js';
 import { findDuplicateKey } from './json-keys.js';
-import { normalizePath } from './paths-urls/path.js';
+import { normalizePath } from './paths-urls/file-path.js';
 import { type Policy, type PolicyDocument, type PolicyRule, PolicySchema, type PresetName } from './schema.js';
 
 /** Validated policies (deeply frozen, so they cannot drift from their compiled form) and their compiled form. */

@@ -12,7 +12,7 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
 import { GateAuditError, messageOf } from '../errors.js';
-import { visible } from '../text.js';
+import { visible } from '../escape.js';
 
 /** The lockfiles this process holds. */
 const held = new Set<string>();

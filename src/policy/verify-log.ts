@@ -13,7 +13,7 @@ import {
   writerKeyringOf,
 } from './decision-log-signing.js';
 import { GateAuditError } from '../errors.js';
-import { visible } from '../text.js';
+import { visible } from '../escape.js';
 
 /** What a check found about the log's signatures (present in every verdict). */
 export interface LogSignatures {

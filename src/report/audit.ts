@@ -9,8 +9,8 @@ import { configuredDefaultGate, type Gate } from '../enforce/gate.js';
 import { CONFIGURED, gateSource } from '../enforce/gate-source.js';
 import { gateIdentity, viewGate } from '../enforce/gate-identity.js';
 import { type AcceptEntry, acceptedEntries, preflightTree } from '../enforce/install.js';
-import { joinPath, segmentOf, UNNAMED } from '../paths.js';
-import { hasHiddenCharacters, quoted, visiblePath } from '../text.js';
+import { joinPath, segmentOf, UNNAMED } from '../tree-paths.js';
+import { hasHiddenCharacters, quoted, visiblePath } from '../escape.js';
 import { agentGateState, hasNodeGuard, type Problem } from '../walker/classify.js';
 import {
   agentGateMark,

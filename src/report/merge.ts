@@ -8,8 +8,8 @@
  * Pure: reports in, a report (and warnings) out; reading files and the exit code are the CLI's.
  */
 import { GateAuditError } from '../errors.js';
-import { escapeSegment, joinPath } from '../paths.js';
-import { quoted, visible, visiblePath } from '../text.js';
+import { escapeSegment, joinPath } from '../tree-paths.js';
+import { quoted, visible, visiblePath } from '../escape.js';
 import { summarize } from './audit.js';
 import { mergeGenerators } from './generator.js';
 import {

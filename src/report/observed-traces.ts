@@ -19,7 +19,7 @@
  * then forgotten. So memory is bounded by the spans of the traces still open (and of those just closed),
  * whatever the size of the input.
  */
-import { joinPath } from '../paths.js';
+import { joinPath } from '../tree-paths.js';
 import {
   AGENT_ID_ATTRIBUTE,
   chainOf,

@@ -4,8 +4,8 @@
  * reports in, a report out; reading files is the CLI's.
  */
 import { GateAuditError } from '../errors.js';
-import { escapeSegment, joinPath } from '../paths.js';
-import { quoted, visible, visiblePath } from '../text.js';
+import { escapeSegment, joinPath } from '../tree-paths.js';
+import { quoted, visible, visiblePath } from '../escape.js';
 import type { ClassifiedCall } from './observed-traces.js';
 import { rowKey } from './observed-traces.js';
 import {

@@ -26,7 +26,7 @@ import { hostname } from 'node:os';
 import { canonicalJson, sha256Hex } from '../enforce/digest.js';
 import type { GateRecord } from '../enforce/gate.js';
 import { messageOf } from '../errors.js';
-import { joinPath } from '../paths.js';
+import { joinPath } from '../tree-paths.js';
 import { inputDigest } from '../policy/approval.js';
 import { checkpointMessage, type LogSigner, registrationMessage } from '../policy/decision-log-signing.js';
 import { activeSpanIds, type SpanIds } from '../policy/trace-ids.js';

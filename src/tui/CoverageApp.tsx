@@ -2,7 +2,7 @@ import { Box, Text, useApp, useInput, useStdout } from 'ink';
 import { type ReactElement, useEffect, useMemo, useRef, useState } from 'react';
 import { keyPresses, reduce, type ViewState } from './keys.js';
 import type { CoverageReport } from '../report/schema.js';
-import { visible } from '../text.js';
+import { visible } from '../escape.js';
 import { Detail, detailHeight } from './Detail.js';
 import { Header } from './Header.js';
 import { Help } from './Help.js';

@@ -1,7 +1,7 @@
 import { Box, Text } from 'ink';
 import type { ReactElement } from 'react';
 import type { CoverageNode } from '../report/schema.js';
-import { visible, visiblePath } from '../text.js';
+import { visible, visiblePath } from '../escape.js';
 import { DEFAULT_FIX, STATUS_COLOR, STATUS_GLYPH } from './theme.js';
 import { truncate } from './tree.js';
 

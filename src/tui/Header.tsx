@@ -4,7 +4,7 @@ import { percent } from '../report/render/glyphs.js';
 import { noteLines, notesSummary } from '../report/render/notes.js';
 import { coverageOf, STATUS_ORDER, tally } from '../report/render/summary.js';
 import type { CoverageReport, NodeStatus } from '../report/schema.js';
-import { visible } from '../text.js';
+import { visible } from '../escape.js';
 import { STATUS_COLOR, STATUS_GLYPH } from './theme.js';
 import { truncate } from './tree.js';
 

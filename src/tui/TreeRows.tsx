@@ -1,6 +1,6 @@
 import { Box, Text } from 'ink';
 import type { ReactElement } from 'react';
-import { visible } from '../text.js';
+import { visible } from '../escape.js';
 import { STATUS_COLOR, STATUS_GLYPH } from './theme.js';
 import { type Row, truncate } from './tree.js';
 

@@ -6,10 +6,10 @@
  * path in a hand-made report) can make one row stand for two nodes. Labels are shown with `visible`. The
  * build and the walks use explicit stacks: a deep report cannot overflow the call stack.
  */
-import { joinPath } from '../paths.js';
+import { joinPath } from '../tree-paths.js';
 import { sourceOf } from '../report/render/summary.js';
 import type { CoverageNode, CoverageReport } from '../report/schema.js';
-import { visible } from '../text.js';
+import { visible } from '../escape.js';
 
 /** One node of the tree, with its children. */
 export interface TreeNode {

@@ -4,7 +4,7 @@
  * It never calls `addHook`, `initialize`, `invoke` or `stream`, and changes nothing.
  */
 import { type Finding, GateAuditError } from '../errors.js';
-import { segmentOf, UNNAMED } from '../paths.js';
+import { segmentOf, UNNAMED } from '../tree-paths.js';
 import { type Classified, classifyExecutor, type EntryKind, openNode, type Problem } from './classify.js';
 import type { Declared } from './declare.js';
 import {

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildSupportGraph, policy, runTraced } from '../../fixtures/observed/traced-run.js';
 import { audit, installMultiagent, policyGate } from '../../src/index.js';
 import { type ObservedReport, ObservedReportSchema } from '../../src/report/observed-schema.js';
-import { hasHiddenCharacters } from '../../src/text.js';
+import { hasHiddenCharacters } from '../../src/escape.js';
 import { cli, root } from '../helpers/cli.js';
 
 let dir: string;

@@ -4,7 +4,7 @@
  * decision observer is told, the records given on the way to a refusal, and the stderr line of a gate failure.
  * Each test fails when the line it names is changed.
  *
- * Surviving mutants of call.ts: listed at the top of `seal.test.ts`, and one more, equivalent:
+ * Surviving mutants of call.ts: listed at the top of `execution-check.test.ts`, and one more, equivalent:
  * - `viewOf`'s `'error' in view` (→ `'' in view`): callers read only `record` from the view, absent either way.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';

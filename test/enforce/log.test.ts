@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { log, logLine } from '../../src/enforce/log.js';
-import { hasHiddenCharacters } from '../../src/text.js';
+import { hasHiddenCharacters } from '../../src/escape.js';
 
 afterEach(() => vi.restoreAllMocks());
 

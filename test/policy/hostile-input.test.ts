@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { canonicalJson } from '../../src/enforce/digest.js';
 import { type Decision, loadPolicy, type PolicyInput, policyGate, type ToolCallRequest } from '../../src/index.js';
-import { escapeSegment, joinPath, segmentOf, UNNAMED } from '../../src/paths.js';
+import { escapeSegment, joinPath, segmentOf, UNNAMED } from '../../src/tree-paths.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { policyId } from '../../src/policy/policy-gate.js';
 

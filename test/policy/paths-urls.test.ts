@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Decision, type PolicyInput, policyGate, type ToolCallRequest } from '../../src/index.js';
-import { caseInsensitiveAt, compilePath, normalizePath } from '../../src/policy/paths-urls/path.js';
+import { caseInsensitiveAt, compilePath, normalizePath } from '../../src/policy/paths-urls/file-path.js';
 import { compileUrl, isPrivateHost, normalizeHost } from '../../src/policy/paths-urls/url.js';
 import { MAYBE, NO, YES } from '../../src/policy/truth.js';
 

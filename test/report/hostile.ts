@@ -15,7 +15,7 @@ import {
   CoverageReportSchema,
   type NodeStatus,
 } from '../../src/report/schema.js';
-import { hasHiddenCharacters } from '../../src/text.js';
+import { hasHiddenCharacters } from '../../src/escape.js';
 
 /** Strings known to break an output that prints data raw. */
 export const ATTACKS: readonly string[] = [

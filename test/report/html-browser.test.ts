@@ -13,7 +13,7 @@ import { DEFAULT_FIX } from '../../src/report/render/glyphs.js';
 import { renderHtmlPage } from '../../src/report/render/html.js';
 import { noteLines } from '../../src/report/render/notes.js';
 import { type CoverageNode, type CoverageReport, CoverageReportSchema } from '../../src/report/schema.js';
-import { hasHiddenCharacters, visible, visiblePath } from '../../src/text.js';
+import { hasHiddenCharacters, visible, visiblePath } from '../../src/escape.js';
 import { launchBrowser, openFile } from '../helpers/browser.js';
 import { cli } from '../helpers/cli.js';
 import { ATTACKS } from './hostile.js';

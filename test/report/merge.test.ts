@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMixedGraph } from '../../fixtures/graphs/mixed-graph.js';
 import { audit, type CoverageReport, CoverageReportSchema } from '../../src/index.js';
-import { hasHiddenCharacters } from '../../src/text.js';
+import { hasHiddenCharacters } from '../../src/escape.js';
 import { cli, root } from '../helpers/cli.js';
 
 const scratch = join(root, 'test/.generated/merge-unit');

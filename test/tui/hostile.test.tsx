@@ -6,7 +6,7 @@ import { buildMixedGraph } from '../../fixtures/graphs/mixed-graph.js';
 import { audit, type CoverageNode, type CoverageReport } from '../../src/index.js';
 import { summarize } from '../../src/report/audit.js';
 import { STATUS_GLYPH } from '../../src/report/render/glyphs.js';
-import { hasHiddenCharacters } from '../../src/text.js';
+import { hasHiddenCharacters } from '../../src/escape.js';
 import { CoverageApp } from '../../src/tui/CoverageApp.js';
 import { hostileReport, SGR } from '../report/hostile.js';
 

@@ -10,7 +10,7 @@ import { REPORTER_FORMATS } from '../../config.js';
 import { ensureSdk } from '../../frameworks/strands/sdk-check.js';
 import { GateAuditError, missingPackageOf } from '../../errors.js';
 import { notesSummary } from '../../report/render/notes.js';
-import { visible } from '../../text.js';
+import { visible } from '../../escape.js';
 import type { renderCoverageTui } from '../../tui/index.js';
 import { collect, msArg, percentArg, shardArg } from '../args.js';
 import { commandOutput } from '../command-output.js';

@@ -6,7 +6,7 @@
  * writes (other than `/dev/null`) matched by `writesTo`, and a program path with `/` listed as such.
  */
 import { RE2JS } from 're2js';
-import { compilePath, normalizePath, type PathTest } from '../paths-urls/path.js';
+import { compilePath, normalizePath, type PathTest } from '../paths-urls/file-path.js';
 import type { ShellCondition } from '../schema.js';
 import { and, MAYBE, NO, or, type Truth, YES } from '../truth.js';
 import { basename, type ShellPart } from './analyze.js';

@@ -12,7 +12,7 @@
  * and `,` in properties. Every command is one line, so no value can start a command of its own; the final
  * pass writes the `[` of a `##[` after the command's own prefix as `\x5b`, so none is read as the older syntax.
  */
-import { neutralizeCommands, visible, visiblePath } from '../../text.js';
+import { neutralizeCommands, visible, visiblePath } from '../../escape.js';
 import { type ExitRule, judgeRun, nodeFailsRun, noteFailsRun, underMinimum } from '../exit.js';
 import type { CoverageNode, CoverageReport } from '../schema.js';
 import { percent } from './glyphs.js';

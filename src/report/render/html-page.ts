@@ -2,12 +2,12 @@
  * The style and script of the HTML report, as text. The script is plain browser JavaScript: it reads the
  * report from the page's JSON data block, builds the tree, the detail panel and the filters, and puts
  * every value on the page with `textContent` or `setAttribute`, never as markup. Values are shown with the
- * same escaping as `visible` in `src/text.ts` (the pattern is that module's own, passed in by source).
+ * same escaping as `visible` in `src/escape.ts` (the pattern is that module's own, passed in by source).
  *
  * Neither text holds `</script`, `</style` or `<!--` (a test pins it), so each ends where its tag does;
  * the page's Content-Security-Policy allows exactly these two by hash.
  */
-import { HIDDEN_SOURCE } from '../../text.js';
+import { HIDDEN_SOURCE } from '../../escape.js';
 import type { NodeStatus } from '../schema.js';
 import { DEFAULT_FIX, STATUS_GLYPH } from './glyphs.js';
 import { NOTE_LABELS } from './notes.js';

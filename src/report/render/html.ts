@@ -21,7 +21,7 @@
  * filter for context carries `data-context`. Those names are the page's contract.
  */
 import { createHash } from 'node:crypto';
-import { jsonVisible, neutralizeCommands } from '../../text.js';
+import { jsonVisible, neutralizeCommands } from '../../escape.js';
 import { type ExitRule, judgeRun } from '../exit.js';
 import { type CoverageReport, CoverageReportSchema } from '../schema.js';
 import { percent, STATUS_GLYPH } from './glyphs.js';

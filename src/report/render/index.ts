@@ -4,7 +4,7 @@
  * runner's workflow command; the `github` format's own command prefixes are the one exemption, and its
  * renderer passes the rest of each line itself.
  */
-import { type CommandEscape, neutralizeCommands } from '../../text.js';
+import { type CommandEscape, neutralizeCommands } from '../../escape.js';
 import type { ExitRule } from '../exit.js';
 import type { CoverageReport } from '../schema.js';
 import { renderDot } from './dot.js';

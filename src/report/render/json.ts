@@ -3,7 +3,7 @@
  * terminal would act on or hide (C1 controls, bidi, line separators, zero-width…) are written as `\u`
  * escapes, so the JSON parses back to exactly the report and is safe to print.
  */
-import { jsonVisible } from '../../text.js';
+import { jsonVisible } from '../../escape.js';
 import { type CoverageReport, CoverageReportSchema } from '../schema.js';
 
 /**

@@ -15,7 +15,7 @@
  * (none is left by then; the removal stands on its own so no code path can write an ill-formed file), then
  * the five XML specials are escaped.
  */
-import { visible, visiblePath } from '../../text.js';
+import { visible, visiblePath } from '../../escape.js';
 import { nodeFailsRun } from '../exit.js';
 import type { CoverageNode, CoverageReport } from '../schema.js';
 import { noteLines } from './notes.js';

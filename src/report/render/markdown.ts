@@ -17,7 +17,7 @@
  * The registry's final pass then writes the `[` of any `##[` and the first `:` of a line's leading `::` as
  * `\[` and `\:`.
  */
-import { visible } from '../../text.js';
+import { visible } from '../../escape.js';
 import { type ExitRule, judgeRun } from '../exit.js';
 import type { CoverageReport } from '../schema.js';
 import { STATUS_GLYPH } from './glyphs.js';

@@ -2,7 +2,7 @@
  * The CLI's notes in the text renderers: what a run did not audit (exported functions not called, modules
  * skipped) and gated nodes under another gate than the one required, counted in the summary line.
  */
-import { quoted, visible, visiblePath } from '../../text.js';
+import { quoted, visible, visiblePath } from '../../escape.js';
 import { type ExitRule, noteFailsRun } from '../exit.js';
 import type { CoverageNote, CoverageReport } from '../schema.js';
 

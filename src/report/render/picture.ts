@@ -3,7 +3,7 @@
  * agents their agents-as-tools), a colour per status, and stable ids for nodes.
  */
 import type { CoverageNode, CoverageReport, NodeStatus } from '../schema.js';
-import { visible } from '../../text.js';
+import { visible } from '../../escape.js';
 import { STATUS_GLYPH } from './glyphs.js';
 
 /** Fill and stroke colours per status. */

@@ -15,8 +15,8 @@
  * execution notification.
  */
 import { createHash } from 'node:crypto';
-import { joinPath } from '../../paths.js';
-import { jsonVisible, neutralizeCommands, quoted, visible, visiblePath } from '../../text.js';
+import { joinPath } from '../../tree-paths.js';
+import { jsonVisible, neutralizeCommands, quoted, visible, visiblePath } from '../../escape.js';
 import { nodeFailsRun } from '../exit.js';
 import type { CoverageNode, CoverageNote, CoverageReport } from '../schema.js';
 import { gateLegend } from './summary.js';

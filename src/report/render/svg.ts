@@ -11,7 +11,7 @@
  * label cannot reorder or hide itself through an entity.
  */
 import { missingPackageOf } from '../../errors.js';
-import { visible } from '../../text.js';
+import { visible } from '../../escape.js';
 
 /** The package that lays pictures out (Graphviz in WebAssembly), installed with gate-audit's development tools. */
 const VIZ_PACKAGE = '@viz-js/viz';

@@ -4,7 +4,7 @@
  * `visible`, so a row is one line that starts with its node's real glyph, and nothing in an id can move
  * the cursor, forge a row or hide the summary.
  */
-import { quoted, visible, visiblePath } from '../../text.js';
+import { quoted, visible, visiblePath } from '../../escape.js';
 import { type ExitRule, judgeRun } from '../exit.js';
 import type { CoverageNode, CoverageReport } from '../schema.js';
 import { STATUS_GLYPH } from './glyphs.js';

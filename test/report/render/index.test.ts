@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { REPORTER_FORMATS, ReporterSchema } from '../../../src/config.js';
 import { FORMAT_NAMES, FORMATS, PAGE_RENDERERS, RENDERERS, renderFormat } from '../../../src/report/render/index.js';
-import { hasHiddenCharacters } from '../../../src/text.js';
+import { hasHiddenCharacters } from '../../../src/escape.js';
 import { root } from '../../helpers/cli.js';
 import { ATTACKS, COMMAND_ATTACKS, hostileReport } from '../hostile.js';
 import { OWN_COMMAND, runnerCommands } from '../runner-commands.js';

@@ -5,7 +5,7 @@
  * passed through the final pass after the command's own prefix): every command is one line, so no value can
  * start a command of its own.
  */
-import { quoted, visible } from '../../../text.js';
+import { quoted, visible } from '../../../escape.js';
 import { rowAgent } from '../../observed.js';
 import type { ObservedReport } from '../../observed-schema.js';
 import { workflowCommand } from '../github.js';

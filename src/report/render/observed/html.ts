@@ -5,7 +5,7 @@
  * HTML-escaped (`escapeHtml`), in text content only.
  */
 import { createHash } from 'node:crypto';
-import { visible } from '../../../text.js';
+import { visible } from '../../../escape.js';
 import { rowAgent } from '../../observed.js';
 import type { ObservedReport } from '../../observed-schema.js';
 import { escapeHtml } from '../svg.js';

@@ -3,7 +3,7 @@
  * audit's picture formats (`mermaid`, `dot`) and the interactive view draw a tree, which an observed report
  * does not have.
  */
-import { neutralizeCommands } from '../../../text.js';
+import { neutralizeCommands } from '../../../escape.js';
 import type { ObservedReport } from '../../observed-schema.js';
 import { renderObservedGithub } from './github.js';
 import { renderObservedHtml } from './html.js';

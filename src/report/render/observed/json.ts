@@ -2,7 +2,7 @@
  * The observed report as JSON: the validated report itself, so `merge` can read it back. Characters a
  * terminal would act on or hide are written as `\u` escapes; the JSON parses back to exactly the report.
  */
-import { jsonVisible } from '../../../text.js';
+import { jsonVisible } from '../../../escape.js';
 import { type ObservedReport, ObservedReportSchema } from '../../observed-schema.js';
 
 /**

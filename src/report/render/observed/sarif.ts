@@ -3,8 +3,8 @@
  * one per drift note (a warning), each with a logical location naming the agent and a stable fingerprint of
  * its place (or id) and tool. Text is neutralised with `visible`; the file is written with `jsonVisible`.
  */
-import { joinPath } from '../../../paths.js';
-import { jsonVisible, quoted, visible } from '../../../text.js';
+import { joinPath } from '../../../tree-paths.js';
+import { jsonVisible, quoted, visible } from '../../../escape.js';
 import { rowAgent } from '../../observed.js';
 import type { ObservedNote, ObservedReport, ObservedRow } from '../../observed-schema.js';
 import { pathFingerprint } from '../sarif.js';

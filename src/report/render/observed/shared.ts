@@ -2,7 +2,7 @@
  * What every observed format shares: the glyph of a row, the summary line, the verdict and the sources line.
  * Values from data go through `visible` (or the format's own writer) where each format writes them.
  */
-import { visible } from '../../../text.js';
+import { visible } from '../../../escape.js';
 import type { ObservedReport, ObservedRow } from '../../observed-schema.js';
 
 /** A row with a call that ran undecided. */

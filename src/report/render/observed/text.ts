@@ -3,7 +3,7 @@
  * and the summary last. Every value from data is shown through `visible` (a path through `visiblePath`), so a
  * row is one line that starts with its real glyph and nothing in a span can move the cursor or forge a row.
  */
-import { visible } from '../../../text.js';
+import { visible } from '../../../escape.js';
 import { rowAgent } from '../../observed.js';
 import type { ObservedReport } from '../../observed-schema.js';
 import { hostsText, rowGlyph, sourceLines, summaryLine, verdictLine, windowLine } from './shared.js';

@@ -1,5 +1,5 @@
 /**
- * What runs is what was judged. Later hooks, interventions, plugins and middleware can rename the tool,
+ * The execution check and the after-call audit. What runs is what was judged. Later hooks, interventions, plugins and middleware can rename the tool,
  * change the input, select another tool or clear a cancel after the decision (`docs/sdk-paths.md`,
  * "After the decision"). So:
  *
@@ -23,7 +23,7 @@ import type {
 } from '@strands-agents/sdk';
 import { types } from 'node:util';
 import { messageOf } from '../errors.js';
-import { segmentOf, UNNAMED } from '../paths.js';
+import { segmentOf, UNNAMED } from '../tree-paths.js';
 import { ownDataShape, readData, sameShape } from '../walker/safe-read.js';
 import { BLOCKED, ERROR, type GateState, recordTampering, refusalResult, type Seal } from './call.js';
 import { sameInput } from './digest.js';

@@ -1,10 +1,10 @@
 /**
- * The execution check and the after-call audit (`src/enforce/seal.ts`) and the records every step makes
+ * The execution check and the after-call audit (`src/enforce/execution-check.ts`) and the records every step makes
  * (`src/enforce/call.ts`), line by line: the exact refusal and tampering record for each way a call can differ
  * from its seal, a middleware that answers a refused call with something that only resembles the refusal, and
  * records that fail or never settle. Each test fails when the line it names is changed.
  *
- * Surviving mutants of seal.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent or not reachable:
+ * Surviving mutants of execution-check.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent or not reachable:
  * - `event.agent !== state.agent` in `noteCancel`/`keepWithheld` (→ `false`): an inner agent's re-yielded call id
  *   matches only the delegate call itself, already checked, and a withheld result lives within one event's hooks.
  * - the composed-chain check's `||` (→ `&&`): the SDK's links are plain arrows, neither async nor generators.

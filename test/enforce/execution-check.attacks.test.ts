@@ -1,5 +1,5 @@
 /**
- * Attacks on the execution check and the after-call audit (`src/enforce/seal.ts`): a middleware that answers
+ * Attacks on the execution check and the after-call audit (`src/enforce/execution-check.ts`): a middleware that answers
  * a call itself, changes it on the way in, or runs inside the check; a check handed another run than the decided one.
  *
  * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
@@ -37,7 +37,7 @@ import { recordingGate, failsOnBoom, onlyLsVictim, swapper } from '../helpers/at
 
 isolateEachTest();
 
-describe('execution check and after-call audit (seal.ts)', () => {
+describe('execution check and after-call audit (execution-check.ts)', () => {
   describe('when a middleware answers a call itself', () => {
     /** Runs the agent's `rm` on `/mw` itself, around the gate, and answers the call with its own result. */
     async function answerWithRm(

@@ -1,6 +1,7 @@
 /**
- * Paths: where a node, agent or orchestrator sits, as a chain of segments from the root. One rule makes
- * every path unambiguous, as an array and as one string:
+ * Tree paths: where a node, agent or orchestrator sits in a Graph/Swarm tree, as a chain of segments from the
+ * root (file paths in policies are `policy/paths-urls/file-path.ts`). One rule makes every path unambiguous, as
+ * an array and as one string:
  *
  * - a segment is an id with `%`, `/` and `#` written `%25`, `%2F` and `%23` (the escape character is
  *   escaped too, so `acme/prod` and `acme%2Fprod` stay two different segments);

@@ -1,5 +1,5 @@
 /**
- * Path conditions: `path: { under, notUnder, cwd, realpath, caseInsensitive }` on a string argument, a
+ * File path conditions: `path: { under, notUnder, cwd, realpath, caseInsensitive }` on a string argument, a
  * shell operand or a redirection target. Paths are normalised (`.`, `..`, repeated and trailing slashes);
  * `..` is judged where it lands; `under` compares whole segments (`/workspace2` is not under `/workspace`).
  * `~` and relative paths without `cwd` are unknown. Symlinks are not resolved unless `realpath: true`,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { hasHiddenCharacters, jsonVisible, quoted, visible, visibleField, visiblePath } from '../src/text.js';
+import { hasHiddenCharacters, jsonVisible, quoted, visible, visibleField, visiblePath } from '../src/escape.js';
 
 describe('visible', () => {
   it('shows controls, ESC, CR, separators, bidi and zero-width characters escaped', () => {
