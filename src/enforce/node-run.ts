@@ -49,11 +49,35 @@ export function nodeRunProblem(target: unknown): string | undefined {
   return undefined;
 }
 
-/** Whether a value can be stepped as an async generator. */
-function isSteppable(value: unknown): value is AsyncGenerator<unknown, unknown, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
+/**
+ * The run a custom node or executor returned, as an async generator whose every step can be run in the run
+ * context: an async generator as it is; any other iterator (an object with only `next` is all the SDK's
+ * `AgentNode` calls) with its own `next`, and its `throw`/`return` where it has them; undefined for a value that
+ * is no iterator (the SDK refuses it itself).
+ */
+function steppable(value: unknown): AsyncGenerator<unknown, unknown, unknown> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
   const { next, throw: raise, return: end } = value as Record<string, unknown>;
-  return typeof next === 'function' && typeof raise === 'function' && typeof end === 'function';
+  if (typeof next !== 'function') return undefined;
+  if (typeof raise === 'function' && typeof end === 'function')
+    return value as AsyncGenerator<unknown, unknown, unknown>;
+  const step = next as (sent?: unknown) => unknown;
+  const adapted = {
+    next: async (sent?: unknown): Promise<IteratorResult<unknown, unknown>> =>
+      (await step.call(value, sent)) as IteratorResult<unknown, unknown>,
+    throw: async (error?: unknown): Promise<IteratorResult<unknown, unknown>> => {
+      if (typeof raise === 'function') return (await raise.call(value, error)) as IteratorResult<unknown, unknown>;
+      throw error;
+    },
+    return: async (result?: unknown): Promise<IteratorResult<unknown, unknown>> =>
+      typeof end === 'function'
+        ? ((await end.call(value, result)) as IteratorResult<unknown, unknown>)
+        : { done: true, value: result },
+    [Symbol.asyncIterator]() {
+      return adapted;
+    },
+  };
+  return adapted;
 }
 
 /**
@@ -87,7 +111,8 @@ export function wrapNodeRun(target: object, kind: NodeRunKind): () => void {
     }
     const context: RunContext = { root: invocationState, paths: startNodeRun(invocationState, target) };
     const run = runInContext(context, () => original.apply(this, args));
-    return isSteppable(run) ? runSteps(context, run) : run;
+    const steps = steppable(run);
+    return steps === undefined ? run : runSteps(context, steps);
   };
   const own = Object.getOwnPropertyDescriptor(target, 'stream');
   const mark: NodeRunMark = Object.freeze({ stream });

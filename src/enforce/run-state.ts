@@ -240,8 +240,18 @@ export function setTreePlaces(root: object, places: TreePlaces): void {
 /** The tree each root run runs (set when its root orchestrator starts it), by the run's state. */
 const treeOfRun = new WeakMap<RootRun, TreePlaces | undefined>();
 
-/** What an orchestrator's guard let start in a run and has not started yet: executor → the places of each start. */
-const expected = new WeakMap<RootRun, Map<object, Places[]>>();
+/**
+ * One start a node guard let happen: the node's places, and the governed custom node's run the guard ran in
+ * (undefined at the top of the run). Only a start in that same context is that node: an agent a custom node
+ * starts elsewhere meanwhile (a fan-out sibling sharing the agent) is not.
+ */
+interface ExpectedStart {
+  readonly places: Places;
+  readonly at: RunContext | undefined;
+}
+
+/** What an orchestrator's guard let start in a run and has not started yet: executor → each start. */
+const expected = new WeakMap<RootRun, Map<object, ExpectedStart[]>>();
 
 /** The run record of an `invocationState` object, made when it has none. */
 function runOf(key: object): RootRun {
@@ -277,22 +287,27 @@ export function expectNode(invocationState: unknown, executor: unknown, orchestr
   const places = (tree?.get(orchestrator) ?? [])
     .map((place) => [...place, segment])
     .filter((place) => known.some((other) => samePath(place, other)));
-  const pending = expected.get(run) ?? new Map<object, Places[]>();
-  pending.set(executor, [...(pending.get(executor) ?? []), places]);
+  const pending = expected.get(run) ?? new Map<object, ExpectedStart[]>();
+  pending.set(executor, [...(pending.get(executor) ?? []), { places, at: nodeContext() }]);
   expected.set(run, pending);
 }
 
-/** Takes the first expected start of `executor` in the run: its places, or undefined when none was expected. */
+/**
+ * Takes the first expected start of `executor` in the run made in the context this start happens in: its
+ * places, or undefined when none was expected there.
+ */
 function takeExpected(invocationState: unknown, executor: object): Places | undefined {
   const key = keyOf(invocationState);
   const run = key === undefined ? undefined : runs.get(key);
   const pending = run === undefined ? undefined : expected.get(run);
   const starts = pending?.get(executor);
   if (pending === undefined || starts === undefined) return undefined;
-  const [first, ...rest] = starts;
-  if (rest.length > 0) pending.set(executor, rest);
-  else pending.delete(executor);
-  return first;
+  const here = nodeContext();
+  const index = starts.findIndex((start) => start.at === here);
+  if (index === -1) return undefined;
+  const [taken] = starts.splice(index, 1);
+  if (starts.length === 0) pending.delete(executor);
+  return taken?.places;
 }
 
 /** The places of `target` in the tree the run runs, or none when the run's tree is not known. */
