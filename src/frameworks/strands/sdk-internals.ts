@@ -303,6 +303,11 @@ function holdsPlugin(agent: Agent, plugin: unknown): boolean {
   return found;
 }
 
+/** The agent each dispatch closure was first read on (a closure runs the tool executor of the agent that made it). */
+const closureOwners = new WeakMap<object, Agent>();
+/** The dispatch closure each agent was first read with. */
+const closuresOfAgents = new WeakMap<Agent, object>();
+
 /**
  * Why the agent's background-task dispatcher (SDK ≥ 1.16) could run a call around the execution check, or
  * undefined when it has none or it is the SDK's own, bound to this agent. After the `BeforeToolCallEvent` hooks
@@ -334,6 +339,20 @@ export function backgroundDispatchProblem(agent: Agent): string | undefined {
   if (sourceOf(executeTool) !== shape.executeTool) {
     return dispatcher("whose _executeTool is not the agent's own run through its tool executor");
   }
+  // Another agent's closure has the same source but runs that agent's tool executor and middleware, around this
+  // agent's execution check: a closure belongs to the first agent it was read on, and an agent keeps the closure
+  // it was first read with (one moved over before gate-audit ever read either agent is not seen: see the docs).
+  const closure = executeTool as object;
+  const owner = closureOwners.get(closure);
+  if (owner !== undefined && owner !== agent) {
+    return dispatcher("whose _executeTool is another agent's (it runs that agent's tool executor and middleware)");
+  }
+  const first = closuresOfAgents.get(agent);
+  if (first !== undefined && first !== closure) {
+    return dispatcher('whose _executeTool was replaced since gate-audit first read it');
+  }
+  closureOwners.set(closure, agent);
+  closuresOfAgents.set(agent, closure);
   const manager = readData(tasks, '_manager');
   if (manager === undefined) return undefined;
   const managerProblem = sdkObjectProblem('its task manager', manager, shape.manager);

@@ -224,4 +224,41 @@ describe('the background dispatch path (SDK ≥ 1.16)', () => {
     expect(audit(plain).nodes[0]!.status).toBe('ungateable');
     expect(() => install(plain, { gate: onlyTmp })).toThrow(/background/);
   });
+
+  describe('another agent’s _executeTool closure (same source, that agent’s executor and middleware)', () => {
+    /** Moves `from`'s closure into `to`'s dispatcher and (once made) its task manager. */
+    const moveClosure = (from: Agent, to: Agent): void => {
+      const closure = fieldsOf(fieldsOf(from)._backgroundTasks)._executeTool;
+      const tasks = fieldsOf(fieldsOf(to)._backgroundTasks);
+      tasks._executeTool = closure;
+      if (tasks._manager !== undefined) fieldsOf(tasks._manager)._executeTool = closure;
+    };
+
+    it('moved in after install: the call is refused and the run stops; the audit says ungateable', async ({ skip }) => {
+      skip(!hasBackgroundTasks, FEATURE_ABSENT['background-tasks']);
+      const agent = backgroundAgent();
+      const other = backgroundAgent();
+      install(agent, { gate: onlyTmp });
+      await agent.initialize();
+      await other.initialize();
+      moveClosure(other, agent);
+      expect(audit(agent).nodes[0]!.status).toBe('ungateable');
+      rewriteAfterDecision(agent);
+      const result = await settle(agent.invoke('go'));
+      await drain();
+      expect(ran).toEqual([]);
+      expect(result).toBeInstanceOf(GateFailedError);
+    });
+
+    it('of an agent gate-audit read before: ungateable, refused at install', async ({ skip }) => {
+      skip(!hasBackgroundTasks, FEATURE_ABSENT['background-tasks']);
+      const agent = backgroundAgent();
+      const other = backgroundAgent();
+      expect(audit(other).nodes[0]!.status).toBe('ungated'); // read once: its closure is known to be its own
+      await agent.initialize();
+      moveClosure(other, agent);
+      expect(audit(agent).nodes[0]!.status).toBe('ungateable');
+      expect(() => install(agent, { gate: onlyTmp })).toThrow(/another agent/);
+    });
+  });
 });
