@@ -159,7 +159,8 @@ module.exports = {
       from: { path: '^src/index\\.ts$' },
       to: {
         path: '^src/',
-        pathNot: '^src/(config\\.ts|enforce/|errors\\.ts|policy/|report/|walker/|tree-paths\\.ts|escape\\.ts|auditing\\.ts)',
+        pathNot:
+          '^src/(config\\.ts|enforce/|errors\\.ts|policy/|report/|walker/|tree-paths\\.ts|escape\\.ts|auditing\\.ts)',
       },
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
