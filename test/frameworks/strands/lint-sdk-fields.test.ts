@@ -3,10 +3,10 @@
  * fields. Each case writes a small source file and runs the script on it, as `npm run lint` runs it on src/.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const script = join(root, 'scripts/lint-sdk-fields.mjs');
@@ -16,10 +16,17 @@ function lint(...files: string[]): { status: number | null; out: string } {
   return { status: run.status, out: `${run.stdout}${run.stderr}` };
 }
 
+const made: string[] = [];
+afterAll(() => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 function source(text: string): string {
   const dir = join(root, 'test/.generated');
   mkdirSync(dir, { recursive: true });
-  const file = join(mkdtempSync(join(dir, 'lint-sdk-fields-')), 'probe.ts');
+  const probe = mkdtempSync(join(dir, 'lint-sdk-fields-'));
+  made.push(probe);
+  const file = join(probe, 'probe.ts');
   writeFileSync(file, text);
   return file;
 }
