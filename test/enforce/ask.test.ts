@@ -14,7 +14,7 @@
  *   then present with the value undefined, which every reader reads as absent (and JSON drops).
  * - the callback path's `'late'` text (no coverage): the callback is awaited without a timeout, never late.
  *
- * Surviving mutants of agent-gate.ts, each equivalent (one more in `executor-swap.test.ts`):
+ * Surviving mutants of agent-gate.ts, each equivalent (one more in `agent-gate.executor-swap.test.ts`):
  * - `cleanups.splice(0).reverse()` (→ no reverse): each cleanup removes one registration, by identity.
  * - `failUnexpected`'s placeholders for a tool name or id it cannot read: the SDK builds `toolUse` as plain data,
  *   and the decision hook runs before any other hook could replace it.

@@ -1,7 +1,7 @@
 /**
  * `installMultiagent` and `install` (`src/enforce/install.ts`): preflight before any change, refusals, conflicts,
  * idempotence, rollback of a failure midway, and the fields locked once everything is installed. Each test of the
- * block "install.ts, line by line" (and of the line-by-line blocks of install.accept.test.ts and sdk-mismatch.test.ts)
+ * block "install.ts, line by line" (and of the line-by-line blocks of install.accept.test.ts and install.sdk-mismatch.test.ts)
  * fails when the line it names is changed.
  *
  * Surviving mutants of install.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent:

@@ -1,6 +1,6 @@
 /**
  * The HTML report as text: its parts, its policy, its picture's allowlist and its size. (What it does in a
- * browser is in test/report/html-browser.test.ts.)
+ * browser is in test/report/render/html.browser.test.ts.)
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';

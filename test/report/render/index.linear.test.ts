@@ -5,10 +5,10 @@
  * times). Wall and CPU time are for `npm run bench`, never for a test.
  */
 import { describe, expect, it } from 'vitest';
-import { summarize } from '../../src/report/audit.js';
-import { RENDERERS } from '../../src/report/render/index.js';
-import type { CoverageEdge, CoverageNode, CoverageReport } from '../../src/report/schema.js';
-import { buildTree, visibleRows } from '../../src/tui/tree.js';
+import { summarize } from '../../../src/report/audit.js';
+import { RENDERERS } from '../../../src/report/render/index.js';
+import type { CoverageEdge, CoverageNode, CoverageReport } from '../../../src/report/schema.js';
+import { buildTree, visibleRows } from '../../../src/tui/tree.js';
 
 type AnyArray = unknown[];
 type Method = (this: AnyArray, ...args: unknown[]) => unknown;

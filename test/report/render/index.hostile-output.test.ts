@@ -7,17 +7,17 @@ import fc from 'fast-check';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { type Token, type Tokens, marked } from 'marked';
 import { describe, expect, it } from 'vitest';
-import { nodeFailsRun } from '../../src/report/exit.js';
-import { STATUS_GLYPH } from '../../src/report/render/glyphs.js';
-import { renderHtml } from '../../src/report/render/html.js';
-import { PAGE_SCRIPT, PAGE_STYLE } from '../../src/report/render/html-page.js';
-import { renderDot } from '../../src/report/render/dot.js';
-import { RENDERERS } from '../../src/report/render/index.js';
-import { layoutSvg } from '../../src/report/render/svg.js';
-import { summaryLine, tally, verdict } from '../../src/report/render/summary.js';
-import { type CoverageNode, type CoverageReport, CoverageReportSchema } from '../../src/report/schema.js';
-import { hasHiddenCharacters, visible, visiblePath } from '../../src/escape.js';
-import { expectNothingHidden, hostileReport } from './hostile.js';
+import { nodeFailsRun } from '../../../src/report/exit.js';
+import { STATUS_GLYPH } from '../../../src/report/render/glyphs.js';
+import { renderHtml } from '../../../src/report/render/html.js';
+import { PAGE_SCRIPT, PAGE_STYLE } from '../../../src/report/render/html-page.js';
+import { renderDot } from '../../../src/report/render/dot.js';
+import { RENDERERS } from '../../../src/report/render/index.js';
+import { layoutSvg } from '../../../src/report/render/svg.js';
+import { summaryLine, tally, verdict } from '../../../src/report/render/summary.js';
+import { type CoverageNode, type CoverageReport, CoverageReportSchema } from '../../../src/report/schema.js';
+import { hasHiddenCharacters, visible, visiblePath } from '../../../src/escape.js';
+import { expectNothingHidden, hostileReport } from '../hostile.js';
 
 const RUNS = { numRuns: Number(process.env.HOSTILE_RUNS ?? 150) };
 

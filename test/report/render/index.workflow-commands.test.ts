@@ -7,13 +7,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ExitRule } from '../../src/report/exit.js';
-import { FORMAT_NAMES, renderFormat } from '../../src/report/render/index.js';
-import { OBSERVED_FORMAT_NAMES, OBSERVED_RENDERERS } from '../../src/report/render/observed/index.js';
-import { type CoverageReport, CoverageReportSchema } from '../../src/report/schema.js';
-import { CommandNeutralizer, neutralizeCommands, visible } from '../../src/escape.js';
-import { ATTACKS, COMMAND_ATTACKS, hostileObservedReport, hostileReport } from './hostile.js';
-import { OWN_COMMAND, runnerCommands } from './runner-commands.js';
+import type { ExitRule } from '../../../src/report/exit.js';
+import { FORMAT_NAMES, renderFormat } from '../../../src/report/render/index.js';
+import { OBSERVED_FORMAT_NAMES, OBSERVED_RENDERERS } from '../../../src/report/render/observed/index.js';
+import { type CoverageReport, CoverageReportSchema } from '../../../src/report/schema.js';
+import { CommandNeutralizer, neutralizeCommands, visible } from '../../../src/escape.js';
+import { ATTACKS, COMMAND_ATTACKS, hostileObservedReport, hostileReport } from '../hostile.js';
+import { OWN_COMMAND, runnerCommands } from '../runner-commands.js';
 
 const RUNS = { numRuns: Number(process.env.HOSTILE_RUNS ?? 60) };
 

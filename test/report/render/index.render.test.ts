@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { buildMixedGraph } from '../../fixtures/graphs/mixed-graph.js';
-import { buildLateNodeGraph } from '../../fixtures/graphs/late-node-graph.js';
-import { buildRemoteGraph } from '../../fixtures/graphs/remote-graph.js';
-import { audit, type CoverageNode, type CoverageReport, CoverageReportSchema } from '../../src/index.js';
-import { summarize } from '../../src/report/audit.js';
-import { isFormatName, RENDERERS } from '../../src/report/render/index.js';
-import { pathFingerprint } from '../../src/report/render/sarif.js';
+import { buildMixedGraph } from '../../../fixtures/graphs/mixed-graph.js';
+import { buildLateNodeGraph } from '../../../fixtures/graphs/late-node-graph.js';
+import { buildRemoteGraph } from '../../../fixtures/graphs/remote-graph.js';
+import { audit, type CoverageNode, type CoverageReport, CoverageReportSchema } from '../../../src/index.js';
+import { summarize } from '../../../src/report/audit.js';
+import { isFormatName, RENDERERS } from '../../../src/report/render/index.js';
+import { pathFingerprint } from '../../../src/report/render/sarif.js';
 
 const mixed = audit(buildMixedGraph());
 
