@@ -24,6 +24,19 @@ fail() { echo "pack-install: $*" >&2; exit 1; }
 npm run build --silent
 tarball="$work/$(npm pack --ignore-scripts --silent --pack-destination "$work" | tail -n 1)"
 
+# An app on React 18 installs gate-audit without a peer conflict (React is not a peer of gate-audit). It installs
+# in the background while the SDK apps are checked (its result is read at the end).
+react18() {
+  local app="$work/app-react18"
+  mkdir -p "$app" && cd "$app" || return 1
+  npm init -y > /dev/null
+  npm install --save-exact --no-audit --no-fund "@strands-agents/sdk@${versions[0]}" zod@4 react@18 > sdk.log 2>&1 || { cat sdk.log; echo "could not install React 18"; return 1; }
+  npm install --no-audit --no-fund "$tarball" > install.log 2>&1 || { cat install.log; echo "installing the tarball into a React 18 app failed"; return 1; }
+  [ "$(node -p "require('react/package.json').version.split('.')[0]")" = 18 ] || { echo "installing gate-audit changed the app's React"; return 1; }
+}
+react18 > "$work/react18.out" 2>&1 &
+react18_pid=$!
+
 for sdk in "${versions[@]}"; do
   app="$work/app-$sdk"
   mkdir -p "$app"
@@ -149,14 +162,6 @@ JS
   cd "$here"
 done
 
-# An app on React 18 installs gate-audit without a peer conflict (React is not a peer of gate-audit).
-app="$work/app-react18"
-mkdir -p "$app"
-cd "$app"
 echo "== app pinning react 18"
-npm init -y > /dev/null
-npm install --save-exact --no-audit --no-fund "@strands-agents/sdk@${versions[0]}" zod@4 react@18 > sdk.log 2>&1 || { cat sdk.log; fail "could not install React 18"; }
-npm install --no-audit --no-fund "$tarball" > install.log 2>&1 || { cat install.log; fail "installing the tarball into a React 18 app failed"; }
-[ "$(node -p "require('react/package.json').version.split('.')[0]")" = 18 ] || fail "installing gate-audit changed the app's React"
-cd "$here"
+wait "$react18_pid" || { cat "$work/react18.out"; fail "the React 18 app"; }
 echo "pack-install: ok (${versions[*]})"
