@@ -5,60 +5,15 @@
  * the CLI. Each output is read by the runner's rule (`../report/runner-commands.ts`); the `github` format's own
  * command lines are the one exemption.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gateAudit, type Run, scratchFolder } from '../helpers/built-command.js';
 import { FORMAT_NAMES } from '../../src/report/render/index.js';
 import { OBSERVED_FORMAT_NAMES } from '../../src/report/render/observed/index.js';
 import { OWN_COMMAND, runnerCommands } from '../report/runner-commands.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'bin/gate-audit.js');
-const scratchRel = 'test/.generated/workflow-commands';
-const scratch = join(root, scratchRel);
-const at = (name: string): string => join(scratch, name);
-const rel = (name: string): string => `${scratchRel}/${name}`;
-
-interface Run {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-let running = 0;
-const waiting: (() => void)[] = [];
-async function slot(): Promise<() => void> {
-  if (running >= 3) await new Promise<void>((resolve) => waiting.push(resolve));
-  running += 1;
-  return () => {
-    running -= 1;
-    waiting.shift()?.();
-  };
-}
-
-/** Runs the built command in its own process, as a CI step would. */
-async function gateAudit(args: string[]): Promise<Run> {
-  const release = await slot();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
-      env: { ...process.env, NODE_NO_WARNINGS: '1', CI: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      release();
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
+const { scratch, at, rel } = scratchFolder('workflow-commands');
 
 /** Expects no line a runner reads as a command in an output, but the `github` format's own ones. */
 function expectNoCommand(output: string, what: string, github = false): void {

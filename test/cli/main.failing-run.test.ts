@@ -6,59 +6,13 @@
  * `github`, a failing result in SARIF and JUnit, the reason in text, Markdown, HTML and JSON, and no heading
  * or summary that says the run is fully gated or has nothing to fix.
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { XMLParser } from 'fast-xml-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gateAudit, type Run, scratchFolder } from '../helpers/built-command.js';
 import { CoverageReportSchema } from '../../src/report/schema.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'bin/gate-audit.js');
-const scratchRel = 'test/.generated/failing-run';
-const scratch = join(root, scratchRel);
-const at = (name: string): string => join(scratch, name);
-const rel = (name: string): string => `${scratchRel}/${name}`;
-
-interface Run {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-let running = 0;
-const waiting: (() => void)[] = [];
-async function slot(): Promise<() => void> {
-  if (running >= 3) await new Promise<void>((resolve) => waiting.push(resolve));
-  running += 1;
-  return () => {
-    running -= 1;
-    waiting.shift()?.();
-  };
-}
-
-/** Runs the built command in its own process. */
-async function gateAudit(args: string[]): Promise<Run> {
-  const release = await slot();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: root,
-      env: { ...process.env, NODE_NO_WARNINGS: '1', CI: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      release();
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
+const { scratch, at, rel } = scratchFolder('failing-run');
 
 const FROM = '../../../fixtures';
 const FORMATS = ['json', 'markdown', 'sarif', 'junit', 'github', 'html'] as const;

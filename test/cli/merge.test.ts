@@ -3,60 +3,15 @@
  * command (`dist/`, `npm test` builds it) in its own process, on real fixture modules re-exported from a
  * scratch folder inside the project (so their project-relative paths, and so their shards, are fixed).
  */
-import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gateAudit, type Run, scratchFolder } from '../helpers/built-command.js';
 import { shardOf } from '../../src/cli/run.js';
 import { type CoverageReport, CoverageReportSchema } from '../../src/index.js';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = join(root, 'bin/gate-audit.js');
-const scratchRel = 'test/.generated/merge';
-const scratch = join(root, scratchRel);
+const { scratch, at, rel } = scratchFolder('merge');
 
-interface Run {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-let running = 0;
-const waiting: (() => void)[] = [];
-async function slot(): Promise<() => void> {
-  if (running >= 3) await new Promise<void>((resolve) => waiting.push(resolve));
-  running += 1;
-  return () => {
-    running -= 1;
-    waiting.shift()?.();
-  };
-}
-
-/** Runs the built command in its own process. */
-async function gateAudit(args: string[], cwd = root): Promise<Run> {
-  const release = await slot();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd,
-      env: { ...process.env, NODE_NO_WARNINGS: '1', CI: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      release();
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
-
-const at = (name: string): string => join(scratch, name);
-const rel = (name: string): string => `${scratchRel}/${name}`;
 const read = (name: string): CoverageReport => CoverageReportSchema.parse(JSON.parse(readFileSync(at(name), 'utf8')));
 const json = (run: Run): CoverageReport => CoverageReportSchema.parse(JSON.parse(run.stdout));
 /** Every node as "module#export › path inside the module: status", independent of the report's layout. */

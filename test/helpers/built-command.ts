@@ -1,0 +1,66 @@
+/**
+ * Runs of the built command (`bin/gate-audit.js` over `dist/`) in processes of their own, as a CI step runs it
+ * (`CI=true`), at most three at a time, each killed after 90 s; and a scratch folder for the files a test
+ * writes, named by path from the repository root and relative to it.
+ */
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { root } from './cli.js';
+
+/** What a run of the built command ended with. */
+export interface Run {
+  readonly status: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+const bin = join(root, 'bin/gate-audit.js');
+let running = 0;
+const waiting: (() => void)[] = [];
+
+async function slot(): Promise<() => void> {
+  if (running >= 3) await new Promise<void>((resolve) => waiting.push(resolve));
+  running += 1;
+  return () => {
+    running -= 1;
+    waiting.shift()?.();
+  };
+}
+
+/**
+ * Runs the built command in its own process.
+ *
+ * @param args - its arguments
+ * @param cwd - its working directory (the repository root unless given)
+ */
+export async function gateAudit(args: string[], cwd = root): Promise<Run> {
+  const release = await slot();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd,
+      env: { ...process.env, NODE_NO_WARNINGS: '1', CI: 'true' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      release();
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+/** A scratch folder under test/.generated: its absolute path, and a file in it absolute (`at`) or relative (`rel`). */
+export function scratchFolder(name: string): {
+  readonly scratch: string;
+  readonly at: (file: string) => string;
+  readonly rel: (file: string) => string;
+} {
+  const relative = `test/.generated/${name}`;
+  const scratch = join(root, relative);
+  return { scratch, at: (file) => join(scratch, file), rel: (file) => `${relative}/${file}` };
+}
