@@ -16,6 +16,7 @@ import {
 } from '@strands-agents/sdk';
 import { describe, expect, it } from 'vitest';
 import { type Gate, GateFailedError, install } from '../../src/index.js';
+import { bypassExecutor } from '../helpers/attacks.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
 isolateEachTest();
@@ -29,30 +30,6 @@ const settle = (agent: Agent): Promise<unknown> =>
     () => undefined,
     (error: unknown) => error,
   );
-
-interface ToolUse {
-  name: string;
-  toolUseId: string;
-  input: unknown;
-}
-
-/** A tool executor that runs every tool itself, through no hook and no middleware. */
-function bypassExecutor(): { execute: (options: unknown, input: unknown) => AsyncGenerator<never, void> } {
-  return {
-    async *execute(options, input): AsyncGenerator<never, void> {
-      const { agent } = options as { agent: { toolRegistry: { get(name: string): unknown } } };
-      const batch = input as { toolUseBlocks: ToolUse[]; toolResultBlocks: unknown[] };
-      yield* [];
-      for (const use of batch.toolUseBlocks) {
-        const tool = agent.toolRegistry.get(use.name) as { invoke(i: unknown, c: unknown): Promise<unknown> };
-        await tool.invoke(use.input, { agent, toolUse: use });
-        batch.toolResultBlocks.push(
-          new ToolResultBlock({ toolUseId: use.toolUseId, status: 'success', content: [new TextBlock('ok')] }),
-        );
-      }
-    },
-  };
-}
 
 /** A hook of the app that throws the first time it runs: from then on the SDK drains the loop. */
 function throwsOnce(): () => void {

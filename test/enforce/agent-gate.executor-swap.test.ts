@@ -16,11 +16,10 @@ import {
   AfterToolsEvent,
   BeforeToolsEvent,
   SequentialToolExecutor,
-  TextBlock,
-  ToolResultBlock,
 } from '@strands-agents/sdk';
 import { describe, expect, it } from 'vitest';
 import { type Gate, GateFailedError, install } from '../../src/index.js';
+import { bypassExecutor } from '../helpers/attacks.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent } from '../helpers/sdk.js';
 
 isolateEachTest();
@@ -36,30 +35,6 @@ const settle = (promise: Promise<unknown>): Promise<unknown> =>
     (value) => value,
     (error: unknown) => error,
   );
-
-interface ToolUse {
-  name: string;
-  toolUseId: string;
-  input: unknown;
-}
-
-/** A tool executor that runs every tool itself, through no hook and no middleware. */
-function bypassExecutor(): { execute: (options: unknown, input: unknown) => AsyncGenerator<never, void> } {
-  return {
-    async *execute(options, input): AsyncGenerator<never, void> {
-      const { agent } = options as { agent: { toolRegistry: { get(name: string): unknown } } };
-      const batch = input as { toolUseBlocks: ToolUse[]; toolResultBlocks: unknown[] };
-      yield* [];
-      for (const use of batch.toolUseBlocks) {
-        const tool = agent.toolRegistry.get(use.name) as { invoke(i: unknown, c: unknown): Promise<unknown> };
-        await tool.invoke(use.input, { agent, toolUse: use });
-        batch.toolResultBlocks.push(
-          new ToolResultBlock({ toolUseId: use.toolUseId, status: 'success', content: [new TextBlock('ok')] }),
-        );
-      }
-    },
-  };
-}
 
 type WithExecutor = { _toolExecutor: unknown };
 const NOT_THE_SDKS =
