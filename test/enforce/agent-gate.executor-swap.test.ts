@@ -11,12 +11,7 @@
  * - `-Infinity` (→ `+Infinity`) of the first model-call hook: a hook before it that throws ends the model call
  *   anyway, and an interrupt thrown there leaves every later hook running, so the last hook's check does the same.
  */
-import {
-  AfterModelCallEvent,
-  AfterToolsEvent,
-  BeforeToolsEvent,
-  SequentialToolExecutor,
-} from '@strands-agents/sdk';
+import { AfterModelCallEvent, AfterToolsEvent, BeforeToolsEvent, SequentialToolExecutor } from '@strands-agents/sdk';
 import { describe, expect, it } from 'vitest';
 import { type Gate, GateFailedError, install } from '../../src/index.js';
 import { bypassExecutor } from '../helpers/attacks.js';
