@@ -1,6 +1,7 @@
 // The pipeline's import direction (walker → enforce → policy → report → cli), checked in `npm run lint`; the
 // folders beside the pipeline (stores, otel, tui, renderers, frameworks/strands) and the files at the top of src/
 // name what they may import (whitelists), so a new import between them is a decision, not an accident.
+// src/frameworks/langgraph/ is the LangGraph.js adapter behind the seam (src/frameworks/seam.ts).
 // src/frameworks/strands/ holds every read and write of the SDK's private shape: the walker reads it, the gate
 // writes through it, and its self-test installs the gate; what the walker reaches of it reaches no later stage.
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -34,6 +35,25 @@ module.exports = {
         "the SDK's private shape builds on the safe reads and the marks; its check logs and its self-test installs the gate",
       from: { path: '^src/frameworks/strands/' },
       to: { path: '^src/', pathNot: '^src/(frameworks/strands/|walker/|enforce/|errors\\.ts$)' },
+    },
+    {
+      name: 'langgraph-whitelist',
+      severity: 'error',
+      comment:
+        'the LangGraph adapter builds on the seam, the safe reads, the marks and the neutral gate (decision, digest, run refusal)',
+      from: { path: '^src/frameworks/langgraph/' },
+      to: {
+        path: '^src/',
+        pathNot:
+          '^src/(frameworks/langgraph/|frameworks/seam\\.ts$|walker/|enforce/(call|judge|digest|gate)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
+      },
+    },
+    {
+      name: 'seam-is-a-leaf',
+      severity: 'error',
+      comment: 'the seam between the neutral parts and each framework is types only',
+      from: { path: '^src/frameworks/seam\\.ts$' },
+      to: { path: '^src/' },
     },
     {
       name: 'enforce-before-report',
@@ -160,7 +180,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot:
-          '^src/(config\\.ts|enforce/|errors\\.ts|policy/|report/|walker/|tree-paths\\.ts|escape\\.ts|auditing\\.ts)',
+          '^src/(config\\.ts|enforce/|errors\\.ts|policy/|report/|walker/|tree-paths\\.ts|escape\\.ts|auditing\\.ts|frameworks/langgraph/install\\.ts)',
       },
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },

@@ -32,7 +32,8 @@ export type {
 export { install, installMultiagent } from './enforce/install.js';
 export { guardProcess } from './enforce/process-guard.js';
 export type { OnUngated, ProcessGuard, ProcessGuardOptions } from './enforce/process-guard.js';
-export type { AcceptEntry, InstallOptions } from './enforce/install.js';
+export type { AcceptEntry, InstallOptions, LangGraphRoot } from './enforce/install.js';
+export type { LangGraphInstall } from './frameworks/langgraph/install.js';
 export type { AgentGate } from './enforce/agent-gate.js';
 export { gatedAgent, gatedFactory } from './enforce/factories.js';
 export { GatePlugin } from './enforce/plugin.js';

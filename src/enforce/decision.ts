@@ -228,6 +228,7 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
     path,
     paths,
     toolKind: facts.kind,
+    framework: 'strands',
   };
   call.request = request;
   const context = { agent: state.agent, invocationState: event.invocationState };

@@ -36,6 +36,8 @@ export interface ToolCallRequest {
   paths: readonly (readonly string[])[];
   /** What kind of tool it is. */
   toolKind: 'function' | 'mcp' | 'agent' | 'structured-output' | 'other';
+  /** The framework the call runs in (absent means Strands, for requests built before LangGraph was supported). */
+  framework?: 'strands' | 'langgraph';
 }
 
 /** A gate's answer; a refusal carries a reason, and any answer may name the rule that decided. */

@@ -5,6 +5,8 @@
  * agent sits and make the fields the SDK reads to choose what runs non-configurable.
  */
 import type { Agent } from '@strands-agents/sdk';
+import { isLangGraphValue, langGraphAdapter } from '../frameworks/langgraph/adapter.js';
+import { applyLangGraph, type LangGraphInstall, planLangGraph } from '../frameworks/langgraph/install.js';
 import {
   type Finding,
   type GateConflict,
@@ -43,6 +45,14 @@ export interface AcceptEntry {
   readonly path: string;
   /** Why it is acceptable; shown wherever the node is. */
   readonly reason: string;
+}
+
+/**
+ * A LangGraph root: a compiled graph (`StateGraph(...).compile()`, `createReactAgent`, `createSupervisor(...).compile()`,
+ * `createSwarm(...).compile()`) or a `langchain` `createAgent` agent. Recognised by shape, so any copy of the packages.
+ */
+export interface LangGraphRoot {
+  readonly invoke: (...args: never[]) => unknown;
 }
 
 /** Options of `install` and `installMultiagent`. */
@@ -369,7 +379,11 @@ function lockAgentTools(agent: Agent): void {
  * @throws UngateableError (or SdkMismatchError) when the agent cannot be gated in-process
  * @throws GateAuditError `SDK_SHAPE`, `SDK_UNTESTED` or `SDK_BEHAVIOUR` when the loaded SDK cannot be used
  */
-export function install(agent: Agent, options?: InstallOptions): AgentGate {
+export function install(agent: Agent, options?: InstallOptions): AgentGate;
+export function install(agent: LangGraphRoot, options?: InstallOptions): LangGraphInstall[];
+export function install(target: Agent | LangGraphRoot, options?: InstallOptions): AgentGate | LangGraphInstall[] {
+  if (isLangGraphValue(target)) return installMultiagent(target, options);
+  const agent = target as Agent;
   ensureSdk({ requireTested: options?.requireTestedSdk === true });
   const subject = `install(agent "${String(readData(agent, 'id'))}")`;
   const classified = classifyExecutor(agent);
@@ -413,7 +427,17 @@ export function install(agent: Agent, options?: InstallOptions): AgentGate {
  * @throws GateAuditError `INVALID_ACCEPT` for an accept entry that names nothing acceptable
  * @throws GateAuditError `SDK_SHAPE`, `SDK_UNTESTED` or `SDK_BEHAVIOUR` when the loaded SDK cannot be used
  */
-export function installMultiagent(orchestrator: Orchestrator, options?: InstallOptions): AgentGate[] {
+export function installMultiagent(orchestrator: Orchestrator, options?: InstallOptions): AgentGate[];
+export function installMultiagent(graph: LangGraphRoot, options?: InstallOptions): LangGraphInstall[];
+export function installMultiagent(
+  orchestrator: Orchestrator | LangGraphRoot,
+  options?: InstallOptions,
+): AgentGate[] | LangGraphInstall[] {
+  if (isLangGraphValue(orchestrator)) {
+    const source = gateSource(options, `installMultiagent("${langGraphAdapter.rootId(orchestrator)}")`);
+    const planned = planLangGraph(orchestrator, source, options?.accept);
+    return planned.mutations.length === 0 ? [] : [applyLangGraph(planned, source)];
+  }
   ensureSdk({ requireTested: options?.requireTestedSdk === true });
   const source = gateSource(options, `installMultiagent("${String(readData(orchestrator, 'id'))}")`);
   const { inventory, acceptedNodes, nodeRuns } = preflightTree(orchestrator, source, options?.accept);

@@ -7,7 +7,6 @@ import { DirectedGraph } from 'graphology';
 import { CoverageError, type Finding, type GateConflict, GateConflictError, UngateableError } from '../errors.js';
 import { configuredDefaultGate, type Gate } from '../enforce/gate.js';
 import { CONFIGURED, gateSource } from '../enforce/gate-source.js';
-import { gateIdentity, viewGate } from '../enforce/gate-identity.js';
 import { type AcceptEntry, acceptedEntries, preflightTree } from '../enforce/install.js';
 import { joinPath, segmentOf, UNNAMED } from '../tree-paths.js';
 import { hasHiddenCharacters, quoted, visiblePath } from '../escape.js';
@@ -36,6 +35,9 @@ import {
 import { readData } from '../walker/safe-read.js';
 import { type Entry, walk } from '../walker/walk.js';
 import { nodeFailsRun } from './exit.js';
+import { gatedVerdict, type Verdict } from './gate-verdict.js';
+import { langGraphReport } from './seam-audit.js';
+import { isLangGraphValue } from '../frameworks/langgraph/adapter.js';
 import { checkedGenerator } from './generator.js';
 import {
   type CoverageNode,
@@ -154,59 +156,8 @@ function toolsOf(agent: Agent): { tools: string[]; unknown: boolean } {
   return { tools, unknown: lateTools && !isInitialized(agent) };
 }
 
-interface Verdict {
-  status: NodeStatus;
-  reason: string;
-  fix?: string;
-  problem?: string;
-  gate?: CoverageNode['gate'];
-}
-
 function problemVerdict(problem: Problem): Verdict {
   return { status: 'ungateable', reason: problem.reason, fix: problem.fix, problem: problem.kind };
-}
-
-/**
- * The gate a gate key resolves to now: the gate object itself, or the configured gate (maybe none). Read only
- * through `viewGate`, as every call reads it (a member that throws when read is a broken gate).
- */
-function gateOfKey(key: unknown): { gate: object | undefined; configured: boolean } {
-  if (key === 'configured') return { gate: configuredDefaultGate(), configured: true };
-  return { gate: typeof key === 'object' && key !== null ? key : undefined, configured: false };
-}
-
-/** A gated agent's verdict, with the identity of its gate; a configured gate that is unset now refuses every call. */
-function gatedVerdict(key: unknown, how: string): Verdict {
-  const { gate, configured } = gateOfKey(key);
-  if (gate === undefined) {
-    return {
-      status: 'blocked',
-      reason: configured
-        ? `${how}, resolving the configured gate at each call, but no gate is configured now: every call is refused`
-        : `${how}, but its gate cannot be read: every call is refused`,
-      fix: 'configure a gate before the first run (configureGate), or give the agent its own gate',
-    };
-  }
-  // Every call reads the gate this way and refuses one it cannot use (an id, record or approval of the wrong type).
-  const view = viewGate(gate);
-  if ('error' in view) {
-    return {
-      status: 'blocked',
-      reason: `${how}, but ${view.error}: every call is refused`,
-      fix: 'fix the gate: a non-empty string id (or none), a record() function (or none), an approval object (or none)',
-    };
-  }
-  const identity = gateIdentity(view);
-  return {
-    status: 'gated',
-    reason: `${how}${configured ? ' (the configured gate, resolved at each call)' : ''}`,
-    gate: {
-      name: identity.name,
-      id: identity.id,
-      ...(identity.perProcess === true ? { perProcess: true } : {}),
-      ...(configured ? { configured: true } : {}),
-    },
-  };
 }
 
 /** The gate a pending GatePlugin will install: its own, or the configured one. */
@@ -571,6 +522,7 @@ export interface AuditOptions {
  * @throws GateAuditError `INVALID_ACCEPT` for an accept entry that names nothing acceptable
  */
 export function audit(orchestrator: unknown, options: AuditOptions = {}): CoverageReport {
+  if (isLangGraphValue(orchestrator)) return langGraphReport(orchestrator, { mode: 'audit', ...acceptOf(options) });
   return build(orchestrator, 'audit', false, [], options.accept);
 }
 
@@ -583,6 +535,13 @@ export function audit(orchestrator: unknown, options: AuditOptions = {}): Covera
  * @returns the coverage report in `plan` mode
  */
 export function plan(orchestrator: unknown, options: AuditOptions = {}): CoverageReport {
+  if (isLangGraphValue(orchestrator)) {
+    const source =
+      options.gate === undefined && configuredDefaultGate() === undefined
+        ? { key: CONFIGURED, name: CONFIGURED, resolve: configuredDefaultGate, timeoutMs: 1 }
+        : gateSource(options.gate === undefined ? undefined : { gate: options.gate }, 'plan(graph)');
+    return langGraphReport(orchestrator, { mode: 'plan', ...acceptOf(options), source });
+  }
   // The gate as install reads it (a gate it would refuse as an argument is refused here alike).
   const requested =
     options.gate === undefined
@@ -598,6 +557,10 @@ export function plan(orchestrator: unknown, options: AuditOptions = {}): Coverag
     throw error;
   }
   return build(orchestrator, 'plan', true, [], options.accept);
+}
+
+function acceptOf(options: AuditOptions): { accept?: readonly AcceptEntry[] } {
+  return options.accept === undefined ? {} : { accept: options.accept };
 }
 
 /** A gate conflict install would refuse the tree for, as a refusal of the plan (in `GateConflictError`'s words). */

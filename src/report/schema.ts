@@ -52,6 +52,8 @@ export const CoverageNodeSchema = z.strictObject({
    * an ungated agent it calls, declared or not, is refused.
    */
   processGuarded: z.boolean().optional(),
+  /** The framework the node belongs to, when it is not Strands (absent in reports of Strands trees). */
+  framework: z.enum(['strands', 'langgraph']).optional(),
 });
 
 /** An edge of the coverage graph: containment (orchestrator → node, agent → tool) or a graph edge. */

@@ -11,6 +11,8 @@ import { isProxy } from './safe-read.js';
 export const AGENT_GATE_MARK: unique symbol = Symbol.for('gate-audit.agent-gate.v1');
 /** Key of the record set on an orchestrator that carries the node guard. */
 export const NODE_GUARD_MARK: unique symbol = Symbol.for('gate-audit.node-guard.v1');
+/** Key of the record set on a LangGraph tool node that carries the gate (trusted only where this copy wrote it). */
+export const LANGGRAPH_MARK: unique symbol = Symbol.for('gate-audit.langgraph-gate.v1');
 /** Key set on a `GatePlugin` instance so a pending plugin is recognised before the agent's first run. */
 export const GATE_PLUGIN_MARK: unique symbol = Symbol.for('gate-audit.gate-plugin.v1');
 /** The key of a custom node's declaration method (`src/walker/declare.ts`). */

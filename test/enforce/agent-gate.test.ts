@@ -92,6 +92,7 @@ describe('install(agent)', () => {
           path: [],
           paths: [],
           toolKind: 'function',
+          framework: 'strands',
         },
       ]);
     });

@@ -1,0 +1,170 @@
+/**
+ * The LangGraph.js adapter: what a compiled graph, a `createAgent` agent, a node, a tool node and a tool are to
+ * gate-audit's neutral walk and reports. Reads only (install's mutations are in `install.ts`).
+ */
+import { readData } from '../../walker/safe-read.js';
+import type { FrameworkAdapter, SeamChild, SeamGateState, SeamTool } from '../seam.js';
+import { graphGuards, graphProblem, toolNodeGates, toolNodeIntact } from './runtime.js';
+import {
+  graphOfAgent,
+  isFrameworkModelNode,
+  isLocalTool,
+  isPlumbing,
+  isPregel,
+  isReactAgent,
+  isRemoteGraph,
+  isToolNode,
+  memberOf,
+  type PregelLike,
+  type PregelNodeLike,
+  providerToolsOf,
+  toolName,
+} from './shape.js';
+
+/** The graph a value stands for: a compiled graph itself, or a `createAgent` agent's graph. */
+export function graphOf(value: unknown): PregelLike | undefined {
+  if (isPregel(value)) return value;
+  if (isReactAgent(value)) return graphOfAgent(value) as PregelLike;
+  return undefined;
+}
+
+/** Whether a value is one of LangGraph's: a compiled graph, a `createAgent` agent, a tool node or a `RemoteGraph`. */
+export function isLangGraphValue(value: unknown): boolean {
+  return graphOf(value) !== undefined || isToolNode(value) || isRemoteGraph(value);
+}
+
+function nameOf(value: unknown, fallback: string): string {
+  const name = typeof value === 'object' && value !== null ? readData(value, 'name') : undefined;
+  return typeof name === 'string' && name !== '' ? name : fallback;
+}
+
+function toolsOf(tools: readonly unknown[]): SeamTool[] {
+  return tools.map((tool) =>
+    isLocalTool(tool)
+      ? { name: toolName(tool), kind: 'function' as const, gateable: true }
+      : { name: toolName(tool), kind: 'provider' as const, gateable: false },
+  );
+}
+
+const UNDECLARED_FIX = (name: string): string =>
+  `declare it: addNode("${name}", fn, { subgraphs: [...] }) with every graph it runs (an empty list when it runs no agent or tool), or accept it`;
+
+/** What one runnable is, as a child named `segment`. */
+function childOf(segment: string, value: unknown, node: PregelNodeLike | undefined): SeamChild {
+  const graph = graphOf(value);
+  if (graph !== undefined) return { segment, value: graph, kind: 'orchestrator' };
+  if (isRemoteGraph(value)) {
+    return {
+      segment,
+      value,
+      kind: 'remote',
+      problem: {
+        kind: 'remote',
+        reason: 'is a RemoteGraph: it runs on a LangGraph server, where no gate of this process can judge its tools',
+        fix: 'gate it on the server it runs on and accept it here, or run the graph locally',
+        acceptable: true,
+      },
+    };
+  }
+  if (isToolNode(value)) {
+    const tools = toolsOf(value.tools);
+    const foreign = tools.find((tool) => !tool.gateable);
+    return {
+      segment,
+      value,
+      kind: 'agent',
+      tools,
+      ...(foreign === undefined
+        ? {}
+        : {
+            problem: {
+              kind: 'tool-executor' as const,
+              reason: `holds "${foreign.name}", which is not a LangChain tool gate-audit can put the gate in front of`,
+              fix: 'make it a tool built with tool() (a Runnable), or remove it',
+              acceptable: false,
+            },
+          }),
+    };
+  }
+  const subgraphs = node === undefined ? undefined : readData(node, 'subgraphs');
+  if (Array.isArray(subgraphs)) {
+    return {
+      segment,
+      value,
+      kind: 'custom',
+      declared: subgraphs.map((declared, index) => childOf(nameOf(declared, `subgraph-${index}`), declared, undefined)),
+    };
+  }
+  return {
+    segment,
+    value,
+    kind: 'custom',
+    problem: {
+      kind: 'custom-node',
+      reason:
+        'is a function node: gate-audit cannot see what it runs, so an agent or a tool it calls without declaring it runs ungated',
+      fix: UNDECLARED_FIX(segment),
+      acceptable: true,
+    },
+  };
+}
+
+/** The LangGraph adapter. */
+export const langGraphAdapter: FrameworkAdapter<unknown> = {
+  framework: 'langgraph',
+  recognise(value: unknown): unknown {
+    return graphOf(value) === undefined ? undefined : value;
+  },
+  rootId(root: unknown): string {
+    return nameOf(graphOf(root) ?? root, 'LangGraph');
+  },
+  children(orchestrator: unknown): readonly SeamChild[] {
+    const graph = graphOf(orchestrator);
+    if (graph === undefined) return [];
+    const children: SeamChild[] = [];
+    const nodes = readData(graph, 'nodes');
+    if (typeof nodes !== 'object' || nodes === null) return children;
+    for (const [name, node] of Object.entries(nodes as Record<string, PregelNodeLike>)) {
+      const bound = readData(node, 'bound');
+      if (isPlumbing(name, bound) || isFrameworkModelNode(bound)) continue;
+      children.push(childOf(name, bound, node));
+    }
+    if (isReactAgent(orchestrator)) {
+      for (const tool of providerToolsOf(orchestrator)) {
+        children.push({
+          segment: `tool:${toolName(tool)}`,
+          value: undefined,
+          kind: 'remote',
+          problem: {
+            kind: 'remote',
+            reason:
+              'is a provider (server-side) tool: it runs where the model runs and never reaches a tool node, so no gate of this process judges it',
+            fix: 'remove it from the agent, or accept it',
+            acceptable: true,
+          },
+        });
+      }
+    }
+    return children;
+  },
+  gateState(value: unknown): { state: SeamGateState; gateKey?: unknown; gateName?: string } {
+    if (isToolNode(value)) {
+      const gate = toolNodeGates.get(value);
+      if (gate === undefined) return { state: 'ungated' };
+      return toolNodeIntact(value)
+        ? { state: 'gated', gateKey: gate.source.key, gateName: gate.source.name }
+        : { state: 'ungated' };
+    }
+    const graph = graphOf(value);
+    if (graph !== undefined) {
+      const guard = graphGuards.get(graph);
+      if (guard === undefined) return { state: 'ungated' };
+      const intact =
+        Object.hasOwn(graph, 'stream') &&
+        memberOf(graph, 'stream') === guard.stream &&
+        graphProblem(graph, guard) === undefined;
+      return intact ? { state: 'gated', gateKey: guard.source.key, gateName: guard.source.name } : { state: 'ungated' };
+    }
+    return { state: 'unknown' };
+  },
+};

@@ -1,0 +1,345 @@
+/**
+ * Gating a LangGraph tree: a pure plan of mutations (each with its check, apply and undo), every check run and
+ * every problem reported at once before the first mutation, then every mutation applied, and undone in reverse
+ * when one throws. What each mutation puts in place and what it does at run time is in `runtime.ts`.
+ */
+import { GateAuditError, GateConflictError, type Finding, messageOf, UngateableError } from '../../errors.js';
+import type { GateSource } from '../../enforce/call.js';
+import { joinPath } from '../../tree-paths.js';
+import { type SeamEntry, type SeamInventory, seamWalk } from '../../walker/seam-walk.js';
+import { LANGGRAPH_MARK } from '../../walker/marks.js';
+import type { Mutation } from '../seam.js';
+import { graphOf, langGraphAdapter } from './adapter.js';
+import {
+  composeWrapToolCall,
+  graphGuards,
+  guardedGetNode,
+  guardedStream,
+  gatedRunTool,
+  gatedToolCall,
+  loadToolMessage,
+  type ToolNodeGate,
+  toolIntact,
+  toolNodeGates,
+  wrappedTools,
+} from './runtime.js';
+import {
+  hasMiddlewareChain,
+  isLocalTool,
+  isToolNode,
+  memberOf,
+  type PregelLike,
+  type ToolLike,
+  type ToolNodeLike,
+} from './shape.js';
+
+/** An acknowledged remote or opaque node (as `installMultiagent`'s `accept`). */
+export interface LangGraphAccept {
+  readonly path: string;
+  readonly reason: string;
+}
+
+/** What install did to one LangGraph tree, to undo it. */
+export interface LangGraphInstall {
+  /** The root graph's path. */
+  readonly path: readonly string[];
+  /** The gate's name, or `configured`. */
+  readonly gateName: string;
+  /** Whether every mutation is still in place. */
+  isActive(): boolean;
+  /** Restores everything install replaced. */
+  uninstall(): void;
+}
+
+/** Entries `accept` acknowledges, checked: each must name exactly one acceptable node. */
+export function acceptedLangGraph(
+  inventory: SeamInventory,
+  accept: readonly LangGraphAccept[] | undefined,
+): Map<string, string> {
+  const accepted = new Map<string, string>();
+  const problems: string[] = [];
+  const byPath = new Map(inventory.entries.map((entry) => [joinPath(entry.path), entry]));
+  for (const item of accept ?? []) {
+    const path = typeof item?.path === 'string' ? item.path : undefined;
+    const reason = typeof item?.reason === 'string' ? item.reason.trim() : '';
+    const entry = path === undefined ? undefined : byPath.get(path);
+    if (path === undefined || reason === '')
+      problems.push(`accept=<${String(path)}> | an accept entry needs a path and a reason`);
+    else if (entry === undefined)
+      problems.push(`accept=<${path}> | matches no node of the tree | fix the path or remove the stale entry`);
+    else if (entry.problem === undefined)
+      problems.push(
+        `accept=<${path}> | is a ${entry.kind} that can be gated, so it needs no acknowledgement | remove the entry`,
+      );
+    else if (!entry.problem.acceptable)
+      problems.push(`accept=<${path}> | cannot be accepted: it ${entry.problem.reason} | ${entry.problem.fix}`);
+    else accepted.set(path, reason);
+  }
+  if (problems.length > 0) {
+    throw new GateAuditError('INVALID_ACCEPT', `accept is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+  return accepted;
+}
+
+function unaccepted(inventory: SeamInventory, accepted: ReadonlyMap<string, string>): Finding[] {
+  return inventory.findings.filter((finding) => {
+    const entry = inventory.entries.find((e) => joinPath(e.path) === joinPath(finding.path));
+    return !(entry?.problem?.acceptable === true && accepted.has(joinPath(finding.path)));
+  });
+}
+
+/** Why an own member cannot be replaced on a target (frozen, sealed, or fixed in place), or undefined. */
+function cannotReplace(target: object, key: string, what: string): string | undefined {
+  if (!Object.isExtensible(target)) return `${what} is frozen or sealed, so gate-audit cannot put its gate on it`;
+  const own = Object.getOwnPropertyDescriptor(target, key);
+  if (own !== undefined && !own.configurable)
+    return `${what}'s ${key} is fixed in place, so gate-audit cannot replace it`;
+  return undefined;
+}
+
+/** Replaces an own member, read-only (configurable, so uninstall can put the old one back). */
+function replaceMember(target: object, key: PropertyKey, value: unknown): () => void {
+  const before = Object.getOwnPropertyDescriptor(target, key);
+  Object.defineProperty(target, key, {
+    value,
+    writable: false,
+    enumerable: before?.enumerable ?? false,
+    configurable: true,
+  });
+  return () => {
+    if (before === undefined) Reflect.deleteProperty(target, key);
+    else Object.defineProperty(target, key, before);
+  };
+}
+
+function mutation(
+  what: string,
+  path: readonly string[],
+  check: () => string | undefined,
+  change: () => () => void,
+): Mutation {
+  let undo: (() => void) | undefined;
+  return {
+    what,
+    path,
+    check,
+    apply: () => {
+      undo = change();
+    },
+    undo: () => {
+      undo?.();
+      undo = undefined;
+    },
+  };
+}
+
+function toolNodeMutations(node: ToolNodeLike, entry: SeamEntry, source: GateSource, agentName: string): Mutation[] {
+  const what = `tool node ${JSON.stringify(entry.id)}`;
+  const mutations: Mutation[] = [];
+  for (const tool of node.tools) {
+    if (!isLocalTool(tool) || toolIntact(tool)) continue;
+    const toolWhat = `tool ${JSON.stringify(tool.name)} of ${what}`;
+    mutations.push(
+      mutation(
+        toolWhat,
+        entry.path,
+        () => cannotReplace(tool, 'call', toolWhat),
+        () => {
+          const original = memberOf(tool, 'call') as ToolLike['call'];
+          const wrapper = gatedToolCall(tool, original);
+          const restore = replaceMember(tool, 'call', wrapper);
+          wrappedTools.set(tool, { call: wrapper });
+          return () => {
+            restore();
+            wrappedTools.delete(tool);
+          };
+        },
+      ),
+    );
+  }
+  if (toolNodeGates.has(node)) return mutations;
+  mutations.push(
+    mutation(
+      what,
+      entry.path,
+      () => cannotReplace(node, 'runTool', what) ?? cannotReplace(node, 'wrapToolCall', what),
+      () => {
+        const middleware = hasMiddlewareChain(node);
+        const existing = middleware ? (node as { wrapToolCall?: unknown }).wrapToolCall : undefined;
+        const wrapToolCall = middleware ? composeWrapToolCall(existing) : undefined;
+        const gate: ToolNodeGate = {
+          source,
+          path: entry.path,
+          agentName,
+          runTool: memberOf(node, 'runTool') as ToolNodeGate['runTool'],
+          wrapToolCall,
+        };
+        toolNodeGates.set(node, gate);
+        const restores = [replaceMember(node, 'runTool', gatedRunTool(node, gate))];
+        if (middleware) restores.push(replaceMember(node, 'wrapToolCall', wrapToolCall));
+        restores.push(replaceMember(node, LANGGRAPH_MARK, Object.freeze({ gate: source.name })));
+        return () => {
+          for (const restore of restores.reverse()) restore();
+          toolNodeGates.delete(node);
+        };
+      },
+    ),
+  );
+  return mutations;
+}
+
+function graphMutations(graph: PregelLike, entry: SeamEntry, source: GateSource): Mutation[] {
+  if (graphGuards.has(graph)) return [];
+  const what = `graph ${JSON.stringify(entry.id)}`;
+  const nodes = Object.entries(graph.nodes);
+  return [
+    mutation(
+      what,
+      entry.path,
+      () =>
+        cannotReplace(graph, 'stream', what) ??
+        nodes
+          .map(
+            ([name, node]) =>
+              cannotReplace(node, 'getNode', `node "${name}" of ${what}`) ??
+              cannotReplace(node, 'bound', `node "${name}" of ${what}`),
+          )
+          .find((p) => p !== undefined),
+      () => {
+        const restores: (() => void)[] = [];
+        const seen = new Map<string, { node: object; bound: unknown; getNode: unknown }>();
+        for (const [name, node] of nodes) {
+          const getNode = guardedGetNode(graph, name, memberOf(node, 'getNode') as () => unknown);
+          seen.set(name, { node, bound: node.bound, getNode });
+        }
+        const stream = guardedStream(graph, memberOf(graph, 'stream') as PregelLike['stream']);
+        graphGuards.set(graph, { source, path: entry.path, stream, nodes: seen });
+        try {
+          for (const [name, node] of nodes) {
+            const kept = seen.get(name)!;
+            restores.push(replaceMember(node, 'bound', kept.bound));
+            restores.push(replaceMember(node, 'getNode', kept.getNode));
+          }
+          restores.push(replaceMember(graph, 'stream', stream));
+        } catch (error) {
+          for (const restore of restores.reverse()) restore();
+          graphGuards.delete(graph);
+          throw error;
+        }
+        return () => {
+          for (const restore of restores.reverse()) restore();
+          graphGuards.delete(graph);
+        };
+      },
+    ),
+  ];
+}
+
+/** Everything install would do to a tree, checked: the walk, its refusals, and the mutations (none applied). */
+export interface LangGraphPlan {
+  readonly inventory: SeamInventory;
+  readonly accepted: ReadonlyMap<string, string>;
+  readonly mutations: readonly Mutation[];
+}
+
+/**
+ * Plans the install (pure): walks the tree, refuses what cannot be gated and is not accepted, refuses a tool node
+ * that carries another gate, and lists every mutation with every check already run.
+ *
+ * @throws UngateableError listing every problem at once
+ * @throws GateConflictError listing every tool node under another gate
+ */
+export function planLangGraph(root: unknown, source: GateSource, accept?: readonly LangGraphAccept[]): LangGraphPlan {
+  const inventory = seamWalk(langGraphAdapter, root);
+  const accepted = acceptedLangGraph(inventory, accept);
+  const findings = unaccepted(inventory, accepted);
+  const conflicts = inventory.entries
+    .filter((entry) => entry.sameAs === undefined && isToolNode(entry.target))
+    .map((entry) => ({ entry, gate: toolNodeGates.get(entry.target as object) }))
+    .filter(({ gate }) => gate !== undefined && gate.source.key !== source.key)
+    .map(({ entry, gate }) => ({ path: entry.path, existing: gate!.source.name, requested: source.name }));
+  if (findings.length === 0 && conflicts.length > 0) throw new GateConflictError(conflicts);
+  const mutations: Mutation[] = [];
+  const graphName = new Map<unknown, string>();
+  for (const entry of inventory.entries) {
+    if (entry.sameAs !== undefined) continue;
+    if (entry.kind === 'orchestrator') {
+      const graph = graphOf(entry.target);
+      if (graph !== undefined) {
+        graphName.set(graph, entry.id);
+        mutations.push(...graphMutations(graph, entry, source));
+      }
+    } else if (entry.kind === 'agent' && isToolNode(entry.target) && entry.problem === undefined) {
+      const owner = entry.path.length > 1 ? entry.path[entry.path.length - 2]! : entry.id;
+      mutations.push(...toolNodeMutations(entry.target, entry, source, owner));
+    }
+  }
+  const loadProblem = mutations.length > 0 ? loadToolMessage() : undefined;
+  const checks: Finding[] = [
+    ...findings,
+    ...(loadProblem === undefined
+      ? []
+      : [
+          {
+            path: inventory.root.path,
+            kind: 'foreign-executor' as const,
+            reason: loadProblem,
+            fix: 'install @langchain/core beside gate-audit',
+          },
+        ]),
+  ];
+  for (const planned of mutations) {
+    const problem = planned.check();
+    if (problem !== undefined) {
+      checks.push({
+        path: planned.path,
+        kind: 'foreign-executor',
+        reason: problem,
+        fix: 'build it again without freezing it, before install',
+      });
+    }
+  }
+  if (checks.length > 0) throw new UngateableError(checks);
+  return { inventory, accepted, mutations };
+}
+
+/**
+ * Applies a plan: every mutation in order, all undone in reverse when one throws.
+ *
+ * @throws GateAuditError `INSTALL_FAILED` when a mutation threw (everything applied was undone)
+ */
+export function applyLangGraph(plan: LangGraphPlan, source: GateSource): LangGraphInstall {
+  const applied: Mutation[] = [];
+  try {
+    for (const planned of plan.mutations) {
+      planned.apply();
+      applied.push(planned);
+    }
+  } catch (error) {
+    for (const done of applied.reverse()) done.undo();
+    throw new GateAuditError(
+      'INSTALL_FAILED',
+      `graph=<${plan.inventory.root.id}> | install failed midway and was rolled back: ${messageOf(error)}`,
+      { cause: error },
+    );
+  }
+  let active = true;
+  return {
+    path: plan.inventory.root.path,
+    gateName: source.name,
+    isActive: () =>
+      active &&
+      plan.inventory.entries.every(
+        (entry) =>
+          entry.sameAs !== undefined ||
+          entry.kind === 'custom' ||
+          entry.kind === 'remote' ||
+          langGraphAdapter.gateState(entry.target).state === 'gated',
+      ),
+    uninstall: () => {
+      if (!active) return;
+      active = false;
+      for (const done of [...applied].reverse()) done.undo();
+    },
+  };
+}

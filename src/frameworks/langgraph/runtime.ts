@@ -1,0 +1,401 @@
+/**
+ * The LangGraph gate at run time: what install puts on a tool node, on each of its tools and on each compiled
+ * graph, and what each of those does when it runs.
+ *
+ * - **The decision, outermost.** A gated tool node's own `runTool` (an instance member, in front of the class's)
+ *   asks the gate before anything of the node runs: before `langchain`'s `wrapToolCall` middleware chain, before
+ *   the prebuilt node's lookup. A deny answers the model with a tool message; the tool never runs.
+ * - **The execution check, at the tool itself.** Each tool's own `call` (which `invoke` goes through) runs only
+ *   inside the call its node judged, once, with exactly the judged arguments (a frozen copy); a middleware that
+ *   rewrote them, a second `tool.invoke` for one judged call, or a call with no judged call around it is refused.
+ *   On `langchain`'s node the innermost link of the middleware chain also refuses a request whose tool is not the
+ *   node's own gated tool.
+ * - **Fail closed whatever `handleToolErrors` says.** A refusal of the execution check or a gate failure is kept
+ *   on the judged call; once the node's `runTool` returns (even where the node turned the error into a message),
+ *   the gated `runTool` throws, so the node fails and the run rejects.
+ * - **The root run.** LangGraph has no `invocationState`: each gated graph's `stream` (which `invoke` goes through)
+ *   puts a run token into `configurable` when it has none, and a nested graph, a tool node and a nested invoke
+ *   inside a function node inherit it. A gate failure stops the token's run: every later tool call of it is
+ *   refused and its graphs will not start again. A stop is never lifted, and another run has another token.
+ * - **The node guard.** Each node's `getNode` (read when the graph builds a task) checks that the node still runs
+ *   what install saw, and that it still carries the gate; if not, the task is not built and the run rejects.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createRequire } from 'node:module';
+import { GateFailedError, messageOf } from '../../errors.js';
+import { type GateSource } from '../../enforce/call.js';
+import type { ToolCallRequest } from '../../enforce/gate.js';
+import { type InputSnapshot, sameInput, snapshotInput } from '../../enforce/digest.js';
+import { judgeCall } from '../../enforce/judge.js';
+import { BLOCKED } from '../../enforce/call.js';
+import {
+  hasMiddlewareChain,
+  memberOf,
+  type PregelLike,
+  type PregelNodeLike,
+  type ToolCallLike,
+  type ToolLike,
+  type ToolNodeLike,
+} from './shape.js';
+
+/** The key of the run token in a run's `configurable` (double underscore: LangGraph keeps it out of checkpoints). */
+export const RUN_KEY = '__gate_audit_run';
+
+interface RunState {
+  failure: string | undefined;
+}
+
+/** Run tokens this copy of gate-audit issued, with their state (a token is a frozen empty object). */
+const runs = new WeakMap<object, RunState>();
+
+function newRun(): object {
+  const token = Object.freeze(Object.create(null) as object);
+  runs.set(token, { failure: undefined });
+  return token;
+}
+
+function configurableOf(config: unknown): Record<string, unknown> | undefined {
+  if (typeof config !== 'object' || config === null) return undefined;
+  const configurable = (config as { configurable?: unknown }).configurable;
+  return typeof configurable === 'object' && configurable !== null
+    ? (configurable as Record<string, unknown>)
+    : undefined;
+}
+
+/** The run a config belongs to, if it carries a token this copy issued. */
+function runOf(config: unknown): { token: object; state: RunState } | undefined {
+  const token = configurableOf(config)?.[RUN_KEY];
+  if (typeof token !== 'object' || token === null) return undefined;
+  const state = runs.get(token);
+  return state === undefined ? undefined : { token, state };
+}
+
+function stop(run: { state: RunState } | undefined, reason: string): void {
+  if (run !== undefined) run.state.failure ??= reason;
+}
+
+/** What a gated tool node knows: its gate, where it sits, and the originals install replaced. */
+export interface ToolNodeGate {
+  readonly source: GateSource;
+  readonly path: readonly string[];
+  /** The name of the graph the node belongs to (the "agent" of its requests). */
+  readonly agentName: string;
+  readonly runTool: (call: ToolCallLike, config: unknown, state: unknown) => Promise<unknown>;
+  /** The `wrapToolCall` install composed (on `langchain`'s node only). */
+  readonly wrapToolCall: unknown;
+}
+
+/** The gated tool nodes, by node (this copy's marks). */
+export const toolNodeGates = new WeakMap<object, ToolNodeGate>();
+
+/** The wrapped tools: each tool's own `call` install put there. */
+export const wrappedTools = new WeakMap<object, { readonly call: unknown }>();
+
+/** What the node guard of one graph holds: each node's runnable as install saw it, and the installed members. */
+export interface GraphGuard {
+  readonly source: GateSource;
+  readonly path: readonly string[];
+  readonly stream: unknown;
+  readonly nodes: ReadonlyMap<string, { readonly node: object; readonly bound: unknown; readonly getNode: unknown }>;
+}
+
+/** The guarded graphs, by graph. */
+export const graphGuards = new WeakMap<object, GraphGuard>();
+
+/** One call the gate judged, while its node runs it. */
+interface JudgedCall {
+  readonly toolName: string;
+  readonly snapshot: InputSnapshot;
+  /** The registered tool the call was judged for, when the node has one of that name. */
+  readonly tool: unknown;
+  used: boolean;
+  failure: string | undefined;
+}
+
+const judged = new AsyncLocalStorage<JudgedCall>();
+
+/** Whether a tool node still carries this gate as install put it (its members, and every tool wrapped). */
+export function toolNodeIntact(node: object): boolean {
+  const gate = toolNodeGates.get(node);
+  if (gate === undefined) return false;
+  if (!Object.hasOwn(node, 'runTool') || (node as { runTool?: unknown }).runTool !== gatedRunTools.get(node))
+    return false;
+  if (
+    hasMiddlewareChain(node as ToolNodeLike) &&
+    (node as { wrapToolCall?: unknown }).wrapToolCall !== gate.wrapToolCall
+  ) {
+    return false;
+  }
+  const tools = (node as { tools?: unknown }).tools;
+  return Array.isArray(tools) && tools.every((tool) => toolIntact(tool));
+}
+
+/** Whether a tool still carries the execution check install put on it. */
+export function toolIntact(tool: unknown): boolean {
+  if (typeof tool !== 'object' || tool === null) return false;
+  const wrapped = wrappedTools.get(tool);
+  return wrapped !== undefined && Object.hasOwn(tool, 'call') && (tool as { call?: unknown }).call === wrapped.call;
+}
+
+const gatedRunTools = new WeakMap<object, unknown>();
+
+/** The ToolMessage class of the app's `@langchain/core`, loaded once (install checks it loads). */
+type ToolMessageClass = new (fields: Record<string, unknown>) => unknown;
+let toolMessageClass: ToolMessageClass | undefined;
+
+/**
+ * Loads `@langchain/core`'s `ToolMessage` (the answer a deny gives the model). LangGraph tells messages apart by a
+ * `Symbol.for` mark, so a message of this copy is a message to any copy in the process.
+ *
+ * @returns why it cannot be loaded, or undefined when it is
+ */
+export function loadToolMessage(): string | undefined {
+  if (toolMessageClass !== undefined) return undefined;
+  try {
+    const required = createRequire(import.meta.url)('@langchain/core/messages') as { ToolMessage?: unknown };
+    if (typeof required.ToolMessage !== 'function') return '@langchain/core/messages has no ToolMessage';
+    toolMessageClass = required.ToolMessage as ToolMessageClass;
+    return undefined;
+  } catch (error) {
+    return `@langchain/core cannot be loaded from gate-audit's folder: ${messageOf(error)}`;
+  }
+}
+
+function denial(call: ToolCallLike, text: string): unknown {
+  const ToolMessage = toolMessageClass;
+  if (ToolMessage === undefined) throw new GateFailedError('@langchain/core was not loaded at install');
+  return new ToolMessage({ content: text, tool_call_id: call.id ?? '', name: call.name, status: 'error' });
+}
+
+function argsOf(input: unknown): unknown {
+  if (typeof input === 'object' && input !== null && (input as { type?: unknown }).type === 'tool_call') {
+    return (input as { args?: unknown }).args;
+  }
+  return input;
+}
+
+/**
+ * The gated `runTool` of a tool node: decides, runs the original inside the judged call, and throws when the
+ * judged call failed, whatever the node made of the error.
+ */
+export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLike['runTool'] {
+  const runTool = async function runTool(
+    this: unknown,
+    call: ToolCallLike,
+    config: unknown,
+    state: unknown,
+  ): Promise<unknown> {
+    const run = runOf(config);
+    if (run?.state.failure !== undefined) throw new GateFailedError(run.state.failure);
+    let snapshot: InputSnapshot;
+    try {
+      snapshot = snapshotInput(call.args);
+    } catch (error) {
+      const failure = `the input of tool "${String(call.name)}" cannot be copied: ${messageOf(error)}`;
+      stop(run, failure);
+      throw new GateFailedError(failure);
+    }
+    const request: ToolCallRequest = {
+      toolUseId: typeof call.id === 'string' ? call.id : '',
+      toolName: String(call.name),
+      input: snapshot.frozen,
+      agentId: gate.agentName,
+      agentName: gate.agentName,
+      path: gate.path,
+      paths: [gate.path],
+      toolKind: 'function',
+      framework: 'langgraph',
+    };
+    const judgement = await judgeCall(gate.source, request);
+    if ('failure' in judgement) {
+      stop(run, judgement.failure);
+      throw new GateFailedError(judgement.failure);
+    }
+    if (judgement.verdict === 'deny') return denial(call, `${BLOCKED} ${judgement.reason}`);
+    const tools = (node as { tools?: unknown }).tools;
+    const registered: unknown = Array.isArray(tools)
+      ? (tools as unknown[]).find((tool) => (tool as { name?: unknown } | null)?.name === call.name)
+      : undefined;
+    const current: JudgedCall = {
+      toolName: String(call.name),
+      snapshot,
+      tool: registered,
+      used: false,
+      failure: undefined,
+    };
+    let result: unknown;
+    try {
+      result = await judged.run(current, () =>
+        gate.runTool.call(this, { ...call, args: snapshot.frozen }, config, state),
+      );
+    } catch (error) {
+      // The node (or a middleware) may have wrapped the refusal: the run fails with gate-audit's own error.
+      if (current.failure === undefined) throw error;
+    }
+    if (current.failure !== undefined) {
+      stop(run, current.failure);
+      throw new GateFailedError(current.failure);
+    }
+    return result;
+  };
+  gatedRunTools.set(node, runTool);
+  return runTool;
+}
+
+/** Refuses inside the judged call: kept on it (so the node's `runTool` throws after), and thrown here. */
+function refuseInCall(current: JudgedCall | undefined, config: unknown, failure: string): never {
+  if (current !== undefined) current.failure ??= failure;
+  else stop(runOf(config), failure);
+  throw new GateFailedError(failure);
+}
+
+/** The execution check a tool's own `call` runs. */
+export function gatedToolCall(tool: ToolLike, original: ToolLike['call']): ToolLike['call'] {
+  return function call(this: unknown, arg: unknown, config?: unknown, tags?: unknown): Promise<unknown> {
+    const current = judged.getStore();
+    const name = String(tool.name);
+    try {
+      if (current === undefined) {
+        refuseInCall(
+          current,
+          config,
+          `tool "${name}" was called outside a call its gate judged (it runs only from its gated tool node)`,
+        );
+      }
+      if (current.used) refuseInCall(current, config, `tool "${name}" was called a second time for one judged call`);
+      if (current.toolName !== name) {
+        refuseInCall(current, config, `tool "${name}" was called for a call judged for tool "${current.toolName}"`);
+      }
+      let same: boolean;
+      try {
+        same = sameInput(argsOf(arg), current.snapshot);
+      } catch {
+        same = false;
+      }
+      if (!same) refuseInCall(current, config, `the arguments of tool "${name}" changed after the gate judged them`);
+      current.used = true;
+      const input =
+        typeof arg === 'object' && arg !== null && (arg as { type?: unknown }).type === 'tool_call'
+          ? { ...arg, args: current.snapshot.frozen }
+          : current.snapshot.frozen;
+      return original.call(this, input, config, tags);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new GateFailedError(messageOf(error)));
+    }
+  };
+}
+
+/**
+ * The innermost link of `langchain`'s middleware chain: the request that reaches the tool must be for the judged
+ * call, with the node's own (gated) tool.
+ */
+export function innermostCheck(): (request: unknown, handler: (request: unknown) => unknown) => unknown {
+  return (request, handler) => {
+    const current = judged.getStore();
+    const toolCall = (request as { toolCall?: ToolCallLike } | null)?.toolCall;
+    const tool = (request as { tool?: unknown } | null)?.tool;
+    if (current === undefined)
+      refuseInCall(current, undefined, 'a tool request reached the tool node outside a judged call');
+    if (tool !== undefined && tool !== current.tool) {
+      refuseInCall(
+        current,
+        undefined,
+        `a middleware handed tool "${String(toolCall?.name)}" another tool object than the node's gated one`,
+      );
+    }
+    if (toolCall === undefined || toolCall.name !== current.toolName) {
+      refuseInCall(current, undefined, `a middleware changed the tool of the call judged for "${current.toolName}"`);
+    }
+    let same: boolean;
+    try {
+      same = sameInput(toolCall.args, current.snapshot);
+    } catch {
+      same = false;
+    }
+    if (!same)
+      refuseInCall(
+        current,
+        undefined,
+        `a middleware changed the arguments of tool "${current.toolName}" after the gate judged them`,
+      );
+    const next = { ...(request as object), toolCall: { ...toolCall, args: current.snapshot.frozen } };
+    return handler(next);
+  };
+}
+
+/** Composes the app's `wrapToolCall` chain with the innermost check (the chain keeps running as it did). */
+export function composeWrapToolCall(
+  existing: unknown,
+): (request: unknown, handler: (request: unknown) => unknown) => unknown {
+  const check = innermostCheck();
+  if (typeof existing !== 'function') return (request, handler) => check(request, handler);
+  const chain = existing as (request: unknown, handler: (request: unknown) => unknown) => unknown;
+  return (request, handler) => chain(request, (inner) => check(inner, handler));
+}
+
+/** Why a graph's node no longer runs what install saw, or no longer carries the gate; undefined when it does. */
+export function nodeProblem(guard: GraphGuard, name: string, node: PregelNodeLike): string | undefined {
+  const seen = guard.nodes.get(name);
+  if (seen === undefined) return `node "${name}" was added after install`;
+  if (seen.node !== node) return `node "${name}" was replaced after install`;
+  const bound = (node as { bound?: unknown }).bound;
+  if (bound !== seen.bound) return `the runnable of node "${name}" was swapped after install`;
+  if (toolNodeGates.has(bound as object) && !toolNodeIntact(bound as object)) {
+    return `tool node "${name}" no longer carries its gate (a member or a tool was replaced after install)`;
+  }
+  return undefined;
+}
+
+/** The node guard's `getNode`. */
+export function guardedGetNode(graph: object, name: string, original: () => unknown): () => unknown {
+  return function getNode(this: PregelNodeLike): unknown {
+    const guard = graphGuards.get(graph);
+    const problem =
+      guard === undefined ? `the node guard of node "${name}" was removed` : nodeProblem(guard, name, this);
+    if (problem !== undefined) throw new GateFailedError(`${problem}: the node was stopped before it ran`);
+    return original.call(this);
+  };
+}
+
+/** Why a guarded graph cannot start: a node added, replaced or ungated since install. */
+export function graphProblem(graph: PregelLike, guard: GraphGuard): string | undefined {
+  const nodes = (graph as { nodes?: unknown }).nodes;
+  if (typeof nodes !== 'object' || nodes === null) return 'its nodes were replaced after install';
+  for (const [name, node] of Object.entries(nodes as Record<string, PregelNodeLike>)) {
+    if (!guard.nodes.has(name) && name.startsWith('__')) continue;
+    const problem = nodeProblem(guard, name, node);
+    if (problem !== undefined) return problem;
+    if (Object.hasOwn(node, 'getNode') && (node as { getNode?: unknown }).getNode !== guard.nodes.get(name)?.getNode) {
+      return `the node guard of node "${name}" was replaced`;
+    }
+  }
+  return undefined;
+}
+
+/** The guarded `stream` of a graph: the run token, and the whole graph checked before it starts. */
+export function guardedStream(graph: PregelLike, original: PregelLike['stream']): PregelLike['stream'] {
+  return function stream(this: unknown, input: unknown, config?: unknown): Promise<unknown> {
+    const guard = graphGuards.get(graph);
+    const inherited = runOf(config);
+    const problem = guard === undefined ? 'its node guard was removed' : graphProblem(graph, guard);
+    if (problem !== undefined) {
+      const failure = `graph "${String((graph as { name?: unknown }).name)}" cannot start: ${problem}`;
+      stop(inherited, failure);
+      return Promise.reject(new GateFailedError(failure));
+    }
+    if (inherited?.state.failure !== undefined) return Promise.reject(new GateFailedError(inherited.state.failure));
+    const token = inherited?.token ?? newRun();
+    const base = typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {};
+    return original.call(this, input, { ...base, configurable: { ...configurableOf(config), [RUN_KEY]: token } });
+  };
+}
+
+/** The first failure of the run a config belongs to (for tests and the process guard). */
+export function runFailureOf(config: unknown): string | undefined {
+  return runOf(config)?.state.failure;
+}
+
+/** Reads a member for install's checks. */
+export function methodOf(value: unknown, key: string): unknown {
+  return memberOf(value, key);
+}

@@ -1,0 +1,169 @@
+/**
+ * What LangGraph.js values look like, read by shape (never by `instanceof`: the CommonJS and ESM builds of
+ * `@langchain/langgraph` and `langchain` have different classes, and an app may load its own copy). Reads only:
+ * nothing here writes to or runs a LangGraph value.
+ */
+import { isProxy, readData } from '../../walker/safe-read.js';
+
+/**
+ * A member found on the value or up its prototype chain, read from its descriptor (no getter runs, no Proxy is
+ * looked into): how a method such as `stream`, `runTool` or `call` is read.
+ */
+export function memberOf(value: unknown, key: PropertyKey): unknown {
+  if (typeof value !== 'object' || value === null || isProxy(value)) return undefined;
+  for (let at: object | null = value; at !== null; at = Object.getPrototypeOf(at) as object | null) {
+    if (isProxy(at)) return undefined;
+    const descriptor = Object.getOwnPropertyDescriptor(at, key);
+    if (descriptor !== undefined) return 'value' in descriptor ? descriptor.value : undefined;
+  }
+  return undefined;
+}
+
+/** A compiled graph (`Pregel`): public `nodes`, each a `PregelNode` with its `bound` runnable. */
+export interface PregelLike {
+  readonly lg_is_pregel: true;
+  readonly name?: string;
+  readonly nodes: Record<string, PregelNodeLike>;
+  stream(input: unknown, config?: unknown): Promise<unknown>;
+}
+
+/** One node of a compiled graph. */
+export interface PregelNodeLike {
+  bound: unknown;
+  readonly subgraphs?: unknown;
+  getNode(): unknown;
+}
+
+/** A tool node: `langchain`'s (with `wrapToolCall`) or the prebuilt one of `@langchain/langgraph/prebuilt`. */
+export interface ToolNodeLike {
+  tools: unknown[];
+  runTool(call: ToolCallLike, config: unknown, state: unknown): Promise<unknown>;
+  wrapToolCall?: unknown;
+}
+
+/** A tool call as LangChain hands it to a tool node. */
+export interface ToolCallLike {
+  readonly id?: string;
+  readonly name: string;
+  readonly args: unknown;
+  readonly type?: string;
+}
+
+/** A LangChain tool: a Runnable with a name and `call` (which `invoke` goes through). */
+export interface ToolLike {
+  readonly name: string;
+  call(arg: unknown, config?: unknown, tags?: unknown): Promise<unknown>;
+  invoke(input: unknown, config?: unknown): Promise<unknown>;
+}
+
+function isObject(value: unknown): value is Record<string | symbol, unknown> {
+  return typeof value === 'object' && value !== null;
+}
+
+/** Whether a value is a compiled LangGraph graph with nodes of its own (not a `RemoteGraph`). */
+export function isPregel(value: unknown): value is PregelLike {
+  if (!isObject(value) || readData(value, 'lg_is_pregel') !== true) return false;
+  const nodes = readData(value, 'nodes');
+  return isObject(nodes) && typeof memberOf(value, 'stream') === 'function';
+}
+
+/** Whether a value is a `RemoteGraph`: a graph that runs on a LangGraph server. */
+export function isRemoteGraph(value: unknown): boolean {
+  return (
+    isObject(value) &&
+    readData(value, 'lg_is_pregel') === true &&
+    !isObject(readData(value, 'nodes')) &&
+    'graphId' in value
+  );
+}
+
+/** Whether a value is `langchain`'s `createAgent` agent (a `ReactAgent`: not a Runnable, its graph behind `.graph`). */
+export function isReactAgent(value: unknown): boolean {
+  if (!isObject(value) || readData(value, 'lg_is_pregel') === true) return false;
+  if (typeof memberOf(value, 'invoke') !== 'function' || !isObject(readData(value, 'options'))) return false;
+  return isPregel(graphOfAgent(value));
+}
+
+/** The compiled graph behind a `createAgent` agent (read through its public `graph` getter). */
+export function graphOfAgent(value: unknown): unknown {
+  try {
+    return (value as { graph?: unknown }).graph;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a value is a tool node (either flavour). */
+export function isToolNode(value: unknown): value is ToolNodeLike {
+  return (
+    isObject(value) &&
+    Array.isArray(readData(value, 'tools')) &&
+    typeof memberOf(value, 'runTool') === 'function' &&
+    typeof memberOf(value, 'run') === 'function'
+  );
+}
+
+/** Whether a tool node is `langchain`'s (it runs the agent's `wrapToolCall` middleware chain). */
+export function hasMiddlewareChain(node: ToolNodeLike): boolean {
+  return 'wrapToolCall' in node;
+}
+
+/** Whether a value is a LangChain tool that runs in this process (a Runnable tool with `call`). */
+export function isLocalTool(value: unknown): value is ToolLike {
+  return (
+    isObject(value) &&
+    typeof readData(value, 'name') === 'string' &&
+    typeof memberOf(value, 'call') === 'function' &&
+    typeof memberOf(value, 'invoke') === 'function' &&
+    readData(value, 'lc_runnable') !== false
+  );
+}
+
+/** The name of a tool or tool definition, for reports. */
+export function toolName(value: unknown): string {
+  if (!isObject(value)) return String(value);
+  const name = readData(value, 'name');
+  if (typeof name === 'string') return name;
+  const type = readData(value, 'type');
+  return typeof type === 'string' ? type : '(unnamed tool)';
+}
+
+/** The class names of `langchain`'s own model and middleware nodes: they call the model and run no tool. */
+const AGENT_INTERNAL_NODES = new Set([
+  'AgentNode',
+  'BeforeAgentNode',
+  'AfterAgentNode',
+  'BeforeModelNode',
+  'AfterModelNode',
+]);
+
+/**
+ * Whether a node's runnable is one of the framework's own model-calling nodes, which run no tool: `createAgent`'s
+ * model and middleware nodes, and `createReactAgent`'s `agent` node (its function is `callModel`).
+ */
+export function isFrameworkModelNode(bound: unknown): boolean {
+  if (!isObject(bound)) return false;
+  const name = (bound as { constructor?: { name?: unknown } }).constructor?.name;
+  if (typeof name === 'string' && AGENT_INTERNAL_NODES.has(name)) return true;
+  const func = readData(bound, 'func');
+  return (
+    name === 'RunnableCallable' &&
+    typeof func === 'function' &&
+    (func as { name?: unknown }).name === 'callModel' &&
+    readData(bound, 'name') === 'agent'
+  );
+}
+
+/** Whether a node is one of the graph's own plumbing nodes (`__start__`, passthroughs): nothing user-made runs there. */
+export function isPlumbing(name: string, bound: unknown): boolean {
+  if (name.startsWith('__')) return true;
+  const ctor = isObject(bound) ? (bound as { constructor?: { name?: unknown } }).constructor?.name : undefined;
+  return ctor === 'RunnablePassthrough';
+}
+
+/** The server-side tools a `createAgent` agent hands its model (they never reach a tool node). */
+export function providerToolsOf(agent: unknown): unknown[] {
+  const options = readData(agent, 'options');
+  const tools = isObject(options) ? readData(options, 'tools') : undefined;
+  return Array.isArray(tools) ? tools.filter((tool) => !isLocalTool(tool)) : [];
+}

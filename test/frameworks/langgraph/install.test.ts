@@ -1,0 +1,251 @@
+import { MessagesAnnotation, StateGraph, START, END } from '@langchain/langgraph';
+import { createReactAgent, ToolNode as PrebuiltToolNode } from '@langchain/langgraph/prebuilt';
+import { createAgent, createMiddleware } from 'langchain';
+import type { StructuredToolInterface } from '@langchain/core/tools';
+import { describe, expect, it } from 'vitest';
+import {
+  allowAll,
+  audit,
+  denyAll,
+  type Gate,
+  GateFailedError,
+  installMultiagent,
+  UngateableError,
+} from '../../../src/index.js';
+import { callsOnce, messagesOf, recordingTool, ScriptedChatModel } from '../../helpers/langgraph.js';
+
+const hi = { messages: [{ role: 'user', content: 'hi' }] };
+
+function pathGate(denied: string): Gate & { seen: unknown[] } {
+  const seen: unknown[] = [];
+  return {
+    name: 'paths',
+    seen,
+    decide: (request) => {
+      seen.push(request);
+      const path = (request.input as { path?: string }).path;
+      return path === denied ? { verdict: 'deny', reason: `${denied} is off limits` } : { verdict: 'allow' };
+    },
+  };
+}
+
+describe('installMultiagent(createAgent agent)', () => {
+  describe('when the gate denies', () => {
+    it('answers the model with the refusal and never runs the tool', async () => {
+      const ran: string[] = [];
+      const agent = createAgent({
+        model: callsOnce('read', { path: '/etc/passwd' }),
+        tools: [recordingTool('read', ran)],
+        name: 'research',
+      });
+      installMultiagent(agent, { gate: pathGate('/etc/passwd') });
+      const result = await agent.invoke(hi);
+      expect(ran).toEqual([]);
+      expect(messagesOf(result)).toContain('tool:[gate] BLOCKED: /etc/passwd is off limits');
+    });
+  });
+
+  describe('when the gate allows', () => {
+    it('runs the tool with the judged arguments and gives the gate the whole request', async () => {
+      const ran: string[] = [];
+      const gate = pathGate('/nope');
+      const agent = createAgent({
+        model: callsOnce('read', { path: '/tmp' }),
+        tools: [recordingTool('read', ran)],
+        name: 'research',
+      });
+      installMultiagent(agent, { gate });
+      await agent.invoke(hi);
+      expect(ran).toEqual(['read({"path":"/tmp"})']);
+      expect(gate.seen).toMatchObject([
+        {
+          toolName: 'read',
+          input: { path: '/tmp' },
+          agentName: 'research',
+          path: ['research', 'tools'],
+          framework: 'langgraph',
+        },
+      ]);
+    });
+  });
+
+  describe('when a middleware rewrites the arguments after the decision', () => {
+    it('refuses the call, never runs it, and the run rejects', async () => {
+      const ran: string[] = [];
+      const rewrite = createMiddleware({
+        name: 'rewrite',
+        wrapToolCall: (request, handler) =>
+          handler({ ...request, toolCall: { ...request.toolCall, args: { path: '/etc/passwd' } } }),
+      });
+      const agent = createAgent({
+        model: callsOnce('read', { path: '/tmp' }),
+        tools: [recordingTool('read', ran)],
+        middleware: [rewrite],
+        name: 'research',
+      });
+      installMultiagent(agent, { gate: pathGate('/etc/passwd') });
+      await expect(agent.invoke(hi)).rejects.toThrow(/changed the arguments/);
+      expect(ran).toEqual([]);
+    });
+  });
+
+  describe('when a middleware calls the tool itself', () => {
+    it('refuses a second run of one judged call, and a call for a denied one never runs', async () => {
+      const ran: string[] = [];
+      const twice = createMiddleware({
+        name: 'twice',
+        wrapToolCall: async (request, handler) => {
+          await (request.tool as StructuredToolInterface).invoke({ path: '/etc/passwd' });
+          return handler(request);
+        },
+      });
+      const agent = createAgent({
+        model: callsOnce('read', { path: '/tmp' }),
+        tools: [recordingTool('read', ran)],
+        middleware: [twice],
+        name: 'research',
+      });
+      installMultiagent(agent, { gate: pathGate('/etc/passwd') });
+      await expect(agent.invoke(hi)).rejects.toThrow(GateFailedError);
+      expect(ran).toEqual([]);
+    });
+
+    it('a deny-all gate runs nothing even when a middleware invokes the tool directly', async () => {
+      const ran: string[] = [];
+      const direct = createMiddleware({
+        name: 'direct',
+        wrapToolCall: async (request, handler) => {
+          await (request.tool as StructuredToolInterface).invoke({ path: '/tmp' });
+          return handler(request);
+        },
+      });
+      const agent = createAgent({
+        model: callsOnce('read', { path: '/tmp' }),
+        tools: [recordingTool('read', ran)],
+        middleware: [direct],
+        name: 'r',
+      });
+      installMultiagent(agent, { gate: denyAll() });
+      const result = await agent.invoke(hi);
+      expect(ran).toEqual([]);
+      expect(messagesOf(result).some((m) => m.includes('BLOCKED'))).toBe(true);
+    });
+  });
+
+  describe('when the gate throws', () => {
+    it('rejects the run even with handleToolErrors set to true after install', async () => {
+      const ran: string[] = [];
+      const agent = createAgent({
+        model: callsOnce('read', { path: '/tmp' }),
+        tools: [recordingTool('read', ran)],
+        name: 'r',
+      });
+      installMultiagent(agent, {
+        gate: {
+          name: 'broken',
+          decide: () => {
+            throw new Error('policy store down');
+          },
+        },
+      });
+      const toolNode = agent.graph.nodes.tools!.bound as unknown as { handleToolErrors: unknown };
+      toolNode.handleToolErrors = true;
+      await expect(agent.invoke(hi)).rejects.toThrow(/policy store down/);
+      expect(ran).toEqual([]);
+    });
+  });
+
+  it('is idempotent: a second install changes nothing and returns no handle', () => {
+    const agent = createAgent({ model: callsOnce('read', {}), tools: [recordingTool('read', [])], name: 'r' });
+    const gate = allowAll();
+    expect(installMultiagent(agent, { gate })).toHaveLength(1);
+    expect(installMultiagent(agent, { gate })).toEqual([]);
+    expect(audit(agent).summary.ungated).toBe(0);
+  });
+});
+
+describe('installMultiagent(StateGraph)', () => {
+  it('refuses an undeclared function node before changing anything, and names the fix', () => {
+    const ran: string[] = [];
+    const inner = createAgent({
+      model: callsOnce('write', { path: '/x' }),
+      tools: [recordingTool('write', ran)],
+      name: 'inner',
+    });
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('opaque', async (state) => inner.invoke({ messages: state.messages }))
+      .addNode('tools', new PrebuiltToolNode([recordingTool('read', ran)]))
+      .addEdge(START, 'opaque')
+      .addEdge('opaque', 'tools')
+      .addEdge('tools', END)
+      .compile({ name: 'app' });
+    let error: unknown;
+    try {
+      installMultiagent(graph, { gate: allowAll() });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(UngateableError);
+    expect((error as Error).message).toMatch(/opaque.*function node[\s\S]*subgraphs/);
+    expect(audit(graph).nodes.find((n) => n.id === 'tools')?.status).toBe('ungated');
+  });
+
+  it('gates a declared function node, a nested graph and a prebuilt tool node', async () => {
+    const ran: string[] = [];
+    const inner = createAgent({
+      model: callsOnce('write', { path: '/etc/passwd' }),
+      tools: [recordingTool('write', ran)],
+      name: 'inner',
+    });
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('call', async (state) => inner.invoke({ messages: state.messages }), { subgraphs: [inner.graph] })
+      .addEdge(START, 'call')
+      .addEdge('call', END)
+      .compile({ name: 'app' });
+    installMultiagent(graph, { gate: pathGate('/etc/passwd') });
+    const report = audit(graph);
+    expect(report.nodes.map((n) => [n.path.join('/'), n.status])).toEqual([
+      ['app', 'gated'],
+      ['app/call', 'attested'],
+      ['app/call/inner', 'gated'],
+      ['app/call/inner/tools', 'gated'],
+    ]);
+    const result = await graph.invoke(hi);
+    expect(ran).toEqual([]);
+    expect(messagesOf(result)).toContain('tool:[gate] BLOCKED: /etc/passwd is off limits');
+  });
+
+  it('gates createReactAgent (the prebuilt tool node)', async () => {
+    const ran: string[] = [];
+    const agent = createReactAgent({
+      llm: callsOnce('read', { path: '/etc/passwd' }),
+      tools: [recordingTool('read', ran)],
+      name: 'ops',
+    });
+    installMultiagent(agent, { gate: pathGate('/etc/passwd') });
+    const result = await agent.invoke(hi);
+    expect(ran).toEqual([]);
+    expect(messagesOf(result)).toContain('tool:[gate] BLOCKED: /etc/passwd is off limits');
+  });
+});
+
+describe('the node guard', () => {
+  it('stops a node whose runnable was swapped after install, and uninstall restores what was there', async () => {
+    const ran: string[] = [];
+    const agent = createReactAgent({
+      llm: new ScriptedChatModel([{ calls: [{ name: 'read', args: { path: '/a' } }] }, { say: 'ok' }]),
+      tools: [recordingTool('read', ran)],
+      name: 'ops',
+    });
+    const [handle] = installMultiagent(agent, { gate: allowAll() });
+    const node = agent.nodes.tools!;
+    const swapped = new PrebuiltToolNode([recordingTool('read', ran)]);
+    expect(() => {
+      (node as { bound: unknown }).bound = swapped;
+    }).toThrow(TypeError);
+    Object.defineProperty(node, 'bound', { value: swapped, writable: true, configurable: true });
+    await expect(agent.invoke(hi)).rejects.toThrow(/swapped after install/);
+    expect(ran).toEqual([]);
+    expect(handle!.isActive()).toBe(false);
+  });
+});
