@@ -15,6 +15,7 @@
  * second set of its classes, reported as "a different copy of @strands-agents/sdk". (A gate-audit the module
  * imports may be jiti's own copy: its marks are `Symbol.for` keys and errors are recognised by shape.)
  */
+import { graphOf } from '../frameworks/langgraph/adapter.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -159,6 +160,8 @@ export function exportKindOf(value: unknown): ExportKind {
   if (typeof value !== 'object' || value === null) return 'other';
   const names = constructorNames(value);
   if (names === 'proxy') return 'proxy';
+  // A LangGraph compiled graph or `createAgent` agent is a root like a Graph (recognised by shape).
+  if (graphOf(value) !== undefined) return 'orchestrator';
   if (names.includes('Graph') || names.includes('Swarm')) {
     const nodes = ownDescriptor(value, 'nodes');
     if (nodes !== undefined && (nodes.get !== undefined || nodes.value instanceof Map)) return 'orchestrator';
@@ -678,7 +681,10 @@ export async function loadModule(file: string, options: LoadOptions, explicit = 
   // Agents are audited on their own only when no exported orchestrator of the module contains them.
   if (agents.length > 0) {
     const contained = new Set<unknown>();
-    for (const found of result.found) for (const entry of walk(found.orchestrator).entries) contained.add(entry.target);
+    for (const found of result.found) {
+      if (graphOf(found.orchestrator) !== undefined) continue;
+      for (const entry of walk(found.orchestrator).entries) contained.add(entry.target);
+    }
     for (const { name, label, value } of agents) {
       if (contained.has(value)) continue;
       const factory = label !== undefined;

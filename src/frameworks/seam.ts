@@ -84,6 +84,8 @@ export interface FrameworkAdapter<Root = unknown> {
   rootId(root: Root): string;
   /** What sits under an orchestrator. */
   children(orchestrator: unknown): readonly SeamChild[];
+  /** Why an installed guard lets a part through unjudged (`accept` at install), when it does. */
+  acceptedAt(orchestrator: unknown, segment: string): string | undefined;
   /** Whether a value carries the gate (and, when gated, the gate's key, name and identity). */
   gateState(value: unknown): { readonly state: SeamGateState; readonly gateKey?: unknown; readonly gateName?: string };
 }

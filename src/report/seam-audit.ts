@@ -26,11 +26,14 @@ const SEVERITY: readonly CoverageNode['status'][] = ['ungated', 'ungateable', 'b
 function judge(
   adapter: FrameworkAdapter<unknown>,
   entry: SeamEntry,
+  parent: SeamEntry | undefined,
   accepted: ReadonlyMap<string, string>,
   wouldInstall: GateSource | undefined,
 ): Verdict {
   if (entry.problem !== undefined) {
-    const reason = accepted.get(joinPath(entry.path));
+    const reason =
+      accepted.get(joinPath(entry.path)) ??
+      (parent === undefined ? undefined : adapter.acceptedAt(parent.target, entry.id));
     if (reason !== undefined) {
       return {
         status: 'accepted',
@@ -117,11 +120,13 @@ export function langGraphReport(root: unknown, options: SeamReportOptions): Cove
   const rows = new Map<string, CoverageNode>();
   const nodes: CoverageNode[] = [];
   const edges: CoverageReport['edges'] = [];
+  const entryAt = new Map(inventory.entries.map((entry) => [joinPath(entry.path), entry]));
   for (const entry of inventory.entries) {
+    const parent = entry.path.length > 1 ? entryAt.get(joinPath(entry.path.slice(0, -1))) : undefined;
     const first = entry.sameAs === undefined ? undefined : rows.get(joinPath(entry.sameAs));
     const verdict =
       first === undefined
-        ? judge(adapter, entry, accepted, wouldInstall)
+        ? judge(adapter, entry, parent, accepted, wouldInstall)
         : { ...first, reason: `same object as ${first.path.join(' › ')}: ${first.reason}` };
     const node: CoverageNode = {
       path: [...entry.path],

@@ -147,6 +147,10 @@ export const langGraphAdapter: FrameworkAdapter<unknown> = {
     }
     return children;
   },
+  acceptedAt(orchestrator: unknown, segment: string): string | undefined {
+    const graph = graphOf(orchestrator);
+    return graph === undefined ? undefined : graphGuards.get(graph)?.accepted.get(segment);
+  },
   gateState(value: unknown): { state: SeamGateState; gateKey?: unknown; gateName?: string } {
     if (isToolNode(value)) {
       const gate = toolNodeGates.get(value);

@@ -188,7 +188,12 @@ function toolNodeMutations(node: ToolNodeLike, entry: SeamEntry, source: GateSou
   return mutations;
 }
 
-function graphMutations(graph: PregelLike, entry: SeamEntry, source: GateSource): Mutation[] {
+function graphMutations(
+  graph: PregelLike,
+  entry: SeamEntry,
+  source: GateSource,
+  accepted: ReadonlyMap<string, string>,
+): Mutation[] {
   if (graphGuards.has(graph)) return [];
   const what = `graph ${JSON.stringify(entry.id)}`;
   const nodes = Object.entries(graph.nodes);
@@ -213,7 +218,12 @@ function graphMutations(graph: PregelLike, entry: SeamEntry, source: GateSource)
           seen.set(name, { node, bound: node.bound, getNode });
         }
         const stream = guardedStream(graph, memberOf(graph, 'stream') as PregelLike['stream']);
-        graphGuards.set(graph, { source, path: entry.path, stream, nodes: seen });
+        const acceptedHere = new Map<string, string>();
+        for (const [name] of nodes) {
+          const reason = accepted.get(joinPath([...entry.path, name]));
+          if (reason !== undefined) acceptedHere.set(name, reason);
+        }
+        graphGuards.set(graph, { source, path: entry.path, stream, nodes: seen, accepted: acceptedHere });
         try {
           for (const [name, node] of nodes) {
             const kept = seen.get(name)!;
@@ -267,7 +277,7 @@ export function planLangGraph(root: unknown, source: GateSource, accept?: readon
       const graph = graphOf(entry.target);
       if (graph !== undefined) {
         graphName.set(graph, entry.id);
-        mutations.push(...graphMutations(graph, entry, source));
+        mutations.push(...graphMutations(graph, entry, source, accepted));
       }
     } else if (entry.kind === 'agent' && isToolNode(entry.target) && entry.problem === undefined) {
       const owner = entry.path.length > 1 ? entry.path[entry.path.length - 2]! : entry.id;

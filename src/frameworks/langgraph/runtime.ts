@@ -97,6 +97,8 @@ export interface GraphGuard {
   readonly path: readonly string[];
   readonly stream: unknown;
   readonly nodes: ReadonlyMap<string, { readonly node: object; readonly bound: unknown; readonly getNode: unknown }>;
+  /** Nodes accepted at install (a remote or opaque node), by name, with why. */
+  readonly accepted: ReadonlyMap<string, string>;
 }
 
 /** The guarded graphs, by graph. */
@@ -108,6 +110,8 @@ interface JudgedCall {
   readonly snapshot: InputSnapshot;
   /** The registered tool the call was judged for, when the node has one of that name. */
   readonly tool: unknown;
+  /** The run the call belongs to (none for a tool node invoked on its own). */
+  readonly run: { readonly state: RunState } | undefined;
   used: boolean;
   failure: string | undefined;
 }
@@ -211,6 +215,8 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
       stop(run, judgement.failure);
       throw new GateFailedError(judgement.failure);
     }
+    // A sibling of this call (a parallel tool call, a `Send` branch) may have stopped the run while this one waited.
+    if (run?.state.failure !== undefined) throw new GateFailedError(run.state.failure);
     if (judgement.verdict === 'deny') return denial(call, `${BLOCKED} ${judgement.reason}`);
     const tools = (node as { tools?: unknown }).tools;
     const registered: unknown = Array.isArray(tools)
@@ -220,6 +226,7 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
       toolName: String(call.name),
       snapshot,
       tool: registered,
+      run,
       used: false,
       failure: undefined,
     };
@@ -262,6 +269,7 @@ export function gatedToolCall(tool: ToolLike, original: ToolLike['call']): ToolL
           `tool "${name}" was called outside a call its gate judged (it runs only from its gated tool node)`,
         );
       }
+      if (current.run?.state.failure !== undefined) refuseInCall(current, config, current.run.state.failure);
       if (current.used) refuseInCall(current, config, `tool "${name}" was called a second time for one judged call`);
       if (current.toolName !== name) {
         refuseInCall(current, config, `tool "${name}" was called for a call judged for tool "${current.toolName}"`);

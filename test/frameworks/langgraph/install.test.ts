@@ -198,6 +198,7 @@ describe('installMultiagent(StateGraph)', () => {
       name: 'inner',
     });
     const graph = new StateGraph(MessagesAnnotation)
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- LangGraph types these arrays with `any`
       .addNode('call', async (state) => inner.invoke({ messages: state.messages }), { subgraphs: [inner.graph] })
       .addEdge(START, 'call')
       .addEdge('call', END)

@@ -1,0 +1,197 @@
+/**
+ * The guarantees every framework keeps, one suite run against each (Strands and LangGraph): the same promises,
+ * built from each framework's real parts. Each case builds a tree whose one tool-running part calls `rm` on `/x`.
+ */
+import { A2AAgent } from '@strands-agents/sdk/a2a';
+import { AgentNode, Graph } from '@strands-agents/sdk/multiagent';
+import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { RemoteGraph } from '@langchain/langgraph/remote';
+import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { createAgent } from 'langchain';
+import { describe, expect, it } from 'vitest';
+import {
+  allowAll,
+  audit,
+  type Gate,
+  GateConflictError,
+  installMultiagent,
+  plan,
+  UngateableError,
+} from '../../src/index.js';
+import { settle } from '../helpers/runs.js';
+import {
+  call,
+  isolateEachTest,
+  nodesOf,
+  ran as strandsRan,
+  recordingTool,
+  say,
+  scriptedAgent,
+} from '../helpers/sdk.js';
+import { callsOnce, recordingTool as langchainTool } from '../helpers/langgraph.js';
+
+isolateEachTest();
+
+/** What one framework gives the suite. */
+interface FrameworkCase {
+  readonly name: string;
+  /** A tree whose tool-running part calls rm({path: '/x'}) once. */
+  build(): { root: object; run(): Promise<{ failed: boolean }>; ran(): string[] };
+  /** The same, plus a part that cannot be gated (a remote agent or graph). */
+  buildWithRemote(): { root: object; remotePath: string };
+  /** Replaces the tool-running part of a built tree with an ungated one that calls rm too. */
+  swap(root: object): void;
+}
+
+const strands: FrameworkCase = {
+  name: 'strands',
+  build() {
+    const agent = scriptedAgent('a', [call('rm', { path: '/x' }), say('done')], { tools: [recordingTool('rm')] });
+    const graph = new Graph({ id: 'g', nodes: [agent], edges: [] });
+    return {
+      root: graph,
+      run: async () => {
+        const result = await settle(
+          graph.invoke('go').then((r) => (r.status === 'COMPLETED' ? undefined : Promise.reject(new Error(r.status)))),
+        );
+        return { failed: result !== undefined };
+      },
+      ran: () => strandsRan.filter((r) => r.startsWith('rm(')).map(() => 'rm'),
+    };
+  },
+  buildWithRemote() {
+    const agent = scriptedAgent('a', [say('done')], { tools: [recordingTool('rm')] });
+    const graph = new Graph({
+      id: 'g',
+      nodes: [agent, new A2AAgent({ id: 'far', url: 'http://127.0.0.1:9/x' })],
+      edges: [],
+    });
+    return { root: graph, remotePath: 'g/far' };
+  },
+  swap(root) {
+    nodesOf(root as Graph).set(
+      'a',
+      new AgentNode({
+        agent: scriptedAgent('a', [call('rm', { path: '/x' }), say('done')], { tools: [recordingTool('rm')] }),
+      }),
+    );
+  },
+};
+
+const langgraph: FrameworkCase = {
+  name: 'langgraph',
+  build() {
+    const ran: string[] = [];
+    const agent = createAgent({ model: callsOnce('rm', { path: '/x' }), tools: [langchainTool('rm', ran)], name: 'a' });
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('a', agent.graph)
+      .addEdge(START, 'a')
+      .addEdge('a', END)
+      .compile({ name: 'g' });
+    return {
+      root: graph,
+      run: async () => ({
+        failed: (await settle(graph.invoke({ messages: [{ role: 'user', content: 'go' }] }))) !== undefined,
+      }),
+      ran: () => ran.map(() => 'rm'),
+    };
+  },
+  buildWithRemote() {
+    const agent = createAgent({ model: callsOnce('rm', { path: '/x' }), tools: [langchainTool('rm', [])], name: 'a' });
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('a', agent.graph)
+      .addNode('far', new RemoteGraph({ graphId: 'far', url: 'http://127.0.0.1:9' }))
+      .addEdge(START, 'a')
+      .addEdge('a', 'far')
+      .addEdge('far', END)
+      .compile({ name: 'g' });
+    return { root: graph, remotePath: 'g/far' };
+  },
+  swap(root) {
+    const node = (root as { nodes: Record<string, { bound: unknown }> }).nodes.a!;
+    const ran: string[] = [];
+    Object.defineProperty(node, 'bound', {
+      value: new ToolNode([langchainTool('rm', ran)]),
+      writable: true,
+      configurable: true,
+    });
+  },
+};
+
+const throwing: Gate = {
+  name: 'throwing',
+  decide: () => {
+    throw new Error('policy store down');
+  },
+};
+
+describe.each([strands, langgraph])('the guarantees, for $name', (framework) => {
+  it('fail closed: a gate that throws stops the run and the tool never runs', async () => {
+    const built = framework.build();
+    installMultiagent(built.root as Graph, { gate: throwing });
+    expect((await built.run()).failed).toBe(true);
+    expect(built.ran()).toEqual([]);
+  });
+
+  it('a deny refuses the call and the tool never runs', async () => {
+    const built = framework.build();
+    installMultiagent(built.root as Graph, {
+      gate: { name: 'no-rm', decide: () => ({ verdict: 'deny', reason: 'no rm' }) },
+    });
+    await built.run();
+    expect(built.ran()).toEqual([]);
+  });
+
+  it('an allow runs the tool once', async () => {
+    const built = framework.build();
+    installMultiagent(built.root as Graph, { gate: allowAll() });
+    expect((await built.run()).failed).toBe(false);
+    expect(built.ran()).toEqual(['rm']);
+  });
+
+  it('refuses before mutating: a part that cannot be gated is named, and nothing is gated', () => {
+    const { root, remotePath } = framework.buildWithRemote();
+    expect(() => installMultiagent(root as Graph, { gate: allowAll() })).toThrow(UngateableError);
+    expect(audit(root).nodes.filter((n) => n.status === 'gated')).toEqual([]);
+    expect(plan(root, { gate: allowAll() }).refusals.map((r) => r.path.join('/'))).toContain(remotePath);
+    // Accepted, the rest is gated.
+    installMultiagent(root as Graph, {
+      gate: allowAll(),
+      accept: [{ path: remotePath, reason: 'gated on its own server' }],
+    });
+    expect(audit(root).nodes.find((n) => n.path.join('/') === remotePath)?.status).toBe('accepted');
+  });
+
+  it('install is idempotent: a second install with the same gate adds nothing', () => {
+    const { root } = framework.build();
+    const gate = allowAll();
+    expect(installMultiagent(root as Graph, { gate }).length).toBeGreaterThan(0);
+    expect(installMultiagent(root as Graph, { gate })).toEqual([]);
+  });
+
+  it('one gate per tree: another gate is refused, naming the part that carries the first', () => {
+    const { root } = framework.build();
+    installMultiagent(root as Graph, { gate: allowAll() });
+    expect(() =>
+      installMultiagent(root as Graph, { gate: { name: 'other', decide: () => ({ verdict: 'allow' }) } }),
+    ).toThrow(GateConflictError);
+  });
+
+  it('the node guard stops a part swapped in after install before it runs', async () => {
+    const built = framework.build();
+    installMultiagent(built.root as Graph, { gate: allowAll() });
+    framework.swap(built.root);
+    await built.run();
+    expect(built.ran()).toEqual([]);
+    expect(strandsRan).toEqual([]);
+  });
+
+  it('audit statuses: ungated before install, gated after', () => {
+    const { root } = framework.build();
+    expect(audit(root).summary.ungated).toBeGreaterThan(0);
+    installMultiagent(root as Graph, { gate: allowAll() });
+    const after = audit(root);
+    expect(after.summary.ungated).toBe(0);
+    expect(after.summary.coverage).toBe(1);
+  });
+});
