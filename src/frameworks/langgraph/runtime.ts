@@ -30,6 +30,7 @@ import { judgeCall } from '../../enforce/judge.js';
 import { BLOCKED } from '../../enforce/call.js';
 import {
   hasMiddlewareChain,
+  implicitConfig,
   memberOf,
   type PregelLike,
   type PregelNodeLike,
@@ -189,7 +190,7 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
     config: unknown,
     state: unknown,
   ): Promise<unknown> {
-    const run = runOf(config);
+    const run = runOf(config) ?? runOf(implicitConfig());
     if (run?.state.failure !== undefined) throw new GateFailedError(run.state.failure);
     let snapshot: InputSnapshot;
     try {
@@ -384,7 +385,8 @@ export function graphProblem(graph: PregelLike, guard: GraphGuard): string | und
 export function guardedStream(graph: PregelLike, original: PregelLike['stream']): PregelLike['stream'] {
   return function stream(this: unknown, input: unknown, config?: unknown): Promise<unknown> {
     const guard = graphGuards.get(graph);
-    const inherited = runOf(config);
+    // A nested invoke given no config (or one without the token) inherits the run it is called in.
+    const inherited = runOf(config) ?? runOf(implicitConfig());
     const problem = guard === undefined ? 'its node guard was removed' : graphProblem(graph, guard);
     if (problem !== undefined) {
       const failure = `graph "${String((graph as { name?: unknown }).name)}" cannot start: ${problem}`;

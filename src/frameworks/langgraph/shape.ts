@@ -167,3 +167,22 @@ export function providerToolsOf(agent: unknown): unknown[] {
   const tools = isObject(options) ? readData(options, 'tools') : undefined;
   return Array.isArray(tools) ? tools.filter((tool) => !isLocalTool(tool)) : [];
 }
+
+/** Where `@langchain/core` keeps its AsyncLocalStorage (any copy in the process), and the config's key in a store. */
+const LANGCHAIN_ALS = Symbol.for('ls:tracing_async_local_storage');
+const LANGCHAIN_CHILD_CONFIG = Symbol.for('lc:child_config');
+
+/**
+ * The config of the runnable running now, as LangChain passes it on to a nested invoke that was given none (what a
+ * function node's `agent.invoke(input)` inherits), or undefined outside any run.
+ */
+export function implicitConfig(): unknown {
+  const storage = (globalThis as Record<symbol, unknown>)[LANGCHAIN_ALS] as { getStore?: () => unknown } | undefined;
+  if (typeof storage?.getStore !== 'function') return undefined;
+  try {
+    const store = storage.getStore() as { extra?: Record<symbol, unknown> } | undefined;
+    return store?.extra?.[LANGCHAIN_CHILD_CONFIG];
+  } catch {
+    return undefined;
+  }
+}
