@@ -92,7 +92,6 @@ describe('the root run of a LangGraph graph', () => {
             await settle(inner.invoke(asking({ name: 'rm', path: '/boom' })));
             return asking({ name: 'rm', path: '/after' });
           },
-          // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- LangGraph types subgraphs with `any`
           { subgraphs: [inner] },
         )
         .addNode('second', new ToolNode([recordingTool('rm', ran)]))
@@ -140,11 +139,10 @@ describe('the root run of a LangGraph graph', () => {
       const outer = new StateGraph(MessagesAnnotation)
         .addNode(
           'call',
-          async (state, config) => {
+          async (state, config: unknown) => {
             kept = config;
-            return inner.invoke({ messages: state.messages }, config);
+            return inner.invoke({ messages: state.messages }, config as never);
           },
-          // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- LangGraph types subgraphs with `any`
           { subgraphs: [inner] },
         )
         .addEdge(START, 'call')
