@@ -143,6 +143,7 @@ describe('the root run of a LangGraph graph', () => {
             kept = config;
             return inner.invoke({ messages: state.messages }, config as never);
           },
+          // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- LangGraph types subgraphs with `any`
           { subgraphs: [inner] },
         )
         .addEdge(START, 'call')
