@@ -141,9 +141,9 @@ describe('the root run of a LangGraph graph', () => {
           'call',
           async (state, config: unknown) => {
             kept = config;
+            // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- LangGraph types this state with `any`
             return inner.invoke({ messages: state.messages }, config as never);
           },
-          // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- LangGraph types subgraphs with `any`
           { subgraphs: [inner] },
         )
         .addEdge(START, 'call')
