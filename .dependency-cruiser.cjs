@@ -45,7 +45,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot:
-          '^src/(frameworks/langgraph/|frameworks/seam\\.ts$|walker/|enforce/(call|judge|digest|gate)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
+          '^src/(frameworks/langgraph/|frameworks/seam\\.ts$|walker/|enforce/(call|judge|digest|gate|gate-identity)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
       },
     },
     {

@@ -13,12 +13,14 @@ import { type GateView, viewGate } from './gate-identity.js';
 /** What judging a call gives: allowed, refused with a reason, or a failure that stops the run. */
 export type Judgement =
   | { readonly verdict: 'allow'; readonly rule?: string; readonly gateId: string }
+  /** An `ask` whose approval path pauses the run (`via: 'interrupt'`): the adapter pauses, records and settles it. */
+  | { readonly verdict: 'ask'; readonly reason: string; readonly rule?: string; readonly view: GateView }
   | { readonly verdict: 'deny'; readonly reason: string; readonly rule?: string; readonly gateId: string }
   | { readonly failure: string };
 
 /** Why an `ask` through an interrupt is refused where the adapter cannot pause a run for it. */
 export const NO_PAUSE =
-  "the gate asked for approval through an interrupt, which this framework's adapter cannot pause a run for: use an approval path with via: 'callback'";
+  "the gate asked for approval through an interrupt, and this run cannot pause for one: give the graph a checkpointer, or use an approval path with via: 'callback'";
 
 function lateOrThrown(view: GateView, what: string, settled: Late | { thrown: unknown }): string {
   return settled instanceof Late
@@ -26,7 +28,12 @@ function lateOrThrown(view: GateView, what: string, settled: Late | { thrown: un
     : `gate "${view.name}" threw while it tried to ${what}: ${messageOf(settled.thrown)}`;
 }
 
-async function record(view: GateView, timeoutMs: number, entry: GateRecord): Promise<string | undefined> {
+/**
+ * Gives a gate its record and waits for it within the timeout.
+ *
+ * @returns why the record was not taken, or undefined when it was (or the gate takes none)
+ */
+export async function record(view: GateView, timeoutMs: number, entry: GateRecord): Promise<string | undefined> {
   const write = view.record;
   if (write === undefined) return undefined;
   const settled = await settle(() => write.call(view.gate, entry), timeoutMs);
@@ -38,8 +45,9 @@ async function record(view: GateView, timeoutMs: number, entry: GateRecord): Pro
  *
  * @param source - where the gate comes from (a fixed gate, or the configured one resolved now)
  * @param request - the call, as plain data (its `input` a frozen copy)
+ * @param pauses - whether the adapter can pause the run for an `ask` through an interrupt (else such an ask is a deny)
  */
-export async function judgeCall(source: GateSource, request: ToolCallRequest): Promise<Judgement> {
+export async function judgeCall(source: GateSource, request: ToolCallRequest, pauses = false): Promise<Judgement> {
   const started = performance.now();
   const gate = source.resolve();
   if (gate === undefined) return { failure: 'no gate is configured (configureGate was unset)' };
@@ -87,6 +95,9 @@ export async function judgeCall(source: GateSource, request: ToolCallRequest): P
     );
   }
   const approval = view.approval;
+  if (approval?.via === 'interrupt' && pauses) {
+    return { verdict: 'ask', reason: decision.reason, ...rule, view };
+  }
   if (approval === undefined || approval.via !== 'callback') {
     const reason = approval === undefined ? `${decision.reason} (no approval path is configured)` : NO_PAUSE;
     return done(

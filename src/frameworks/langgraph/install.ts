@@ -10,6 +10,7 @@ import { type SeamEntry, type SeamInventory, seamWalk } from '../../walker/seam-
 import { LANGGRAPH_MARK } from '../../walker/marks.js';
 import type { Mutation } from '../seam.js';
 import { graphOf, langGraphAdapter } from './adapter.js';
+import { loadInterrupt } from './approval.js';
 import {
   composeWrapToolCall,
   graphGuards,
@@ -284,7 +285,7 @@ export function planLangGraph(root: unknown, source: GateSource, accept?: readon
       mutations.push(...toolNodeMutations(entry.target, entry, source, owner));
     }
   }
-  const loadProblem = mutations.length > 0 ? loadToolMessage() : undefined;
+  const loadProblem = mutations.length > 0 ? (loadToolMessage() ?? loadInterrupt()) : undefined;
   const checks: Finding[] = [
     ...findings,
     ...(loadProblem === undefined

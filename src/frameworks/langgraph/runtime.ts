@@ -26,7 +26,9 @@ import { GateFailedError, messageOf } from '../../errors.js';
 import { type GateSource } from '../../enforce/call.js';
 import type { ToolCallRequest } from '../../enforce/gate.js';
 import { type InputSnapshot, sameInput, snapshotInput } from '../../enforce/digest.js';
-import { judgeCall } from '../../enforce/judge.js';
+import { type Judgement, judgeCall } from '../../enforce/judge.js';
+import { viewGate } from '../../enforce/gate-identity.js';
+import { canPause, pausedCall, settleAskByInterrupt } from './approval.js';
 import { BLOCKED } from '../../enforce/call.js';
 import {
   hasMiddlewareChain,
@@ -211,7 +213,14 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
       toolKind: 'function',
       framework: 'langgraph',
     };
-    const judgement = await judgeCall(gate.source, request);
+    // A call this gate paused for approval is not decided again when LangGraph runs the node again on resume.
+    const resolved = gate.source.resolve();
+    const view = resolved === undefined ? undefined : viewGate(resolved);
+    const paused = view === undefined || 'error' in view ? undefined : pausedCall(view, request.toolUseId);
+    const judgement: Judgement =
+      paused !== undefined && view !== undefined && !('error' in view)
+        ? { verdict: 'ask', ...paused, view }
+        : await judgeCall(gate.source, request, canPause(config));
     if ('failure' in judgement) {
       stop(run, judgement.failure);
       throw new GateFailedError(judgement.failure);
@@ -219,6 +228,26 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
     // A sibling of this call (a parallel tool call, a `Send` branch) may have stopped the run while this one waited.
     if (run?.state.failure !== undefined) throw new GateFailedError(run.state.failure);
     if (judgement.verdict === 'deny') return denial(call, `${BLOCKED} ${judgement.reason}`);
+    if (judgement.verdict === 'ask') {
+      const { view: asked } = judgement;
+      const base = {
+        toolName: request.toolName,
+        toolUseId: request.toolUseId,
+        agentId: request.agentId,
+        path: request.path,
+        paths: request.paths,
+        gateId: asked.id,
+        input: request.input,
+      };
+      const outcome = await settleAskByInterrupt(asked, gate.source.timeoutMs, request, snapshot, judgement, base);
+      if ('pause' in outcome) throw outcome.pause;
+      if ('failure' in outcome) {
+        stop(run, outcome.failure);
+        throw new GateFailedError(outcome.failure);
+      }
+      if ('deny' in outcome) return denial(call, `${BLOCKED} ${outcome.deny}`);
+      if (run?.state.failure !== undefined) throw new GateFailedError(run.state.failure);
+    }
     const tools = (node as { tools?: unknown }).tools;
     const registered: unknown = Array.isArray(tools)
       ? (tools as unknown[]).find((tool) => (tool as { name?: unknown } | null)?.name === call.name)

@@ -1,0 +1,226 @@
+/**
+ * An `ask` in a LangGraph run, through LangGraph's own `interrupt()`: the run pauses (a checkpointer is required;
+ * without one the ask is a deny that says so), and the answer given on resume is checked against exactly the pause
+ * this gate raised, once, with the nonce issued with it and the call's frozen input.
+ *
+ * - **Decided once.** LangGraph runs the tool node again on resume. A call this gate paused is not decided again:
+ *   the pause it raised (kept in this process, never read back from the checkpoint) answers for it, and the
+ *   approval's record is the only record of the resume.
+ * - **The call that waited is the call that runs.** A resumed call whose name or input differs from the paused one
+ *   (rewritten with `updateState` while it waited) is refused and the run stops.
+ * - **Answers this gate did not ask for** (a `Command({ resume })` sent before any pause, or after a restart) go to
+ *   the approval path's `resume` when it has one (a durable store proves the pause), and are refused otherwise.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import { messageOf } from '../../errors.js';
+import { Late, settle } from '../../enforce/call.js';
+import type { InputSnapshot } from '../../enforce/digest.js';
+import type { ApprovalBinding, GateRecord, RaisedApproval, ToolCallRequest } from '../../enforce/gate.js';
+import type { GateView } from '../../enforce/gate-identity.js';
+import { record } from '../../enforce/judge.js';
+
+/** What a paused call left in this process. */
+interface Pause {
+  readonly gate: object;
+  readonly nonce: string;
+  readonly approvalId?: string;
+  readonly name: string;
+  readonly canonical: string;
+  readonly reason: string;
+  readonly rule?: string;
+}
+
+/** Pauses this process raised, by gate view's gate, then by tool call id. */
+const pauses = new WeakMap<object, Map<string, Pause>>();
+
+type InterruptFn = (value: unknown) => unknown;
+let interruptFn: InterruptFn | undefined;
+
+/**
+ * Loads `@langchain/langgraph`'s `interrupt` (it reads the running node's config from LangChain's process-wide
+ * storage, so any copy of the package pauses the run it is called in).
+ *
+ * @returns why it cannot be loaded, or undefined when it is
+ */
+export function loadInterrupt(): string | undefined {
+  if (interruptFn !== undefined) return undefined;
+  try {
+    const required = createRequire(import.meta.url)('@langchain/langgraph') as { interrupt?: unknown };
+    if (typeof required.interrupt !== 'function') return '@langchain/langgraph has no interrupt()';
+    interruptFn = required.interrupt as InterruptFn;
+    return undefined;
+  } catch (error) {
+    return `@langchain/langgraph cannot be loaded from gate-audit's folder: ${messageOf(error)}`;
+  }
+}
+
+/** Whether a node's config can pause: the graph runs with a checkpointer. */
+export function canPause(config: unknown): boolean {
+  const configurable = (config as { configurable?: Record<string, unknown> } | undefined)?.configurable;
+  return typeof configurable === 'object' && configurable !== null && configurable.__pregel_checkpointer !== undefined;
+}
+
+/** What settling an ask gives: allowed, refused, a failure that stops the run, or the pause to throw. */
+export type AskOutcome =
+  | { readonly allow: true }
+  | { readonly deny: string }
+  | { readonly failure: string }
+  | { readonly pause: unknown };
+
+function isGraphInterrupt(error: unknown): boolean {
+  const name = (error as { name?: unknown } | null)?.name;
+  return name === 'GraphInterrupt' || name === 'NodeInterrupt';
+}
+
+function failureOf(view: GateView, what: string, settled: Late | { thrown: unknown }): string {
+  return settled instanceof Late
+    ? `gate "${view.name}" did not ${what} within ${settled.ms} ms`
+    : `gate "${view.name}" could not ${what}: ${messageOf(settled.thrown)}`;
+}
+
+/** Whether a paused call is waiting for its answer (it is not decided again on resume). */
+export function pausedCall(view: GateView, toolCallId: string): { reason: string; rule?: string } | undefined {
+  const pause = pauses.get(view.gate)?.get(toolCallId);
+  return pause === undefined
+    ? undefined
+    : { reason: pause.reason, ...(pause.rule === undefined ? {} : { rule: pause.rule }) };
+}
+
+/**
+ * Settles an `ask` through `interrupt()`.
+ *
+ * @param view - the gate that asked
+ * @param timeoutMs - the gate's timeout
+ * @param request - the call
+ * @param snapshot - its frozen input
+ * @param decision - why the gate asked, and which rule
+ * @param base - the fields of every record of this call
+ */
+export async function settleAskByInterrupt(
+  view: GateView,
+  timeoutMs: number,
+  request: ToolCallRequest,
+  snapshot: InputSnapshot,
+  decision: { readonly reason: string; readonly rule?: string },
+  base: Omit<GateRecord, 'event' | 'verdict'>,
+): Promise<AskOutcome> {
+  const approval = view.approval;
+  if (approval?.via !== 'interrupt' || interruptFn === undefined)
+    return { deny: 'no approval path can pause this run' };
+  const rule = decision.rule === undefined ? {} : { rule: decision.rule };
+  const byCall = pauses.get(view.gate) ?? new Map<string, Pause>();
+  pauses.set(view.gate, byCall);
+  const pending = byCall.get(request.toolUseId);
+  if (pending !== undefined && (pending.name !== request.toolName || pending.canonical !== snapshot.canonical)) {
+    byCall.delete(request.toolUseId);
+    return { failure: `the call of tool "${pending.name}" that waited for approval was changed before it resumed` };
+  }
+  const nonce = pending?.nonce ?? randomBytes(16).toString('hex');
+  const approvalId =
+    pending === undefined ? (typeof approval.raise === 'function' ? randomUUID() : undefined) : pending.approvalId;
+  const payload = {
+    gate: view.name,
+    gateId: view.id,
+    ...(approvalId === undefined ? {} : { approvalId }),
+    verdict: 'ask',
+    reason: decision.reason,
+    ...rule,
+    request: { ...request, path: [...request.path], paths: request.paths.map((p) => [...p]), gateId: view.id, nonce },
+  };
+  let answer: unknown;
+  try {
+    answer = interruptFn(payload);
+  } catch (error) {
+    if (!isGraphInterrupt(error)) return { failure: `pausing for approval failed: ${messageOf(error)}` };
+    if (pending !== undefined) return { pause: error };
+    // The run pauses: the record first (a failing record refuses instead), then the durable store.
+    const problem = await record(view, timeoutMs, {
+      ...base,
+      event: 'ask',
+      verdict: 'ask',
+      reason: decision.reason,
+      ...rule,
+    });
+    if (problem !== undefined) return { failure: problem };
+    if (approvalId !== undefined && approval.raise !== undefined) {
+      const raise = approval.raise.bind(approval);
+      const raised: RaisedApproval = {
+        id: approvalId,
+        gate: view.name,
+        gateId: view.id,
+        nonce,
+        reason: decision.reason,
+        ...rule,
+        request,
+      };
+      const written = await settle(() => raise(raised), timeoutMs);
+      if (!('value' in written)) return { failure: failureOf(view, 'store the pending approval', written) };
+    }
+    byCall.set(request.toolUseId, {
+      gate: view.gate,
+      nonce,
+      ...(approvalId === undefined ? {} : { approvalId }),
+      name: request.toolName,
+      canonical: snapshot.canonical,
+      reason: decision.reason,
+      ...rule,
+    });
+    return { pause: error };
+  }
+  // Each pause is answered once, whatever the answer.
+  byCall.delete(request.toolUseId);
+  let settled;
+  if (pending === undefined) {
+    const resume = approval.resume?.bind(approval);
+    if (resume === undefined) {
+      const reason =
+        'the approval answer was not requested by this gate in this process (sent before any pause, or after a restart?)';
+      const problem = await record(view, timeoutMs, {
+        ...base,
+        event: 'approval-refused',
+        verdict: 'deny',
+        reason,
+        ...rule,
+      });
+      return problem === undefined ? { deny: `approval refused (${reason})` } : { failure: problem };
+    }
+    settled = await settle(() => resume(request, answer, { gateId: view.id }), timeoutMs);
+  } else {
+    const binding: ApprovalBinding = { gateId: view.id, nonce, ...(approvalId === undefined ? {} : { approvalId }) };
+    settled = await settle(() => approval.check(request, answer, binding), timeoutMs);
+  }
+  // A check that throws or hangs (a store that is down, a forged or spent answer) refuses the call and stops the run.
+  if (!('value' in settled)) return { failure: failureOf(view, 'check the approval', settled) };
+  const outcome = settled.value as {
+    granted?: unknown;
+    reason?: unknown;
+    approvalId?: unknown;
+    approverId?: unknown;
+  } | null;
+  const granted = typeof outcome === 'object' && outcome !== null && outcome.granted === true;
+  const ids = {
+    ...(typeof outcome?.approvalId === 'string' ? { approvalId: outcome.approvalId } : {}),
+    ...(typeof outcome?.approverId === 'string' ? { approverId: outcome.approverId } : {}),
+  };
+  if (granted) {
+    const problem = await record(view, timeoutMs, {
+      ...base,
+      event: 'approval-granted',
+      verdict: 'allow',
+      ...rule,
+      ...ids,
+    });
+    return problem === undefined ? { allow: true } : { failure: problem };
+  }
+  const why = typeof outcome?.reason === 'string' && outcome.reason !== '' ? outcome.reason : 'no reason given';
+  const problem = await record(view, timeoutMs, {
+    ...base,
+    event: 'approval-refused',
+    verdict: 'deny',
+    reason: why,
+    ...rule,
+    ...ids,
+  });
+  return problem === undefined ? { deny: `approval refused (${why})` } : { failure: problem };
+}

@@ -1,0 +1,122 @@
+import { Command, MemorySaver } from '@langchain/langgraph';
+import { createAgent } from 'langchain';
+import { describe, expect, it } from 'vitest';
+import { approve, type GateRecord, installMultiagent, policyGate, type ToolCallRequest } from '../../../src/index.js';
+import { askPolicy } from '../../helpers/approvals.js';
+import { callsOnce, messagesOf, recordingTool } from '../../helpers/langgraph.js';
+import { settle } from '../../helpers/runs.js';
+
+const secret = 'a-test-approval-secret-of-at-least-32-bytes!';
+const hi = { messages: [{ role: 'user', content: 'hi' }] };
+
+interface PausePayload {
+  reason: string;
+  request: ToolCallRequest & { gateId: string; nonce: string };
+}
+
+function asking(checkpointer?: MemorySaver): {
+  agent: ReturnType<typeof createAgent>;
+  ran: string[];
+  records: GateRecord[];
+  decided: ToolCallRequest[];
+} {
+  const ran: string[] = [];
+  const records: GateRecord[] = [];
+  const decided: ToolCallRequest[] = [];
+  const agent = createAgent({
+    model: callsOnce('rm', { path: '/tmp/x' }),
+    tools: [recordingTool('rm', ran)],
+    name: 'a',
+    ...(checkpointer === undefined ? {} : { checkpointer }),
+  });
+  const gate = policyGate(askPolicy, { approvals: { secret } });
+  installMultiagent(agent, {
+    gate: {
+      name: gate.name,
+      decide: (request, context) => {
+        decided.push(request);
+        return gate.decide(request, context);
+      },
+      approval: gate.approval,
+      record: (r) => void records.push(r),
+    },
+  });
+  return { agent, ran, records, decided };
+}
+
+function pauseOf(result: unknown): PausePayload {
+  const interrupts = (result as { __interrupt__?: { value: unknown }[] }).__interrupt__;
+  return interrupts![0]!.value as PausePayload;
+}
+
+describe('approvals of a LangGraph run', () => {
+  describe('when the graph has a checkpointer', () => {
+    it('pauses through interrupt() and runs exactly the approved call, decided and recorded once', async () => {
+      const { agent, ran, records, decided } = asking(new MemorySaver());
+      const config = { configurable: { thread_id: 't1' } };
+      const paused = pauseOf(await agent.invoke(hi, config));
+      expect(ran).toEqual([]);
+      expect(paused.reason).toBe('deleting needs a human');
+      expect(paused.request).toMatchObject({ toolName: 'rm', input: { path: '/tmp/x' }, framework: 'langgraph' });
+      expect(paused.request.nonce).toMatch(/^[0-9a-f]{32}$/);
+      await agent.invoke(new Command({ resume: approve(paused.request, { secret }) }), config);
+      expect(ran).toEqual(['rm({"path":"/tmp/x"})']);
+      expect(records.map((r) => r.event)).toEqual(['ask', 'approval-granted']);
+      expect(decided).toHaveLength(1);
+    });
+
+    it('refuses a resume whose answer is a plain yes, and the tool never runs', async () => {
+      const { agent, ran, records } = asking(new MemorySaver());
+      const config = { configurable: { thread_id: 't2' } };
+      await agent.invoke(hi, config);
+      const result: unknown = await agent.invoke(new Command({ resume: 'yes' }), config);
+      expect(ran).toEqual([]);
+      expect(messagesOf(result as never).find((m) => m.startsWith('tool:'))).toMatch(/approval refused/);
+      expect(records.map((r) => r.event)).toEqual(['ask', 'approval-refused']);
+    });
+
+    it('refuses the call when its arguments were rewritten with updateState before the resume', async () => {
+      const { agent, ran } = asking(new MemorySaver());
+      const config = { configurable: { thread_id: 't3' } };
+      const paused = pauseOf(await agent.invoke(hi, config));
+      const state = await agent.graph.getState(config);
+      const messages = (state.values as { messages: { tool_calls?: { args: unknown }[] }[] }).messages;
+      const last = messages.at(-1)!;
+      const rewritten = Object.assign(Object.create(Object.getPrototypeOf(last) as object) as object, last, {
+        tool_calls: last.tool_calls!.map((tc) => ({ ...tc, args: { path: '/' } })),
+      });
+      await agent.graph.updateState(config, { messages: [rewritten] });
+      const outcome = await settle(agent.invoke(new Command({ resume: approve(paused.request, { secret }) }), config));
+      expect(outcome).toBeInstanceOf(Error);
+      expect(String(outcome)).toMatch(/changed before it resumed/);
+      expect(ran).toEqual([]);
+    });
+
+    it('refuses an answer to a pause another process raised (a restart), even a valid token for it', async () => {
+      const checkpointer = new MemorySaver();
+      const config = { configurable: { thread_id: 't4' } };
+      const first = asking(checkpointer);
+      const paused = pauseOf(await first.agent.invoke(hi, config));
+      const restarted = asking(checkpointer);
+      const result: unknown = await restarted.agent.invoke(
+        new Command({ resume: approve(paused.request, { secret }) }),
+        config,
+      );
+      expect([...first.ran, ...restarted.ran]).toEqual([]);
+      expect(messagesOf(result as never).find((m) => m.startsWith('tool:'))).toMatch(
+        /not requested by this gate in this process/,
+      );
+      expect(restarted.records[0]?.event).toBe('approval-refused');
+      expect(restarted.records.filter((r) => r.event === 'approval-granted')).toEqual([]);
+    });
+  });
+
+  describe('when the graph has no checkpointer', () => {
+    it('an ask is a deny that says why, and the tool never runs', async () => {
+      const { agent, ran } = asking();
+      const result: unknown = await agent.invoke(hi);
+      expect(ran).toEqual([]);
+      expect(messagesOf(result as never).find((m) => m.startsWith('tool:'))).toMatch(/checkpointer/);
+    });
+  });
+});
