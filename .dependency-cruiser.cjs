@@ -40,12 +40,12 @@ module.exports = {
       name: 'langgraph-whitelist',
       severity: 'error',
       comment:
-        'the LangGraph adapter builds on the seam, the safe reads, the marks and the neutral gate (decision, digest, run refusal)',
+        'the LangGraph adapter builds on the seam, the safe reads, the marks, the neutral gate (decision, digest, records) and the package-name reader',
       from: { path: '^src/frameworks/langgraph/' },
       to: {
         path: '^src/',
         pathNot:
-          '^src/(frameworks/langgraph/|frameworks/seam\\.ts$|walker/|enforce/(call|judge|digest|gate|gate-identity)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
+          '^src/(frameworks/langgraph/|frameworks/seam\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(call|judge|digest|gate|gate-identity)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
       },
     },
     {

@@ -116,7 +116,9 @@ const noise = (chunk: string): void => void process.stderr.write(chunk);
 
 function idOf(target: object): string {
   const id: unknown = Object.getOwnPropertyDescriptor(target, 'id')?.value;
-  return typeof id === 'string' ? id : '?';
+  // A LangGraph graph has a name, not an id.
+  const name: unknown = Object.getOwnPropertyDescriptor(target, 'name')?.value;
+  return typeof id === 'string' ? id : typeof name === 'string' ? name : '?';
 }
 
 function stopError(kind: InvokedKind, id: string, where: string): Error {

@@ -9,7 +9,9 @@
  * - patches each copy's `Agent`, `Graph` and `Swarm` once: `invoke` and `stream`, and below them the steps a
  *   subclass that skips `stream` still reaches before a model is called or an MCP client connects
  *   (`initialize`, `_stream`, `_streamCore`, `_invokeModel`, `_invokeModelWithMiddleware`, `_streamFromModel`,
- *   `executeTools`, where the copy has them), and the SDK's tool classes (a direct call of a tool).
+ *   `executeTools`, where the copy has them), and the SDK's tool classes (a direct call of a tool);
+ * - patches each copy of LangGraph's `Pregel` (every compiled graph, and a `createAgent` agent's graph): `invoke`,
+ *   `stream`, `streamEvents` and `_streamIterator`, so a graph is stopped before its first node runs.
  *
  * Each patched call asks the handler the audit child installed (`onInvocation`) what to do with the object
  * about to run; the handler audits it and answers with the stop error to throw. Without a handler the call
@@ -23,6 +25,7 @@ import { AUDIT_GUARD_NOTE, AUDIT_KEYRING_NOTE, AUDITING_MARK } from '../../audit
 import type { ProcessGuardMark } from '../../enforce/process-guard.js';
 import { RUN_ENTRY_METHODS, RUN_STEP_METHODS } from '../../frameworks/strands/run-steps.js';
 import { AUDIT_STOP_MARK } from '../../walker/marks.js';
+import { GRAPH_RUN_METHODS, isPregelModuleUrl } from '../../frameworks/langgraph/package.js';
 import { isSdkUrl, SDK_MODULE_KEY } from './sdk-hooks.js';
 
 const nodeRequire = createRequire(import.meta.url);
@@ -207,9 +210,25 @@ function patchClass(cls: unknown, kind: InvokedKind): boolean {
   return true;
 }
 
+/** Stops every run of a LangGraph compiled graph (`Pregel` and its subclasses): the handler audits the graph. */
+function patchPregel(cls: unknown): void {
+  if (typeof cls !== 'function' || patched.has(cls)) return;
+  const proto: unknown = Object.getOwnPropertyDescriptor(cls, 'prototype')?.value;
+  if (typeof proto !== 'object' || proto === null) return;
+  patched.add(cls);
+  for (const name of GRAPH_RUN_METHODS) wrap(proto, name, 'graph');
+}
+
 /** Patches the classes an SDK namespace (or a `require`d SDK module's exports) holds. */
 function noteSdkExports(exports: unknown): void {
   if ((typeof exports !== 'object' && typeof exports !== 'function') || exports === null) return;
+  let pregel: unknown;
+  try {
+    pregel = Object.getOwnPropertyDescriptor(exports, 'Pregel')?.value;
+  } catch {
+    pregel = undefined;
+  }
+  if (pregel !== undefined) patchPregel(pregel);
   for (const [name, kind] of Object.entries(KIND_OF_EXPORT)) {
     let value: unknown;
     try {
@@ -233,7 +252,9 @@ function noteSdkExports(exports: unknown): void {
 function holdsSdkClass(exports: unknown): boolean {
   if ((typeof exports !== 'object' && typeof exports !== 'function') || exports === null) return false;
   try {
-    return Object.keys(KIND_OF_EXPORT).some((name) => Object.getOwnPropertyDescriptor(exports, name) !== undefined);
+    return [...Object.keys(KIND_OF_EXPORT), 'Pregel'].some(
+      (name) => Object.getOwnPropertyDescriptor(exports, name) !== undefined,
+    );
   } catch {
     return false;
   }
@@ -314,7 +335,8 @@ function install(): void {
       try {
         const [request, parent, isMain] = args;
         const file = Reflect.apply(resolveFilename, internals, [request, parent, isMain]) as string;
-        if (isAbsolute(file) && isSdkUrl(pathToFileURL(file).href)) noteSdkExports(exports);
+        const url = isAbsolute(file) ? pathToFileURL(file).href : '';
+        if (isSdkUrl(url) || isPregelModuleUrl(url)) noteSdkExports(exports);
       } catch {
         // not a file (a builtin): not the SDK
       }

@@ -2,9 +2,11 @@
  * ESM loader hooks of the audit child (they run on Node's loader thread, registered by `preload.ts`). Every
  * module of a package named `@strands-agents/sdk`, wherever it lies (a second copy in another `node_modules`
  * included), gets one line appended that hands its namespace to the preload on the main thread, so the
- * preload finds each copy's `Agent`, `Graph` and `Swarm` classes from the first import. Copies are
+ * preload finds each copy's `Agent`, `Graph` and `Swarm` classes from the first import (and the module of each
+ * `@langchain/langgraph` copy that defines `Pregel`, LangGraph's compiled graph). Copies are
  * recognised by their package's name, never by shape (`node:https` exports an `Agent` too).
  */
+import { isPregelModuleUrl } from '../../frameworks/langgraph/package.js';
 import { isSdkUrl, sourceText } from '../../frameworks/strands/sdk-package.js';
 
 import { SDK_MODULE_KEY } from '../../walker/marks.js';
@@ -54,7 +56,12 @@ type NextLoad = (url: string, context: unknown) => Promise<LoadResult>;
 export async function load(url: string, context: unknown, nextLoad: NextLoad): Promise<LoadResult> {
   const result = await nextLoad(url, context);
   if (url.startsWith('file:') && !url.includes('/node_modules/')) loadedFiles?.postMessage(url);
-  if (result.format !== 'module' || !isSdkUrl(url) || result.source === undefined || result.source === null) {
+  if (
+    result.format !== 'module' ||
+    !(isSdkUrl(url) || isPregelModuleUrl(url)) ||
+    result.source === undefined ||
+    result.source === null
+  ) {
     return result;
   }
   const source = sourceText(result.source);

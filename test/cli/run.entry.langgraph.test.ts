@@ -1,0 +1,55 @@
+/**
+ * `gate-audit --entry` and module audits of LangGraph apps: a compiled graph (or a `createAgent` agent's graph)
+ * invoked by the app's own entry point is stopped before its first node runs and audited as it stands; exported
+ * graphs are found like Strands ones. Every case runs the built command; the runner app's model and tools leave a
+ * mark when they really run.
+ */
+import { describe, expect, it } from 'vitest';
+import { markedRuns } from '../helpers/marked-runs.js';
+
+const app = (name: string): string => `fixtures/apps/lg-runner/src/${name}.ts`;
+const { ran, json } = markedRuns();
+
+describe('gate-audit on LangGraph apps', () => {
+  describe('--entry', () => {
+    it('audits the graph main.ts gates and runs (100%), and runs no model or tool', () => {
+      const built = json(['--export', 'buildGraph', app('graph')]);
+      expect(built.status).toBe(1);
+      const { status, report } = json(['--entry', app('main')]);
+      expect(status).toBe(0);
+      expect(report.summary).toMatchObject({ total: 6, gated: 5, attested: 1, ungated: 0 });
+      expect(report.nodes.every((n) => n.framework === 'langgraph')).toBe(true);
+      expect(report.nodes.map((n) => n.path.join('/'))).toContain('lg-runner/review/reviewer/tools');
+      expect(report.entries).toEqual([
+        { module: app('main'), invocations: 1, ended: 'exit', exitCode: 0, processGuard: { installed: false } },
+      ]);
+      expect(ran()).toEqual([]);
+    });
+
+    it('an entry that forgot to gate its graph fails (exit 1)', () => {
+      const { status, report } = json(['--entry', app('main-ungated')]);
+      expect(status).toBe(1);
+      expect(report.summary.ungated).toBe(6);
+      expect(ran()).toEqual([]);
+    });
+  });
+
+  it('finds the graphs of LangGraph modules, each with its statuses (one run over six modules)', () => {
+    const names = ['nested', 'supervisor', 'agent', 'swarm', 'function-node', 'remote'];
+    const { status, report } = json(names.map((name) => `fixtures/graphs/langgraph-${name}.ts`));
+    expect(status).toBe(1);
+    const statuses = (root: string): Record<string, number> => {
+      const counts: Record<string, number> = {};
+      for (const node of report.nodes.filter((n) => n.path[1] === root))
+        counts[node.status] = (counts[node.status] ?? 0) + 1;
+      return counts;
+    };
+    expect(statuses('pipeline')).toEqual({ gated: 6, attested: 1 });
+    expect(statuses('team')).toEqual({ gated: 7, attested: 2 });
+    expect(statuses('assistant')).toEqual({ ungated: 2, ungateable: 1 });
+    expect(statuses('helpdesk')).toEqual({ ungated: 5 });
+    expect(statuses('drafting')).toEqual({ ungated: 1, ungateable: 1 });
+    expect(statuses('accounts')).toEqual({ ungated: 3, ungateable: 1 });
+    expect(report.nodes.find((n) => n.path.slice(1).join('/') === 'accounts/billing')?.fix).toMatch(/accept it here/);
+  });
+});
