@@ -34,7 +34,7 @@ module.exports = {
       comment:
         "the SDK's private shape builds on the safe reads and the marks; its check logs and its self-test installs the gate",
       from: { path: '^src/frameworks/strands/' },
-      to: { path: '^src/', pathNot: '^src/(frameworks/strands/|walker/|enforce/|errors\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(frameworks/strands/|frameworks/versions\\.ts$|walker/|enforce/|errors\\.ts$)' },
     },
     {
       name: 'langgraph-whitelist',
@@ -45,7 +45,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot:
-          '^src/(frameworks/langgraph/|frameworks/seam\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(call|judge|digest|gate|gate-identity)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
+          '^src/(frameworks/langgraph/|frameworks/seam\\.ts$|frameworks/versions\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(call|judge|digest|gate|gate-identity)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
       },
     },
     {
@@ -132,9 +132,9 @@ module.exports = {
     {
       name: 'sdk-version-is-a-leaf',
       severity: 'error',
-      comment: 'the SDK range imports nothing of gate-audit',
-      from: { path: '^src/frameworks/strands/sdk-version\\.ts$' },
-      to: { path: '^src/', pathNot: '^$' },
+      comment: 'the SDK range imports nothing of gate-audit but the version order',
+      from: { path: '^src/frameworks/(strands/sdk-version|versions)\\.ts$' },
+      to: { path: '^src/', pathNot: '^src/frameworks/versions\\.ts$' },
     },
     {
       name: 'sdk-package-is-a-leaf',

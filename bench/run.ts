@@ -40,6 +40,7 @@ import { otelOverhead } from './otel-overhead.js';
 import { fleetLogAppend } from './fleet-log.js';
 import { fleetLogThroughput, fleetLogVsFile } from './fleet-log-rows.js';
 import { guardOverhead } from './guard-overhead.js';
+import { langGraphOverhead } from './langgraph-overhead.js';
 import { observedThroughput } from './observed-throughput.js';
 import { shellDecision, shellDecisionLong, shellDecisionP99 } from './shell-decision.js';
 import { buildTree } from './trees.js';
@@ -433,6 +434,7 @@ async function main(): Promise<void> {
     ['fleet-log-vs-file', async () => void rows.push(await fleetLogVsFile(scale(10)))],
     ['observed-throughput', async () => void rows.push(await observedThroughput(root, 1, quick ? 200_000 : 1_000_000))],
     ['guard-overhead', () => Promise.resolve(void rows.push(guardOverhead(root, scale(10))))],
+    ['langgraph-tool-call-overhead', async () => void rows.push(await langGraphOverhead(scale(30)))],
   ];
   // BENCH_ONLY=<step,…> runs those steps alone and prints their rows without rewriting bench/results.json.
   const only = process.env.BENCH_ONLY?.split(',');

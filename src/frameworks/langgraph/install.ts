@@ -11,6 +11,7 @@ import { LANGGRAPH_MARK } from '../../walker/marks.js';
 import type { Mutation } from '../seam.js';
 import { graphOf, langGraphAdapter } from './adapter.js';
 import { loadInterrupt } from './approval.js';
+import { untestedToolNode } from './version.js';
 import {
   composeWrapToolCall,
   graphGuards,
@@ -299,6 +300,19 @@ export function planLangGraph(root: unknown, source: GateSource, accept?: readon
           },
         ]),
   ];
+  for (const entry of inventory.entries) {
+    if (entry.sameAs !== undefined || !isToolNode(entry.target) || entry.problem !== undefined) continue;
+    if (toolNodeGates.has(entry.target)) continue;
+    const untested = untestedToolNode(hasMiddlewareChain(entry.target) ? 'langchain' : '@langchain/langgraph');
+    if (untested !== undefined) {
+      checks.push({
+        path: entry.path,
+        kind: 'tool-executor',
+        reason: untested,
+        fix: 'install a tested version of the package (gate-audit --version names the ranges)',
+      });
+    }
+  }
   for (const planned of mutations) {
     const problem = planned.check();
     if (problem !== undefined) {

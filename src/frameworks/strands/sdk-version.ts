@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { inTestedRange } from '../versions.js';
 
 /** The SDK versions the whole suite ran on, both ends included (`npm run sdk-matrix` runs every minor). */
 export const SDK_TESTED: { readonly min: string; readonly max: string } = Object.freeze({
@@ -73,38 +74,11 @@ export function setSdkVersionReader(replacement?: () => SdkVersion): void {
   cached = undefined;
 }
 
-interface Parsed {
-  readonly core: readonly [number, number, number];
-  readonly pre: string | undefined;
-}
-
-function parse(version: string): Parsed | undefined {
-  const match = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$/.exec(version.trim());
-  if (match === null) return undefined;
-  return { core: [Number(match[1]), Number(match[2]), Number(match[3])], pre: match[4] };
-}
-
-/** Semver order of two parsed versions (a prerelease sorts before its release). */
-function compare(a: Parsed, b: Parsed): number {
-  for (let i = 0; i < 3; i++) {
-    const d = (a.core[i] ?? 0) - (b.core[i] ?? 0);
-    if (d !== 0) return d;
-  }
-  if (a.pre === b.pre) return 0;
-  if (a.pre === undefined) return 1;
-  if (b.pre === undefined) return -1;
-  return a.pre < b.pre ? -1 : 1;
-}
-
 /**
  * Whether `version` lies in the tested range. Unreadable versions and prereleases are not tested.
  *
  * @param version - an SDK version string
  */
 export function isTestedSdk(version: string): boolean {
-  const v = parse(version);
-  const min = parse(SDK_TESTED.min);
-  const max = parse(SDK_TESTED.max);
-  if (v === undefined || min === undefined || max === undefined || v.pre !== undefined) return false;
-  return compare(v, min) >= 0 && compare(v, max) <= 0;
+  return inTestedRange(version, SDK_TESTED);
 }

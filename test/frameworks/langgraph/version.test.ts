@@ -1,0 +1,33 @@
+import { createReactAgent } from '@langchain/langgraph/prebuilt';
+import { createAgent } from 'langchain';
+import { afterEach, describe, expect, it } from 'vitest';
+import { allowAll, audit, installMultiagent, UngateableError } from '../../../src/index.js';
+import { installedVersion, LANGGRAPH_TESTED, setLangGraphVersions } from '../../../src/frameworks/langgraph/version.js';
+import { callsOnce, recordingTool } from '../../helpers/langgraph.js';
+
+afterEach(() => setLangGraphVersions());
+
+describe('the tested LangGraph range', () => {
+  it('holds the versions installed here (the newest end is what the lock file pins)', () => {
+    expect(installedVersion('@langchain/langgraph')).toBe(LANGGRAPH_TESTED['@langchain/langgraph']!.max);
+    expect(installedVersion('langchain')).toBe(LANGGRAPH_TESTED.langchain!.max);
+  });
+
+  describe('when the package of a tool node is outside it', () => {
+    it("refuses createAgent's tool node (langchain) before changing anything", () => {
+      setLangGraphVersions({ langchain: '1.4.6' });
+      const agent = createAgent({ model: callsOnce('rm', {}), tools: [recordingTool('rm', [])], name: 'a' });
+      expect(() => installMultiagent(agent, { gate: allowAll() })).toThrow(UngateableError);
+      expect(() => installMultiagent(agent, { gate: allowAll() })).toThrow(
+        /tested on langchain >=1\.5\.0 <=1\.5\.14; this copy is 1\.4\.6/,
+      );
+      expect(audit(agent).summary.gated).toBe(0);
+    });
+
+    it('refuses the prebuilt tool node (@langchain/langgraph) of a newer major', () => {
+      setLangGraphVersions({ '@langchain/langgraph': '2.0.0' });
+      const agent = createReactAgent({ llm: callsOnce('rm', {}), tools: [recordingTool('rm', [])], name: 'ops' });
+      expect(() => installMultiagent(agent, { gate: allowAll() })).toThrow(/@langchain\/langgraph >=1\.4\.18/);
+    });
+  });
+});
