@@ -34,7 +34,10 @@ module.exports = {
       comment:
         "the SDK's private shape builds on the safe reads and the marks; its check logs and its self-test installs the gate",
       from: { path: '^src/frameworks/strands/' },
-      to: { path: '^src/', pathNot: '^src/(frameworks/strands/|frameworks/versions\\.ts$|walker/|enforce/|errors\\.ts$)' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/(frameworks/strands/|frameworks/versions\\.ts$|walker/|enforce/|errors\\.ts$)',
+      },
     },
     {
       name: 'langgraph-whitelist',
@@ -45,7 +48,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot:
-          '^src/(frameworks/langgraph/|frameworks/seam\\.ts$|frameworks/versions\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(call|judge|digest|gate|gate-identity)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
+          '^src/(frameworks/langgraph/|frameworks/seam\\.ts$|frameworks/versions\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(call|judge|digest|gate|gate-identity|gate-source|settle|texts|read-decision)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
       },
     },
     {
@@ -181,6 +184,18 @@ module.exports = {
         path: '^src/',
         pathNot:
           '^src/(config\\.ts|enforce/|errors\\.ts|policy/|report/|walker/|tree-paths\\.ts|escape\\.ts|auditing\\.ts|frameworks/langgraph/install\\.ts)',
+      },
+    },
+    {
+      name: 'langgraph-entry-whitelist',
+      severity: 'error',
+      comment:
+        'the LangGraph entry exports the neutral gate, policies and reports, and the LangGraph adapter (that it loads no Strands code is proven by test/langgraph.test.ts, in a process where the SDK cannot be resolved)',
+      from: { path: '^src/langgraph\\.ts$' },
+      to: {
+        path: '^src/',
+        pathNot:
+          '^src/(errors\\.ts|enforce/gate\\.ts|frameworks/langgraph/install\\.ts|report/(lines|schema|seam-audit)\\.ts|policy/)',
       },
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },

@@ -17,6 +17,8 @@ export default tseslint.config(
       'bench/*.mjs',
       // The process-guard scenarios: plain JavaScript each run as its own Node process (Node 20 has no TypeScript).
       'fixtures/guard/*.mjs',
+      // A module hook Node loads as plain JavaScript in a child process (test/langgraph.test.ts).
+      'test/helpers/no-strands-hook.mjs',
       '*.config.*',
       '.dependency-cruiser.cjs',
     ],

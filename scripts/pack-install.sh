@@ -9,7 +9,10 @@
 #   - a CommonJS file of the app can require('gate-audit') and gets the same module as import;
 #   - it adds at most 12 MB and 20 packages, without ink, React or @viz-js/viz; without them a terminal gets the
 #     text report plus a line on what to install, `--format tui` exits 2, the HTML page says why it has no
-#     picture; and an app on React 18 installs it without a conflict.
+#     picture; and an app on React 18 installs it without a conflict;
+#   - a LangGraph.js-only app (no @strands-agents/sdk) installs it within the same bounds, without the SDK, and
+#     gate-audit/langgraph gates a createAgent agent there (a denied tool does not run); the command says what it
+#     needs, exit 2.
 # Usage: scripts/pack-install.sh [sdk-version ...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +39,65 @@ react18() {
 }
 react18 > "$work/react18.out" 2>&1 &
 react18_pid=$!
+
+# A LangGraph.js-only app: the peers it has, no Strands SDK. Checked in the background too.
+langgraph_only() {
+  local app="$work/app-langgraph"
+  mkdir -p "$app" && cd "$app" || return 1
+  npm init -y > /dev/null
+  npm pkg set type=module > /dev/null
+  local pins
+  pins=$(node -p "['@langchain/langgraph', 'langchain', '@langchain/core'].map((n) => n + '@' + require('$here/package.json').devDependencies[n]).join(' ')")
+  # shellcheck disable=SC2086 # one word per package
+  npm install --save-exact --no-audit --no-fund $pins zod@4 > deps.log 2>&1 || { cat deps.log; echo "could not install LangGraph.js"; return 1; }
+  local before_kb before_pkgs added_kb added_pkgs
+  before_kb=$(du -sk node_modules | cut -f1)
+  before_pkgs=$(node -p "Object.keys(require('./package-lock.json').packages).length")
+  npm install --no-audit --no-fund "$tarball" > install.log 2>&1 || { cat install.log; echo "installing the tarball into a LangGraph.js app failed"; return 1; }
+  added_kb=$(( $(du -sk node_modules | cut -f1) - before_kb ))
+  added_pkgs=$(( $(node -p "Object.keys(require('./package-lock.json').packages).length") - before_pkgs ))
+  echo "gate-audit adds ${added_kb} KB and ${added_pkgs} packages to a LangGraph.js app"
+  [ "$added_kb" -le 12288 ] || { echo "installing gate-audit added ${added_kb} KB (more than 12 MB)"; return 1; }
+  [ "$added_pkgs" -le 20 ] || { echo "installing gate-audit added ${added_pkgs} packages (more than 20)"; return 1; }
+  [ ! -e node_modules/@strands-agents/sdk ] || { echo "installing gate-audit brought @strands-agents/sdk"; return 1; }
+  cat > deny.mjs <<'JS'
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { createAgent } from 'langchain';
+import { z } from 'zod';
+import { assertFullyGated, denyAll, installMultiagent } from 'gate-audit/langgraph';
+
+class Scripted extends BaseChatModel {
+  turn = 0;
+  constructor() { super({}); }
+  _llmType() { return 'scripted'; }
+  bindTools() { return this; }
+  async _generate() {
+    this.turn += 1;
+    const message = this.turn === 1
+      ? new AIMessage({ content: '', id: 'm1', tool_calls: [{ name: 'wipe', args: {}, id: 'c1', type: 'tool_call' }] })
+      : new AIMessage({ content: 'done', id: 'm2' });
+    return { generations: [{ message, text: '' }] };
+  }
+}
+let ran = 0;
+const wipe = tool(() => { ran += 1; return 'wiped'; }, { name: 'wipe', description: 'wipes', schema: z.object({}) });
+const model = new Scripted();
+const agent = createAgent({ model, tools: [wipe], name: 'worker' });
+installMultiagent(agent, { gate: denyAll() });
+assertFullyGated(agent);
+await agent.invoke({ messages: [{ role: 'user', content: 'go' }] });
+console.log(`model turns ${model.turn}, denied tool runs ${ran}`);
+if (model.turn === 0 || ran !== 0) process.exit(1);
+JS
+  node deny.mjs || { echo "a denied tool ran (or the agent never ran) in the LangGraph.js app"; return 1; }
+  local status=0
+  npx gate-audit deny.mjs > cmd.out 2>&1 || status=$?
+  [ "$status" -eq 2 ] && grep -q 'npm i -D @strands-agents/sdk' cmd.out || { cat cmd.out; echo "the command without the Strands SDK exited $status without saying what it needs"; return 1; }
+}
+langgraph_only > "$work/langgraph.out" 2>&1 &
+langgraph_pid=$!
 
 for sdk in "${versions[@]}"; do
   app="$work/app-$sdk"
@@ -164,4 +226,7 @@ done
 
 echo "== app pinning react 18"
 wait "$react18_pid" || { cat "$work/react18.out"; fail "the React 18 app"; }
+echo "== LangGraph.js app without the Strands SDK"
+wait "$langgraph_pid" || { cat "$work/langgraph.out"; fail "the LangGraph.js app"; }
+cat "$work/langgraph.out"
 echo "pack-install: ok (${versions[*]})"

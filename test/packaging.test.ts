@@ -114,6 +114,7 @@ describe('a CommonJS app', () => {
   it('requires every CommonJS-capable export of the packed package', () => {
     expect(requirable).toEqual([
       'gate-audit',
+      'gate-audit/langgraph',
       'gate-audit/vitest',
       'gate-audit/otel',
       'gate-audit/stores/postgres',

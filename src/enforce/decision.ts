@@ -7,6 +7,7 @@
  */
 import type { BeforeToolCallEvent } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
+import { type ReadDecision, readDecision } from './read-decision.js';
 import { executorRefusal } from '../walker/classify.js';
 import { toolFacts } from '../frameworks/strands/sdk-internals.js';
 import { ownDataShape, readData } from '../walker/safe-read.js';
@@ -39,41 +40,7 @@ import { viewGate } from './gate-identity.js';
 import { placeNow, runFailure } from './run-state.js';
 import { lockedToolFacts, lockSdkTool, moveMiddlewareInnermost } from '../frameworks/strands/sdk-mutations.js';
 
-/** A gate's answer, each field read exactly once. */
-type ReadDecision =
-  | { readonly verdict: 'allow'; readonly rule?: string }
-  | { readonly verdict: 'deny' | 'ask'; readonly reason: string; readonly rule?: string }
-  | { readonly error: string };
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (typeof value === 'string') return JSON.stringify(value.slice(0, 40));
-  return typeof value;
-}
-
-/**
- * Reads a gate's answer into a plain decision, reading `verdict`, `reason` and `rule` once each: an
- * answer whose getters change between reads, or throw, cannot be judged twice differently.
- */
-export function readDecision(value: unknown): ReadDecision {
-  if (typeof value !== 'object' || value === null) return { error: `decision is ${describe(value)}, not an object` };
-  let verdict: unknown;
-  let reason: unknown;
-  let rule: unknown;
-  try {
-    ({ verdict, reason, rule } = value as Record<string, unknown>);
-  } catch (error) {
-    return { error: `reading the decision threw: ${messageOf(error)}` };
-  }
-  if (rule !== undefined && typeof rule !== 'string') return { error: `decision rule is ${describe(rule)}` };
-  const named = rule === undefined ? {} : { rule };
-  if (verdict === 'allow') return { verdict, ...named };
-  if (verdict === 'deny' || verdict === 'ask') {
-    if (typeof reason !== 'string' || reason.trim() === '') return { error: `a ${verdict} decision has no reason` };
-    return { verdict, reason, ...named };
-  }
-  return { error: `decision verdict is ${describe(verdict)}` };
-}
+export { readDecision } from './read-decision.js';
 
 /** Where a call of this agent runs now (`placeNow`): `path` when that is one place. */
 function placeOf(state: GateState): { path: readonly string[]; paths: readonly (readonly string[])[] } {

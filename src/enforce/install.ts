@@ -5,8 +5,8 @@
  * agent sits and make the fields the SDK reads to choose what runs non-configurable.
  */
 import type { Agent } from '@strands-agents/sdk';
-import { isLangGraphValue, langGraphAdapter } from '../frameworks/langgraph/adapter.js';
-import { applyLangGraph, type LangGraphInstall, planLangGraph } from '../frameworks/langgraph/install.js';
+import { isLangGraphValue } from '../frameworks/langgraph/adapter.js';
+import { installLangGraph, type LangGraphInstall } from '../frameworks/langgraph/install.js';
 import {
   type Finding,
   type GateConflict,
@@ -433,11 +433,7 @@ export function installMultiagent(
   orchestrator: Orchestrator | LangGraphRoot,
   options?: InstallOptions,
 ): AgentGate[] | LangGraphInstall[] {
-  if (isLangGraphValue(orchestrator)) {
-    const source = gateSource(options, `installMultiagent("${langGraphAdapter.rootId(orchestrator)}")`);
-    const planned = planLangGraph(orchestrator, source, options?.accept);
-    return planned.mutations.length === 0 ? [] : [applyLangGraph(planned, source)];
-  }
+  if (isLangGraphValue(orchestrator)) return installLangGraph(orchestrator, options);
   ensureSdk({ requireTested: options?.requireTestedSdk === true });
   const source = gateSource(options, `installMultiagent("${String(readData(orchestrator, 'id'))}")`);
   const { inventory, acceptedNodes, nodeRuns } = preflightTree(orchestrator, source, options?.accept);

@@ -5,8 +5,9 @@
  * refuses the call and stops the run.
  */
 import { messageOf } from '../errors.js';
-import { type GateSource, Late, settle } from './call.js';
-import { readDecision } from './decision.js';
+import type { GateSource } from './call.js';
+import { readDecision } from './read-decision.js';
+import { Late, settle } from './settle.js';
 import type { GateRecord, ToolCallRequest } from './gate.js';
 import { type GateView, viewGate } from './gate-identity.js';
 

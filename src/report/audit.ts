@@ -5,7 +5,7 @@
  */
 import { DirectedGraph } from 'graphology';
 import { CoverageError, type Finding, type GateConflict, GateConflictError, UngateableError } from '../errors.js';
-import { configuredDefaultGate, type Gate } from '../enforce/gate.js';
+import type { Gate } from '../enforce/gate.js';
 import { CONFIGURED, gateSource } from '../enforce/gate-source.js';
 import { type AcceptEntry, acceptedEntries, preflightTree } from '../enforce/install.js';
 import { joinPath, segmentOf, UNNAMED } from '../tree-paths.js';
@@ -34,9 +34,9 @@ import {
 } from '../frameworks/strands/sdk-internals.js';
 import { readData } from '../walker/safe-read.js';
 import { type Entry, walk } from '../walker/walk.js';
-import { nodeFailsRun } from './exit.js';
+import { notGatedLines } from './lines.js';
 import { gatedVerdict, type Verdict } from './gate-verdict.js';
-import { langGraphReport } from './seam-audit.js';
+import { langGraphAudit, langGraphPlan } from './seam-audit.js';
 import { isLangGraphValue } from '../frameworks/langgraph/adapter.js';
 import { checkedGenerator } from './generator.js';
 import {
@@ -522,7 +522,7 @@ export interface AuditOptions {
  * @throws GateAuditError `INVALID_ACCEPT` for an accept entry that names nothing acceptable
  */
 export function audit(orchestrator: unknown, options: AuditOptions = {}): CoverageReport {
-  if (isLangGraphValue(orchestrator)) return langGraphReport(orchestrator, { mode: 'audit', ...acceptOf(options) });
+  if (isLangGraphValue(orchestrator)) return langGraphAudit(orchestrator, options);
   return build(orchestrator, 'audit', false, [], options.accept);
 }
 
@@ -535,13 +535,7 @@ export function audit(orchestrator: unknown, options: AuditOptions = {}): Covera
  * @returns the coverage report in `plan` mode
  */
 export function plan(orchestrator: unknown, options: AuditOptions = {}): CoverageReport {
-  if (isLangGraphValue(orchestrator)) {
-    const source =
-      options.gate === undefined && configuredDefaultGate() === undefined
-        ? { key: CONFIGURED, name: CONFIGURED, resolve: configuredDefaultGate, timeoutMs: 1 }
-        : gateSource(options.gate === undefined ? undefined : { gate: options.gate }, 'plan(graph)');
-    return langGraphReport(orchestrator, { mode: 'plan', ...acceptOf(options), source });
-  }
+  if (isLangGraphValue(orchestrator)) return langGraphPlan(orchestrator, options);
   // The gate as install reads it (a gate it would refuse as an argument is refused here alike).
   const requested =
     options.gate === undefined
@@ -559,10 +553,6 @@ export function plan(orchestrator: unknown, options: AuditOptions = {}): Coverag
   return build(orchestrator, 'plan', true, [], options.accept);
 }
 
-function acceptOf(options: AuditOptions): { accept?: readonly AcceptEntry[] } {
-  return options.accept === undefined ? {} : { accept: options.accept };
-}
-
 /** A gate conflict install would refuse the tree for, as a refusal of the plan (in `GateConflictError`'s words). */
 function conflictRefusal(conflict: GateConflict): Refusal {
   return {
@@ -576,14 +566,7 @@ function conflictRefusal(conflict: GateConflict): Refusal {
   };
 }
 
-/** Nodes of a report that fail it under the one exit rule, as `path: status | reason` lines. */
-export function notGatedLines(report: CoverageReport): string[] {
-  return report.nodes
-    .filter((n) => nodeFailsRun(n))
-    .map(
-      (n) => `${quoted(visiblePath(n.path))} is ${n.status}: ${n.reason}${n.fix === undefined ? '' : ` | ${n.fix}`}`,
-    );
-}
+export { notGatedLines };
 
 /**
  * Nodes of a report gated by another gate than the one named, or whose gate name another gate shares, as

@@ -2,18 +2,11 @@
  * The `generator` of a report: which gate-audit wrote it, on which `@strands-agents/sdk`, and whether that
  * SDK lies in the range gate-audit was tested on.
  */
-import { readFileSync } from 'node:fs';
 import { ensureSdk } from '../frameworks/strands/sdk-check.js';
+import { gateAuditVersion } from './own-version.js';
 import type { Generator } from './schema.js';
 
-let own: string | undefined;
-
-/** gate-audit's own version, from its `package.json`. */
-export function gateAuditVersion(): string {
-  own ??= (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
-  return own;
-}
+export { gateAuditVersion };
 
 /**
  * Checks the loaded SDK (once per process; throws `SDK_SHAPE` or `SDK_BEHAVIOUR` when it cannot be used)

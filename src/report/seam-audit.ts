@@ -2,14 +2,18 @@
  * The coverage report of a tree walked through a framework adapter (LangGraph today): the same rows, statuses,
  * summary and exit rule as a Strands tree's, each row naming its framework. Pure: reads marks, runs nothing.
  */
-import type { Finding } from '../errors.js';
+import { type Finding, GateAuditError } from '../errors.js';
 import type { GateSource } from '../enforce/call.js';
+import { configuredDefaultGate, type Gate } from '../enforce/gate.js';
+import { CONFIGURED, DEFAULT_DECISION_TIMEOUT_MS, gateSource } from '../enforce/gate-source.js';
 import { langGraphAdapter } from '../frameworks/langgraph/adapter.js';
 import { acceptedLangGraph, type LangGraphAccept, planLangGraph } from '../frameworks/langgraph/install.js';
 import type { FrameworkAdapter } from '../frameworks/seam.js';
 import { joinPath } from '../tree-paths.js';
 import { type SeamEntry, seamWalk } from '../walker/seam-walk.js';
-import { checkedGenerator } from './generator.js';
+import { installedVersion, LANGGRAPH_TESTED } from '../frameworks/langgraph/version.js';
+import { inTestedRange } from '../frameworks/versions.js';
+import { gateAuditVersion } from './own-version.js';
 import { gatedVerdict, type Verdict } from './gate-verdict.js';
 import { type CoverageNode, type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from './schema.js';
 
@@ -76,6 +80,25 @@ function judge(
       };
 }
 
+/** The `generator` of a LangGraph report: gate-audit's version, the `@langchain/langgraph` copy, and whether it was tested. */
+function langGraphGenerator(): CoverageReport['generator'] {
+  const version = installedVersion('@langchain/langgraph') ?? 'unknown';
+  return {
+    name: 'gate-audit',
+    version: gateAuditVersion(),
+    sdk: `@langchain/langgraph@${version}`,
+    sdkTested: inTestedRange(version, LANGGRAPH_TESTED['@langchain/langgraph']!),
+  };
+}
+
+/** The error for a value that is not a LangGraph root. */
+export function notAGraph(subject: string): GateAuditError {
+  return new GateAuditError(
+    'INVALID_ARGUMENT',
+    `subject=<${subject}> | not a LangGraph compiled graph or createAgent agent | pass what compile() or createAgent() returned`,
+  );
+}
+
 /** Options of a framework report. */
 export interface SeamReportOptions {
   readonly mode: 'audit' | 'plan';
@@ -91,7 +114,8 @@ export interface SeamReportOptions {
  * @param options - mode, accepted nodes, and for a plan the gate install would use
  */
 export function langGraphReport(root: unknown, options: SeamReportOptions): CoverageReport {
-  const generator = checkedGenerator();
+  if (langGraphAdapter.recognise(root) === undefined) throw notAGraph(options.mode);
+  const generator = langGraphGenerator();
   const adapter = langGraphAdapter;
   const inventory = seamWalk(adapter, root);
   const accepted = acceptedLangGraph(inventory, options.accept);
@@ -187,5 +211,40 @@ export function langGraphReport(root: unknown, options: SeamReportOptions): Cove
     refusals: refusals.map((f) => ({ path: [...f.path], kind: f.kind, reason: f.reason, fix: f.fix })),
     sources: [],
     generator,
+  });
+}
+
+/** Options of `audit` and `plan` of a LangGraph tree. */
+export interface LangGraphAuditOptions {
+  readonly accept?: readonly LangGraphAccept[];
+  /** `plan` only: the gate install would be given (without it, the configured gate). */
+  readonly gate?: Gate;
+}
+
+/**
+ * Audits a LangGraph tree as it stands. Pure.
+ *
+ * @param root - a compiled graph or a `createAgent` agent
+ * @param options - accepted nodes
+ */
+export function langGraphAudit(root: unknown, options: LangGraphAuditOptions = {}): CoverageReport {
+  return langGraphReport(root, { mode: 'audit', ...(options.accept === undefined ? {} : { accept: options.accept }) });
+}
+
+/**
+ * What `installMultiagent` would leave of a LangGraph tree, or the tree as it stands plus every refusal.
+ *
+ * @param root - a compiled graph or a `createAgent` agent
+ * @param options - accepted nodes, and the gate install would be given
+ */
+export function langGraphPlan(root: unknown, options: LangGraphAuditOptions = {}): CoverageReport {
+  const source: GateSource =
+    options.gate === undefined && configuredDefaultGate() === undefined
+      ? { key: CONFIGURED, name: CONFIGURED, resolve: configuredDefaultGate, timeoutMs: DEFAULT_DECISION_TIMEOUT_MS }
+      : gateSource(options.gate === undefined ? undefined : { gate: options.gate }, 'plan(graph)');
+  return langGraphReport(root, {
+    mode: 'plan',
+    ...(options.accept === undefined ? {} : { accept: options.accept }),
+    source,
   });
 }

@@ -6,7 +6,7 @@
 import type { Finding } from '../errors.js';
 import type { FrameworkAdapter, SeamChild, SeamKind, SeamProblem, SeamTool } from '../frameworks/seam.js';
 import { segmentOf, UNNAMED } from '../tree-paths.js';
-import { MAX_DEPTH } from './walk.js';
+import { MAX_DEPTH } from './limits.js';
 
 /** One place of a walked tree. */
 export interface SeamEntry {

@@ -18,8 +18,9 @@ import {
 import { readData } from './safe-read.js';
 import { nodeMap, topologyProblems } from './topology.js';
 
-/** How deep a tree may nest (orchestrators, nodes and agents used as tools, counted together). */
-export const MAX_DEPTH = 256;
+import { MAX_DEPTH } from './limits.js';
+
+export { MAX_DEPTH };
 
 /** How many places one agent may be found at before its places count as unknown (conservatively). */
 export const MAX_PLACES = 64;

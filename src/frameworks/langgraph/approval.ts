@@ -14,7 +14,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { messageOf } from '../../errors.js';
-import { Late, settle } from '../../enforce/call.js';
+import { Late, settle } from '../../enforce/settle.js';
 import type { InputSnapshot } from '../../enforce/digest.js';
 import type { ApprovalBinding, GateRecord, RaisedApproval, ToolCallRequest } from '../../enforce/gate.js';
 import type { GateView } from '../../enforce/gate-identity.js';

@@ -5,6 +5,7 @@
  */
 import { GateAuditError, GateConflictError, type Finding, messageOf, UngateableError } from '../../errors.js';
 import type { GateSource } from '../../enforce/call.js';
+import { gateSource, type GateSourceOptions } from '../../enforce/gate-source.js';
 import { joinPath } from '../../tree-paths.js';
 import { type SeamEntry, type SeamInventory, seamWalk } from '../../walker/seam-walk.js';
 import { LANGGRAPH_MARK } from '../../walker/marks.js';
@@ -367,4 +368,29 @@ export function applyLangGraph(plan: LangGraphPlan, source: GateSource): LangGra
       for (const done of [...applied].reverse()) done.undo();
     },
   };
+}
+
+/** Options of a LangGraph install: the gate (or the configured one), its timeout, and accepted nodes. */
+export interface LangGraphInstallOptions extends GateSourceOptions {
+  readonly accept?: readonly LangGraphAccept[];
+}
+
+/**
+ * Gates a LangGraph tree: the plan, every check, then every mutation (`installMultiagent` and `install` of a
+ * compiled graph or a `createAgent` agent).
+ *
+ * @param root - a compiled graph or a `createAgent` agent
+ * @param options - the gate, its timeout and accepted nodes
+ * @returns one handle for the tree, or none when it was gated already
+ */
+export function installLangGraph(root: unknown, options?: LangGraphInstallOptions): LangGraphInstall[] {
+  if (langGraphAdapter.recognise(root) === undefined) {
+    throw new GateAuditError(
+      'INVALID_ARGUMENT',
+      'subject=<installMultiagent> | not a LangGraph compiled graph or createAgent agent | pass what compile() or createAgent() returned',
+    );
+  }
+  const source = gateSource(options, `installMultiagent("${langGraphAdapter.rootId(root)}")`);
+  const planned = planLangGraph(root, source, options?.accept);
+  return planned.mutations.length === 0 ? [] : [applyLangGraph(planned, source)];
 }

@@ -23,13 +23,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import { GateFailedError, messageOf } from '../../errors.js';
-import { type GateSource } from '../../enforce/call.js';
+import type { GateSource } from '../../enforce/call.js';
 import type { ToolCallRequest } from '../../enforce/gate.js';
 import { type InputSnapshot, sameInput, snapshotInput } from '../../enforce/digest.js';
 import { type Judgement, judgeCall } from '../../enforce/judge.js';
 import { viewGate } from '../../enforce/gate-identity.js';
 import { canPause, pausedCall, settleAskByInterrupt } from './approval.js';
-import { BLOCKED } from '../../enforce/call.js';
+import { BLOCKED } from '../../enforce/texts.js';
 import {
   hasMiddlewareChain,
   implicitConfig,

@@ -1,0 +1,102 @@
+/**
+ * `gate-audit/langgraph` serves apps without `@strands-agents/sdk`: in a process where the SDK cannot be resolved
+ * (a resolve hook refuses it, as in an app that never installed it), the built entry loads, gates a `createAgent`
+ * agent and audits it, while the main entry cannot load there.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { root } from './helpers/cli.js';
+
+const hook = pathToFileURL(join(root, 'test/helpers/no-strands-hook.mjs')).href;
+const register = `data:text/javascript,import { register } from 'node:module'; register(${JSON.stringify(hook)});`;
+
+function runWithoutStrands(script: string): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, ['--import', register, '--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_NO_WARNINGS: '1' },
+    timeout: 60_000,
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+const app = `
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage } from '@langchain/core/messages';
+import { tool } from '@langchain/core/tools';
+import { createAgent } from 'langchain';
+import { z } from 'zod';
+import { assertFullyGated, audit, denyAll, installMultiagent } from './dist/langgraph.js';
+
+class Scripted extends BaseChatModel {
+  turn = 0;
+  constructor() { super({}); }
+  _llmType() { return 'scripted'; }
+  bindTools() { return this; }
+  async _generate() {
+    this.turn += 1;
+    const message = this.turn === 1
+      ? new AIMessage({ content: '', id: 'm1', tool_calls: [{ name: 'wipe', args: {}, id: 'c1', type: 'tool_call' }] })
+      : new AIMessage({ content: 'done', id: 'm2' });
+    return { generations: [{ message, text: '' }] };
+  }
+}
+let ran = 0;
+const wipe = tool(() => { ran += 1; return 'wiped'; }, { name: 'wipe', description: 'wipes', schema: z.object({}) });
+const agent = createAgent({ model: new Scripted(), tools: [wipe], name: 'worker' });
+const before = audit(agent).summary.ungated;
+installMultiagent(agent, { gate: denyAll() });
+assertFullyGated(agent);
+const result = await agent.invoke({ messages: [{ role: 'user', content: 'go' }] });
+const refused = result.messages.some((m) => m.getType() === 'tool' && String(m.content).includes('[gate] BLOCKED'));
+console.log(JSON.stringify({ before, ran, refused, coverage: audit(agent).summary.coverage }));
+`;
+
+describe('gate-audit/langgraph', () => {
+  it('exports a small, pinned surface', async () => {
+    const entry = await import('../src/langgraph.js');
+    expect(Object.keys(entry).sort()).toEqual([
+      'CoverageError',
+      'CoverageReportSchema',
+      'GateAuditError',
+      'GateConflictError',
+      'GateFailedError',
+      'NoGateError',
+      'PolicyError',
+      'UngateableError',
+      'allowAll',
+      'approve',
+      'assertFullyGated',
+      'audit',
+      'configureGate',
+      'denyAll',
+      'installMultiagent',
+      'loadPolicy',
+      'openDecisionLog',
+      'plan',
+      'policyGate',
+    ]);
+  });
+
+  it('names what it takes when given something else', async () => {
+    const entry = await import('../src/langgraph.js');
+    expect(() => entry.audit({})).toThrow(/not a LangGraph compiled graph or createAgent agent/);
+    expect(() => entry.installMultiagent({}, { gate: entry.allowAll() })).toThrow(/not a LangGraph compiled graph/);
+  });
+
+  describe('in an app without @strands-agents/sdk', () => {
+    it('loads, gates a createAgent agent (a denied tool never runs) and audits it', () => {
+      const run = runWithoutStrands(app);
+      expect(run.stderr).toBe('');
+      expect(JSON.parse(run.stdout)).toEqual({ before: 2, ran: 0, refused: true, coverage: 1 });
+    });
+
+    it('where the main entry cannot load (the hook really hides the SDK)', () => {
+      const run = runWithoutStrands("await import('./dist/index.js');");
+      expect(run.status).not.toBe(0);
+      expect(run.stderr).toMatch(/Cannot find package '@strands-agents\/sdk/);
+    });
+  });
+});
