@@ -36,7 +36,7 @@ module.exports = {
       from: { path: '^src/frameworks/strands/' },
       to: {
         path: '^src/',
-        pathNot: '^src/(frameworks/strands/|frameworks/versions\\.ts$|walker/|enforce/|errors\\.ts$)',
+        pathNot: '^src/(frameworks/strands/|frameworks/(versions|seam)\\.ts$|walker/|enforce/|errors\\.ts$)',
       },
     },
     {

@@ -82,6 +82,8 @@ export interface FrameworkAdapter<Root = unknown> {
   recognise(value: unknown): Root | undefined;
   /** The root's id. */
   rootId(root: Root): string;
+  /** What the root is (an orchestrator, or an agent walked on its own). */
+  rootKind(root: Root): SeamKind;
   /** What sits under an orchestrator. */
   children(orchestrator: unknown): readonly SeamChild[];
   /** Why an installed guard lets a part through unjudged (`accept` at install), when it does. */

@@ -47,7 +47,7 @@ export function seamWalk<Root>(adapter: FrameworkAdapter<Root>, root: Root): Sea
   const rootEntry: SeamEntry = {
     path: [segmentOf(adapter.rootId(root), UNNAMED)],
     id: segmentOf(adapter.rootId(root), UNNAMED),
-    kind: 'orchestrator',
+    kind: adapter.rootKind(root),
     target: root,
     tools: [],
   };
@@ -56,8 +56,20 @@ export function seamWalk<Root>(adapter: FrameworkAdapter<Root>, root: Root): Sea
   const visit = (parent: SeamEntry, ancestors: readonly unknown[]): void => {
     for (const child of adapter.children(parent.target)) place(child, parent.path, [...ancestors, parent.target]);
   };
+  // A segment is made unique among its siblings with `#2`, `#3`… in walk order (as the Strands walk does).
+  const used = new Map<string, Set<string>>();
+  const childPath = (under: readonly string[], segment: string): string[] => {
+    const key = JSON.stringify(under);
+    const names = used.get(key) ?? new Set<string>();
+    used.set(key, names);
+    const base = segmentOf(segment, UNNAMED);
+    let name = base;
+    for (let n = 2; names.has(name); n += 1) name = `${base}#${n}`;
+    names.add(name);
+    return [...under, name];
+  };
   const place = (child: SeamChild, under: readonly string[], ancestors: readonly unknown[]): void => {
-    const path = [...under, segmentOf(child.segment, UNNAMED)];
+    const path = childPath(under, child.segment);
     const id = path[path.length - 1]!;
     if (path.length > MAX_DEPTH) {
       findings.push({
@@ -93,7 +105,9 @@ export function seamWalk<Root>(adapter: FrameworkAdapter<Root>, root: Root): Sea
     if (seen !== undefined) return;
     if (child.value !== undefined) firstAt.set(child.value, path);
     for (const declared of child.declared ?? []) place(declared, path, [...ancestors, child.value]);
-    if (child.kind === 'orchestrator') visit(entry, ancestors);
+    // An orchestrator's nodes, and an agent's agents used as tools.
+    if ((child.kind === 'orchestrator' || child.kind === 'agent') && child.problem === undefined)
+      visit(entry, ancestors);
   };
   visit(rootEntry, []);
   return { root: rootEntry, entries, findings };

@@ -3,7 +3,7 @@
  * gate-audit's neutral walk and reports. Reads only (install's mutations are in `install.ts`).
  */
 import { readData } from '../../walker/safe-read.js';
-import type { FrameworkAdapter, SeamChild, SeamGateState, SeamTool } from '../seam.js';
+import type { FrameworkAdapter, SeamChild, SeamGateState, SeamKind, SeamTool } from '../seam.js';
 import { graphGuards, graphProblem, toolNodeGates, toolNodeIntact } from './runtime.js';
 import {
   graphOfAgent,
@@ -114,6 +114,9 @@ export const langGraphAdapter: FrameworkAdapter<unknown> = {
   framework: 'langgraph',
   recognise(value: unknown): unknown {
     return graphOf(value) === undefined ? undefined : value;
+  },
+  rootKind(): SeamKind {
+    return 'orchestrator';
   },
   rootId(root: unknown): string {
     return nameOf(graphOf(root) ?? root, 'LangGraph');
