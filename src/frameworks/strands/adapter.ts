@@ -9,7 +9,7 @@ import { agentGateState, type Classified, classifyExecutor, hasNodeGuard, openNo
 import { readData } from '../../walker/safe-read.js';
 import { nodeMap } from '../../walker/topology.js';
 import type { FrameworkAdapter, SeamChild, SeamKind, SeamProblem } from '../seam.js';
-import { type Agent, listTools, type Orchestrator, readAgentTool } from './sdk-internals.js';
+import { listTools, readAgentTool } from './sdk-internals.js';
 
 /** Problem kinds an `accept` entry may acknowledge (as `installMultiagent`'s). */
 const ACCEPTABLE: ReadonlySet<FindingKind> = new Set(['remote', 'custom-node', 'foreign-executor']);
@@ -120,11 +120,11 @@ export const strandsAdapter: FrameworkAdapter<unknown> = {
   gateState(value: unknown) {
     const classified = classifyExecutor(value);
     if (classified.kind === 'agent' && 'agent' in classified) {
-      const state = agentGateState(classified.agent as Agent);
+      const state = agentGateState(classified.agent);
       return { state: state === 'gated' ? 'gated' : state === 'pending-plugin' ? 'pending' : 'ungated' };
     }
     if ('orchestrator' in classified) {
-      return { state: hasNodeGuard(classified.orchestrator as Orchestrator) ? 'gated' : 'ungated' };
+      return { state: hasNodeGuard(classified.orchestrator) ? 'gated' : 'ungated' };
     }
     return { state: 'unknown' };
   },
