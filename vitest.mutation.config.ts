@@ -4,8 +4,8 @@
  * its first (dry) run runs every included test, so leaving out the renderers', TUI's and CLI's tests keeps that
  * run short on a small machine.
  *
- * `GATE_AUDIT_MUTATION_TESTS` picks the set: a comma-separated list of `enforce`, `walker`, `policy`, `frameworks`
- * (default: all four), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/execution-check.ts`.
+ * `GATE_AUDIT_MUTATION_TESTS` picks the set: a comma-separated list of `enforce`, `walker`, `policy`, `frameworks`,
+ * `langgraph` (default: the first four), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/execution-check.ts`.
  */
 import { defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
@@ -31,6 +31,9 @@ const sets: Record<string, string[]> = {
 };
 // The SDK's fields are read and written through the walker and the gate, so their mutants need both sets.
 sets.frameworks = [...new Set([...(sets.enforce ?? []), ...(sets.walker ?? [])])];
+// The LangGraph adapter alone (a narrow run: `GATE_AUDIT_MUTATION_TESTS=langgraph npx stryker run --mutate
+// 'src/frameworks/langgraph/**/*.ts'`): its own tests and the guarantee suite it shares with Strands.
+sets.langgraph = ['test/frameworks/langgraph/**/*.test.ts', 'test/frameworks/guarantees.test.ts'];
 
 const chosen = (process.env.GATE_AUDIT_MUTATION_TESTS ?? 'enforce,walker,policy,frameworks')
   .split(',')

@@ -1,10 +1,12 @@
 /**
  * The process guard's ESM loader hooks (registered by `guardProcess` or `gate-audit/register`; they run on
- * Node's loader thread). Every module of a copy of `@strands-agents/sdk` gets one line appended that hands its
+ * Node's loader thread). Every module of a copy of `@strands-agents/sdk` (and each `@langchain/langgraph` copy's
+ * module that defines `Pregel`) gets one line appended that hands its
  * namespace to the guard on the main thread before anything can use it, so the guard stands on each copy's
  * hook registry from its first import. The line throws when no guard takes it: a copy is never loaded
  * unguarded.
  */
+import { isPregelModuleUrl } from '../frameworks/langgraph/package.js';
 import { isSdkUrl, sourceText } from '../frameworks/strands/sdk-package.js';
 import { GUARD_MODULE_KEY } from '../walker/marks.js';
 
@@ -57,7 +59,12 @@ const GUARDED_SOURCE = '/* gate-audit: process guard */';
  * @param result - what the chain loaded
  */
 export function withGuardLine<T extends LoadResult>(url: string, result: T): T {
-  if (result.format !== 'module' || !isSdkUrl(url) || result.source === undefined || result.source === null) {
+  if (
+    result.format !== 'module' ||
+    !(isSdkUrl(url) || isPregelModuleUrl(url)) ||
+    result.source === undefined ||
+    result.source === null
+  ) {
     return result;
   }
   const source = sourceText(result.source);

@@ -72,6 +72,10 @@ import { type AcceptEntry, install, installMultiagent } from './install.js';
 import { contextRoot, placeNow, stopRun } from './run-state.js';
 import { sdkRootOf, SDK_PACKAGE } from '../frameworks/strands/sdk-package.js';
 import { ensureSdk } from '../frameworks/strands/sdk-check.js';
+import { langGraphAdapter } from '../frameworks/langgraph/adapter.js';
+import { installLangGraph } from '../frameworks/langgraph/install.js';
+import { isPregelModuleUrl } from '../frameworks/langgraph/package.js';
+import { guardPregel } from '../frameworks/langgraph/process-guard.js';
 
 /** What the guard does with an agent or orchestrator that carries none of its gates. */
 export type OnUngated = 'refuse' | 'install';
@@ -299,6 +303,40 @@ function judgeStart(guard: Active, event: object, role: Role): string | undefine
   return (
     `${kind} ${nameOf(orchestrator)} is unguarded: it carries no node guard of the process guard's gates (${guard.names}) | ` +
     "call installMultiagent(root, { gate }) at startup, or guard with onUngated: 'install'"
+  );
+}
+
+/**
+ * Why a LangGraph graph about to start a root run must not run, or undefined: it must carry, live, a gate this
+ * copy of gate-audit installed whose id is one of the guard's; with `onUngated: 'install'` the guard installs its
+ * first gate on the whole tree first.
+ */
+function judgeGraph(graph: object): string | undefined {
+  const guard = active;
+  if (guard === undefined) return undefined;
+  const carries = (): boolean => {
+    const state = langGraphAdapter.gateState(graph);
+    const id = state.state === 'gated' ? idOfKey(state.gateKey) : undefined;
+    return id !== undefined && guard.ids.has(id);
+  };
+  if (carries()) return undefined;
+  const name = `graph "${segmentOf(readData(graph, 'name'), UNNAMED)}"`;
+  if (guard.onUngated === 'install') {
+    let failed: string | undefined;
+    try {
+      installLangGraph(graph, {
+        gate: guard.gates[0] as Gate,
+        ...(guard.accept === undefined ? {} : { accept: guard.accept }),
+      });
+    } catch (error) {
+      failed = messageOf(error);
+    }
+    if (failed === undefined && carries()) return undefined;
+    return `the process guard could not gate ${name}: ${failed ?? 'its gate is not live'} | gate it at startup with installMultiagent`;
+  }
+  return (
+    `${name} (LangGraph) is unguarded: it carries none of the process guard's gates (${guard.names}) | ` +
+    "call installMultiagent(graph, { gate }) at startup, or guard with onUngated: 'install'"
   );
 }
 
@@ -563,6 +601,22 @@ function take(namespace: unknown, url: string): void {
     waiting.push({ namespace, url });
     return;
   }
+  if (isPregelModuleUrl(url)) {
+    // A copy of LangGraph's compiled graph: every root run it starts is judged (`judgeGraph`).
+    let pregel: unknown;
+    try {
+      pregel = Object.getOwnPropertyDescriptor(namespace, 'Pregel')?.value;
+    } catch {
+      pregel = undefined;
+    }
+    if (!guardPregel(pregel, judgeGraph)) {
+      throw new GateAuditError(
+        'SDK_SHAPE',
+        `file=<${url}> | the process guard cannot stand on this copy of @langchain/langgraph: its Pregel class has no stream method | use a tested version`,
+      );
+    }
+    return;
+  }
   const root = sdkRootOf(url) ?? url;
   const proto = registryOf(namespace);
   if (proto === undefined) {
@@ -621,6 +675,7 @@ function wrapRequire(): void {
       }
       if (file !== undefined && isAbsolute(file)) {
         const url = pathToFileURL(file).href;
+        if (isPregelModuleUrl(url)) take(exports, url);
         const root = sdkRootOf(url);
         if (root !== undefined) {
           if (registryOf(exports) !== undefined) take(exports, url);
@@ -771,6 +826,8 @@ function guardKnownCopies(): void {
   for (const [file, entry] of Object.entries(cache)) {
     const url = pathToFileURL(file).href;
     if (sdkRootOf(url) !== undefined && registryOf(entry?.exports) !== undefined) take(entry?.exports, url);
+    // A CommonJS copy of LangGraph already required.
+    else if (isPregelModuleUrl(url)) take(entry?.exports, url);
   }
   const loaded = loadedCopies();
   if (loaded !== undefined) {

@@ -410,6 +410,18 @@ export function graphProblem(graph: PregelLike, guard: GraphGuard): string | und
   return undefined;
 }
 
+/** Decides a graph about to start a root run (the process guard's, when it stands): why it must not, or undefined. */
+let rootRunJudge: ((graph: object) => string | undefined) | undefined;
+
+/**
+ * Sets the judge every graph starting a root run asks (the process guard sets it once and never unsets it).
+ *
+ * @param judge - the guard's judgement
+ */
+export function judgeRootRuns(judge: (graph: object) => string | undefined): void {
+  rootRunJudge ??= judge;
+}
+
 /** The guarded `stream` of a graph: the run token, and the whole graph checked before it starts. */
 export function guardedStream(graph: PregelLike, original: PregelLike['stream']): PregelLike['stream'] {
   return function stream(this: unknown, input: unknown, config?: unknown): Promise<unknown> {
@@ -423,10 +435,18 @@ export function guardedStream(graph: PregelLike, original: PregelLike['stream'])
       return Promise.reject(new GateFailedError(failure));
     }
     if (inherited?.state.failure !== undefined) return Promise.reject(new GateFailedError(inherited.state.failure));
+    // A root run of a gated graph is judged by the process guard too (it must carry one of the guard's gates).
+    const refusal = inherited === undefined ? rootRunJudge?.(graph) : undefined;
+    if (refusal !== undefined) return Promise.reject(new GateFailedError(refusal));
     const token = inherited?.token ?? newRun();
     const base = typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {};
     return original.call(this, input, { ...base, configurable: { ...configurableOf(config), [RUN_KEY]: token } });
   };
+}
+
+/** Whether a config (or, without one, the runnable running now) belongs to a run a gated graph started. */
+export function hasRun(config: unknown): boolean {
+  return (runOf(config) ?? runOf(implicitConfig())) !== undefined;
 }
 
 /** The first failure of the run a config belongs to (for tests and the process guard). */

@@ -1,0 +1,47 @@
+/**
+ * The process guard's stand on LangGraph.js: each copy's `Pregel.prototype.stream` (which `invoke`,
+ * `streamEvents` and a `createAgent` agent's runs go through) is replaced, fixed in place, by a check that a graph
+ * starting a root run carries one of the guard's gates. A graph run inside a gated run (its config, or LangChain's
+ * implicit config, carries the run token) is the gated graph's own business: its node guard checks its nodes.
+ */
+import { GateFailedError } from '../../errors.js';
+import { hasRun, judgeRootRuns } from './runtime.js';
+
+/** Decides a graph about to start a root run: why it must not run, or undefined. */
+export type GraphStartJudge = (graph: object) => string | undefined;
+
+const guarded = new WeakSet<object>();
+
+/**
+ * Stands on one copy's `Pregel` class (once).
+ *
+ * @param cls - the copy's `Pregel` export
+ * @param judgeStart - the guard's judgement of a graph starting a root run
+ * @returns whether it stands (false when the class is not one)
+ */
+export function guardPregel(cls: unknown, judgeStart: GraphStartJudge): boolean {
+  if (typeof cls !== 'function') return false;
+  // A gated graph's own `stream` asks the same judge when it starts a root run.
+  judgeRootRuns(judgeStart);
+  const proto: unknown = Object.getOwnPropertyDescriptor(cls, 'prototype')?.value;
+  if (typeof proto !== 'object' || proto === null) return false;
+  if (guarded.has(proto)) return true;
+  const descriptor = Object.getOwnPropertyDescriptor(proto, 'stream');
+  const original: unknown = descriptor?.value;
+  if (typeof original !== 'function') return false;
+  const stream = function stream(this: object, input: unknown, config?: unknown): Promise<unknown> {
+    if (!hasRun(config)) {
+      const refusal = judgeStart(this);
+      if (refusal !== undefined) return Promise.reject(new GateFailedError(refusal));
+      // Installing the gate (onUngated: 'install') put the graph's own `stream` in front: it starts the run.
+      const own = Object.getOwnPropertyDescriptor(this, 'stream')?.value as unknown;
+      if (typeof own === 'function' && own !== stream) {
+        return (own as (input: unknown, config?: unknown) => Promise<unknown>).call(this, input, config);
+      }
+    }
+    return (original as (input: unknown, config?: unknown) => Promise<unknown>).call(this, input, config);
+  };
+  Object.defineProperty(proto, 'stream', { value: stream, writable: false, enumerable: false, configurable: false });
+  guarded.add(proto);
+  return true;
+}
