@@ -129,7 +129,7 @@ export const langGraphAdapter: FrameworkAdapter<unknown> = {
     if (typeof nodes !== 'object' || nodes === null) return children;
     for (const [name, node] of Object.entries(nodes as Record<string, PregelNodeLike>)) {
       const bound = readData(node, 'bound');
-      if (isPlumbing(name, bound) || isFrameworkModelNode(bound)) continue;
+      if (isPlumbing(bound) || isFrameworkModelNode(bound)) continue;
       children.push(childOf(name, bound, node));
     }
     if (isReactAgent(orchestrator)) {

@@ -18,8 +18,12 @@ import {
   graphGuards,
   guardedGetNode,
   guardedStream,
+  guardRunStart,
+  graphOfNodes,
+  runStartProblem,
   gatedRunTool,
   gatedToolCall,
+  gatedToolInvoke,
   loadToolMessage,
   type ToolNodeGate,
   toolIntact,
@@ -146,14 +150,23 @@ function toolNodeMutations(node: ToolNodeLike, entry: SeamEntry, source: GateSou
       mutation(
         toolWhat,
         entry.path,
-        () => cannotReplace(tool, 'call', toolWhat),
+        () =>
+          cannotReplace(tool, 'call', toolWhat) ??
+          cannotReplace(tool, 'invoke', toolWhat) ??
+          cannotReplace(tool, 'name', toolWhat),
         () => {
-          const original = memberOf(tool, 'call') as ToolLike['call'];
-          const wrapper = gatedToolCall(tool, original);
-          const restore = replaceMember(tool, 'call', wrapper);
-          wrappedTools.set(tool, { call: wrapper });
+          const call = gatedToolCall(tool, memberOf(tool, 'call') as ToolLike['call']);
+          const invoke = gatedToolInvoke(tool, memberOf(tool, 'invoke') as ToolLike['invoke']);
+          const name = String(tool.name);
+          const restores = [
+            replaceMember(tool, 'call', call),
+            replaceMember(tool, 'invoke', invoke),
+            // The name the gate judges calls by is the tool's: it stays what it was at install.
+            replaceMember(tool, 'name', name),
+          ];
+          wrappedTools.set(tool, { call, invoke, name });
           return () => {
-            restore();
+            for (const restore of restores.reverse()) restore();
             wrappedTools.delete(tool);
           };
         },
@@ -206,6 +219,7 @@ function graphMutations(
       entry.path,
       () =>
         cannotReplace(graph, 'stream', what) ??
+        runStartProblem(graph) ??
         nodes
           .map(
             ([name, node]) =>
@@ -227,7 +241,11 @@ function graphMutations(
           if (reason !== undefined) acceptedHere.set(name, reason);
         }
         graphGuards.set(graph, { source, path: entry.path, stream, nodes: seen, accepted: acceptedHere });
+        const nodesObject = graph.nodes as object;
+        graphOfNodes.set(nodesObject, graph);
         try {
+          const problem = guardRunStart(graph);
+          if (problem !== undefined) throw new Error(`graph ${JSON.stringify(entry.id)}: ${problem}`);
           for (const [name, node] of nodes) {
             const kept = seen.get(name)!;
             restores.push(replaceMember(node, 'bound', kept.bound));
@@ -237,11 +255,13 @@ function graphMutations(
         } catch (error) {
           for (const restore of restores.reverse()) restore();
           graphGuards.delete(graph);
+          graphOfNodes.delete(nodesObject);
           throw error;
         }
         return () => {
           for (const restore of restores.reverse()) restore();
           graphGuards.delete(graph);
+          graphOfNodes.delete(nodesObject);
         };
       },
     ),

@@ -92,7 +92,10 @@ export interface ToolNodeGate {
 export const toolNodeGates = new WeakMap<object, ToolNodeGate>();
 
 /** The wrapped tools: each tool's own `call` install put there. */
-export const wrappedTools = new WeakMap<object, { readonly call: unknown }>();
+export const wrappedTools = new WeakMap<
+  object,
+  { readonly call: unknown; readonly invoke: unknown; readonly name: string }
+>();
 
 /** What the node guard of one graph holds: each node's runnable as install saw it, and the installed members. */
 export interface GraphGuard {
@@ -141,7 +144,15 @@ export function toolNodeIntact(node: object): boolean {
 export function toolIntact(tool: unknown): boolean {
   if (typeof tool !== 'object' || tool === null) return false;
   const wrapped = wrappedTools.get(tool);
-  return wrapped !== undefined && Object.hasOwn(tool, 'call') && (tool as { call?: unknown }).call === wrapped.call;
+  const own = tool as { call?: unknown; invoke?: unknown; name?: unknown };
+  return (
+    wrapped !== undefined &&
+    Object.hasOwn(tool, 'call') &&
+    own.call === wrapped.call &&
+    Object.hasOwn(tool, 'invoke') &&
+    own.invoke === wrapped.invoke &&
+    own.name === wrapped.name
+  );
 }
 
 const gatedRunTools = new WeakMap<object, unknown>();
@@ -282,43 +293,95 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
 /** Refuses inside the judged call: kept on it (so the node's `runTool` throws after), and thrown here. */
 function refuseInCall(current: JudgedCall | undefined, config: unknown, failure: string): never {
   if (current !== undefined) current.failure ??= failure;
-  else stop(runOf(config), failure);
+  else stop(runOf(config) ?? runOf(implicitConfig()), failure);
   throw new GateFailedError(failure);
+}
+
+/** The judged call a tool's own `invoke` checked and is running (its `call` then only checks it is the same). */
+const checkedInvoke = new AsyncLocalStorage<{ readonly current: JudgedCall; readonly tool: object }>();
+
+/** Checks one run of a tool against the judged call and takes the call; returns the judged input to run with. */
+function takeJudgedCall(
+  tool: ToolLike,
+  name: string,
+  arg: unknown,
+  config: unknown,
+): { current: JudgedCall; input: unknown } {
+  const current = judged.getStore();
+  if (current === undefined) {
+    refuseInCall(
+      current,
+      config,
+      `tool "${name}" was called outside a call its gate judged (it runs only from its gated tool node)`,
+    );
+  }
+  if (current.run?.state.failure !== undefined) refuseInCall(current, config, current.run.state.failure);
+  if (current.used) refuseInCall(current, config, `tool "${name}" was called a second time for one judged call`);
+  if (current.toolName !== name) {
+    refuseInCall(current, config, `tool "${name}" was called for a call judged for tool "${current.toolName}"`);
+  }
+  if (wrappedTools.get(tool)?.name !== name) {
+    refuseInCall(
+      current,
+      config,
+      `tool "${name}" was renamed after install (it was "${String(wrappedTools.get(tool)?.name)}")`,
+    );
+  }
+  if (!sameArgs(arg, current))
+    refuseInCall(current, config, `the arguments of tool "${name}" changed after the gate judged them`);
+  current.used = true;
+  const input =
+    typeof arg === 'object' && arg !== null && (arg as { type?: unknown }).type === 'tool_call'
+      ? { ...arg, args: current.snapshot.frozen }
+      : current.snapshot.frozen;
+  return { current, input };
+}
+
+function sameArgs(arg: unknown, current: JudgedCall): boolean {
+  try {
+    return sameInput(argsOf(arg), current.snapshot);
+  } catch {
+    return false;
+  }
+}
+
+function rejection(error: unknown): Promise<never> {
+  return Promise.reject(error instanceof Error ? error : new GateFailedError(messageOf(error)));
+}
+
+/**
+ * The execution check a tool's own `invoke` runs (a tool class whose `invoke` does not go through `call` is
+ * checked here): the judged call is taken, and the tool's `call` inside it only checks it is the same.
+ */
+export function gatedToolInvoke(tool: ToolLike, original: ToolLike['invoke']): ToolLike['invoke'] {
+  return function invoke(this: unknown, arg: unknown, config?: unknown): Promise<unknown> {
+    try {
+      const { current, input } = takeJudgedCall(tool, String(tool.name), arg, config);
+      return checkedInvoke.run({ current, tool }, () => original.call(this, input, config));
+    } catch (error) {
+      return rejection(error);
+    }
+  };
 }
 
 /** The execution check a tool's own `call` runs. */
 export function gatedToolCall(tool: ToolLike, original: ToolLike['call']): ToolLike['call'] {
   return function call(this: unknown, arg: unknown, config?: unknown, tags?: unknown): Promise<unknown> {
-    const current = judged.getStore();
     const name = String(tool.name);
     try {
-      if (current === undefined) {
-        refuseInCall(
-          current,
-          config,
-          `tool "${name}" was called outside a call its gate judged (it runs only from its gated tool node)`,
-        );
+      const inside = checkedInvoke.getStore();
+      const current = judged.getStore();
+      // Inside the tool's own checked invoke: the same judged call, the same tool, the judged arguments.
+      if (inside !== undefined && inside.current === current && inside.tool === tool) {
+        if (!sameArgs(arg, inside.current)) {
+          refuseInCall(inside.current, config, `the arguments of tool "${name}" changed after the gate judged them`);
+        }
+        return original.call(this, arg, config, tags);
       }
-      if (current.run?.state.failure !== undefined) refuseInCall(current, config, current.run.state.failure);
-      if (current.used) refuseInCall(current, config, `tool "${name}" was called a second time for one judged call`);
-      if (current.toolName !== name) {
-        refuseInCall(current, config, `tool "${name}" was called for a call judged for tool "${current.toolName}"`);
-      }
-      let same: boolean;
-      try {
-        same = sameInput(argsOf(arg), current.snapshot);
-      } catch {
-        same = false;
-      }
-      if (!same) refuseInCall(current, config, `the arguments of tool "${name}" changed after the gate judged them`);
-      current.used = true;
-      const input =
-        typeof arg === 'object' && arg !== null && (arg as { type?: unknown }).type === 'tool_call'
-          ? { ...arg, args: current.snapshot.frozen }
-          : current.snapshot.frozen;
+      const { input } = takeJudgedCall(tool, name, arg, config);
       return original.call(this, input, config, tags);
     } catch (error) {
-      return Promise.reject(error instanceof Error ? error : new GateFailedError(messageOf(error)));
+      return rejection(error);
     }
   };
 }
@@ -400,7 +463,6 @@ export function graphProblem(graph: PregelLike, guard: GraphGuard): string | und
   const nodes = (graph as { nodes?: unknown }).nodes;
   if (typeof nodes !== 'object' || nodes === null) return 'its nodes were replaced after install';
   for (const [name, node] of Object.entries(nodes as Record<string, PregelNodeLike>)) {
-    if (!guard.nodes.has(name) && name.startsWith('__')) continue;
     const problem = nodeProblem(guard, name, node);
     if (problem !== undefined) return problem;
     if (Object.hasOwn(node, 'getNode') && (node as { getNode?: unknown }).getNode !== guard.nodes.get(name)?.getNode) {
@@ -422,11 +484,15 @@ export function judgeRootRuns(judge: (graph: object) => string | undefined): voi
   rootRunJudge ??= judge;
 }
 
-/** The guarded `stream` of a graph: the run token, and the whole graph checked before it starts. */
+/**
+ * The guarded `stream` of a graph, its own member: it marks the graph as installed (the audit and the node guard read
+ * it) and hands the call on. Every check and the run token are in `_streamIterator`, which every way of running a
+ * graph reaches (`invoke`, `stream`, `streamEvents`, a `withConfig` copy, a graph piped into a chain).
+ */
 export function guardedStream(graph: PregelLike, original: PregelLike['stream']): PregelLike['stream'] {
   return function stream(this: unknown, input: unknown, config?: unknown): Promise<unknown> {
+    // The same checks as at the run's start, made at once (before LangGraph sets the run up).
     const guard = graphGuards.get(graph);
-    // A nested invoke given no config (or one without the token) inherits the run it is called in.
     const inherited = runOf(config) ?? runOf(implicitConfig());
     const problem = guard === undefined ? 'its node guard was removed' : graphProblem(graph, guard);
     if (problem !== undefined) {
@@ -435,13 +501,98 @@ export function guardedStream(graph: PregelLike, original: PregelLike['stream'])
       return Promise.reject(new GateFailedError(failure));
     }
     if (inherited?.state.failure !== undefined) return Promise.reject(new GateFailedError(inherited.state.failure));
+    return original.call(this, input, config);
+  };
+}
+
+/** The graphs whose nodes a guarded graph holds, by their `nodes` object (a `withConfig` copy shares it). */
+export const graphOfNodes = new WeakMap<object, object>();
+
+/** The guarded graph a running graph is, or is a copy of (it holds the same `nodes` object). */
+function guardedGraphOf(self: object): PregelLike | undefined {
+  if (graphGuards.has(self)) return self as PregelLike;
+  const nodes = (self as { nodes?: unknown }).nodes;
+  const owner = typeof nodes === 'object' && nodes !== null ? graphOfNodes.get(nodes) : undefined;
+  return owner !== undefined && graphGuards.has(owner) ? (owner as PregelLike) : undefined;
+}
+
+type StreamIterator = (this: object, input: unknown, options?: unknown) => AsyncGenerator<unknown, void, unknown>;
+
+const patchedIterators = new WeakSet<object>();
+
+/**
+ * Puts the run's start on the class of a guarded graph: `_streamIterator`, which every way of running a graph
+ * reaches. It stays for the life of the process (a graph install does not guard passes it through untouched): for a
+ * guarded graph, or a copy of one, it checks the graph before it starts (every node as install saw it, the run not
+ * stopped, the process guard's judgement), gives a root run its token, and when the root run ends after a gate
+ * failure that something swallowed (an error handler, a node catching an error), it throws the failure: the run
+ * rejects whatever the host did with the error.
+ *
+ * @returns why it cannot, or undefined when it stands
+ */
+export function guardRunStart(graph: object): string | undefined {
+  const problem = runStartProblem(graph);
+  if (problem !== undefined) return problem;
+  const owner = iteratorOwner(graph)!;
+  if (patchedIterators.has(owner)) return undefined;
+  const descriptor = Object.getOwnPropertyDescriptor(owner, '_streamIterator')!;
+  const original = descriptor.value as StreamIterator;
+  const wrapped = async function* _streamIterator(
+    this: object,
+    input: unknown,
+    options?: unknown,
+  ): AsyncGenerator<unknown, void, unknown> {
+    const graph = guardedGraphOf(this);
+    if (graph === undefined) {
+      yield* original.call(this, input, options);
+      return;
+    }
+    const guard = graphGuards.get(graph)!;
+    const inherited = runOf(options) ?? runOf(implicitConfig());
+    const problem = graphProblem(graph, guard);
+    if (problem !== undefined) {
+      const failure = `graph "${String((graph as { name?: unknown }).name)}" cannot start: ${problem}`;
+      stop(inherited, failure);
+      throw new GateFailedError(failure);
+    }
+    if (inherited?.state.failure !== undefined) throw new GateFailedError(inherited.state.failure);
     // A root run of a gated graph is judged by the process guard too (it must carry one of the guard's gates).
     const refusal = inherited === undefined ? rootRunJudge?.(graph) : undefined;
-    if (refusal !== undefined) return Promise.reject(new GateFailedError(refusal));
+    if (refusal !== undefined) throw new GateFailedError(refusal);
     const token = inherited?.token ?? newRun();
-    const base = typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {};
-    return original.call(this, input, { ...base, configurable: { ...configurableOf(config), [RUN_KEY]: token } });
+    const base = typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {};
+    yield* original.call(this, input, { ...base, configurable: { ...configurableOf(options), [RUN_KEY]: token } });
+    const failure = inherited === undefined ? runs.get(token)?.failure : undefined;
+    if (failure !== undefined) throw new GateFailedError(failure);
   };
+  Object.defineProperty(owner, '_streamIterator', { ...descriptor, value: wrapped });
+  patchedIterators.add(owner);
+  return undefined;
+}
+
+/** The prototype (or the graph itself) whose own `_streamIterator` runs for a graph. */
+function iteratorOwner(graph: object): object | undefined {
+  let owner: object | null = graph;
+  while (owner !== null && !Object.hasOwn(owner, '_streamIterator'))
+    owner = Object.getPrototypeOf(owner) as object | null;
+  return owner ?? undefined;
+}
+
+/**
+ * Why the run's start cannot be put on a graph's class (pure), or undefined when it can (or stands already).
+ *
+ * @param graph - a compiled graph
+ */
+export function runStartProblem(graph: object): string | undefined {
+  const owner = iteratorOwner(graph);
+  if (owner === undefined) return 'its class has no _streamIterator';
+  if (patchedIterators.has(owner)) return undefined;
+  if (owner === graph) return 'it has a _streamIterator of its own';
+  const descriptor = Object.getOwnPropertyDescriptor(owner, '_streamIterator');
+  if (typeof descriptor?.value !== 'function' || descriptor.writable !== true || descriptor.configurable !== true) {
+    return 'its _streamIterator cannot be wrapped';
+  }
+  return undefined;
 }
 
 /** Whether a config (or, without one, the runnable running now) belongs to a run a gated graph started. */

@@ -138,27 +138,44 @@ const AGENT_INTERNAL_NODES = new Set([
 ]);
 
 /**
+ * The source of `createReactAgent`'s own `callModel` (prebuilt/react_agent_executor.js, the same in every tested
+ * version): a user's function named `callModel` (LangGraph's tutorials name theirs so) does not have it.
+ */
+const PREBUILT_CALL_MODEL = [
+  '_getDynamicModel(llm, state, config)',
+  '_getStaticModel(llm)',
+  'getModelInputState(state)',
+];
+
+/**
  * Whether a node's runnable is one of the framework's own model-calling nodes, which run no tool: `createAgent`'s
- * model and middleware nodes, and `createReactAgent`'s `agent` node (its function is `callModel`).
+ * model and middleware nodes (by class), and `createReactAgent`'s `agent` node (its `callModel`, by its source).
+ * Anything else is a node of the app's, walked or judged as such.
  */
 export function isFrameworkModelNode(bound: unknown): boolean {
   if (!isObject(bound)) return false;
   const name = (bound as { constructor?: { name?: unknown } }).constructor?.name;
   if (typeof name === 'string' && AGENT_INTERNAL_NODES.has(name)) return true;
   const func = readData(bound, 'func');
-  return (
-    name === 'RunnableCallable' &&
-    typeof func === 'function' &&
-    (func as { name?: unknown }).name === 'callModel' &&
-    readData(bound, 'name') === 'agent'
-  );
+  if (name !== 'RunnableCallable' || typeof func !== 'function' || (func as { name?: unknown }).name !== 'callModel') {
+    return false;
+  }
+  let source: string;
+  try {
+    source = Function.prototype.toString.call(func);
+  } catch {
+    return false;
+  }
+  return PREBUILT_CALL_MODEL.every((part) => source.includes(part));
 }
 
-/** Whether a node is one of the graph's own plumbing nodes (`__start__`, passthroughs): nothing user-made runs there. */
-export function isPlumbing(name: string, bound: unknown): boolean {
-  if (name.startsWith('__')) return true;
+/**
+ * Whether a node runs nothing of the app's: a `RunnablePassthrough` without a function (the graph's own
+ * `__start__`, or a passthrough node). A node is never skipped for its name.
+ */
+export function isPlumbing(bound: unknown): boolean {
   const ctor = isObject(bound) ? (bound as { constructor?: { name?: unknown } }).constructor?.name : undefined;
-  return ctor === 'RunnablePassthrough';
+  return ctor === 'RunnablePassthrough' && readData(bound, 'func') === undefined;
 }
 
 /** The server-side tools a `createAgent` agent hands its model (they never reach a tool node). */
