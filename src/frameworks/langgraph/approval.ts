@@ -79,9 +79,36 @@ function failureOf(view: GateView, what: string, settled: Late | { thrown: unkno
     : `gate "${view.name}" could not ${what}: ${messageOf(settled.thrown)}`;
 }
 
+/**
+ * The key a pause is kept under: the thread and checkpoint namespace it paused in, and the tool call's id (a call
+ * with the same id in another thread is another call).
+ *
+ * @param config - the tool node's config
+ * @param toolCallId - the call's id
+ */
+export function pauseKey(config: unknown, toolCallId: string): string {
+  const configurable = (config as { configurable?: Record<string, unknown> } | undefined)?.configurable;
+  const thread = configurable?.thread_id;
+  // The namespace names each node on the way with its task id, which a resume (or an updateState) renews: the
+  // node names alone say where the call paused.
+  const namespace = configurable?.checkpoint_ns;
+  const place =
+    typeof namespace === 'string'
+      ? namespace
+          .split('|')
+          .map((part) => part.split(':')[0])
+          .join('|')
+      : '';
+  return JSON.stringify([
+    typeof thread === 'string' || typeof thread === 'number' ? String(thread) : '',
+    place,
+    toolCallId,
+  ]);
+}
+
 /** Whether a paused call is waiting for its answer (it is not decided again on resume). */
-export function pausedCall(view: GateView, toolCallId: string): { reason: string; rule?: string } | undefined {
-  const pause = pauses.get(view.gate)?.get(toolCallId);
+export function pausedCall(view: GateView, key: string): { reason: string; rule?: string } | undefined {
+  const pause = pauses.get(view.gate)?.get(key);
   return pause === undefined
     ? undefined
     : { reason: pause.reason, ...(pause.rule === undefined ? {} : { rule: pause.rule }) };
@@ -104,6 +131,7 @@ export async function settleAskByInterrupt(
   snapshot: InputSnapshot,
   decision: { readonly reason: string; readonly rule?: string },
   base: Omit<GateRecord, 'event' | 'verdict'>,
+  key: string,
 ): Promise<AskOutcome> {
   const approval = view.approval;
   if (approval?.via !== 'interrupt' || interruptFn === undefined)
@@ -111,9 +139,9 @@ export async function settleAskByInterrupt(
   const rule = decision.rule === undefined ? {} : { rule: decision.rule };
   const byCall = pauses.get(view.gate) ?? new Map<string, Pause>();
   pauses.set(view.gate, byCall);
-  const pending = byCall.get(request.toolUseId);
+  const pending = byCall.get(key);
   if (pending !== undefined && (pending.name !== request.toolName || pending.canonical !== snapshot.canonical)) {
-    byCall.delete(request.toolUseId);
+    byCall.delete(key);
     return { failure: `the call of tool "${pending.name}" that waited for approval was changed before it resumed` };
   }
   const nonce = pending?.nonce ?? randomBytes(16).toString('hex');
@@ -157,7 +185,7 @@ export async function settleAskByInterrupt(
       const written = await settle(() => raise(raised), timeoutMs);
       if (!('value' in written)) return { failure: failureOf(view, 'store the pending approval', written) };
     }
-    byCall.set(request.toolUseId, {
+    byCall.set(key, {
       gate: view.gate,
       nonce,
       ...(approvalId === undefined ? {} : { approvalId }),
@@ -169,7 +197,7 @@ export async function settleAskByInterrupt(
     return { pause: error };
   }
   // Each pause is answered once, whatever the answer.
-  byCall.delete(request.toolUseId);
+  byCall.delete(key);
   let settled;
   if (pending === undefined) {
     const resume = approval.resume?.bind(approval);

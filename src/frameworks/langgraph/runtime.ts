@@ -28,7 +28,7 @@ import type { ToolCallRequest } from '../../enforce/gate.js';
 import { type InputSnapshot, sameInput, snapshotInput } from '../../enforce/digest.js';
 import { type Judgement, judgeCall } from '../../enforce/judge.js';
 import { viewGate } from '../../enforce/gate-identity.js';
-import { canPause, pausedCall, settleAskByInterrupt } from './approval.js';
+import { canPause, pausedCall, pauseKey, settleAskByInterrupt } from './approval.js';
 import { BLOCKED } from '../../enforce/texts.js';
 import {
   hasMiddlewareChain,
@@ -227,7 +227,8 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
     // A call this gate paused for approval is not decided again when LangGraph runs the node again on resume.
     const resolved = gate.source.resolve();
     const view = resolved === undefined ? undefined : viewGate(resolved);
-    const paused = view === undefined || 'error' in view ? undefined : pausedCall(view, request.toolUseId);
+    const paused =
+      view === undefined || 'error' in view ? undefined : pausedCall(view, pauseKey(config, request.toolUseId));
     const judgement: Judgement =
       paused !== undefined && view !== undefined && !('error' in view)
         ? { verdict: 'ask', ...paused, view }
@@ -250,7 +251,15 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
         gateId: asked.id,
         input: request.input,
       };
-      const outcome = await settleAskByInterrupt(asked, gate.source.timeoutMs, request, snapshot, judgement, base);
+      const outcome = await settleAskByInterrupt(
+        asked,
+        gate.source.timeoutMs,
+        request,
+        snapshot,
+        judgement,
+        base,
+        pauseKey(config, request.toolUseId),
+      );
       if ('pause' in outcome) throw outcome.pause;
       if ('failure' in outcome) {
         stop(run, outcome.failure);

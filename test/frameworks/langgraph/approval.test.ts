@@ -1,3 +1,6 @@
+import { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
+import type { ChatResult } from '@langchain/core/outputs';
 import { Command, MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
@@ -14,7 +17,34 @@ interface PausePayload {
   request: ToolCallRequest & { gateId: string; nonce: string };
 }
 
-function asking(checkpointer?: MemorySaver): {
+/** A chat model whose every tool call has the same id (so two threads pause calls with one id). */
+class SameIdModel extends BaseChatModel {
+  constructor() {
+    super({});
+  }
+  _llmType(): string {
+    return 'same-id';
+  }
+  override bindTools(): this {
+    return this;
+  }
+  _generate(messages: BaseMessage[]): Promise<ChatResult> {
+    const asked = messages.some((m) => m.getType() === 'tool');
+    const message = asked
+      ? new AIMessage({ content: 'done', id: `done-${Math.random()}` })
+      : new AIMessage({
+          content: '',
+          id: `ask-${Math.random()}`,
+          tool_calls: [{ name: 'rm', args: { path: '/tmp/x' }, id: 'same', type: 'tool_call' }],
+        });
+    return Promise.resolve({ generations: [{ message, text: '' }] });
+  }
+}
+
+function asking(
+  checkpointer?: MemorySaver,
+  model?: 'same-id',
+): {
   agent: ReturnType<typeof createAgent>;
   ran: string[];
   records: GateRecord[];
@@ -24,7 +54,7 @@ function asking(checkpointer?: MemorySaver): {
   const records: GateRecord[] = [];
   const decided: ToolCallRequest[] = [];
   const agent = createAgent({
-    model: callsOnce('rm', { path: '/tmp/x' }),
+    model: model === 'same-id' ? new SameIdModel() : callsOnce('rm', { path: '/tmp/x' }),
     tools: [recordingTool('rm', ran)],
     name: 'a',
     ...(checkpointer === undefined ? {} : { checkpointer }),
@@ -108,6 +138,22 @@ describe('approvals of a LangGraph run', () => {
       );
       expect(restarted.records[0]?.event).toBe('approval-refused');
       expect(restarted.records.filter((r) => r.event === 'approval-granted')).toEqual([]);
+    });
+  });
+
+  describe('when two threads pause a call with the same id', () => {
+    it("an answer in one thread is not the other's: each pause is kept by thread", async () => {
+      const { agent, ran } = asking(new MemorySaver(), 'same-id');
+      const first = { configurable: { thread_id: 'ta' } };
+      const second = { configurable: { thread_id: 'tb' } };
+      const pausedA = pauseOf(await agent.invoke(hi, first));
+      await agent.invoke(hi, second);
+      // The token answers thread A's pause; sent to thread B, it does not match B's own pause (another nonce).
+      const result: unknown = await agent.invoke(new Command({ resume: approve(pausedA.request, { secret }) }), second);
+      expect(ran).toEqual([]);
+      expect(messagesOf(result as never).find((m) => m.startsWith('tool:'))).toMatch(/approval refused/);
+      await agent.invoke(new Command({ resume: approve(pausedA.request, { secret }) }), first);
+      expect(ran).toEqual(['rm({"path":"/tmp/x"})']);
     });
   });
 
