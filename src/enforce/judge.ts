@@ -42,6 +42,24 @@ export async function record(view: GateView, timeoutMs: number, entry: GateRecor
 }
 
 /**
+ * The fields every record of one call carries: the call, where it runs, its judged input, and the gate's identity.
+ *
+ * @param request - the call
+ * @param gateId - the identity of the gate that judges it
+ */
+export function recordBase(request: ToolCallRequest, gateId: string): Omit<GateRecord, 'event' | 'verdict'> {
+  return {
+    toolName: request.toolName,
+    toolUseId: request.toolUseId,
+    agentId: request.agentId,
+    path: request.path,
+    paths: request.paths,
+    gateId,
+    input: request.input,
+  };
+}
+
+/**
  * Judges one call.
  *
  * @param source - where the gate comes from (a fixed gate, or the configured one resolved now)
@@ -54,15 +72,7 @@ export async function judgeCall(source: GateSource, request: ToolCallRequest, pa
   if (gate === undefined) return { failure: 'no gate is configured (configureGate was unset)' };
   const view = viewGate(gate);
   if ('error' in view) return { failure: `the gate cannot be used: ${view.error}` };
-  const base = {
-    toolName: request.toolName,
-    toolUseId: request.toolUseId,
-    agentId: request.agentId,
-    path: request.path,
-    paths: request.paths,
-    gateId: view.id,
-    input: request.input,
-  };
+  const base = recordBase(request, view.id);
   const done = async (
     entry: Pick<GateRecord, 'event' | 'verdict' | 'rule' | 'reason'>,
     judgement: Judgement,

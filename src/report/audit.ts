@@ -34,7 +34,7 @@ import {
 } from '../frameworks/strands/sdk-internals.js';
 import { readData } from '../walker/safe-read.js';
 import { type Entry, walk } from '../walker/walk.js';
-import { notGatedLines } from './lines.js';
+import { notGatedLines, summarize } from './lines.js';
 import { gatedVerdict, type Verdict } from './gate-verdict.js';
 import { langGraphAudit, langGraphPlan } from './seam-audit.js';
 import { isLangGraphValue } from '../frameworks/langgraph/adapter.js';
@@ -43,12 +43,9 @@ import {
   type CoverageNode,
   type CoverageReport,
   CoverageReportSchema,
-  isCovered,
   type NodeStatus,
   SCHEMA_VERSION,
 } from './schema.js';
-
-const TOOL_RUNNING = new Set(['agent', 'agent-tool', 'remote', 'custom']);
 
 interface NodeAttributes {
   node: CoverageNode;
@@ -478,25 +475,7 @@ function build(
   });
 }
 
-/** Counts per status and the coverage of tool-running nodes. */
-export function summarize(nodes: readonly CoverageNode[]): CoverageReport['summary'] {
-  const count = (status: NodeStatus): number => nodes.filter((n) => n.status === status).length;
-  const running = nodes.filter((n) => TOOL_RUNNING.has(n.kind));
-  const runningGated = running.filter((n) => isCovered(n.status)).length;
-  const runningAccepted = running.filter((n) => n.status === 'accepted').length;
-  const denominator = running.length - runningAccepted;
-  return {
-    total: nodes.length,
-    gated: count('gated'),
-    attested: count('attested'),
-    accepted: count('accepted'),
-    ungated: count('ungated'),
-    ungateable: count('ungateable'),
-    blocked: count('blocked'),
-    toolRunning: running.length,
-    coverage: denominator === 0 ? 1 : runningGated / denominator,
-  };
-}
+export { summarize };
 
 /** Options of `audit` and `plan`. */
 export interface AuditOptions {

@@ -15,6 +15,7 @@ import { installedVersion, LANGGRAPH_TESTED } from '../frameworks/langgraph/vers
 import { inTestedRange } from '../frameworks/versions.js';
 import { gateAuditVersion } from './own-version.js';
 import { gatedVerdict, type Verdict } from './gate-verdict.js';
+import { summarize } from './lines.js';
 import { type CoverageNode, type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from './schema.js';
 
 const KIND: Record<SeamEntry['kind'], CoverageNode['kind']> = {
@@ -24,7 +25,6 @@ const KIND: Record<SeamEntry['kind'], CoverageNode['kind']> = {
   custom: 'custom',
 };
 
-const COVERED = new Set(['gated', 'attested']);
 const SEVERITY: readonly CoverageNode['status'][] = ['ungated', 'ungateable', 'blocked', 'accepted'];
 
 function judge(
@@ -187,27 +187,13 @@ export function langGraphReport(root: unknown, options: SeamReportOptions): Cove
       break;
     }
   }
-  const count = (status: CoverageNode['status']): number => nodes.filter((n) => n.status === status).length;
-  const running = nodes.filter((n) => n.kind !== 'graph');
-  const runningAccepted = running.filter((n) => n.status === 'accepted').length;
-  const denominator = running.length - runningAccepted;
   return CoverageReportSchema.parse({
     schemaVersion: SCHEMA_VERSION,
     mode: options.mode,
     root: { id: inventory.root.id, kind: 'graph' },
     nodes,
     edges,
-    summary: {
-      total: nodes.length,
-      gated: count('gated'),
-      attested: count('attested'),
-      accepted: count('accepted'),
-      ungated: count('ungated'),
-      ungateable: count('ungateable'),
-      blocked: count('blocked'),
-      toolRunning: running.length,
-      coverage: denominator === 0 ? 1 : running.filter((n) => COVERED.has(n.status)).length / denominator,
-    },
+    summary: summarize(nodes),
     refusals: refusals.map((f) => ({ path: [...f.path], kind: f.kind, reason: f.reason, fix: f.fix })),
     sources: [],
     generator,

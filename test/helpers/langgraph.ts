@@ -2,8 +2,10 @@
  * Real LangGraph.js parts for tests: a scripted chat model (a `BaseChatModel` subclass, the one double) and
  * tools that record what ran. No network.
  */
-import type { BaseMessage } from '@langchain/core/messages';
+import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { type StructuredToolInterface, tool } from '@langchain/core/tools';
+import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { z } from 'zod';
 
 export { callsOnce, ScriptedChatModel, type Turn } from '../../fixtures/support/scripted-chat-model.js';
@@ -24,4 +26,30 @@ export function messagesOf(result: { messages: BaseMessage[] }): string[] {
   return result.messages.map(
     (m) => `${m.getType()}:${typeof m.content === 'string' ? m.content : JSON.stringify(m.content)}`,
   );
+}
+
+/** A graph whose one node is a prebuilt tool node with these tools (`START → tools → END`). */
+export function toolNodeGraph(name: string, tools: StructuredToolInterface[], options?: Record<string, unknown>) {
+  return new StateGraph(MessagesAnnotation)
+    .addNode('tools', new ToolNode(tools), options as never)
+    .addEdge(START, 'tools')
+    .addEdge('tools', END)
+    .compile({ name });
+}
+
+/** Graph input whose last message asks for these tool calls (a tool node runs them in parallel). */
+export function askingFor(...calls: { name: string; path: string }[]): { messages: AIMessage[] } {
+  return {
+    messages: [
+      new AIMessage({
+        content: '',
+        tool_calls: calls.map((c, i) => ({
+          name: c.name,
+          args: { path: c.path },
+          id: `c${i}-${c.path}`,
+          type: 'tool_call' as const,
+        })),
+      }),
+    ],
+  };
 }

@@ -26,7 +26,7 @@ import { GateFailedError, messageOf } from '../../errors.js';
 import type { GateSource } from '../../enforce/call.js';
 import type { ToolCallRequest } from '../../enforce/gate.js';
 import { type InputSnapshot, sameInput, snapshotInput } from '../../enforce/digest.js';
-import { type Judgement, judgeCall } from '../../enforce/judge.js';
+import { type Judgement, judgeCall, recordBase } from '../../enforce/judge.js';
 import { viewGate } from '../../enforce/gate-identity.js';
 import { canPause, pausedCall, pauseKey, settleAskByInterrupt } from './approval.js';
 import { BLOCKED } from '../../enforce/texts.js';
@@ -242,15 +242,7 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
     if (judgement.verdict === 'deny') return denial(call, `${BLOCKED} ${judgement.reason}`);
     if (judgement.verdict === 'ask') {
       const { view: asked } = judgement;
-      const base = {
-        toolName: request.toolName,
-        toolUseId: request.toolUseId,
-        agentId: request.agentId,
-        path: request.path,
-        paths: request.paths,
-        gateId: asked.id,
-        input: request.input,
-      };
+      const base = recordBase(request, asked.id);
       const outcome = await settleAskByInterrupt(
         asked,
         gate.source.timeoutMs,

@@ -4,7 +4,6 @@
  * install, and a tree that cannot be gated whole.
  */
 import type { CallbackHandlerMethods } from '@langchain/core/callbacks/base';
-import { AIMessage } from '@langchain/core/messages';
 import type { StructuredToolInterface } from '@langchain/core/tools';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
@@ -14,29 +13,13 @@ import { allowAll, audit, denyAll, GateFailedError, installMultiagent, Ungateabl
 import { applyLangGraph, planLangGraph } from '../../../src/frameworks/langgraph/install.js';
 import { gateSource } from '../../../src/enforce/gate-source.js';
 import { settle } from '../../helpers/runs.js';
-import { callsOnce, messagesOf, recordingTool } from '../../helpers/langgraph.js';
+import { askingFor, callsOnce, messagesOf, recordingTool, toolNodeGraph } from '../../helpers/langgraph.js';
 
 const hi = { messages: [{ role: 'user', content: 'hi' }] };
 
-function asking(name: string, path: string): { messages: AIMessage[] } {
-  return {
-    messages: [
-      new AIMessage({ content: '', tool_calls: [{ name, args: { path }, id: `c-${path}`, type: 'tool_call' }] }),
-    ],
-  };
-}
-
-function toolGraph(tools: StructuredToolInterface[]): ReturnType<typeof build> {
-  return build(tools);
-}
-
-function build(tools: StructuredToolInterface[]) {
-  return new StateGraph(MessagesAnnotation)
-    .addNode('tools', new ToolNode(tools))
-    .addEdge(START, 'tools')
-    .addEdge('tools', END)
-    .compile({ name: 'g' });
-}
+const asking = (name: string, path: string): ReturnType<typeof askingFor> => askingFor({ name, path });
+const toolGraph = (tools: StructuredToolInterface[]): ReturnType<typeof toolNodeGraph> => toolNodeGraph('g', tools);
+const build = toolGraph;
 
 describe('LangGraph bypass attempts', () => {
   describe('callbacks are never the enforcement point', () => {

@@ -13,7 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { audit, denyAll, type Gate, GateFailedError, installMultiagent, UngateableError } from '../../../src/index.js';
 import { settle } from '../../helpers/runs.js';
-import { callsOnce, recordingTool } from '../../helpers/langgraph.js';
+import { callsOnce, recordingTool, toolNodeGraph } from '../../helpers/langgraph.js';
 
 const asking = {
   messages: [
@@ -38,11 +38,7 @@ function retrying(
   ran: string[],
   options: Record<string, unknown> = { retryPolicy: { maxAttempts: 3, initialInterval: 1 } },
 ) {
-  return new StateGraph(MessagesAnnotation)
-    .addNode('tools', new ToolNode([recordingTool('rm', ran)]), options as never)
-    .addEdge(START, 'tools')
-    .addEdge('tools', END)
-    .compile({ name: 'g' });
+  return toolNodeGraph('g', [recordingTool('rm', ran)], options);
 }
 
 describe('the LangGraph gate against the red team', () => {

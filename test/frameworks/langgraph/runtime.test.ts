@@ -1,27 +1,10 @@
-import { AIMessage } from '@langchain/core/messages';
+import type { AIMessage } from '@langchain/core/messages';
 import { END, MessagesAnnotation, Send, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
 import { describe, expect, it } from 'vitest';
 import { type Gate, GateFailedError, installMultiagent } from '../../../src/index.js';
 import { settle } from '../../helpers/runs.js';
-import { recordingTool } from '../../helpers/langgraph.js';
-
-/** Input whose last message asks for these tool calls (a tool node runs them in parallel). */
-function asking(...calls: { name: string; path: string }[]): { messages: AIMessage[] } {
-  return {
-    messages: [
-      new AIMessage({
-        content: '',
-        tool_calls: calls.map((c, i) => ({
-          name: c.name,
-          args: { path: c.path },
-          id: `c${i}-${c.path}`,
-          type: 'tool_call' as const,
-        })),
-      }),
-    ],
-  };
-}
+import { askingFor as asking, recordingTool, toolNodeGraph } from '../../helpers/langgraph.js';
 
 /** Throws for `/boom`; allows anything else after `ms` milliseconds. */
 function boomGate(ms: number, seen: string[] = []): Gate {
@@ -42,11 +25,7 @@ describe('the root run of a LangGraph graph', () => {
   describe('when a gate fails in one of parallel tool calls', () => {
     it('stops the run: a sibling call still being decided never runs', async () => {
       const ran: string[] = [];
-      const graph = new StateGraph(MessagesAnnotation)
-        .addNode('tools', new ToolNode([recordingTool('rm', ran)]))
-        .addEdge(START, 'tools')
-        .addEdge('tools', END)
-        .compile({ name: 'g' });
+      const graph = toolNodeGraph('g', [recordingTool('rm', ran)]);
       installMultiagent(graph, { gate: boomGate(20) });
       const error = await settle(graph.invoke(asking({ name: 'rm', path: '/boom' }, { name: 'rm', path: '/slow' })));
       expect(error).toBeInstanceOf(GateFailedError);
@@ -80,11 +59,7 @@ describe('the root run of a LangGraph graph', () => {
   describe('when a function node catches the failure of a nested graph', () => {
     it('the run stays stopped: a later tool node of it refuses and the run rejects', async () => {
       const ran: string[] = [];
-      const inner = new StateGraph(MessagesAnnotation)
-        .addNode('tools', new ToolNode([recordingTool('rm', ran)]))
-        .addEdge(START, 'tools')
-        .addEdge('tools', END)
-        .compile({ name: 'inner' });
+      const inner = toolNodeGraph('inner', [recordingTool('rm', ran)]);
       const outer = new StateGraph(MessagesAnnotation)
         .addNode(
           'first',
@@ -111,11 +86,7 @@ describe('the root run of a LangGraph graph', () => {
   describe('when two runs of one graph overlap', () => {
     it('a failure in one stops nothing of the other', async () => {
       const ran: string[] = [];
-      const graph = new StateGraph(MessagesAnnotation)
-        .addNode('tools', new ToolNode([recordingTool('rm', ran)]))
-        .addEdge(START, 'tools')
-        .addEdge('tools', END)
-        .compile({ name: 'g' });
+      const graph = toolNodeGraph('g', [recordingTool('rm', ran)]);
       installMultiagent(graph, { gate: boomGate(20) });
       const [failed, passed] = await Promise.all([
         settle(graph.invoke(asking({ name: 'rm', path: '/boom' }))),
@@ -130,11 +101,7 @@ describe('the root run of a LangGraph graph', () => {
   describe('when a run is stopped and its config is passed on', () => {
     it('a nested graph invoked with that config does not start', async () => {
       const ran: string[] = [];
-      const inner = new StateGraph(MessagesAnnotation)
-        .addNode('tools', new ToolNode([recordingTool('rm', ran)]))
-        .addEdge(START, 'tools')
-        .addEdge('tools', END)
-        .compile({ name: 'inner' });
+      const inner = toolNodeGraph('inner', [recordingTool('rm', ran)]);
       let kept: unknown;
       const outer = new StateGraph(MessagesAnnotation)
         .addNode(
