@@ -32,12 +32,8 @@ export function guardPregel(cls: unknown, judgeStart: GraphStartJudge): boolean 
   const stream = function stream(this: object, input: unknown, config?: unknown): Promise<unknown> {
     if (!hasRun(config)) {
       const refusal = judgeStart(this);
+      // A graph gated here (onUngated: 'install') starts its run in its class's `_streamIterator`, as any.
       if (refusal !== undefined) return Promise.reject(new GateFailedError(refusal));
-      // Installing the gate (onUngated: 'install') put the graph's own `stream` in front: it starts the run.
-      const own = Object.getOwnPropertyDescriptor(this, 'stream')?.value as unknown;
-      if (typeof own === 'function' && own !== stream) {
-        return (own as (input: unknown, config?: unknown) => Promise<unknown>).call(this, input, config);
-      }
     }
     return (original as (input: unknown, config?: unknown) => Promise<unknown>).call(this, input, config);
   };
