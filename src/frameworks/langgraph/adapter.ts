@@ -49,8 +49,19 @@ function toolsOf(tools: readonly unknown[]): SeamTool[] {
 const UNDECLARED_FIX = (name: string): string =>
   `declare it: addNode("${name}", fn, { subgraphs: [...] }) with every graph it runs (an empty list when it runs no agent or tool), or accept it`;
 
-/** What one runnable is, as a child named `segment`. */
-function childOf(segment: string, value: unknown, node: PregelNodeLike | undefined): SeamChild {
+/**
+ * Whether a compiled graph is the functional API's `entrypoint` (a `Pregel` built without a `StateGraph`): its one
+ * node is the entrypoint's function, and the tasks it runs are called inside it.
+ */
+function isEntrypoint(graph: unknown): boolean {
+  return (
+    readData(graph, 'builder') === undefined &&
+    (graph as { constructor?: { name?: unknown } }).constructor?.name === 'Pregel'
+  );
+}
+
+/** What one runnable is, as a child named `segment` (of the graph `owner`). */
+function childOf(segment: string, value: unknown, node: PregelNodeLike | undefined, owner?: unknown): SeamChild {
   const graph = graphOf(value);
   if (graph !== undefined) return { segment, value: graph, kind: 'orchestrator' };
   if (isRemoteGraph(value)) {
@@ -84,6 +95,20 @@ function childOf(segment: string, value: unknown, node: PregelNodeLike | undefin
               acceptable: false,
             },
           }),
+    };
+  }
+  if (owner !== undefined && isEntrypoint(owner)) {
+    return {
+      segment,
+      value,
+      kind: 'custom',
+      problem: {
+        kind: 'custom-node',
+        reason:
+          "is the functional API's entrypoint: the tasks it runs are called inside its function, where gate-audit cannot see them, so a tool or an agent a task runs is ungated",
+        fix: 'build the workflow as a StateGraph whose nodes are its tasks (tool nodes and agents are then gated), or accept it',
+        acceptable: true,
+      },
     };
   }
   const subgraphs = node === undefined ? undefined : readData(node, 'subgraphs');
@@ -130,7 +155,7 @@ export const langGraphAdapter: FrameworkAdapter<unknown> = {
     for (const [name, node] of Object.entries(nodes as Record<string, PregelNodeLike>)) {
       const bound = readData(node, 'bound');
       if (isPlumbing(bound) || isFrameworkModelNode(bound)) continue;
-      children.push(childOf(name, bound, node));
+      children.push(childOf(name, bound, node, graph));
     }
     if (isReactAgent(orchestrator)) {
       for (const tool of providerToolsOf(orchestrator)) {

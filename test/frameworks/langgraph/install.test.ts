@@ -1,4 +1,4 @@
-import { MessagesAnnotation, StateGraph, START, END } from '@langchain/langgraph';
+import { END, entrypoint, MemorySaver, MessagesAnnotation, START, StateGraph, task } from '@langchain/langgraph';
 import { createReactAgent, ToolNode as PrebuiltToolNode } from '@langchain/langgraph/prebuilt';
 import { createAgent, createMiddleware } from 'langchain';
 import type { StructuredToolInterface } from '@langchain/core/tools';
@@ -248,5 +248,18 @@ describe('the node guard', () => {
     await expect(agent.invoke(hi)).rejects.toThrow(/swapped after install/);
     expect(ran).toEqual([]);
     expect(handle!.isActive()).toBe(false);
+  });
+});
+
+describe('the functional API', () => {
+  it('an entrypoint is reported ungateable (its tasks run inside its function), and install refuses it unless accepted', () => {
+    const step = task('step', (x: number) => x + 1);
+    const flow = entrypoint({ name: 'flow', checkpointer: new MemorySaver() }, async (x: number) => step(x));
+    const row = audit(flow).nodes.find((n) => n.path.join('/') === 'flow/flow');
+    expect(row).toMatchObject({ kind: 'custom', status: 'ungateable' });
+    expect(row?.reason).toMatch(/functional API's entrypoint/);
+    expect(() => installMultiagent(flow, { gate: allowAll() })).toThrow(UngateableError);
+    installMultiagent(flow, { gate: allowAll(), accept: [{ path: 'flow/flow', reason: 'its tasks call no tool' }] });
+    expect(audit(flow).nodes.find((n) => n.path.join('/') === 'flow/flow')?.status).toBe('accepted');
   });
 });
