@@ -1,7 +1,38 @@
 /**
- * Version ranges a framework adapter was tested on: semver order of release versions, both ends included.
- * Node builtins only (it is read where no framework has loaded yet).
+ * Version ranges a framework adapter was tested on (semver order of release versions, both ends included), and the
+ * version of a package as gate-audit resolves it. Node builtins only (it is read where no framework has loaded yet).
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+
+/** A package as gate-audit resolves it: its version and the `package.json` it was read from, or why it was not. */
+export type PackageRead = { readonly version: string; readonly file: string } | { readonly error: string };
+
+/**
+ * Reads the version of the copy of a package gate-audit's own imports resolve: the nearest `package.json` named
+ * `name` above its entry (`unknown` when that file holds no string version).
+ *
+ * @param name - the package
+ */
+export function readPackageVersion(name: string): PackageRead {
+  let entry: string;
+  try {
+    entry = createRequire(import.meta.url).resolve(name);
+  } catch (error) {
+    return { error: `${name} not resolvable (${String(error).split('\n')[0]})` };
+  }
+  for (let dir = dirname(entry), up = ''; dir !== up; up = dir, dir = dirname(dir)) {
+    const file = join(dir, 'package.json');
+    try {
+      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
+      if (pkg.name === name) return { version: typeof pkg.version === 'string' ? pkg.version : 'unknown', file };
+    } catch {
+      // no package.json here (or not readable): keep walking up
+    }
+  }
+  return { error: entry };
+}
 
 interface Parsed {
   readonly core: readonly [number, number, number];

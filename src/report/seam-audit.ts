@@ -2,11 +2,11 @@
  * The coverage report of a tree walked through a framework adapter (LangGraph today): the same rows, statuses,
  * summary and exit rule as a Strands tree's, each row naming its framework. Pure: reads marks, runs nothing.
  */
-import { type Finding, GateAuditError } from '../errors.js';
+import type { Finding } from '../errors.js';
 import type { GateSource } from '../enforce/call.js';
 import { configuredDefaultGate, type Gate } from '../enforce/gate.js';
 import { CONFIGURED, DEFAULT_DECISION_TIMEOUT_MS, gateSource } from '../enforce/gate-source.js';
-import { langGraphAdapter } from '../frameworks/langgraph/adapter.js';
+import { langGraphAdapter, notAGraph } from '../frameworks/langgraph/adapter.js';
 import { acceptedLangGraph, type LangGraphAccept, planLangGraph } from '../frameworks/langgraph/install.js';
 import type { FrameworkAdapter } from '../frameworks/seam.js';
 import { joinPath } from '../tree-paths.js';
@@ -89,14 +89,6 @@ function langGraphGenerator(): CoverageReport['generator'] {
     sdk: `@langchain/langgraph@${version}`,
     sdkTested: inTestedRange(version, LANGGRAPH_TESTED['@langchain/langgraph']!),
   };
-}
-
-/** The error for a value that is not a LangGraph root. */
-export function notAGraph(subject: string): GateAuditError {
-  return new GateAuditError(
-    'INVALID_ARGUMENT',
-    `subject=<${subject}> | not a LangGraph compiled graph or createAgent agent | pass what compile() or createAgent() returned`,
-  );
 }
 
 /** Options of a framework report. */

@@ -2,6 +2,7 @@
  * The LangGraph.js adapter: what a compiled graph, a `createAgent` agent, a node, a tool node and a tool are to
  * gate-audit's neutral walk and reports. Reads only (install's mutations are in `install.ts`).
  */
+import { GateAuditError } from '../../errors.js';
 import { readData } from '../../walker/safe-read.js';
 import type { FrameworkAdapter, SeamChild, SeamGateState, SeamKind, SeamTool } from '../seam.js';
 import { graphGuards, graphProblem, toolNodeGates, toolNodeIntact } from './runtime.js';
@@ -26,6 +27,18 @@ export function graphOf(value: unknown): PregelLike | undefined {
   if (isPregel(value)) return value;
   if (isReactAgent(value)) return graphOfAgent(value) as PregelLike;
   return undefined;
+}
+
+/**
+ * The error for a value handed to a LangGraph call that is not a LangGraph root.
+ *
+ * @param subject - the call it was handed to
+ */
+export function notAGraph(subject: string): GateAuditError {
+  return new GateAuditError(
+    'INVALID_ARGUMENT',
+    `subject=<${subject}> | not a LangGraph compiled graph or createAgent agent | pass what compile() or createAgent() returned`,
+  );
 }
 
 /** Whether a value is one of LangGraph's: a compiled graph, a `createAgent` agent, a tool node or a `RemoteGraph`. */

@@ -10,7 +10,7 @@ import { joinPath } from '../../tree-paths.js';
 import { type SeamEntry, type SeamInventory, seamWalk } from '../../walker/seam-walk.js';
 import { LANGGRAPH_MARK } from '../../walker/marks.js';
 import type { Mutation } from '../seam.js';
-import { graphOf, langGraphAdapter } from './adapter.js';
+import { graphOf, langGraphAdapter, notAGraph } from './adapter.js';
 import { loadInterrupt } from './approval.js';
 import { untestedToolNode } from './version.js';
 import {
@@ -404,12 +404,7 @@ export interface LangGraphInstallOptions extends GateSourceOptions {
  * @returns one handle for the tree, or none when it was gated already
  */
 export function installLangGraph(root: unknown, options?: LangGraphInstallOptions): LangGraphInstall[] {
-  if (langGraphAdapter.recognise(root) === undefined) {
-    throw new GateAuditError(
-      'INVALID_ARGUMENT',
-      'subject=<installMultiagent> | not a LangGraph compiled graph or createAgent agent | pass what compile() or createAgent() returned',
-    );
-  }
+  if (langGraphAdapter.recognise(root) === undefined) throw notAGraph('installMultiagent');
   const source = gateSource(options, `installMultiagent("${langGraphAdapter.rootId(root)}")`);
   const planned = planLangGraph(root, source, options?.accept);
   return planned.mutations.length === 0 ? [] : [applyLangGraph(planned, source)];

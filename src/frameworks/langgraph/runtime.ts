@@ -33,7 +33,6 @@ import { BLOCKED } from '../../enforce/texts.js';
 import {
   hasMiddlewareChain,
   implicitConfig,
-  memberOf,
   type PregelLike,
   type PregelNodeLike,
   type ToolCallLike,
@@ -599,14 +598,4 @@ export function runStartProblem(graph: object): string | undefined {
 /** Whether a config (or, without one, the runnable running now) belongs to a run a gated graph started. */
 export function hasRun(config: unknown): boolean {
   return (runOf(config) ?? runOf(implicitConfig())) !== undefined;
-}
-
-/** The first failure of the run a config belongs to (for tests and the process guard). */
-export function runFailureOf(config: unknown): string | undefined {
-  return runOf(config)?.state.failure;
-}
-
-/** Reads a member for install's checks. */
-export function methodOf(value: unknown, key: string): unknown {
-  return memberOf(value, key);
 }

@@ -4,10 +4,7 @@
  * `wrapToolCall` chain inside it), which is each package's own behaviour: install refuses a tool node when the
  * copy of its package that gate-audit resolves lies outside the tested range.
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { inTestedRange } from '../versions.js';
+import { inTestedRange, readPackageVersion } from '../versions.js';
 
 /** The versions the suite ran on, both ends included (CI runs the oldest and the newest). */
 export const LANGGRAPH_TESTED: Readonly<Record<string, { readonly min: string; readonly max: string }>> = Object.freeze(
@@ -35,23 +32,8 @@ export function installedVersion(name: string): string | undefined {
   const pretend = pretended?.[name];
   if (pretend !== undefined) return pretend;
   if (cache.has(name)) return cache.get(name);
-  let version: string | undefined;
-  try {
-    const entry = createRequire(import.meta.url).resolve(name);
-    for (let dir = dirname(entry), up = ''; dir !== up && version === undefined; up = dir, dir = dirname(dir)) {
-      try {
-        const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
-          name?: unknown;
-          version?: unknown;
-        };
-        if (pkg.name === name) version = typeof pkg.version === 'string' ? pkg.version : 'unknown';
-      } catch {
-        // no package.json here: keep walking up
-      }
-    }
-  } catch {
-    version = undefined;
-  }
+  const read = readPackageVersion(name);
+  const version = 'error' in read ? undefined : read.version;
   cache.set(name, version);
   return version;
 }

@@ -5,10 +5,7 @@
  * the tested range below is narrower: the versions the CI matrix ran the whole suite on. Outside it
  * gate-audit still runs, after one warning line and a behavioural self-test (`sdk-check.ts`).
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { inTestedRange } from '../versions.js';
+import { inTestedRange, readPackageVersion } from '../versions.js';
 
 /** The SDK versions the whole suite ran on, both ends included (`npm run sdk-matrix` runs every minor). */
 export const SDK_TESTED: { readonly min: string; readonly max: string } = Object.freeze({
@@ -31,27 +28,12 @@ export interface SdkVersion {
 
 /** Reads the version of the SDK copy this module resolves (the copy gate-audit's own imports load). */
 function readInstalledSdk(): SdkVersion {
-  let entry: string;
-  try {
-    // The SDK's exports carry a `default` condition, so this resolves the same folder as gate-audit's imports.
-    entry = createRequire(import.meta.url).resolve('@strands-agents/sdk');
-  } catch (error) {
-    return { version: 'unknown', where: `@strands-agents/sdk not resolvable (${String(error).split('\n')[0]})` };
+  // The SDK's exports carry a `default` condition, so this resolves the same folder as gate-audit's imports.
+  const read = readPackageVersion('@strands-agents/sdk');
+  if ('error' in read) {
+    return { version: 'unknown', where: read.error };
   }
-  for (let dir = dirname(entry), up = ''; dir !== up; up = dir, dir = dirname(dir)) {
-    const file = join(dir, 'package.json');
-    try {
-      const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: unknown; version?: unknown };
-      if (pkg.name === '@strands-agents/sdk') {
-        return typeof pkg.version === 'string'
-          ? { version: pkg.version, where: file }
-          : { version: 'unknown', where: file };
-      }
-    } catch {
-      // no package.json here (or not readable): keep walking up
-    }
-  }
-  return { version: 'unknown', where: entry };
+  return { version: read.version, where: read.file };
 }
 
 let reader: () => SdkVersion = readInstalledSdk;
