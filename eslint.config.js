@@ -19,6 +19,8 @@ export default tseslint.config(
       'fixtures/guard/*.mjs',
       // A module hook Node loads as plain JavaScript in a child process (test/langgraph.test.ts).
       'test/helpers/no-strands-hook.mjs',
+      // The LangGraph.js-only app, plain JavaScript run as its own Node process (test/langgraph.test.ts, pack-install).
+      'fixtures/apps/langgraph-only/*.mjs',
       '*.config.*',
       '.dependency-cruiser.cjs',
     ],

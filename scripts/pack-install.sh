@@ -60,38 +60,11 @@ langgraph_only() {
   [ "$added_kb" -le 12288 ] || { echo "installing gate-audit added ${added_kb} KB (more than 12 MB)"; return 1; }
   [ "$added_pkgs" -le 20 ] || { echo "installing gate-audit added ${added_pkgs} packages (more than 20)"; return 1; }
   [ ! -e node_modules/@strands-agents/sdk ] || { echo "installing gate-audit brought @strands-agents/sdk"; return 1; }
-  cat > deny.mjs <<'JS'
-import { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage } from '@langchain/core/messages';
-import { tool } from '@langchain/core/tools';
-import { createAgent } from 'langchain';
-import { z } from 'zod';
-import { assertFullyGated, denyAll, installMultiagent } from 'gate-audit/langgraph';
-
-class Scripted extends BaseChatModel {
-  turn = 0;
-  constructor() { super({}); }
-  _llmType() { return 'scripted'; }
-  bindTools() { return this; }
-  async _generate() {
-    this.turn += 1;
-    const message = this.turn === 1
-      ? new AIMessage({ content: '', id: 'm1', tool_calls: [{ name: 'wipe', args: {}, id: 'c1', type: 'tool_call' }] })
-      : new AIMessage({ content: 'done', id: 'm2' });
-    return { generations: [{ message, text: '' }] };
-  }
-}
-let ran = 0;
-const wipe = tool(() => { ran += 1; return 'wiped'; }, { name: 'wipe', description: 'wipes', schema: z.object({}) });
-const model = new Scripted();
-const agent = createAgent({ model, tools: [wipe], name: 'worker' });
-installMultiagent(agent, { gate: denyAll() });
-assertFullyGated(agent);
-await agent.invoke({ messages: [{ role: 'user', content: 'go' }] });
-console.log(`model turns ${model.turn}, denied tool runs ${ran}`);
-if (model.turn === 0 || ran !== 0) process.exit(1);
-JS
-  node deny.mjs || { echo "a denied tool ran (or the agent never ran) in the LangGraph.js app"; return 1; }
+  cp "$here/fixtures/apps/langgraph-only/deny.mjs" deny.mjs
+  local outcome
+  outcome=$(node deny.mjs) || { echo "the LangGraph.js app failed: $outcome"; return 1; }
+  echo "$outcome"
+  [ "$outcome" = '{"before":2,"ran":0,"refused":true,"coverage":1,"turns":2}' ] || { echo "a denied tool ran, or the agent never ran, in the LangGraph.js app"; return 1; }
   local status=0
   npx gate-audit deny.mjs > cmd.out 2>&1 || status=$?
   [ "$status" -eq 2 ] && grep -q 'npm i -D @strands-agents/sdk' cmd.out || { cat cmd.out; echo "the command without the Strands SDK exited $status without saying what it needs"; return 1; }

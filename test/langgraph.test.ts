@@ -12,8 +12,8 @@ import { root } from './helpers/cli.js';
 const hook = pathToFileURL(join(root, 'test/helpers/no-strands-hook.mjs')).href;
 const register = `data:text/javascript,import { register } from 'node:module'; register(${JSON.stringify(hook)});`;
 
-function runWithoutStrands(script: string): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, ['--import', register, '--input-type=module', '-e', script], {
+function runWithoutStrands(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const run = spawnSync(process.execPath, ['--import', register, ...args], {
     cwd: root,
     encoding: 'utf8',
     env: { ...process.env, NODE_NO_WARNINGS: '1' },
@@ -22,37 +22,7 @@ function runWithoutStrands(script: string): { status: number | null; stdout: str
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-const app = `
-import { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { AIMessage } from '@langchain/core/messages';
-import { tool } from '@langchain/core/tools';
-import { createAgent } from 'langchain';
-import { z } from 'zod';
-import { assertFullyGated, audit, denyAll, installMultiagent } from './dist/langgraph.js';
-
-class Scripted extends BaseChatModel {
-  turn = 0;
-  constructor() { super({}); }
-  _llmType() { return 'scripted'; }
-  bindTools() { return this; }
-  async _generate() {
-    this.turn += 1;
-    const message = this.turn === 1
-      ? new AIMessage({ content: '', id: 'm1', tool_calls: [{ name: 'wipe', args: {}, id: 'c1', type: 'tool_call' }] })
-      : new AIMessage({ content: 'done', id: 'm2' });
-    return { generations: [{ message, text: '' }] };
-  }
-}
-let ran = 0;
-const wipe = tool(() => { ran += 1; return 'wiped'; }, { name: 'wipe', description: 'wipes', schema: z.object({}) });
-const agent = createAgent({ model: new Scripted(), tools: [wipe], name: 'worker' });
-const before = audit(agent).summary.ungated;
-installMultiagent(agent, { gate: denyAll() });
-assertFullyGated(agent);
-const result = await agent.invoke({ messages: [{ role: 'user', content: 'go' }] });
-const refused = result.messages.some((m) => m.getType() === 'tool' && String(m.content).includes('[gate] BLOCKED'));
-console.log(JSON.stringify({ before, ran, refused, coverage: audit(agent).summary.coverage }));
-`;
+const app = join(root, 'fixtures/apps/langgraph-only/deny.mjs');
 
 describe('gate-audit/langgraph', () => {
   it('exports a small, pinned surface', async () => {
@@ -90,11 +60,11 @@ describe('gate-audit/langgraph', () => {
     it('loads, gates a createAgent agent (a denied tool never runs) and audits it', () => {
       const run = runWithoutStrands(app);
       expect(run.stderr).toBe('');
-      expect(JSON.parse(run.stdout)).toEqual({ before: 2, ran: 0, refused: true, coverage: 1 });
+      expect(JSON.parse(run.stdout)).toEqual({ before: 2, ran: 0, refused: true, coverage: 1, turns: 2 });
     });
 
     it('where the main entry cannot load (the hook really hides the SDK)', () => {
-      const run = runWithoutStrands("await import('./dist/index.js');");
+      const run = runWithoutStrands('--input-type=module', '-e', "await import('gate-audit');");
       expect(run.status).not.toBe(0);
       expect(run.stderr).toMatch(/Cannot find package '@strands-agents\/sdk/);
     });
