@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -17,6 +18,9 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.{ts,tsx}'],
     testTimeout: 20_000,
+    // Most of the suite's time is spent waiting on child processes (the built command, bash, PostgreSQL, a
+    // browser), so two files run at once even on a two-core machine, where vitest's default (cores - 1) runs one.
+    maxWorkers: Math.max(availableParallelism() - 1, 2),
     // The TUI tests check colour against NO_COLOR; ink's colour detection sees no terminal otherwise.
     env: { FORCE_COLOR: '1' },
     coverage: {
