@@ -36,7 +36,8 @@ module.exports = {
       from: { path: '^src/frameworks/strands/' },
       to: {
         path: '^src/',
-        pathNot: '^src/(frameworks/strands/|frameworks/(versions|seam)\\.ts$|walker/|enforce/|errors\\.ts$)',
+        pathNot:
+          '^src/(frameworks/strands/|frameworks/(versions|seam|installer)\\.ts$|walker/|enforce/|(errors|tree-paths|escape)\\.ts$)',
       },
     },
     {
@@ -48,7 +49,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot:
-          '^src/(frameworks/langgraph/|frameworks/seam\\.ts$|frameworks/versions\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(call|judge|digest|gate|gate-identity|gate-source|settle|texts|read-decision)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
+          '^src/(frameworks/langgraph/|frameworks/(seam|installer|versions)\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(call|judge|digest|gate|gate-identity|gate-source|mutations|settle|texts|read-decision)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
       },
     },
     {

@@ -13,6 +13,7 @@ import { toolFacts } from '../frameworks/strands/sdk-internals.js';
 import { ownDataShape, readData } from '../walker/safe-read.js';
 import { settleAsk } from './ask.js';
 import { checkBackgroundDispatch } from '../frameworks/strands/background-dispatch.js';
+import { strandsRequest } from '../frameworks/strands/request.js';
 import {
   agentIdOf,
   andThen,
@@ -35,7 +36,7 @@ import {
   writeRecord,
 } from './call.js';
 import { sameInput, snapshotInput } from './digest.js';
-import type { AskDecision, ToolCallRequest } from './gate.js';
+import type { AskDecision } from './gate.js';
 import { viewGate } from './gate-identity.js';
 import { placeNow, runFailure } from './run-state.js';
 import { lockedToolFacts, lockSdkTool, moveMiddlewareInnermost } from '../frameworks/strands/sdk-mutations.js';
@@ -186,17 +187,16 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
     return undefined;
   }
   call.gate = view;
-  const request: ToolCallRequest = {
-    toolUseId: call.toolUseId,
-    toolName: call.name,
-    input: call.snapshot.frozen,
-    agentId: agentIdOf(state.agent),
-    agentName: String(readData(state.agent, 'name')),
-    path,
-    paths,
-    toolKind: facts.kind,
-    framework: 'strands',
-  };
+  const request = strandsRequest(
+    { toolUseId: call.toolUseId, name: call.name, input: call.snapshot.frozen },
+    {
+      agentId: agentIdOf(state.agent),
+      agentName: String(readData(state.agent, 'name')),
+      path,
+      paths,
+      toolKind: facts.kind,
+    },
+  );
   call.request = request;
   const context = { agent: state.agent, invocationState: event.invocationState };
   const answer = settle(() => view.decide(request, context), state.source.timeoutMs);

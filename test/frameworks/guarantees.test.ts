@@ -29,12 +29,20 @@ import {
   scriptedAgent,
 } from '../helpers/sdk.js';
 import { callsOnce, recordingTool as langchainTool } from '../helpers/langgraph.js';
+import { applyMutations, installThrough, mutation } from '../../src/enforce/mutations.js';
+import type { FrameworkInstaller } from '../../src/frameworks/installer.js';
+import { langGraphFramework } from '../../src/frameworks/langgraph/install.js';
+import { strandsFramework } from '../../src/frameworks/strands/install.js';
 
 isolateEachTest();
 
 /** What one framework gives the suite. */
 interface FrameworkCase {
   readonly name: string;
+  /** The framework's adapter behind the seam. */
+  readonly installer: FrameworkInstaller<unknown, { gate?: Gate }, never>;
+  /** A native tool call of this framework: id, tool name and input. */
+  nativeCall(id: string, name: string, input: unknown): unknown;
   /** A tree whose tool-running part calls rm({path: '/x'}) once. */
   build(): { root: object; run(): Promise<{ failed: boolean }>; ran(): string[] };
   /** The same, plus a part that cannot be gated (a remote agent or graph). */
@@ -45,6 +53,8 @@ interface FrameworkCase {
 
 const strands: FrameworkCase = {
   name: 'strands',
+  installer: strandsFramework,
+  nativeCall: (toolUseId, name, input) => ({ toolUseId, name, input }),
   build() {
     const agent = scriptedAgent('a', [call('rm', { path: '/x' }), say('done')], { tools: [recordingTool('rm')] });
     const graph = new Graph({ id: 'g', nodes: [agent], edges: [] });
@@ -80,6 +90,8 @@ const strands: FrameworkCase = {
 
 const langgraph: FrameworkCase = {
   name: 'langgraph',
+  installer: langGraphFramework,
+  nativeCall: (id, name, args) => ({ id, name, args, type: 'tool_call' }),
   build() {
     const ran: string[] = [];
     const agent = createAgent({ model: callsOnce('rm', { path: '/x' }), tools: [langchainTool('rm', ran)], name: 'a' });
@@ -193,5 +205,46 @@ describe.each([strands, langgraph])('the guarantees, for $name', (framework) => 
     const after = audit(root);
     expect(after.summary.ungated).toBe(0);
     expect(after.summary.coverage).toBe(1);
+  });
+
+  it('one installer: the plan changes nothing, a mutation failing midway undoes the rest, and the plan applied gates', () => {
+    const { root } = framework.build();
+    const before = audit(root).summary;
+    const planned = framework.installer.plan(root, { gate: allowAll() });
+    expect(planned.mutations.length).toBeGreaterThan(0);
+    expect(planned.mutations.every((m) => m.check() === undefined)).toBe(true);
+    expect(audit(root).summary).toEqual(before);
+    const failing = mutation(
+      'a failing change',
+      [],
+      () => undefined,
+      () => {
+        throw new Error('disk full');
+      },
+    );
+    expect(() => applyMutations([...planned.mutations, failing], planned.subject)).toThrow(
+      /^.*\| install failed midway and was rolled back: disk full$/,
+    );
+    expect(audit(root).summary).toEqual(before);
+    expect(installThrough(framework.installer, root, { gate: allowAll() }).length).toBeGreaterThan(0);
+    expect(audit(root).summary.ungated).toBe(0);
+  });
+
+  it('one request: a native call reads as the same ToolCallRequest, naming its framework', () => {
+    const input = Object.freeze({ path: '/x' });
+    const place = {
+      agentId: 'a',
+      agentName: 'a',
+      path: ['g', 'a'],
+      paths: [['g', 'a']],
+      toolKind: 'function' as const,
+    };
+    expect(framework.installer.toRequest(framework.nativeCall('t1', 'rm', input) as never, place)).toEqual({
+      toolUseId: 't1',
+      toolName: 'rm',
+      input,
+      ...place,
+      framework: framework.name,
+    });
   });
 });

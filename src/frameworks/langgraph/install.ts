@@ -3,12 +3,14 @@
  * every problem reported at once before the first mutation, then every mutation applied, and undone in reverse
  * when one throws. What each mutation puts in place and what it does at run time is in `runtime.ts`.
  */
-import { GateAuditError, GateConflictError, type Finding, messageOf, UngateableError } from '../../errors.js';
+import { GateAuditError, GateConflictError, type Finding, UngateableError } from '../../errors.js';
 import type { GateSource } from '../../enforce/call.js';
 import { gateSource, type GateSourceOptions } from '../../enforce/gate-source.js';
 import { joinPath } from '../../tree-paths.js';
 import { type SeamEntry, type SeamInventory, seamWalk } from '../../walker/seam-walk.js';
 import { LANGGRAPH_MARK } from '../../walker/marks.js';
+import { applyMutations, installThrough, mutation } from '../../enforce/mutations.js';
+import type { FrameworkInstaller, SeamPlan } from '../installer.js';
 import type { Mutation } from '../seam.js';
 import { graphOf, langGraphAdapter, notAGraph } from './adapter.js';
 import { loadInterrupt } from './approval.js';
@@ -24,6 +26,7 @@ import {
   gatedRunTool,
   gatedToolCall,
   gatedToolInvoke,
+  langGraphRequest,
   loadToolMessage,
   type ToolNodeGate,
   toolIntact,
@@ -36,6 +39,7 @@ import {
   isToolNode,
   memberOf,
   type PregelLike,
+  type ToolCallLike,
   type ToolLike,
   type ToolNodeLike,
 } from './shape.js';
@@ -116,27 +120,6 @@ function replaceMember(target: object, key: PropertyKey, value: unknown): () => 
   return () => {
     if (before === undefined) Reflect.deleteProperty(target, key);
     else Object.defineProperty(target, key, before);
-  };
-}
-
-function mutation(
-  what: string,
-  path: readonly string[],
-  check: () => string | undefined,
-  change: () => () => void,
-): Mutation {
-  let undo: (() => void) | undefined;
-  return {
-    what,
-    path,
-    check,
-    apply: () => {
-      undo = change();
-    },
-    undo: () => {
-      undo?.();
-      undo = undefined;
-    },
   };
 }
 
@@ -349,26 +332,8 @@ export function planLangGraph(root: unknown, source: GateSource, accept?: readon
   return { inventory, accepted, mutations };
 }
 
-/**
- * Applies a plan: every mutation in order, all undone in reverse when one throws.
- *
- * @throws GateAuditError `INSTALL_FAILED` when a mutation threw (everything applied was undone)
- */
-export function applyLangGraph(plan: LangGraphPlan, source: GateSource): LangGraphInstall {
-  const applied: Mutation[] = [];
-  try {
-    for (const planned of plan.mutations) {
-      planned.apply();
-      applied.push(planned);
-    }
-  } catch (error) {
-    for (const done of applied.reverse()) done.undo();
-    throw new GateAuditError(
-      'INSTALL_FAILED',
-      `graph=<${plan.inventory.root.id}> | install failed midway and was rolled back: ${messageOf(error)}`,
-      { cause: error },
-    );
-  }
+/** The handle on an applied plan: active while every part stays gated, and its `uninstall` undoes what was applied. */
+function handleOf(plan: LangGraphPlan, source: GateSource, applied: readonly Mutation[]): LangGraphInstall {
   let active = true;
   return {
     path: plan.inventory.root.path,
@@ -390,10 +355,38 @@ export function applyLangGraph(plan: LangGraphPlan, source: GateSource): LangGra
   };
 }
 
+/**
+ * Applies a plan: every mutation in order, all undone in reverse when one throws.
+ *
+ * @throws GateAuditError `INSTALL_FAILED` when a mutation threw (everything applied was undone)
+ */
+export function applyLangGraph(plan: LangGraphPlan, source: GateSource): LangGraphInstall {
+  return handleOf(plan, source, applyMutations(plan.mutations, `graph=<${plan.inventory.root.id}>`));
+}
+
 /** Options of a LangGraph install: the gate (or the configured one), its timeout, and accepted nodes. */
 export interface LangGraphInstallOptions extends GateSourceOptions {
   readonly accept?: readonly LangGraphAccept[];
 }
+
+/**
+ * LangGraph behind the seam: the adapter's readers, its install plan (a tree gated already plans no mutation and
+ * gets no handle), and its requests.
+ */
+export const langGraphFramework: FrameworkInstaller<LangGraphInstall, LangGraphInstallOptions, ToolCallLike> = {
+  ...langGraphAdapter,
+  plan(root: unknown, options: LangGraphInstallOptions | undefined): SeamPlan<LangGraphInstall> {
+    if (langGraphAdapter.recognise(root) === undefined) throw notAGraph('installMultiagent');
+    const source = gateSource(options, `installMultiagent("${langGraphAdapter.rootId(root)}")`);
+    const planned = planLangGraph(root, source, options?.accept);
+    return {
+      subject: `graph=<${planned.inventory.root.id}>`,
+      mutations: planned.mutations,
+      commit: (applied) => (applied.length === 0 ? [] : [handleOf(planned, source, applied)]),
+    };
+  },
+  toRequest: langGraphRequest,
+};
 
 /**
  * Gates a LangGraph tree: the plan, every check, then every mutation (`installMultiagent` and `install` of a
@@ -404,8 +397,5 @@ export interface LangGraphInstallOptions extends GateSourceOptions {
  * @returns one handle for the tree, or none when it was gated already
  */
 export function installLangGraph(root: unknown, options?: LangGraphInstallOptions): LangGraphInstall[] {
-  if (langGraphAdapter.recognise(root) === undefined) throw notAGraph('installMultiagent');
-  const source = gateSource(options, `installMultiagent("${langGraphAdapter.rootId(root)}")`);
-  const planned = planLangGraph(root, source, options?.accept);
-  return planned.mutations.length === 0 ? [] : [applyLangGraph(planned, source)];
+  return [...installThrough(langGraphFramework, root, options)];
 }

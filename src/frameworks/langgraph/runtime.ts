@@ -25,6 +25,7 @@ import { createRequire } from 'node:module';
 import { GateFailedError, messageOf } from '../../errors.js';
 import type { GateSource } from '../../enforce/call.js';
 import type { ToolCallRequest } from '../../enforce/gate.js';
+import type { SeamPlace } from '../installer.js';
 import { type InputSnapshot, sameInput, snapshotInput } from '../../enforce/digest.js';
 import { type Judgement, judgeCall, recordBase } from '../../enforce/judge.js';
 import { viewGate } from '../../enforce/gate-identity.js';
@@ -161,6 +162,20 @@ type ToolMessageClass = new (fields: Record<string, unknown>) => unknown;
 let toolMessageClass: ToolMessageClass | undefined;
 
 /**
+ * A LangGraph tool call as the gate's request: the call id (empty when the model gave none), the tool's name, the
+ * input (a frozen copy), and the place of the tool node's agent.
+ */
+export function langGraphRequest(call: ToolCallLike, place: SeamPlace): ToolCallRequest {
+  return {
+    toolUseId: typeof call.id === 'string' ? call.id : '',
+    toolName: String(call.name),
+    input: call.args,
+    ...place,
+    framework: 'langgraph',
+  };
+}
+
+/**
  * Loads `@langchain/core`'s `ToolMessage` (the answer a deny gives the model). LangGraph tells messages apart by a
  * `Symbol.for` mark, so a message of this copy is a message to any copy in the process.
  *
@@ -212,17 +227,10 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
       stop(run, failure);
       throw new GateFailedError(failure);
     }
-    const request: ToolCallRequest = {
-      toolUseId: typeof call.id === 'string' ? call.id : '',
-      toolName: String(call.name),
-      input: snapshot.frozen,
-      agentId: gate.agentName,
-      agentName: gate.agentName,
-      path: gate.path,
-      paths: [gate.path],
-      toolKind: 'function',
-      framework: 'langgraph',
-    };
+    const request = langGraphRequest(
+      { id: call.id, name: call.name, args: snapshot.frozen },
+      { agentId: gate.agentName, agentName: gate.agentName, path: gate.path, paths: [gate.path], toolKind: 'function' },
+    );
     // A call this gate paused for approval is not decided again when LangGraph runs the node again on resume.
     const resolved = gate.source.resolve();
     const view = resolved === undefined ? undefined : viewGate(resolved);
