@@ -24,7 +24,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "pack-install: $*" >&2; exit 1; }
 
-npm run build --silent
+# GATE_AUDIT_BUILT=1: dist/ was built from these sources already (CI builds once, then packs and tests it).
+if [ "${GATE_AUDIT_BUILT:-}" != 1 ]; then npm run build --silent; fi
 tarball="$work/$(npm pack --ignore-scripts --silent --pack-destination "$work" | tail -n 1)"
 
 # An app on React 18 installs gate-audit without a peer conflict (React is not a peer of gate-audit). It installs
