@@ -11,8 +11,8 @@
 #     text report plus a line on what to install, `--format tui` exits 2, the HTML page says why it has no
 #     picture; and an app on React 18 installs it without a conflict;
 #   - a LangGraph.js-only app (no @strands-agents/sdk) installs it within the same bounds, without the SDK, and
-#     gate-audit/langgraph gates a createAgent agent there (a denied tool does not run); the command says what it
-#     needs, exit 2.
+#     gate-audit/langgraph gates a createAgent agent there (a denied tool does not run); the audit says what it
+#     needs, exit 2, and verify-log runs without it.
 # Usage: scripts/pack-install.sh [sdk-version ...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,6 +69,8 @@ langgraph_only() {
   local status=0
   npx gate-audit deny.mjs > cmd.out 2>&1 || status=$?
   [ "$status" -eq 2 ] && grep -q 'npm i -D @strands-agents/sdk' cmd.out || { cat cmd.out; echo "the command without the Strands SDK exited $status without saying what it needs"; return 1; }
+  # The commands that read reports, traces and logs never load the SDK.
+  npx gate-audit verify-log --help > help.out 2>&1 || { cat help.out; echo "verify-log does not run without the Strands SDK"; return 1; }
 }
 langgraph_only > "$work/langgraph.out" 2>&1 &
 langgraph_pid=$!

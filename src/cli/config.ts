@@ -11,7 +11,6 @@ import { AcceptEntrySchema, ConfigSchema, ProcessGuardConfigSchema, ReporterSche
 import { GateAuditError, messageOf } from '../errors.js';
 import { didYouMean } from './did-you-mean.js';
 import { readExports } from './exports.js';
-import { importModule } from './load.js';
 
 /** The configuration after validation. */
 export type Config = z.output<typeof ConfigSchema>;
@@ -224,6 +223,8 @@ export async function loadConfig(options: {
       if (options.readModule !== undefined) {
         raw = (await options.readModule(file)).raw ?? undefined;
       } else {
+        // Loaded here: it loads the SDK, which commands that only report a bad config (failure.ts) never need.
+        const { importModule } = await import('./load.js');
         const namespace = (await importModule(file, shown, options)).exports;
         raw = readExports(namespace).find((e) => e.name === 'default')?.value;
       }

@@ -5,7 +5,6 @@
  * config or load error.
  */
 import { neutralizedStreams } from './command-output.js';
-import { audit } from './commands/audit.js';
 import type { CliContext, CliStreams } from './commands/command.js';
 import { subcommandOf } from './commands/index.js';
 import { failed } from './failure.js';
@@ -27,7 +26,8 @@ export async function main(argv: readonly string[], given: CliStreams, context: 
   // Every line a command prints passes the final pass against CI workflow commands (see neutralizedStreams).
   const streams = neutralizedStreams(given, { stdout: command?.textOnly === true });
   const cwd = context.cwd ?? process.cwd();
-  if (command === undefined) return await audit(argv, { streams, cwd, context });
+  // Each command's code loads when it runs: only the audit (and check-policy) load the SDK.
+  if (command === undefined) return await (await import('./commands/audit.js')).audit(argv, { streams, cwd, context });
   try {
     return await command.run(argv.slice(1), { streams, cwd, context });
   } catch (error) {

@@ -11,7 +11,7 @@ import { Command, Option } from 'commander';
 import { REPORTER_FORMATS } from '../config.js';
 import { GateAuditError, messageOf } from '../errors.js';
 import { type ExitRule, judgeRun } from '../report/exit.js';
-import { gateAuditVersion } from '../report/generator.js';
+import { gateAuditVersion } from '../report/own-version.js';
 import { type MergeInput, mergeReports } from '../report/merge.js';
 import { FORMAT_NAMES, isFormatName } from '../report/render/index.js';
 import type { SarifOptions } from '../report/render/sarif.js';

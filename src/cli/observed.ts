@@ -17,7 +17,7 @@ import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
 import { GateAuditError, messageOf } from '../errors.js';
-import { gateAuditVersion } from '../report/generator.js';
+import { gateAuditVersion } from '../report/own-version.js';
 import {
   mergeObserved,
   ObservedCounts,

@@ -7,14 +7,13 @@ import { InvalidArgumentError } from 'commander';
 import { isAuditing } from '../auditing.js';
 import { GateAuditError, PolicyError } from '../errors.js';
 import { joinPath } from '../tree-paths.js';
-import { type AgentVerdicts, type CheckProblem, checkPolicy, policyProblems } from '../policy/check-policy.js';
+import type { AgentVerdicts, CheckProblem } from '../policy/check-policy.js';
 import type { CompiledPolicy, StaticVerdict } from '../policy/compile.js';
 import { parseKeyArgument } from '../policy/decision-log-signing.js';
 import { type LogLineBreak, type LogVerification, parseLastHash, verifyLogFile } from '../policy/verify-log.js';
 import { loadCompiledPolicy } from '../policy/load.js';
 import { policyId } from '../policy/policy-gate.js';
 import { jsonVisible, neutralizeCommands, quoted, visible } from '../escape.js';
-import { loadModules } from './load.js';
 import { subcommand } from './command-output.js';
 
 /** Where a subcommand writes. */
@@ -170,6 +169,11 @@ function checkSarif(policyPath: string, problems: readonly CheckProblem[]): stri
  *   or a load error
  */
 export async function checkPolicyCommand(argv: readonly string[], streams: Streams, cwd: string): Promise<number> {
+  // Loaded here, not with the module: they load the SDK, which `verify-log` (also here) never needs.
+  const [{ checkPolicy, policyProblems }, { loadModules }] = await Promise.all([
+    import('../policy/check-policy.js'),
+    import('./load.js'),
+  ]);
   const command = subcommand('check-policy', streams)
     .description(
       'Validate a policy and show, per agent, each tool, the verdict the policy gives it before any input is known and the rules that cover it.',

@@ -10,8 +10,8 @@
 import { GateAuditError } from '../errors.js';
 import { escapeSegment, joinPath } from '../tree-paths.js';
 import { quoted, visible, visiblePath } from '../escape.js';
-import { summarize } from './audit.js';
-import { mergeGenerators } from './generator.js';
+import { summarize } from './lines.js';
+import { mergeGenerators } from './own-version.js';
 import {
   type CoverageEdge,
   type CoverageNode,

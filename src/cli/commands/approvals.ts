@@ -1,5 +1,4 @@
 /** `gate-audit approvals …`: make approver keys; answer pending approvals from any process. */
-import { approvalsCommand } from '../approvals-command.js';
 import type { CliCommand } from './command.js';
 
 /** The `approvals` subcommand. */
@@ -11,7 +10,7 @@ export const approvals: CliCommand = {
   ],
   textOnly: true,
   run: async (argv, { streams, cwd, context }) =>
-    await approvalsCommand(argv, streams, cwd, {
+    (await import('../approvals-command.js')).approvalsCommand(argv, streams, cwd, {
       ...(context.signal === undefined ? {} : { signal: context.signal }),
     }),
 };

@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { REPORTER_FORMATS } from '../../config.js';
-import { ensureSdk } from '../../frameworks/strands/sdk-check.js';
+import { ensureSdk, sdkStatus } from '../../frameworks/strands/sdk-check.js';
 import { GateAuditError, missingPackageOf } from '../../errors.js';
 import { notesSummary } from '../../report/render/notes.js';
 import { visible } from '../../escape.js';
@@ -28,7 +28,7 @@ import {
 import { parseReporter, reporterOf, reportersOf } from '../reporters.js';
 import { type RunOutcome, type RunSettings, runAudit } from '../run.js';
 import type { Pattern } from '../select.js';
-import { version, versionText } from '../version.js';
+import { version } from '../version.js';
 import { watchRuns } from '../watch.js';
 import type { CliStreams, CommandShell } from './command.js';
 import { SUBCOMMANDS } from './index.js';
@@ -416,4 +416,15 @@ export async function audit(argv: readonly string[], shell: CommandShell): Promi
   } catch (error) {
     return failed(error, { argv, streams, cwd, debug, inputs, reporters });
   }
+}
+
+/** What `--version` prints: gate-audit's version, the SDK it found and where, and the tested range. */
+function versionText(): string {
+  const sdk = sdkStatus();
+  const verdict = sdk.tested ? 'inside the tested range' : 'OUTSIDE the tested range';
+  return [
+    `gate-audit ${version()}`,
+    `@strands-agents/sdk ${sdk.version} (${sdk.where}): ${verdict}`,
+    `tested range: @strands-agents/sdk ${sdk.range}`,
+  ].join('\n');
 }

@@ -2,8 +2,6 @@
  * `gate-audit check-policy <policy> [module...]`: what a policy says about each agent's tools. The modules it
  * loads run in an audit child, as an audit's do; in that child it runs here.
  */
-import { runCommandSupervised } from '../load-supervised.js';
-import { checkPolicyCommand } from '../policy-commands.js';
 import type { CliCommand } from './command.js';
 
 /** The `check-policy` subcommand. */
@@ -12,7 +10,9 @@ export const checkPolicy: CliCommand = {
   help: ["  gate-audit check-policy <policy> [module...]  what a policy says about each agent's tools"],
   textOnly: true,
   run: async (argv, { streams, cwd, context }) => {
-    if (context.inChild === true) return await checkPolicyCommand(argv, streams, cwd);
+    if (context.inChild === true)
+      return await (await import('../policy-commands.js')).checkPolicyCommand(argv, streams, cwd);
+    const { runCommandSupervised } = await import('../load-supervised.js');
     const done = await runCommandSupervised(
       ['check-policy', ...argv],
       cwd,

@@ -1,7 +1,8 @@
 /**
  * What a `gate-audit` command is: a name (the first argument), its lines in the audit's help, whether its
  * stdout is text only, and a function from its arguments to an exit code. The table of subcommands
- * (`commands/index.ts`) holds one per subcommand; the audit is the default.
+ * (`commands/index.ts`) holds one per subcommand; the audit is the default. A command imports its code inside
+ * `run`, so that a command that never loads the SDK (merge, observed, verify-log) does not load it with the table.
  */
 
 /** Where the command writes. */

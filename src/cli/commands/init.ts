@@ -1,5 +1,4 @@
 /** `gate-audit init`: write a starter gate-audit.config and print the CI step. */
-import { initCommand } from '../init.js';
 import type { CliCommand } from './command.js';
 
 /** The `init` subcommand. */
@@ -7,5 +6,6 @@ export const init: CliCommand = {
   name: 'init',
   help: ['  gate-audit init                               write a starter gate-audit.config and print the CI step'],
   textOnly: true,
-  run: async (argv, { streams, cwd }) => await Promise.resolve(initCommand(argv, streams, cwd)),
+  run: async (argv, { streams, cwd }) =>
+    await Promise.resolve((await import('../init.js')).initCommand(argv, streams, cwd)),
 };

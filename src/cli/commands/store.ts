@@ -1,5 +1,4 @@
 /** `gate-audit store migrate --store <url>`: create or upgrade the PostgreSQL schema (an admin role). */
-import { storeCommand } from '../store-commands.js';
 import type { CliCommand } from './command.js';
 
 /** The `store` subcommand. */
@@ -7,5 +6,5 @@ export const store: CliCommand = {
   name: 'store',
   help: ['  gate-audit store migrate --store <url>        create or upgrade the PostgreSQL schema (an admin role)'],
   textOnly: true,
-  run: async (argv, { streams, cwd }) => await storeCommand(argv, streams, cwd),
+  run: async (argv, { streams, cwd }) => (await import('../store-commands.js')).storeCommand(argv, streams, cwd),
 };

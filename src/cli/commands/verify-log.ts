@@ -2,8 +2,6 @@
  * `gate-audit verify-log <file>` checks a hash-chained decision log in a file; with `--store` (or
  * `--store-file`), every writer's chain of a fleet's log in PostgreSQL.
  */
-import { verifyLogCommand } from '../policy-commands.js';
-import { verifyStoreLogCommand } from '../store-commands.js';
 import type { CliCommand } from './command.js';
 
 /** The `verify-log` subcommand. */
@@ -16,6 +14,6 @@ export const verifyLog: CliCommand = {
   textOnly: true,
   run: async (argv, { streams, cwd }) =>
     argv.some((a) => /^--store(-file)?(=|$)/.test(a))
-      ? await verifyStoreLogCommand(argv, streams, cwd)
-      : await verifyLogCommand(argv, streams, cwd),
+      ? await (await import('../store-commands.js')).verifyStoreLogCommand(argv, streams, cwd)
+      : await (await import('../policy-commands.js')).verifyLogCommand(argv, streams, cwd),
 };
