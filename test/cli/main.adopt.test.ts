@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoverageReportSchema } from '../../src/index.js';
+import { gateAudit as run, type Run, type RunOptions, slot } from '../helpers/built-command.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = join(root, 'bin/gate-audit.js');
@@ -18,49 +19,9 @@ const helpdesk = join(root, 'fixtures/apps/helpdesk');
 const partners = join(root, 'fixtures/apps/partners');
 const marker = join(scratch, 'jobs-ran.txt');
 
-interface Run {
-  readonly status: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-interface RunOptions {
-  readonly cwd?: string;
-  readonly env?: Record<string, string>;
-}
-
-// A few processes at a time: each spends most of its time loading the SDK.
-let running = 0;
-const waiting: (() => void)[] = [];
-async function slot(): Promise<() => void> {
-  if (running >= 3) await new Promise<void>((resolve) => waiting.push(resolve));
-  running += 1;
-  return () => {
-    running -= 1;
-    waiting.shift()?.();
-  };
-}
-
-/** Runs the built command in its own process. */
+/** Runs the built command; every run can tell the helpdesk app's jobs where to note that they ran. */
 async function gateAudit(args: string[], options: RunOptions = {}): Promise<Run> {
-  const release = await slot();
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd: options.cwd ?? root,
-      env: { ...process.env, NODE_NO_WARNINGS: '1', CI: 'true', HELPDESK_MARKER: marker, ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 90_000);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      release();
-      resolve({ status, stdout, stderr });
-    });
-  });
+  return await run(args, { ...options, env: { HELPDESK_MARKER: marker, ...options.env } });
 }
 
 const json = (run: Run): ReturnType<typeof CoverageReportSchema.parse> =>

@@ -18,7 +18,8 @@ const bin = join(root, 'bin/gate-audit.js');
 let running = 0;
 const waiting: (() => void)[] = [];
 
-async function slot(): Promise<() => void> {
+/** Waits for one of the three places a run of the built command takes, and returns what frees it. */
+export async function slot(): Promise<() => void> {
   if (running >= 3) await new Promise<void>((resolve) => waiting.push(resolve));
   running += 1;
   return () => {
@@ -27,18 +28,25 @@ async function slot(): Promise<() => void> {
   };
 }
 
+/** Where a run of the built command runs, and what it adds to the environment. */
+export interface RunOptions {
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
 /**
  * Runs the built command in its own process.
  *
  * @param args - its arguments
- * @param cwd - its working directory (the repository root unless given)
+ * @param options - its working directory (the repository root unless given), or that and variables to add
  */
-export async function gateAudit(args: string[], cwd = root): Promise<Run> {
+export async function gateAudit(args: string[], options: string | RunOptions = root): Promise<Run> {
+  const { cwd = root, env = {} } = typeof options === 'string' ? { cwd: options } : options;
   const release = await slot();
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [bin, ...args], {
       cwd,
-      env: { ...process.env, NODE_NO_WARNINGS: '1', CI: 'true' },
+      env: { ...process.env, NODE_NO_WARNINGS: '1', CI: 'true', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
