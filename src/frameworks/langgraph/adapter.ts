@@ -3,6 +3,7 @@
  * gate-audit's neutral walk and reports. Reads only (install's mutations are in `install.ts`).
  */
 import { GateAuditError } from '../../errors.js';
+import { LANGGRAPH_MARK } from '../../walker/marks.js';
 import { readData } from '../../walker/safe-read.js';
 import type { FrameworkAdapter, SeamChild, SeamGateState, SeamKind, SeamTool } from '../seam.js';
 import { graphGuards, graphProblem, toolNodeGates, toolNodeIntact } from './runtime.js';
@@ -147,6 +148,36 @@ function childOf(segment: string, value: unknown, node: PregelNodeLike | undefin
   };
 }
 
+/**
+ * What install writes on a tool node or graph it gated, under a `Symbol.for` key every copy of gate-audit shares:
+ * the gate's name and key, and the members it put in place (a tool node's `runTool` and `wrapToolCall`, a graph's
+ * `stream`), so that another copy can tell the gate is still there.
+ */
+export interface LangGraphMark {
+  readonly gate: string;
+  readonly gateKey: unknown;
+  readonly runTool?: unknown;
+  readonly wrapToolCall?: unknown;
+  readonly stream?: unknown;
+}
+
+/**
+ * The gate another copy of gate-audit put on a tool node or graph, read from its mark: present when every member
+ * the mark names is still the node's own (the copy that wrote it checks the rest at run time), else undefined.
+ */
+export function foreignGate(value: unknown): { readonly key: unknown; readonly name: string } | undefined {
+  const mark = readData(value, LANGGRAPH_MARK);
+  if (typeof mark !== 'object' || mark === null) return undefined;
+  const members = ['runTool', 'wrapToolCall', 'stream'] as const;
+  const named = members.filter((key) => readData(mark, key) !== undefined);
+  if (named.length === 0) return undefined;
+  if (!named.every((key) => Object.hasOwn(value as object, key) && readData(value, key) === readData(mark, key))) {
+    return undefined;
+  }
+  const name = readData(mark, 'gate');
+  return { key: readData(mark, 'gateKey'), name: typeof name === 'string' ? name : '?' };
+}
+
 /** The LangGraph adapter. */
 export const langGraphAdapter: FrameworkAdapter<unknown> = {
   framework: 'langgraph',
@@ -195,7 +226,12 @@ export const langGraphAdapter: FrameworkAdapter<unknown> = {
   gateState(value: unknown): { state: SeamGateState; gateKey?: unknown; gateName?: string } {
     if (isToolNode(value)) {
       const gate = toolNodeGates.get(value);
-      if (gate === undefined) return { state: 'ungated' };
+      if (gate === undefined) {
+        const foreign = foreignGate(value);
+        return foreign === undefined
+          ? { state: 'ungated' }
+          : { state: 'gated', gateKey: foreign.key, gateName: foreign.name };
+      }
       return toolNodeIntact(value)
         ? { state: 'gated', gateKey: gate.source.key, gateName: gate.source.name }
         : { state: 'ungated' };
@@ -203,7 +239,12 @@ export const langGraphAdapter: FrameworkAdapter<unknown> = {
     const graph = graphOf(value);
     if (graph !== undefined) {
       const guard = graphGuards.get(graph);
-      if (guard === undefined) return { state: 'ungated' };
+      if (guard === undefined) {
+        const foreign = foreignGate(graph);
+        return foreign === undefined
+          ? { state: 'ungated' }
+          : { state: 'gated', gateKey: foreign.key, gateName: foreign.name };
+      }
       const intact =
         Object.hasOwn(graph, 'stream') &&
         memberOf(graph, 'stream') === guard.stream &&

@@ -12,7 +12,7 @@ import { LANGGRAPH_MARK } from '../../walker/marks.js';
 import { applyMutations, installThrough, mutation } from '../../enforce/mutations.js';
 import type { FrameworkInstaller, SeamPlan } from '../installer.js';
 import type { Mutation } from '../seam.js';
-import { graphOf, langGraphAdapter, notAGraph } from './adapter.js';
+import { foreignGate, graphOf, langGraphAdapter, type LangGraphMark, notAGraph } from './adapter.js';
 import { loadInterrupt } from './approval.js';
 import { untestedToolNode } from './version.js';
 import {
@@ -124,6 +124,8 @@ function replaceMember(target: object, key: PropertyKey, value: unknown): () => 
 }
 
 function toolNodeMutations(node: ToolNodeLike, entry: SeamEntry, source: GateSource, agentName: string): Mutation[] {
+  // Gated by another copy of gate-audit (same gate, or the plan refused it): its wrappers are the ones that run.
+  if (!toolNodeGates.has(node) && foreignGate(node) !== undefined) return [];
   const what = `tool node ${JSON.stringify(entry.id)}`;
   const mutations: Mutation[] = [];
   for (const tool of node.tools) {
@@ -174,9 +176,13 @@ function toolNodeMutations(node: ToolNodeLike, entry: SeamEntry, source: GateSou
           wrapToolCall,
         };
         toolNodeGates.set(node, gate);
-        const restores = [replaceMember(node, 'runTool', gatedRunTool(node, gate))];
+        const runTool = gatedRunTool(node, gate);
+        const restores = [replaceMember(node, 'runTool', runTool)];
         if (middleware) restores.push(replaceMember(node, 'wrapToolCall', wrapToolCall));
-        restores.push(replaceMember(node, LANGGRAPH_MARK, Object.freeze({ gate: source.name })));
+        // What another copy of gate-audit reads (it cannot see this copy's WeakMaps): the gate, and the members
+        // that show the gate is still in place.
+        const mark: LangGraphMark = { gate: source.name, gateKey: source.key, runTool, wrapToolCall };
+        restores.push(replaceMember(node, LANGGRAPH_MARK, Object.freeze(mark)));
         return () => {
           for (const restore of restores.reverse()) restore();
           toolNodeGates.delete(node);
@@ -193,7 +199,7 @@ function graphMutations(
   source: GateSource,
   accepted: ReadonlyMap<string, string>,
 ): Mutation[] {
-  if (graphGuards.has(graph)) return [];
+  if (graphGuards.has(graph) || foreignGate(graph) !== undefined) return [];
   const what = `graph ${JSON.stringify(entry.id)}`;
   const nodes = Object.entries(graph.nodes);
   return [
@@ -235,6 +241,8 @@ function graphMutations(
             restores.push(replaceMember(node, 'getNode', kept.getNode));
           }
           restores.push(replaceMember(graph, 'stream', stream));
+          const mark: LangGraphMark = { gate: source.name, gateKey: source.key, stream };
+          restores.push(replaceMember(graph, LANGGRAPH_MARK, Object.freeze(mark)));
         } catch (error) {
           for (const restore of restores.reverse()) restore();
           graphGuards.delete(graph);
@@ -271,9 +279,15 @@ export function planLangGraph(root: unknown, source: GateSource, accept?: readon
   const findings = unaccepted(inventory, accepted);
   const conflicts = inventory.entries
     .filter((entry) => entry.sameAs === undefined && isToolNode(entry.target))
-    .map((entry) => ({ entry, gate: toolNodeGates.get(entry.target as object) }))
-    .filter(({ gate }) => gate !== undefined && gate.source.key !== source.key)
-    .map(({ entry, gate }) => ({ path: entry.path, existing: gate!.source.name, requested: source.name }));
+    .map((entry) => {
+      const own = toolNodeGates.get(entry.target as object);
+      return {
+        entry,
+        gate: own === undefined ? foreignGate(entry.target) : { key: own.source.key, name: own.source.name },
+      };
+    })
+    .filter(({ gate }) => gate !== undefined && gate.key !== source.key)
+    .map(({ entry, gate }) => ({ path: entry.path, existing: gate!.name, requested: source.name }));
   if (findings.length === 0 && conflicts.length > 0) throw new GateConflictError(conflicts);
   const mutations: Mutation[] = [];
   const graphName = new Map<unknown, string>();
