@@ -1,9 +1,10 @@
 /**
  * `--watch`: audit again when a file the last run read changes (the configuration, a module, or a project
  * file a module imports). Folders are watched rather than files, so an editor that saves by replacing the
- * file is still seen. Each run loads its modules afresh, in a new audit process.
+ * file is still seen. Each run loads its modules afresh, in a new audit process. A folder the system will not
+ * watch (no inotify watch or instance left: `ENOSPC`, `EMFILE`) has its files polled instead, and a line says so.
  */
-import { type FSWatcher, watch } from 'node:fs';
+import { type FSWatcher, unwatchFile, watch, watchFile } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** What `watchRuns` needs. */
@@ -44,13 +45,19 @@ export async function watchRuns(options: WatchOptions): Promise<number> {
   await once();
   return new Promise<number>((done) => {
     let watchers: FSWatcher[] = [];
+    let polled: string[] = [];
     let timer: NodeJS.Timeout | undefined;
     let running = false;
     let pending = false;
     let stopped = false;
-    const arm = (): void => {
+    const unarm = (): void => {
       for (const watcher of watchers) watcher.close();
       watchers = [];
+      for (const file of polled) unwatchFile(file);
+      polled = [];
+    };
+    const arm = (): void => {
+      unarm();
       const byFolder = new Map<string, Set<string>>();
       for (const file of watched) {
         const names = byFolder.get(dirname(file)) ?? new Set<string>();
@@ -64,8 +71,19 @@ export async function watchRuns(options: WatchOptions): Promise<number> {
               if (name === null || names.has(name.toString()) || watched.has(join(folder, name.toString()))) changed();
             }),
           );
-        } catch {
+        } catch (error) {
           // A folder that went away: the next run names what is missing.
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+          stderr.write(
+            `gate-audit: cannot watch ${folder} (${(error as Error).message}); polling its ${names.size} file${names.size === 1 ? '' : 's'} instead\n`,
+          );
+          for (const name of names) {
+            const file = join(folder, name);
+            watchFile(file, { interval: 500 }, (now, before) => {
+              if (now.mtimeMs !== before.mtimeMs || now.size !== before.size) changed();
+            });
+            polled.push(file);
+          }
         }
       }
     };
@@ -94,7 +112,7 @@ export async function watchRuns(options: WatchOptions): Promise<number> {
       if (stopped) return;
       stopped = true;
       clearTimeout(timer);
-      for (const watcher of watchers) watcher.close();
+      unarm();
       process.off('SIGINT', stop);
       done(last);
     };

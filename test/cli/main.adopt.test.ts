@@ -721,7 +721,8 @@ describe.concurrent('one run, every report', { timeout: 240_000 }, () => {
       expect(run.stdout()).toMatch(/✘ clerk +agent +ungated/);
       writeFileSync(join(dir, 'agents.ts'), "export const clerkId = 'archivist';\n");
       await run.until(() => run.stdout().includes('archivist'));
-      expect(run.stdout()).toMatch(/✘ archivist +agent +ungated/);
+      // What the watch said (a folder it could not watch, a run that failed) is the reason when this fails.
+      expect(run.stdout(), run.stderr()).toMatch(/✘ archivist +agent +ungated/);
       expect(run.stderr()).toContain('a watched file changed, auditing again');
     });
   });
@@ -739,7 +740,8 @@ describe.concurrent('one run, every report', { timeout: 240_000 }, () => {
       expect(run.stdout()).toMatch(/✘ clerk +agent +ungated/);
       writeFileSync(join(dir, 'ids.ts'), "export const clerkId = 'archivist';\n");
       await run.until(() => run.stdout().includes('archivist'));
-      expect(run.stdout()).toMatch(/✘ archivist +agent +ungated/);
+      // What the watch said (a folder it could not watch, a run that failed) is the reason when this fails.
+      expect(run.stdout(), run.stderr()).toMatch(/✘ archivist +agent +ungated/);
     });
   });
 
