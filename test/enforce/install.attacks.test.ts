@@ -31,6 +31,15 @@ describe('install and installMultiagent (install.ts)', () => {
       const graph = new Graph({ id: 'g', nodes: [proxy], edges: [] });
       expect(audit(graph).nodes.find((n) => n.id === 'a')).toMatchObject({ status: 'ungateable', problem: 'proxy' });
       expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(UngateableError);
+      // accept acknowledges remote and opaque nodes only: a Proxy is neither, so naming it is refused too.
+      expect(() =>
+        installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'g/a', reason: 'trust it' }] }),
+      ).toThrow(
+        expect.objectContaining({
+          code: 'INVALID_ACCEPT',
+          message: expect.stringMatching(/cannot be accepted/) as string,
+        }),
+      );
     });
 
     it('a getter on AgentNode._agent is refused before install, and cannot be defined after it [A6]', () => {
