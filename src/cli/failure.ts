@@ -12,7 +12,7 @@ import type { CliStreams } from './commands/command.js';
 import { InvalidConfigError } from './config.js';
 import { type Inputs, OutputRefusedError, type ReporterSpec, resolveOutput, writeReport } from './outputs.js';
 import { reporterOf } from './reporters.js';
-import { version } from './version.js';
+import { gateAuditVersion } from '../report/own-version.js';
 
 /** What a failed run knew when it failed. */
 export interface FailedRun {
@@ -89,7 +89,7 @@ function writeErrorSarif(reporters: readonly ReporterSpec[], inputs: Inputs, mes
     if (reporter.format !== 'sarif' || reporter.file === undefined) continue;
     if (inputs.find(reporter.file) !== undefined) continue;
     try {
-      writeReport({ ...reporter, file: reporter.file }, renderSarifError(message, version()));
+      writeReport({ ...reporter, file: reporter.file }, renderSarifError(message, gateAuditVersion()));
     } catch {
       // The error itself is what the run reports; a file that cannot be written adds nothing to it.
     }

@@ -11,7 +11,7 @@ import { failed } from './failure.js';
 import { Inputs } from './outputs.js';
 
 export type { CliContext, CliStreams } from './commands/command.js';
-export { version } from './version.js';
+export { gateAuditVersion as version } from '../report/own-version.js';
 
 /**
  * Runs the command.

@@ -28,7 +28,7 @@ import {
 import { parseReporter, reporterOf, reportersOf } from '../reporters.js';
 import { type RunOutcome, type RunSettings, runAudit } from '../run.js';
 import type { Pattern } from '../select.js';
-import { version } from '../version.js';
+import { gateAuditVersion } from '../../report/own-version.js';
 import { watchRuns } from '../watch.js';
 import type { CliStreams, CommandShell } from './command.js';
 import { SUBCOMMANDS } from './index.js';
@@ -244,7 +244,7 @@ async function render(
   streams: CliStreams,
 ): Promise<string> {
   return await renderReport(reporter.format, outcome.report, {
-    version: version(),
+    version: gateAuditVersion(),
     exitRule: outcome.exitRule,
     quiet,
     sarif: outcome.sarif,
@@ -423,7 +423,7 @@ function versionText(): string {
   const sdk = sdkStatus();
   const verdict = sdk.tested ? 'inside the tested range' : 'OUTSIDE the tested range';
   return [
-    `gate-audit ${version()}`,
+    `gate-audit ${gateAuditVersion()}`,
     `@strands-agents/sdk ${sdk.version} (${sdk.where}): ${verdict}`,
     `tested range: @strands-agents/sdk ${sdk.range}`,
   ].join('\n');

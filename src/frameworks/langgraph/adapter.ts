@@ -178,6 +178,14 @@ export function foreignGate(value: unknown): { readonly key: unknown; readonly n
   return { key: readData(mark, 'gateKey'), name: typeof name === 'string' ? name : '?' };
 }
 
+/** A tool node or graph this copy did not gate: gated when another copy's mark says so, else ungated. */
+function foreignState(value: unknown): { state: SeamGateState; gateKey?: unknown; gateName?: string } {
+  const foreign = foreignGate(value);
+  return foreign === undefined
+    ? { state: 'ungated' }
+    : { state: 'gated', gateKey: foreign.key, gateName: foreign.name };
+}
+
 /** The LangGraph adapter. */
 export const langGraphAdapter: FrameworkAdapter<unknown> = {
   framework: 'langgraph',
@@ -226,12 +234,7 @@ export const langGraphAdapter: FrameworkAdapter<unknown> = {
   gateState(value: unknown): { state: SeamGateState; gateKey?: unknown; gateName?: string } {
     if (isToolNode(value)) {
       const gate = toolNodeGates.get(value);
-      if (gate === undefined) {
-        const foreign = foreignGate(value);
-        return foreign === undefined
-          ? { state: 'ungated' }
-          : { state: 'gated', gateKey: foreign.key, gateName: foreign.name };
-      }
+      if (gate === undefined) return foreignState(value);
       return toolNodeIntact(value)
         ? { state: 'gated', gateKey: gate.source.key, gateName: gate.source.name }
         : { state: 'ungated' };
@@ -239,12 +242,7 @@ export const langGraphAdapter: FrameworkAdapter<unknown> = {
     const graph = graphOf(value);
     if (graph !== undefined) {
       const guard = graphGuards.get(graph);
-      if (guard === undefined) {
-        const foreign = foreignGate(graph);
-        return foreign === undefined
-          ? { state: 'ungated' }
-          : { state: 'gated', gateKey: foreign.key, gateName: foreign.name };
-      }
+      if (guard === undefined) return foreignState(graph);
       const intact =
         Object.hasOwn(graph, 'stream') &&
         memberOf(graph, 'stream') === guard.stream &&
