@@ -11,8 +11,8 @@
 #     text report plus a line on what to install, `--format tui` exits 2, the HTML page says why it has no
 #     picture; and an app on React 18 installs it without a conflict;
 #   - a LangGraph.js-only app (no @strands-agents/sdk) installs it within the same bounds, without the SDK, and
-#     gate-audit/langgraph gates a createAgent agent there (a denied tool does not run); the audit says what it
-#     needs, exit 2, and verify-log runs without it.
+#     gate-audit/langgraph gates a createAgent agent there (a denied tool does not run); `npx gate-audit` audits
+#     its LangGraph agents there (exit 1 with one ungated, 0 on the gated one), and verify-log runs without it.
 # Usage: scripts/pack-install.sh [sdk-version ...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -66,9 +66,13 @@ langgraph_only() {
   outcome=$(node deny.mjs) || { echo "the LangGraph.js app failed: $outcome"; return 1; }
   echo "$outcome"
   [ "$outcome" = '{"before":2,"ran":0,"refused":true,"coverage":1,"turns":2}' ] || { echo "a denied tool ran, or the agent never ran, in the LangGraph.js app"; return 1; }
+  # The audit runs there too: the ungated agent fails the run (exit 1), the gated one alone passes.
+  cp "$here/fixtures/apps/langgraph-only/agents.mjs" agents.mjs
   local status=0
-  npx gate-audit deny.mjs > cmd.out 2>&1 || status=$?
-  [ "$status" -eq 2 ] && grep -q 'npm i -D @strands-agents/sdk' cmd.out || { cat cmd.out; echo "the command without the Strands SDK exited $status without saying what it needs"; return 1; }
+  npx gate-audit agents.mjs > cmd.out 2>&1 || status=$?
+  [ "$status" -eq 1 ] && grep -q 'coverage 50%' cmd.out || { cat cmd.out; echo "the audit without the Strands SDK exited $status (expected 1, coverage 50%)"; return 1; }
+  npx gate-audit agents.mjs --export gated > cmd.out 2>&1 || { cat cmd.out; echo "the audit of a gated LangGraph agent without the Strands SDK failed"; return 1; }
+  grep -q '@strands-agents/sdk: not installed' <(npx gate-audit --version) || { echo "--version does not say the Strands SDK is not installed"; return 1; }
   # The commands that read reports, traces and logs never load the SDK.
   npx gate-audit verify-log --help > help.out 2>&1 || { cat help.out; echo "verify-log does not run without the Strands SDK"; return 1; }
 }

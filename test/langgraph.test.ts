@@ -1,7 +1,8 @@
 /**
  * `gate-audit/langgraph` serves apps without `@strands-agents/sdk`: in a process where the SDK cannot be resolved
  * (a resolve hook refuses it, as in an app that never installed it), the built entry loads, gates a `createAgent`
- * agent and audits it, while the main entry cannot load there.
+ * agent and audits it, while the main entry cannot load there; the command audits LangGraph trees there (exports,
+ * entries, policies) and says what to install for anything else.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -9,14 +10,22 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CoverageReportSchema } from '../src/report/schema.js';
 import { root } from './helpers/cli.js';
 
 const hook = pathToFileURL(join(root, 'test/helpers/no-strands-hook.mjs')).href;
 const register = `data:text/javascript,import { register } from 'node:module'; register(${JSON.stringify(hook)});`;
 
 function runWithoutStrands(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  return runWithoutStrandsIn(root, ...args);
+}
+
+function runWithoutStrandsIn(
+  cwd: string,
+  ...args: string[]
+): { status: number | null; stdout: string; stderr: string } {
   const run = spawnSync(process.execPath, ['--import', register, ...args], {
-    cwd: root,
+    cwd,
     encoding: 'utf8',
     env: { ...process.env, NODE_NO_WARNINGS: '1' },
     timeout: 60_000,
@@ -25,6 +34,21 @@ function runWithoutStrands(...args: string[]): { status: number | null; stdout: 
 }
 
 const app = join(root, 'fixtures/apps/langgraph-only/deny.mjs');
+
+/** The built command where the SDK cannot be resolved, in its own process and in every process it starts. */
+function commandWithoutStrands(
+  args: readonly string[],
+  cwd = root,
+): { status: number | null; stdout: string; stderr: string } {
+  const hidden = pathToFileURL(join(root, 'test/helpers/no-strands-register.mjs')).href;
+  const run = spawnSync(process.execPath, [join(root, 'bin/gate-audit.js'), ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NODE_NO_WARNINGS: '1', NODE_OPTIONS: `--import "${hidden}"` },
+    timeout: 120_000,
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
 
 describe('gate-audit/langgraph', () => {
   it('exports a small, pinned surface', async () => {
@@ -112,6 +136,73 @@ describe('gate-audit/langgraph', () => {
       expect(observed.status).toBe(2);
       expect(observed.stderr).toMatch(/no tool-execution span/);
       expect(`${merged.stderr}${verified.stderr}${observed.stderr}`).not.toMatch(/strands-agents/);
+    });
+  });
+
+  describe('the audit in an app without @strands-agents/sdk', () => {
+    const agents = 'fixtures/apps/langgraph-only/agents.mjs';
+
+    it('audits LangGraph exports: the ungated one fails the run, the gated one alone passes', () => {
+      const run = commandWithoutStrands([agents, '--format', 'json']);
+      expect(run.status, run.stderr).toBe(1);
+      const report = CoverageReportSchema.parse(JSON.parse(run.stdout));
+      const statuses = Object.fromEntries(report.nodes.map((n) => [n.path.slice(1).join('/'), n.status]));
+      expect(statuses).toEqual({
+        gated: 'gated',
+        'gated/tools': 'gated',
+        ungated: 'ungated',
+        'ungated/tools': 'ungated',
+      });
+      expect(report.nodes.every((n) => n.framework === 'langgraph')).toBe(true);
+      // The run's generator names the framework its trees belong to, not a Strands SDK that is not there.
+      expect(report.generator?.sdk).toMatch(/^@langchain\/langgraph@\d+\.\d+\.\d+$/);
+      const gated = commandWithoutStrands([agents, '--export', 'gated']);
+      expect(gated.status, gated.stderr).toBe(0);
+      expect(gated.stdout).toMatch(/coverage 100%/);
+      expect(`${run.stderr}${gated.stderr}`).not.toMatch(/strands-agents/);
+    });
+
+    it('runs an entry point and audits the graph it invokes, stopped before it runs', () => {
+      const run = commandWithoutStrands(['--entry', 'fixtures/apps/lg-runner/src/main.ts', '--format', 'json']);
+      expect(run.status, run.stderr).toBe(0);
+      const report = CoverageReportSchema.parse(JSON.parse(run.stdout));
+      expect(report.summary).toMatchObject({ gated: 5, attested: 1, ungated: 0 });
+    });
+
+    it('checks a policy against LangGraph tool nodes', () => {
+      const run = commandWithoutStrands(['check-policy', 'fixtures/policies/app-policy.yaml', agents]);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/gated › tools\n\s+wipe\s+deny\s+default: no rule covers it/);
+    });
+
+    it('--version says the SDK is not installed, and which LangGraph.js packages are', () => {
+      const run = commandWithoutStrands(['--version']);
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout).toMatch(/^@strands-agents\/sdk: not installed$/m);
+      expect(run.stdout).toMatch(/^@langchain\/langgraph \d+\.\d+\.\d+: inside the tested range/m);
+    });
+
+    it('a Strands tree, or the process guard, says what to install (exit 2), nothing half-run', () => {
+      // The fixture's SDK loads through the TypeScript loader (outside the hook), so the audit itself meets it.
+      const strands = commandWithoutStrands(['fixtures/graphs/gated-app.ts']);
+      expect(strands.status).toBe(2);
+      expect(strands.stderr).toMatch(
+        /cannot audit "fixtures\/graphs\/gated-app\.ts#graph": it is not a LangGraph .* \| npm i -D @strands-agents\/sdk/,
+      );
+      const scratch = join(root, 'test/.generated/no-strands-guard');
+      mkdirSync(scratch, { recursive: true });
+      writeFileSync(join(scratch, 'gate-audit.config.json'), '{"processGuard":{"policy":"policy.yaml"}}');
+      writeFileSync(join(scratch, 'app.mjs'), "console.log('the app ran');");
+      try {
+        const guarded = runWithoutStrandsIn(scratch, '--import', join(root, 'dist/cli/register.js'), 'app.mjs');
+        expect(guarded.status).toBe(2);
+        expect(guarded.stdout).toBe('');
+        expect(guarded.stderr).toMatch(
+          /process guard .* runs on @strands-agents\/sdk, .* \| npm i @strands-agents\/sdk/,
+        );
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+      }
     });
   });
 });

@@ -7,8 +7,10 @@ import { realpathSync } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { type Finding, GateAuditError, messageOf } from '../errors.js';
 import { escapeSegment, joinPath } from '../tree-paths.js';
-import { type AuditOptions, audit, plan, summarize } from '../report/audit.js';
-import { checkedGenerator } from '../report/generator.js';
+import type { AuditOptions } from '../report/audit.js';
+import { summarize } from '../report/lines.js';
+import { isLangGraphValue } from '../frameworks/langgraph/adapter.js';
+import { judges, withoutStrands } from './judges.js';
 import { type CoverageNode, type CoverageNote, type CoverageReport, SCHEMA_VERSION } from '../report/schema.js';
 import type { ProcessGuardMark } from '../enforce/process-guard.js';
 import type { AcceptRule, ModuleOutcome } from './child/protocol.js';
@@ -117,7 +119,7 @@ export function refusalReport(refusal: Refusal, planMode: boolean, hint: string)
         factory: refusal.exportName !== undefined,
       },
     ],
-    generator: checkedGenerator(),
+    generator: judges().generator(new Set()),
   };
 }
 
@@ -166,8 +168,10 @@ export function judgeTree(
   context: Pick<AuditContext, 'plan' | 'configShown'>,
   where: string,
 ): JudgedTree {
+  const judging = judges();
+  if (!judging.strands && !isLangGraphValue(orchestrator)) throw withoutStrands(where);
   const judge = (options?: AuditOptions): CoverageReport =>
-    context.plan ? plan(orchestrator, options) : audit(orchestrator, options);
+    context.plan ? judging.plan(orchestrator, options) : judging.audit(orchestrator, options);
   let report = judge();
   const paths = [...new Set(report.nodes.map((n) => joinPath(n.path)))];
   const matching = applicable.filter((rule) => paths.includes(rule.path));
@@ -277,7 +281,7 @@ export function emptyReport(planMode: boolean): CoverageReport {
     summary: summarize([]),
     refusals: [],
     sources: [],
-    generator: checkedGenerator(),
+    generator: judges().generator(new Set()),
   };
 }
 

@@ -25,7 +25,7 @@ import { inspect, types } from 'node:util';
 import { createJiti } from 'jiti';
 import { type Finding, GateAuditError, messageOf } from '../errors.js';
 import { AUDIT_STOP_MARK, GATED_FACTORY_MARK } from '../walker/marks.js';
-import { walk } from '../walker/walk.js';
+import { strandsSdkInstalled } from '../frameworks/strands/sdk-package.js';
 import { readExports, valuesUnder } from './exports.js';
 import { selectModules } from './select.js';
 
@@ -681,9 +681,12 @@ export async function loadModule(file: string, options: LoadOptions, explicit = 
   // Agents are audited on their own only when no exported orchestrator of the module contains them.
   if (agents.length > 0) {
     const contained = new Set<unknown>();
-    for (const found of result.found) {
-      if (graphOf(found.orchestrator) !== undefined) continue;
-      for (const entry of walk(found.orchestrator).entries) contained.add(entry.target);
+    const strands = result.found.filter((found) => graphOf(found.orchestrator) === undefined);
+    // Walked with the Strands walker, loaded only here: without the SDK (a LangGraph.js-only app), each agent is
+    // audited on its own, and the audit says what it needs.
+    if (strands.length > 0 && strandsSdkInstalled()) {
+      const { walk } = await import('../walker/walk.js');
+      for (const found of strands) for (const entry of walk(found.orchestrator).entries) contained.add(entry.target);
     }
     for (const { name, label, value } of agents) {
       if (contained.has(value)) continue;

@@ -8,6 +8,7 @@ import { isAuditing } from '../auditing.js';
 import { GateAuditError, PolicyError } from '../errors.js';
 import { joinPath } from '../tree-paths.js';
 import type { AgentVerdicts, CheckProblem } from '../policy/check-policy.js';
+import { requireStrandsSdk } from '../frameworks/strands/sdk-required.js';
 import type { CompiledPolicy, StaticVerdict } from '../policy/compile.js';
 import { parseKeyArgument } from '../policy/decision-log-signing.js';
 import { type LogLineBreak, type LogVerification, parseLastHash, verifyLogFile } from '../policy/verify-log.js';
@@ -169,9 +170,10 @@ function checkSarif(policyPath: string, problems: readonly CheckProblem[]): stri
  *   or a load error
  */
 export async function checkPolicyCommand(argv: readonly string[], streams: Streams, cwd: string): Promise<number> {
-  // Loaded here, not with the module: they load the SDK, which `verify-log` (also here) never needs.
-  const [{ checkPolicy, policyProblems }, { loadModules }] = await Promise.all([
+  // Loaded here, not with the module: `verify-log` (also here) never needs them.
+  const [{ policyProblems }, { checkLangGraphTree }, { loadModules }] = await Promise.all([
     import('../policy/check-policy.js'),
+    import('../policy/check-langgraph.js'),
     import('./load.js'),
   ]);
   const command = subcommand('check-policy', streams)
@@ -260,11 +262,17 @@ export async function checkPolicyCommand(argv: readonly string[], streams: Strea
       return 2;
     }
   }
-  const checked = found.map((source) => ({
-    module: source.module,
-    exportName: source.exportName,
-    agents: checkPolicy(compiled, source.orchestrator),
-  }));
+  const checked: { module: string; exportName: string; agents: AgentVerdicts[] }[] = [];
+  for (const source of found) {
+    let agents = checkLangGraphTree(compiled, source.orchestrator);
+    if (agents === undefined) {
+      // A Strands tree: its walk loads @strands-agents/sdk (an optional peer), so it is loaded only for one.
+      requireStrandsSdk(`check-policy of "${source.module}#${source.exportName}" (not a LangGraph graph)`);
+      const { checkStrandsTree } = await import('../policy/check-strands.js');
+      agents = checkStrandsTree(compiled, source.orchestrator);
+    }
+    checked.push({ module: source.module, exportName: source.exportName, agents });
+  }
   const problems = policyProblems(
     compiled,
     checked.flatMap((c) => c.agents),

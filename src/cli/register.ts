@@ -7,9 +7,11 @@
  * exit code 2 before the app runs: a process that asked for the guard never runs without it.
  */
 import { messageOf } from '../errors.js';
-import { startRegisteredGuard } from './registered-guard.js';
+import { requireStrandsSdk } from '../frameworks/strands/sdk-required.js';
 
 try {
+  requireStrandsSdk('the process guard (gate-audit/register)');
+  const { startRegisteredGuard } = await import('./registered-guard.js');
   await startRegisteredGuard(process.cwd());
 } catch (error) {
   process.stderr.write(`gate-audit/register: ${messageOf(error)}\n`);

@@ -7,12 +7,13 @@ import { createHash } from 'node:crypto';
 import { relative } from 'node:path';
 import { GateAuditError } from '../errors.js';
 import { escapeSegment, joinPath } from '../tree-paths.js';
-import { summarize } from '../report/audit.js';
+import { summarize } from '../report/lines.js';
 import { type ExitRule, isToolRunningNode, judgeRun } from '../report/exit.js';
 import type { SarifOptions } from '../report/render/sarif.js';
 import { type CoverageNote, type CoverageReport, SCHEMA_VERSION, type Shard } from '../report/schema.js';
-import { checkedGenerator, mergeGenerators } from '../report/generator.js';
+import { mergeGenerators } from '../report/own-version.js';
 import { acceptRulesOf, emptyReport, Factories, posix, realOf, splitKey } from './audit-module.js';
+import { frameworksOf, loadJudges } from './judges.js';
 import type { AcceptRule, ModuleOutcome } from './child/protocol.js';
 import type { LoadedConfig } from './config.js';
 import { closest, didYouMean } from './did-you-mean.js';
@@ -457,6 +458,7 @@ export async function runAudit(
   watched: Set<string> = new Set(),
 ): Promise<RunOutcome> {
   const loaded = settings.config;
+  const judging = await loadJudges();
   if (loaded.file !== undefined) {
     inputs.add(loaded.file, 'the configuration');
     watched.add(loaded.file);
@@ -505,8 +507,9 @@ export async function runAudit(
     run,
     {
       ...combined,
-      // The SDK this command checked before anything loaded (the audit child resolves the same copy).
-      generator: checkedGenerator(),
+      // The framework packages this command checked before anything loaded (the audit child resolves the same
+      // copies), for the frameworks the run's trees belong to.
+      generator: judging.generator(frameworksOf(reports)),
       ...(notes.length > 0 ? { notes } : {}),
       ...extras,
     },

@@ -3,10 +3,9 @@
  * (with every place it sits at), each known tool, its verdict when it does not depend on the input, the
  * rules that cover it, and whether it is one of the SDK's vended tools; plus the problems a team wants to
  * hear about (rules that match no known tool, tools that fall to `default`, a Swarm that can never hand
- * off). Pure: it walks the trees and reads tool registries, nothing else.
+ * off). Pure. Each framework's walk lists the agents and their tools (`check-strands.ts`, `check-langgraph.ts`);
+ * this module judges them and never loads a framework.
  */
-import { hasStructuredOutputSchema, listTools } from '../frameworks/strands/sdk-internals.js';
-import { walk } from '../walker/walk.js';
 import type { CompiledPolicy, StaticVerdict } from './compile.js';
 import { closest } from './load.js';
 import { ownEntry } from './own-entry.js';
@@ -64,53 +63,44 @@ export interface CheckProblem {
   readonly tool?: string;
 }
 
-function toolName(tool: unknown): string | undefined {
-  const name = (tool as { name?: unknown } | null)?.name;
-  return typeof name === 'string' ? name : undefined;
+/** One agent (or tool node) of a tree as a framework's walk found it: where it sits, and its tools' names. */
+export interface CheckedAgent {
+  readonly path: readonly string[];
+  readonly places: readonly (readonly string[])[];
+  readonly swarmMember: boolean;
+  /** Its tools' names, in registry order (the ones it gets at run time included). */
+  readonly tools: readonly string[];
+  /** Tools it gets at run time, by name. */
+  readonly runtime?: ReadonlyMap<string, ToolVerdict['runtime']>;
 }
 
 /**
- * The verdict of every known tool of every local agent in one or more orchestrator trees.
+ * What a policy says about each tool of one agent: the verdict when it does not depend on the input, the rules
+ * whose tool globs (and paths) cover it, and whether it is named like one of the SDK's vended tools.
  *
  * @param policy - a compiled policy
- * @param orchestrator - a Graph or Swarm
- * @returns one entry per agent, in walk order
+ * @param agent - the agent, its places and its tools' names
  */
-export function checkPolicy(policy: CompiledPolicy, orchestrator: unknown): AgentVerdicts[] {
-  const inventory = walk(orchestrator);
-  const swarms = new Set(inventory.entries.filter((e) => e.kind === 'swarm').map((e) => JSON.stringify(e.path)));
-  return inventory.agents.map(({ agent, path }) => {
-    const places = inventory.entries.filter((e) => e.target === agent && e.problem === undefined).map((e) => e.path);
-    if (places.length === 0) places.push(path);
-    const swarmMember = places.some((p) => swarms.has(JSON.stringify(p.slice(0, -1))));
-    const names = listTools(agent)
-      .map(toolName)
-      .filter((n): n is string => n !== undefined);
-    const runtime = new Map<string, ToolVerdict['runtime']>();
-    if (!names.includes(HANDOFF_TOOL)) {
-      if (swarmMember) runtime.set(HANDOFF_TOOL, 'swarm-handoff');
-      else if (hasStructuredOutputSchema(agent)) runtime.set(HANDOFF_TOOL, 'structured-output');
-      if (runtime.has(HANDOFF_TOOL)) names.push(HANDOFF_TOOL);
-    }
-    const tools = names.map((tool): ToolVerdict => {
-      const rules = policy.rules
-        .filter(
-          (r) =>
-            r.matchesTool(tool) && (r.rule.paths === undefined || places.some((p) => r.matchesPlaces([p.join('/')]))),
-        )
-        .map((r) => r.rule.id);
-      const vended = ownEntry(VENDED_TOOLS, tool);
-      const kind = runtime.get(tool);
-      return {
-        tool,
-        ...policy.staticVerdict(tool, places),
-        rules,
-        ...(vended === undefined ? {} : { vended }),
-        ...(kind === undefined ? {} : { runtime: kind }),
-      };
-    });
-    return { path, places, swarmMember, tools };
+export function agentVerdicts(policy: CompiledPolicy, agent: CheckedAgent): AgentVerdicts {
+  const { path, places, swarmMember } = agent;
+  const tools = agent.tools.map((tool): ToolVerdict => {
+    const rules = policy.rules
+      .filter(
+        (r) =>
+          r.matchesTool(tool) && (r.rule.paths === undefined || places.some((p) => r.matchesPlaces([p.join('/')]))),
+      )
+      .map((r) => r.rule.id);
+    const vended = ownEntry(VENDED_TOOLS, tool);
+    const kind = agent.runtime?.get(tool);
+    return {
+      tool,
+      ...policy.staticVerdict(tool, places),
+      rules,
+      ...(vended === undefined ? {} : { vended }),
+      ...(kind === undefined ? {} : { runtime: kind }),
+    };
   });
+  return { path, places, swarmMember, tools };
 }
 
 /**

@@ -16,7 +16,13 @@ import { inTestedRange } from '../frameworks/versions.js';
 import { gateAuditVersion } from './own-version.js';
 import { gatedVerdict, type Verdict } from './gate-verdict.js';
 import { summarize } from './lines.js';
-import { type CoverageNode, type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from './schema.js';
+import {
+  type CoverageNode,
+  type CoverageReport,
+  CoverageReportSchema,
+  type Generator,
+  SCHEMA_VERSION,
+} from './schema.js';
 
 const KIND: Record<SeamEntry['kind'], CoverageNode['kind']> = {
   orchestrator: 'graph',
@@ -81,7 +87,7 @@ function judge(
 }
 
 /** The `generator` of a LangGraph report: gate-audit's version, the `@langchain/langgraph` copy, and whether it was tested. */
-function langGraphGenerator(): CoverageReport['generator'] {
+export function langGraphGenerator(): Generator {
   const version = installedVersion('@langchain/langgraph') ?? 'unknown';
   return {
     name: 'gate-audit',

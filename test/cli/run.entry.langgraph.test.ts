@@ -51,5 +51,13 @@ describe('gate-audit on LangGraph apps', () => {
     expect(statuses('drafting')).toEqual({ ungated: 1, ungateable: 1 });
     expect(statuses('accounts')).toEqual({ ungated: 3, ungateable: 1 });
     expect(report.nodes.find((n) => n.path.slice(1).join('/') === 'accounts/billing')?.fix).toMatch(/accept it here/);
+    // The run's generator names the framework of its trees: LangGraph here, though the Strands SDK is installed.
+    expect(report.generator?.sdk).toMatch(/^@langchain\/langgraph@\d+\.\d+\.\d+$/);
+  });
+
+  it("a run over both frameworks' trees names both in its generator, tested only when both are", () => {
+    const { report } = json(['fixtures/graphs/langgraph-agent.ts', 'fixtures/graphs/gated-app.ts']);
+    expect(report.generator?.sdk).toMatch(/^1\.\d+\.\d+, @langchain\/langgraph@\d+\.\d+\.\d+$/);
+    expect(report.generator?.sdkTested).toBe(true);
   });
 });

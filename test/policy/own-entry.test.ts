@@ -6,7 +6,7 @@
  */
 import { Graph } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
-import { checkPolicy } from '../../src/policy/check-policy.js';
+import { checkStrandsTree } from '../../src/policy/check-strands.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { ownEntry } from '../../src/policy/own-entry.js';
 import { analyzeShell } from '../../src/policy/shell/analyze.js';
@@ -54,7 +54,7 @@ describe('check-policy with a tool named like an inherited member', () => {
   it('does not call it a vended tool', () => {
     const agent = scriptedAgent('a', [say('x')], { tools: [recordingTool('constructor'), recordingTool('bash')] });
     const graph = new Graph({ id: 'g', nodes: [agent], edges: [] });
-    const [verdicts] = checkPolicy(parsePolicy({ version: 1, default: 'deny' }), graph);
+    const [verdicts] = checkStrandsTree(parsePolicy({ version: 1, default: 'deny' }), graph);
     const byName = new Map(verdicts?.tools.map((t) => [t.tool, t]));
     expect(byName.get('constructor')).not.toHaveProperty('vended');
     expect(byName.get('bash')).toHaveProperty('vended');

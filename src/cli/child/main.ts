@@ -10,6 +10,8 @@ import { Server } from 'node:net';
 import { relative } from 'node:path';
 import { auditModule, judgeTree, posix, realOf, underProcessGuard } from '../audit-module.js';
 import { loadConfig } from '../config.js';
+import { loadJudges } from '../judges.js';
+import { requireStrandsSdk } from '../../frameworks/strands/sdk-required.js';
 import { importModule, LoadTimeoutError, loadModule } from '../load.js';
 import { importClosure } from '../locate.js';
 import {
@@ -379,6 +381,7 @@ async function runEntry(entry: EntryJob): Promise<void> {
   process.argv = [process.argv[0] ?? process.execPath, entry.entry, ...entry.args];
   // As `node --import gate-audit/register` would, before the entry: a failure here is the CLI's exit 2.
   if (entry.processGuard === true) {
+    requireStrandsSdk("the configuration's processGuard");
     const { startRegisteredGuard } = await import('../registered-guard.js');
     await startRegisteredGuard(entry.cwd, entry.configFile);
   }
@@ -409,6 +412,9 @@ async function runCommand(command: CommandJob): Promise<void> {
 async function run(): Promise<void> {
   emit({ t: 'ready', pid: process.pid });
   try {
+    // The audit of the installed frameworks (and with it @strands-agents/sdk, when installed), before any
+    // audited code runs.
+    await loadJudges();
     if (job.kind === 'config') await runConfig(job);
     else if (job.kind === 'modules') await runModules(job);
     else if (job.kind === 'command') await runCommand(job);

@@ -7,7 +7,11 @@ import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import { REPORTER_FORMATS } from '../../config.js';
-import { ensureSdk, sdkStatus } from '../../frameworks/strands/sdk-check.js';
+import { LANGGRAPH_TESTED, installedVersion } from '../../frameworks/langgraph/version.js';
+import { inTestedRange } from '../../frameworks/versions.js';
+import { SDK_PACKAGE, strandsSdkInstalled } from '../../frameworks/strands/sdk-package.js';
+import { testedRange } from '../../frameworks/strands/sdk-version.js';
+import type * as SdkCheckModule from '../../frameworks/strands/sdk-check.js';
 import { GateAuditError, missingPackageOf } from '../../errors.js';
 import { notesSummary } from '../../report/render/notes.js';
 import { visible } from '../../escape.js';
@@ -62,7 +66,7 @@ interface Options {
   requireProcessGuard?: boolean;
 }
 
-function program(streams: CliStreams): Command {
+function program(streams: CliStreams, sdk: SdkCheck | undefined): Command {
   return new Command('gate-audit')
     .description(
       'Show which nodes of Strands Graph/Swarm orchestrators run under a policy gate; fail CI when any does not.',
@@ -136,7 +140,7 @@ function program(streams: CliStreams): Command {
       '--require-tested-sdk',
       'refuse (exit 2) when @strands-agents/sdk is outside the tested range, instead of warning and self-testing',
     )
-    .version(versionText(), '-v, --version', 'print the versions of gate-audit and the SDK, and the tested range')
+    .version(versionText(sdk), '-v, --version', 'print the versions of gate-audit and the SDK, and the tested range')
     .addHelpText(
       'after',
       `\nCommands:\n${SUBCOMMANDS.flatMap((command) => command.help.map((line) => `${line}\n`)).join('')}` +
@@ -350,7 +354,9 @@ export async function audit(argv: readonly string[], shell: CommandShell): Promi
   const inputs = new Inputs();
   let reporters: ReporterSpec[] = [];
   try {
-    const command = program(streams);
+    // The Strands SDK check, when the SDK is installed (an optional peer: a LangGraph.js-only app has none).
+    const sdk = strandsSdkInstalled() ? await import('../../frameworks/strands/sdk-check.js') : undefined;
+    const command = program(streams, sdk);
     command.parse([...argv], { from: 'user' });
     const options = command.opts<Options>();
     debug = options.debug === true;
@@ -359,7 +365,7 @@ export async function audit(argv: readonly string[], shell: CommandShell): Promi
     }
     // Before any user module runs: an SDK gate-audit cannot read (or, with the flag, one it was not tested
     // on) is exit 2 here, with the same line `install` would throw.
-    ensureSdk({ requireTested: options.requireTestedSdk === true });
+    sdk?.ensureSdk({ requireTested: options.requireTestedSdk === true });
     for (const arg of command.args) {
       if (!arg.startsWith('!')) inputs.add(isAbsolute(arg) ? arg : resolve(cwd, arg), 'a module of this run');
     }
@@ -418,13 +424,27 @@ export async function audit(argv: readonly string[], shell: CommandShell): Promi
   }
 }
 
-/** What `--version` prints: gate-audit's version, the SDK it found and where, and the tested range. */
-function versionText(): string {
-  const sdk = sdkStatus();
-  const verdict = sdk.tested ? 'inside the tested range' : 'OUTSIDE the tested range';
-  return [
-    `gate-audit ${gateAuditVersion()}`,
-    `@strands-agents/sdk ${sdk.version} (${sdk.where}): ${verdict}`,
-    `tested range: @strands-agents/sdk ${sdk.range}`,
-  ].join('\n');
+/** The Strands SDK check (`frameworks/strands/sdk-check.ts`), loaded only when the SDK is installed. */
+type SdkCheck = typeof SdkCheckModule;
+
+/**
+ * What `--version` prints: gate-audit's version, the Strands SDK it found and where (or that it is not installed)
+ * and its tested range, then each LangGraph.js package found and whether it lies in its tested range.
+ */
+function versionText(sdk: SdkCheck | undefined): string {
+  const lines = [`gate-audit ${gateAuditVersion()}`];
+  if (sdk === undefined) lines.push(`${SDK_PACKAGE}: not installed`);
+  else {
+    const status = sdk.sdkStatus();
+    const verdict = status.tested ? 'inside the tested range' : 'OUTSIDE the tested range';
+    lines.push(`${SDK_PACKAGE} ${status.version} (${status.where}): ${verdict}`);
+  }
+  lines.push(`tested range: ${SDK_PACKAGE} ${testedRange()}`);
+  for (const [name, range] of Object.entries(LANGGRAPH_TESTED)) {
+    const version = installedVersion(name);
+    if (version === undefined) continue;
+    const verdict = inTestedRange(version, range) ? 'inside' : 'OUTSIDE';
+    lines.push(`${name} ${version}: ${verdict} the tested range (>=${range.min} <=${range.max})`);
+  }
+  return lines.join('\n');
 }

@@ -85,3 +85,21 @@ export function sourceText(source: string | ArrayBuffer | ArrayBufferView): stri
     : new Uint8Array(source);
   return Buffer.from(bytes).toString('utf8');
 }
+
+let installed: boolean | undefined;
+
+/**
+ * Whether `@strands-agents/sdk` can be imported from gate-audit's folder (an optional peer: a LangGraph.js-only
+ * app has none). Read once per process, through the process's resolve hooks, without loading the SDK.
+ */
+export function strandsSdkInstalled(): boolean {
+  if (installed === undefined) {
+    try {
+      import.meta.resolve(SDK_PACKAGE);
+      installed = true;
+    } catch {
+      installed = false;
+    }
+  }
+  return installed;
+}

@@ -1,0 +1,4 @@
+/** `--import` this (in NODE_OPTIONS, so child processes get it too) to hide @strands-agents/sdk from a process. */
+import { register } from 'node:module';
+
+register('./no-strands-hook.mjs', import.meta.url);
