@@ -49,7 +49,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot:
-          '^src/(frameworks/langgraph/|frameworks/(seam|installer|versions)\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(call|judge|digest|gate|gate-identity|gate-source|mutations|settle|texts|read-decision)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
+          '^src/(frameworks/langgraph/|frameworks/(seam|installer|versions)\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(call|judge|digest|gate|gate-identity|gate-source|mutations|observe|settle|texts|read-decision)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
       },
     },
     {
@@ -101,9 +101,13 @@ module.exports = {
     {
       name: 'otel-whitelist',
       severity: 'error',
-      comment: 'OpenTelemetry reads decisions and places: the gate, the walker, the policy records',
+      comment:
+        'OpenTelemetry reads decisions and places: the gate, the walker, the policy records, the errors it throws',
       from: { path: '^src/otel/' },
-      to: { path: '^src/', pathNot: '^src/(otel/|enforce/|walker/|policy/|frameworks/strands/|tree-paths\\.ts$)' },
+      to: {
+        path: '^src/',
+        pathNot: '^src/(otel/|enforce/|walker/|policy/|frameworks/strands/|tree-paths\\.ts$|errors\\.ts$)',
+      },
     },
     {
       name: 'tui-whitelist',

@@ -11,6 +11,7 @@ export default defineConfig({
         replacement: fileURLToPath(new URL('./src/stores/postgres.ts', import.meta.url)),
       },
       { find: /^gate-audit\/vitest$/, replacement: fileURLToPath(new URL('./src/vitest.ts', import.meta.url)) },
+      { find: /^gate-audit\/langgraph$/, replacement: fileURLToPath(new URL('./src/langgraph.ts', import.meta.url)) },
       { find: /^gate-audit\/otel$/, replacement: fileURLToPath(new URL('./src/otel/index.ts', import.meta.url)) },
       { find: /^gate-audit$/, replacement: fileURLToPath(new URL('./src/index.ts', import.meta.url)) },
     ],

@@ -59,13 +59,13 @@ describe('the public API', () => {
 });
 
 describe('the subpath exports', () => {
-  it('gate-audit/tui exports renderCoverageTui, gate-audit/vitest the matcher, gate-audit/otel the span processor', async () => {
+  it('gate-audit/tui exports renderCoverageTui, gate-audit/vitest the matcher, gate-audit/otel the span processor and the LangGraph tracer', async () => {
     const tui = await import('../src/tui/index.js');
     expect(Object.keys(tui)).toEqual(['renderCoverageTui']);
     const matchers = await import('../src/vitest.js');
     expect(Object.keys(matchers)).toEqual(['toBeFullyGated']);
     const otel = await import('../src/otel/index.js');
-    expect(Object.keys(otel)).toEqual(['gateSpanProcessor']);
+    expect(Object.keys(otel).sort()).toEqual(['gateSpanProcessor', 'langGraphTracer']);
     const postgres = await import('../src/stores/postgres.js');
     expect(Object.keys(postgres).sort()).toEqual([
       'SCHEMA_VERSION',

@@ -89,6 +89,16 @@ describe('gate-audit/langgraph', () => {
       expect(JSON.parse(run.stdout)).toEqual({ before: 2, ran: 0, refused: true, coverage: 1, turns: 2 });
     });
 
+    it('loads gate-audit/otel (its span processor and the LangGraph tracer)', () => {
+      const run = runWithoutStrands(
+        '--input-type=module',
+        '-e',
+        "const otel = await import('gate-audit/otel'); console.log(Object.keys(otel).join(','));",
+      );
+      expect(run.stderr).toBe('');
+      expect(run.stdout.trim()).toBe('gateSpanProcessor,langGraphTracer');
+    });
+
     it('where the main entry cannot load (the hook really hides the SDK)', () => {
       const run = runWithoutStrands('--input-type=module', '-e', "await import('gate-audit');");
       expect(run.status).not.toBe(0);

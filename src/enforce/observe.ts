@@ -11,7 +11,10 @@ export type ObservedVerdict = 'allow' | 'deny' | 'ask' | 'error';
 
 /** One decided tool call. */
 export interface ToolDecision {
-  readonly agent: Agent;
+  /** The Strands agent whose loop made the call; absent for a LangGraph call (a tool node has no agent object). */
+  readonly agent?: Agent;
+  /** Which framework's call it is (absent: Strands). */
+  readonly framework?: 'langgraph';
   readonly agentId: string;
   readonly toolName: string;
   readonly toolUseId: string;

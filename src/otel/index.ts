@@ -36,7 +36,7 @@ import {
 import { type NodeCancel, setDecisionObserver, type ToolDecision } from '../enforce/observe.js';
 import { joinPath } from '../tree-paths.js';
 import { setSpanIdsProvider, type SpanIds } from '../policy/trace-ids.js';
-import { agentLoopSpan, orchestratorSpan } from '../frameworks/strands/sdk-internals.js';
+import { agentLoopSpan, orchestratorSpan } from '../frameworks/strands/tracer-spans.js';
 import {
   AGENT_ID_ATTRIBUTE,
   chainOf,
@@ -48,6 +48,9 @@ import {
   type SpanPlace,
   VERDICT_ATTRIBUTE,
 } from './place.js';
+import { awaitLangGraphToolSpan, clearLangGraphSpans } from './langgraph.js';
+
+export { type LangGraphTracer, langGraphTracer } from './langgraph.js';
 
 /** Where a decision span went when the SDK's span could not be read. */
 const PARENT_ACTIVE_CONTEXT = 'active_context';
@@ -196,6 +199,10 @@ function onTool(decision: ToolDecision): void {
     ...(decision.path === undefined ? {} : { path: decision.path }),
   };
   count(labels);
+  if (decision.agent === undefined) {
+    onLangGraphTool(decision, labels);
+    return;
+  }
   const loop = spanContextOf(agentLoopSpan(decision.agent));
   // Without the loop span, the SDK parents its tool span to the active one: match (and place) on that instead.
   const parent = typeof loop === 'string' ? trace.getActiveSpan()?.spanContext() : loop.context;
@@ -221,6 +228,34 @@ function onTool(decision: ToolDecision): void {
     },
     typeof loop === 'string' ? undefined : loop.span,
     typeof loop === 'string' ? `agent loop span ${loop}` : '',
+    decision.reason ?? decision.verdict,
+  );
+}
+
+/**
+ * A LangGraph call (a tool node has no agent object, and LangGraph makes no spans): an allowed call's labels wait
+ * for the tool span `langGraphTracer` makes when the tool starts; any other outcome gets gate-audit's own span,
+ * under the active span.
+ */
+function onLangGraphTool(decision: ToolDecision, labels: Labels): void {
+  const path = decision.path ?? [];
+  if (decision.verdict === 'allow') {
+    if (path.length > 0) awaitLangGraphToolSpan(path, decision.toolUseId, labelAttributes(labels));
+    return;
+  }
+  errorSpan(
+    `gate_audit.decide ${decision.toolName}`,
+    {
+      'gen_ai.operation.name': 'execute_tool',
+      'gen_ai.tool.name': decision.toolName,
+      'gen_ai.tool.call.id': decision.toolUseId,
+      'gen_ai.agent.id': decision.agentId,
+      ...placeAttributes(decidedPlace(labels, () => ({}))),
+      ...labelAttributes(labels),
+      'error.type': decision.verdict === 'error' ? 'gate_error' : 'gate_denied',
+    },
+    undefined,
+    'a LangGraph call has no agent loop span',
     decision.reason ?? decision.verdict,
   );
 }
@@ -311,6 +346,7 @@ export function gateSpanProcessor(): GateSpanProcessor {
         setDecisionObserver(undefined);
         setSpanIdsProvider(undefined);
         pending.clear();
+        clearLangGraphSpans();
         liveNodes.clear();
         liveSpans.clear();
       }

@@ -29,6 +29,7 @@ import type { SeamPlace } from '../installer.js';
 import { type InputSnapshot, sameInput, snapshotInput } from '../../enforce/digest.js';
 import { type Judgement, judgeCall, recordBase } from '../../enforce/judge.js';
 import { viewGate } from '../../enforce/gate-identity.js';
+import { type ObservedVerdict, observeTool } from '../../enforce/observe.js';
 import { canPause, pausedCall, pauseKey, settleAskByInterrupt } from './approval.js';
 import { BLOCKED } from '../../enforce/texts.js';
 import {
@@ -206,6 +207,28 @@ function argsOf(input: unknown): unknown {
   return input;
 }
 
+/** Tells the decision observer (`gate-audit/otel`) how a call ended at the gate; it never changes the call. */
+function observeCall(
+  gate: ToolNodeGate,
+  request: ToolCallRequest,
+  verdict: ObservedVerdict,
+  gateName: string | undefined,
+  rule?: string,
+  reason?: string,
+): void {
+  observeTool(() => ({
+    framework: 'langgraph',
+    agentId: gate.agentName,
+    toolName: request.toolName,
+    toolUseId: request.toolUseId,
+    path: gate.path,
+    ...(gateName === undefined ? {} : { gate: gateName }),
+    verdict,
+    ...(rule === undefined ? {} : { rule }),
+    ...(reason === undefined ? {} : { reason }),
+  }));
+}
+
 /**
  * The gated `runTool` of a tool node: decides, runs the original inside the judged call, and throws when the
  * judged call failed, whatever the node made of the error.
@@ -240,13 +263,22 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
       paused !== undefined && view !== undefined && !('error' in view)
         ? { verdict: 'ask', ...paused, view }
         : await judgeCall(gate.source, request, canPause(config));
+    const gateName = view === undefined || 'error' in view ? undefined : view.name;
     if ('failure' in judgement) {
       stop(run, judgement.failure);
+      observeCall(gate, request, 'error', gateName, undefined, judgement.failure);
       throw new GateFailedError(judgement.failure);
     }
     // A sibling of this call (a parallel tool call, a `Send` branch) may have stopped the run while this one waited.
-    if (run?.state.failure !== undefined) throw new GateFailedError(run.state.failure);
-    if (judgement.verdict === 'deny') return denial(call, `${BLOCKED} ${judgement.reason}`);
+    if (run?.state.failure !== undefined) {
+      observeCall(gate, request, 'error', gateName, undefined, run.state.failure);
+      throw new GateFailedError(run.state.failure);
+    }
+    const rule = judgement.rule;
+    if (judgement.verdict === 'deny') {
+      observeCall(gate, request, 'deny', gateName, rule, judgement.reason);
+      return denial(call, `${BLOCKED} ${judgement.reason}`);
+    }
     if (judgement.verdict === 'ask') {
       const { view: asked } = judgement;
       const base = recordBase(request, asked.id);
@@ -259,14 +291,26 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
         base,
         pauseKey(config, request.toolUseId),
       );
-      if ('pause' in outcome) throw outcome.pause;
+      if ('pause' in outcome) {
+        observeCall(gate, request, 'ask', gateName, rule, 'paused for approval');
+        throw outcome.pause;
+      }
       if ('failure' in outcome) {
         stop(run, outcome.failure);
+        observeCall(gate, request, 'error', gateName, rule, outcome.failure);
         throw new GateFailedError(outcome.failure);
       }
-      if ('deny' in outcome) return denial(call, `${BLOCKED} ${outcome.deny}`);
-      if (run?.state.failure !== undefined) throw new GateFailedError(run.state.failure);
+      if ('deny' in outcome) {
+        observeCall(gate, request, 'deny', gateName, rule, outcome.deny);
+        return denial(call, `${BLOCKED} ${outcome.deny}`);
+      }
+      if (run?.state.failure !== undefined) {
+        observeCall(gate, request, 'error', gateName, rule, run.state.failure);
+        throw new GateFailedError(run.state.failure);
+      }
     }
+    // Before the tool starts, so a tool span (`langGraphToolSpans` in gate-audit/otel) finds its allowance.
+    observeCall(gate, request, 'allow', gateName, rule);
     const tools = (node as { tools?: unknown }).tools;
     const registered: unknown = Array.isArray(tools)
       ? (tools as unknown[]).find((tool) => (tool as { name?: unknown } | null)?.name === call.name)

@@ -51,6 +51,7 @@ import {
   className,
 } from '../../walker/safe-read.js';
 
+export { agentLoopSpan, orchestratorSpan } from './tracer-spans.js';
 export {
   AfterMultiAgentInvocationEvent,
   Agent,
@@ -601,20 +602,3 @@ export function isConditionalEdge(edge: unknown): boolean {
  *
  * @returns the span object, or why it could not be read
  */
-function tracerSpan(owner: unknown, key: '_loopSpan' | '_multiAgentSpan'): FieldRead {
-  const tracer = dataField(owner, '_tracer');
-  if (!tracer.ok) return tracer;
-  const span = dataField(tracer.value, key);
-  if (!span.ok) return span;
-  return isObjectLike(span.value) ? span : { ok: false, why: 'absent' };
-}
-
-/** The agent's current loop-cycle span (`_tracer._loopSpan`): the SDK parents tool spans to it, never making it active. */
-export function agentLoopSpan(agent: unknown): FieldRead {
-  return tracerSpan(agent, '_loopSpan');
-}
-
-/** A Graph's or Swarm's invoke span (`_tracer._multiAgentSpan`): the parent of its node spans. */
-export function orchestratorSpan(orchestrator: unknown): FieldRead {
-  return tracerSpan(orchestrator, '_multiAgentSpan');
-}
