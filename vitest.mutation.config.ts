@@ -5,7 +5,7 @@
  * run short on a small machine.
  *
  * `GATE_AUDIT_MUTATION_TESTS` picks the set: a comma-separated list of `enforce`, `walker`, `policy`, `frameworks`,
- * `langgraph` (default: the first four), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/execution-check.ts`.
+ * `langgraph`, `otel` (default: the first four), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/execution-check.ts`.
  */
 import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
@@ -34,6 +34,9 @@ sets.frameworks = [...new Set([...(sets.enforce ?? []), ...(sets.walker ?? [])])
 // The LangGraph adapter alone (a narrow run: `GATE_AUDIT_MUTATION_TESTS=langgraph npx stryker run --mutate
 // 'src/frameworks/langgraph/**/*.ts'`): its own tests and the guarantee suite it shares with Strands.
 sets.langgraph = ['test/frameworks/langgraph/**/*.test.ts', 'test/frameworks/guarantees.test.ts'];
+// OpenTelemetry (a narrow run: `GATE_AUDIT_MUTATION_TESTS=otel npx stryker run --mutate src/otel/langgraph.ts`): the
+// span processor's and the LangGraph tracer's tests, which read spans back as `gate-audit observed` does.
+sets.otel = ['test/otel/**/*.test.ts'];
 
 const chosen = (process.env.GATE_AUDIT_MUTATION_TESTS ?? 'enforce,walker,policy,frameworks')
   .split(',')

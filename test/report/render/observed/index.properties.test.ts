@@ -7,11 +7,11 @@ import fc from 'fast-check';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { type Tokens, marked } from 'marked';
 import { describe, expect, it } from 'vitest';
-import { rowAgent } from '../../src/report/observed.js';
-import { type ObservedReport, ObservedReportSchema } from '../../src/report/observed-schema.js';
-import { OBSERVED_RENDERERS } from '../../src/report/render/observed/index.js';
-import { visible } from '../../src/escape.js';
-import { expectNothingHidden, hostileObservedReport } from './hostile.js';
+import { rowAgent } from '../../../../src/report/observed.js';
+import { type ObservedReport, ObservedReportSchema } from '../../../../src/report/observed-schema.js';
+import { OBSERVED_RENDERERS } from '../../../../src/report/render/observed/index.js';
+import { visible } from '../../../../src/escape.js';
+import { expectNothingHidden, hostileObservedReport } from '../../hostile.js';
 
 const RUNS = { numRuns: Number(process.env.HOSTILE_RUNS ?? 100) };
 
