@@ -215,6 +215,23 @@ function onTool(decision: ToolDecision): void {
   const place = decidedPlace(labels, () =>
     parent === undefined || !trace.isSpanContextValid(parent) ? {} : livePlace(parent.spanId),
   );
+  refusedSpan(
+    decision,
+    labels,
+    place,
+    typeof loop === 'string' ? undefined : loop.span,
+    typeof loop === 'string' ? `agent loop span ${loop}` : '',
+  );
+}
+
+/** gate-audit's own span of a call the gate refused, asked about or failed on (the tool never ran). */
+function refusedSpan(
+  decision: ToolDecision,
+  labels: Labels,
+  place: SpanPlace,
+  parent: Span | undefined,
+  why: string,
+): void {
   errorSpan(
     `gate_audit.decide ${decision.toolName}`,
     {
@@ -226,8 +243,8 @@ function onTool(decision: ToolDecision): void {
       ...labelAttributes(labels),
       'error.type': decision.verdict === 'error' ? 'gate_error' : 'gate_denied',
     },
-    typeof loop === 'string' ? undefined : loop.span,
-    typeof loop === 'string' ? `agent loop span ${loop}` : '',
+    parent,
+    why,
     decision.reason ?? decision.verdict,
   );
 }
@@ -243,20 +260,12 @@ function onLangGraphTool(decision: ToolDecision, labels: Labels): void {
     if (path.length > 0) awaitLangGraphToolSpan(path, decision.toolUseId, labelAttributes(labels));
     return;
   }
-  errorSpan(
-    `gate_audit.decide ${decision.toolName}`,
-    {
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': decision.toolName,
-      'gen_ai.tool.call.id': decision.toolUseId,
-      'gen_ai.agent.id': decision.agentId,
-      ...placeAttributes(decidedPlace(labels, () => ({}))),
-      ...labelAttributes(labels),
-      'error.type': decision.verdict === 'error' ? 'gate_error' : 'gate_denied',
-    },
+  refusedSpan(
+    decision,
+    labels,
+    decidedPlace(labels, () => ({})),
     undefined,
     'a LangGraph call has no agent loop span',
-    decision.reason ?? decision.verdict,
   );
 }
 
