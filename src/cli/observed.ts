@@ -252,7 +252,7 @@ function indexRecord(record: unknown, index: DecisionIndex, problem: (what: stri
   if (typeof record !== 'object' || record === null || Array.isArray(record)) {
     throw problem('the record is not a JSON object');
   }
-  const { traceId, spanId, toolUseId, agentId, verdict } = record as Record<string, unknown>;
+  const { traceId, spanId, toolUseId, agentId, toolName, verdict } = record as Record<string, unknown>;
   if (traceId === undefined && spanId === undefined) return false;
   if (typeof traceId !== 'string' || !TRACE_ID.test(traceId) || typeof spanId !== 'string' || !SPAN_ID.test(spanId)) {
     throw problem('the record has a traceId or spanId that is not 32 or 16 hex digits');
@@ -264,6 +264,7 @@ function indexRecord(record: unknown, index: DecisionIndex, problem: (what: stri
     toolUseId,
     verdict,
     ...(typeof agentId === 'string' ? { agentId } : {}),
+    ...(typeof toolName === 'string' ? { toolName } : {}),
   });
 }
 

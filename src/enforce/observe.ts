@@ -43,6 +43,12 @@ export interface NodeCancel {
 export interface DecisionObserver {
   tool(decision: ToolDecision): void;
   node(cancel: NodeCancel): void;
+  /**
+   * Runs the tool of a call the gate allowed (a LangGraph call: its tool span is made inside the run, by a callback
+   * handler, so the allowance is bound to the run, never looked up by place and id). Calls `run` exactly once and
+   * returns what it returns.
+   */
+  allowedRun?<T>(decision: ToolDecision, run: () => T): T;
 }
 
 let current: DecisionObserver | undefined;
@@ -74,4 +80,38 @@ export function observeNode(make: () => NodeCancel): void {
   } catch {
     // Observation never changes a decision.
   }
+}
+
+/**
+ * Runs the tool of an allowed call inside the observer's context (or just runs it, without an observer). The
+ * observer cannot change the call: `run` runs exactly once, and its result or error is the call's.
+ *
+ * @param make - the decision, built only when an observer is set
+ * @param run - the tool's run
+ */
+export function observeAllowedRun<T>(make: () => ToolDecision, run: () => T): T {
+  const observer = current;
+  if (observer?.allowedRun === undefined) return run();
+  let decision: ToolDecision;
+  try {
+    decision = make();
+  } catch {
+    return run();
+  }
+  let ran = false;
+  const once = (): T => {
+    if (ran) throw new Error('gate-audit: an observer ran an allowed call twice');
+    ran = true;
+    return run();
+  };
+  let result: T;
+  try {
+    result = observer.allowedRun(decision, once);
+  } catch (error) {
+    // An observer that failed before running the call: the call runs as if unobserved.
+    if (!ran) return run();
+    throw error;
+  }
+  // An observer that returned without running the call cannot answer for it: the call runs.
+  return ran ? result : run();
 }

@@ -33,7 +33,7 @@ import {
   SpanStatusCode,
   trace,
 } from '@opentelemetry/api';
-import { type NodeCancel, setDecisionObserver, type ToolDecision } from '../enforce/observe.js';
+import { type DecisionObserver, type NodeCancel, setDecisionObserver, type ToolDecision } from '../enforce/observe.js';
 import { joinPath } from '../tree-paths.js';
 import { setSpanIdsProvider, type SpanIds } from '../policy/trace-ids.js';
 import { agentLoopSpan, orchestratorSpan } from '../frameworks/strands/tracer-spans.js';
@@ -48,7 +48,7 @@ import {
   type SpanPlace,
   VERDICT_ATTRIBUTE,
 } from './place.js';
-import { awaitLangGraphToolSpan, clearLangGraphSpans } from './langgraph.js';
+import { clearLangGraphSpans, runAllowedLangGraphCall } from './langgraph.js';
 
 export { type LangGraphTracer, langGraphTracer } from './langgraph.js';
 
@@ -190,14 +190,18 @@ function errorSpan(name: string, attributes: Attributes, parent: Span | undefine
   span.end();
 }
 
-function onTool(decision: ToolDecision): void {
-  const labels: Labels = {
+function labelsOf(decision: ToolDecision): Labels {
+  return {
     ...(decision.gate === undefined ? {} : { gate: decision.gate }),
     verdict: decision.verdict,
     ...(decision.rule === undefined ? {} : { rule: decision.rule }),
     agentId: decision.agentId,
     ...(decision.path === undefined ? {} : { path: decision.path }),
   };
+}
+
+function onTool(decision: ToolDecision): void {
+  const labels = labelsOf(decision);
   count(labels);
   if (decision.agent === undefined) {
     onLangGraphTool(decision, labels);
@@ -250,16 +254,11 @@ function refusedSpan(
 }
 
 /**
- * A LangGraph call (a tool node has no agent object, and LangGraph makes no spans): an allowed call's labels wait
- * for the tool span `langGraphTracer` makes when the tool starts; any other outcome gets gate-audit's own span,
- * under the active span.
+ * A LangGraph call (a tool node has no agent object, and LangGraph makes no spans): an allowed call's labels go
+ * with its tool's run (`allowedRun`); any other outcome gets gate-audit's own span, under the active span.
  */
 function onLangGraphTool(decision: ToolDecision, labels: Labels): void {
-  const path = decision.path ?? [];
-  if (decision.verdict === 'allow') {
-    if (path.length > 0) awaitLangGraphToolSpan(path, decision.toolUseId, labelAttributes(labels));
-    return;
-  }
+  if (decision.verdict === 'allow') return;
   refusedSpan(
     decision,
     labels,
@@ -306,7 +305,14 @@ function onNode(cancel: NodeCancel): void {
   );
 }
 
-const observer = { tool: onTool, node: onNode };
+const observer: DecisionObserver = {
+  tool: onTool,
+  node: onNode,
+  allowedRun: <T>(decision: ToolDecision, run: () => T): T =>
+    decision.agent === undefined
+      ? runAllowedLangGraphCall(decision.toolName, decision.toolUseId, labelAttributes(labelsOf(decision)), run)
+      : run(),
+};
 
 /**
  * A span processor that puts the gate's decisions on the SDK's spans. Add it to the tracer provider the

@@ -8,8 +8,10 @@
  * - `gate_audit.path`: the tool node's place as the audit names it (the root graph's name, each node's name, and
  *   the name of a graph a function node invokes; a compiled subgraph added as a node adds its node's name only),
  *   read from the runs above the tool; `gate_audit.agent_id`: the segment above the tool node (as the gate names it);
- * - `gate_audit.verdict` (and `gate_audit.gate`, `gate_audit.rule`) when gate-audit's gate allowed the call, told by
- *   the decision observer a `gateSpanProcessor()` opens (matched by place and tool call id).
+ * - `gate_audit.verdict` (and `gate_audit.gate`, `gate_audit.rule`) when gate-audit's gate allowed the call: the
+ *   decision observer a `gateSpanProcessor()` opens binds the allowance to the allowed call's own run (an async
+ *   context), and only the first tool of the judged name and call id started inside it takes it. A tool started
+ *   anywhere else (another run, a middleware's own tool call) is never labelled, whatever its place and id.
  *
  * A call the gate refused never runs, so it has no tool span: `gateSpanProcessor` makes gate-audit's own
  * `gate_audit.decide <tool>` span for it, as for Strands. The handler's spans use the instrumentation scope
@@ -17,6 +19,7 @@
  * (`callbacks: []` in a nested invoke): a tool run they never see makes no span. This is observation, never
  * enforcement: whatever the handler throws, LangChain logs and the run goes on.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import { type Attributes, context, type Span, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { GateAuditError, messageOf } from '../errors.js';
@@ -28,9 +31,6 @@ export const LANGGRAPH_TRACER_SCOPE = 'gate-audit.langgraph';
 
 /** How many runs and tool spans are remembered at most (the oldest are dropped first: their tools read no place). */
 const MAX_RUNS = 100_000;
-
-/** How many allowances wait for their tool span at most (the oldest are dropped first). */
-const MAX_PENDING = 10_000;
 
 /** How far up the runs above a tool are read. */
 const MAX_DEPTH = 256;
@@ -46,51 +46,47 @@ interface RunLink {
 
 const runs = new Map<string, RunLink>();
 const toolSpans = new Map<string, Span>();
-/** Allowances by place and tool call id, oldest first (two concurrent calls may share both). */
-const pending = new Map<string, Attributes[]>();
-let pendingCount = 0;
+/** The allowed call whose tool is running here (bound by the gate around the tool's run). */
+interface AllowedCall {
+  readonly toolName: string;
+  readonly toolUseId: string;
+  readonly attributes: Attributes;
+  /** Its tool span was made (a second tool of the same name and id started inside it gets none). */
+  used: boolean;
+}
 
-const pendingKey = (path: readonly string[], toolCallId: string): string => `${joinPath(path)}\u0000${toolCallId}`;
+const allowedCalls = new AsyncLocalStorage<AllowedCall>();
 
 /**
- * Keeps the attributes of a call the gate allowed until its tool span starts (called by `gateSpanProcessor`'s
- * decision observer).
+ * Runs the tool of a call the gate allowed with its labels bound to the run: the span of the first tool of that
+ * name and call id started inside it carries them (called by `gateSpanProcessor`'s decision observer).
  *
- * @param path - the tool node's place, as the gate knows it
- * @param toolCallId - the call's id
+ * @param toolName - the judged call's tool
+ * @param toolUseId - its call id
  * @param attributes - the verdict, gate and rule attributes to put on its span
+ * @param run - the tool's run
  */
-export function awaitLangGraphToolSpan(path: readonly string[], toolCallId: string, attributes: Attributes): void {
-  const key = pendingKey(path, toolCallId);
-  const list = pending.get(key);
-  if (list === undefined) pending.set(key, [attributes]);
-  else list.push(attributes);
-  pendingCount += 1;
-  if (pendingCount > MAX_PENDING) {
-    const [oldest] = pending.keys();
-    if (oldest !== undefined) {
-      pendingCount -= pending.get(oldest)?.length ?? 0;
-      pending.delete(oldest);
-    }
-  }
+export function runAllowedLangGraphCall<T>(
+  toolName: string,
+  toolUseId: string,
+  attributes: Attributes,
+  run: () => T,
+): T {
+  return allowedCalls.run({ toolName, toolUseId, attributes, used: false }, run);
 }
 
-function takePending(path: readonly string[] | undefined, toolCallId: string | undefined): Attributes | undefined {
-  if (path === undefined || toolCallId === undefined) return undefined;
-  const key = pendingKey(path, toolCallId);
-  const list = pending.get(key);
-  const first = list?.shift();
-  if (first !== undefined) pendingCount -= 1;
-  if (list?.length === 0) pending.delete(key);
-  return first;
+/** The labels of the allowed call a tool starting here belongs to, taken once. */
+function takeAllowed(name: string, callId: string | undefined): Attributes | undefined {
+  const here = allowedCalls.getStore();
+  if (here === undefined || here.used || here.toolName !== name || here.toolUseId !== callId) return undefined;
+  here.used = true;
+  return here.attributes;
 }
 
-/** Forgets every run, tool span and allowance (when the last gate span processor shuts down, and in tests). */
+/** Forgets every run and tool span (when the last gate span processor shuts down). */
 export function clearLangGraphSpans(): void {
   runs.clear();
   toolSpans.clear();
-  pending.clear();
-  pendingCount = 0;
 }
 
 /** The `id` of a serialized runnable LangChain hands a callback (`["langgraph", "pregel", "CompiledStateGraph"]`). */
@@ -211,7 +207,7 @@ const methods: TracerMethods = {
     const name = runName ?? (typeof last === 'string' ? last : 'tool');
     const place = placeOf(parentRunId);
     const callId = typeof toolCallId === 'string' && toolCallId !== '' ? toolCallId : undefined;
-    const allowed = takePending(place.path, callId);
+    const allowed = takeAllowed(name, callId);
     const span = trace.getTracer(LANGGRAPH_TRACER_SCOPE).startSpan(
       `execute_tool ${name}`,
       {
@@ -220,7 +216,9 @@ const methods: TracerMethods = {
           'gen_ai.operation.name': 'execute_tool',
           'gen_ai.tool.name': name,
           ...(callId === undefined ? {} : { 'gen_ai.tool.call.id': callId }),
-          ...(place.agentId === undefined ? {} : { [AGENT_ID_ATTRIBUTE]: place.agentId }),
+          ...(place.agentId === undefined
+            ? {}
+            : { 'gen_ai.agent.id': place.agentId, [AGENT_ID_ATTRIBUTE]: place.agentId }),
           ...(place.path === undefined ? {} : { [PATH_ATTRIBUTE]: joinPath(place.path) }),
           ...allowed,
         },

@@ -54,6 +54,8 @@ export interface TracedRecord {
   readonly spanId: string;
   readonly toolUseId: string;
   readonly agentId?: string;
+  /** The tool the record decided (a record decides only a call of that tool). */
+  readonly toolName?: string;
   /** The record's verdict: only `allow` decides a call that ran. */
   readonly verdict: string;
 }
@@ -61,6 +63,7 @@ export interface TracedRecord {
 interface IndexedRecord {
   readonly spanId: string;
   readonly agentId: string | undefined;
+  readonly toolName: string | undefined;
 }
 
 /** The allowing decision records, by trace and tool call id. */
@@ -82,15 +85,25 @@ export class DecisionIndex {
     if (record.verdict !== 'allow') return false;
     const key = `${record.traceId.toLowerCase()}/${record.toolUseId}`;
     const list = this._byCall.get(key) ?? [];
-    list.push({ spanId: record.spanId.toLowerCase(), agentId: record.agentId });
+    list.push({ spanId: record.spanId.toLowerCase(), agentId: record.agentId, toolName: record.toolName });
     this._byCall.set(key, list);
     this._size += 1;
     return true;
   }
 
-  /** The records of one call id in one trace. */
+  /** The records of one call id in one trace (each decides one call: `use` takes it out). */
   of(traceId: string, toolUseId: string | undefined): readonly IndexedRecord[] {
     return toolUseId === undefined ? [] : (this._byCall.get(`${traceId}/${toolUseId}`) ?? []);
+  }
+
+  /** Takes a record out once it decided a call: one allowance decides one call. */
+  use(traceId: string, toolUseId: string, record: IndexedRecord): void {
+    const key = `${traceId}/${toolUseId}`;
+    const list = this._byCall.get(key);
+    const at = list?.indexOf(record) ?? -1;
+    if (list === undefined || at === -1) return;
+    list.splice(at, 1);
+    if (list.length === 0) this._byCall.delete(key);
   }
 }
 
@@ -241,6 +254,11 @@ export class ObservedTraces {
     return this._decisions?.of(span.traceId, span.attributes.get('gen_ai.tool.call.id')) ?? [];
   }
 
+  private _use(span: OtlpSpan, record: IndexedRecord): void {
+    const toolUseId = span.attributes.get('gen_ai.tool.call.id');
+    if (toolUseId !== undefined) this._decisions?.use(span.traceId, toolUseId, record);
+  }
+
   private _sweep(): void {
     const idle = this._count - this._idle;
     const closed = this._count - CLOSED_GRACE;
@@ -275,19 +293,20 @@ export class ObservedTraces {
       path = place.path;
     }
     const verdict = attributes.get(VERDICT_ATTRIBUTE);
+    const tool = attributes.get('gen_ai.tool.name') ?? toolNameOf(span.name);
     const outcome: CallOutcome = refused
       ? 'refused'
       : verdict !== undefined
         ? verdict === 'allow'
           ? 'decided'
           : 'undecided'
-        : this._recorded(span, chain, agentId)
+        : this._recorded(span, chain, agentId, tool)
           ? 'decided'
           : 'undecided';
     this._onCall({
       path,
       agentId,
-      tool: attributes.get('gen_ai.tool.name') ?? toolNameOf(span.name),
+      tool,
       outcome,
       atMs: span.startMs,
       host: span.host,
@@ -295,10 +314,12 @@ export class ObservedTraces {
   }
 
   /**
-   * Whether an allowing record matches the call: its span is the call's own, or one on the way up from the
-   * call to the span its agent was invoked under (the span active when the gate wrote the record).
+   * Whether an allowing record matches the call, and takes it (a record decides one call): its span is the call's
+   * own, or one on the way up from the call to the span its agent was invoked under (the span active when the gate
+   * wrote the record); its tool is the call's; and the agent it names is the call's (a call whose agent is not
+   * known is not decided by a record that names one).
    */
-  private _recorded(span: OtlpSpan, chain: readonly SpanLink[], agentId: string | undefined): boolean {
+  private _recorded(span: OtlpSpan, chain: readonly SpanLink[], agentId: string | undefined, tool: string): boolean {
     const candidates = this._candidates(span);
     if (candidates.length === 0) return false;
     const ids = [span.spanId];
@@ -310,11 +331,15 @@ export class ObservedTraces {
       ids.push(id);
       id = chain[i]?.parent;
     }
-    return candidates.some(
-      (record) =>
-        ids.includes(record.spanId) &&
-        (record.agentId === undefined || agentId === undefined || record.agentId === agentId),
+    const record = candidates.find(
+      (candidate) =>
+        ids.includes(candidate.spanId) &&
+        (candidate.toolName === undefined || candidate.toolName === tool) &&
+        (candidate.agentId === undefined || candidate.agentId === agentId),
     );
+    if (record === undefined) return false;
+    this._use(span, record);
+    return true;
   }
 }
 

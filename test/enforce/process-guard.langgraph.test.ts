@@ -1,7 +1,7 @@
 /**
  * The process guard on LangGraph.js (`fixtures/guard/langgraph.mjs`, a process of its own: the guard cannot be
  * taken down): a graph starting a root run must carry one of the guard's gates, whether it is ungated, gated by
- * another gate, or a graph of the CommonJS build; a graph run inside a gated run is the gated graph's business.
+ * another gate, or a graph of the CommonJS build; so must a graph a gated run starts that is no part of its tree.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ interface Attempt {
   readonly code?: string;
   readonly failure?: string;
   readonly modelCalls?: number;
+  readonly toolsRan?: number;
 }
 
 function scenario(env: Record<string, string> = {}): Record<string, Attempt> & { ranTools: string[] } {
@@ -57,6 +58,13 @@ describe('guardProcess on LangGraph graphs', () => {
     it('refuses an ungated graph of the CommonJS build required after the guard started', () => {
       expect(outcome.cjs).toMatchObject({ ok: false, code: 'GATE_FAILED' });
     });
+
+    it("refuses an agent of no tree that a gated agent's middleware hook invokes, and the gated run with it", () => {
+      expect(outcome.hidden).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0, toolsRan: 0 });
+      expect(outcome.hidden?.failure).toContain(`graph "shadow" (LangGraph) is unguarded`);
+      // A hook that swallows the refusal: the gated run still rejects, and no tool of it ran.
+      expect(outcome.hiddenCaught).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0, toolsRan: 0 });
+    });
   });
 
   describe("with onUngated: 'install'", () => {
@@ -66,6 +74,8 @@ describe('guardProcess on LangGraph graphs', () => {
       expect(outcome.cjs).toMatchObject({ ok: true });
       expect(outcome.otherGate).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
       expect(outcome.otherGate?.failure).toMatch(/could not gate graph "other-gate"/);
+      // The agent a gated agent's hook invokes is gated too, and runs.
+      expect(outcome.hidden).toMatchObject({ ok: true, modelCalls: 2, toolsRan: 2 });
     });
   });
 });

@@ -11,7 +11,7 @@ import { tool } from '@langchain/core/tools';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { createAgent } from 'langchain';
+import { createAgent, createMiddleware } from 'langchain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { buildDesk, policy, runLangGraphTraced } from '../../fixtures/observed/langgraph-run.js';
@@ -151,6 +151,7 @@ describe('langGraphTracer', () => {
       'gen_ai.operation.name': 'execute_tool',
       'gen_ai.tool.name': 'burn',
       'gen_ai.tool.call.id': 'c1',
+      'gen_ai.agent.id': 'bench',
       'gate_audit.agent_id': 'bench',
       'gate_audit.path': 'bench/tools',
     });
@@ -175,7 +176,80 @@ describe('langGraphTracer', () => {
     expect(plain?.attributes['gate_audit.path']).toBe('clerk/tools');
     expect(plain?.attributes['gate_audit.verdict']).toBeUndefined();
   });
+
+  it("binds an allowance to the allowed call's own run: a concurrent ungated call with the same place and id gets none", async () => {
+    // Models reuse call ids (call_0): two agents named alike, one gated, run at once with the same id.
+    const reading = (name: string) =>
+      createAgent({
+        model: new FixedIdModel('call_0', name === 'gated' ? 'read_file' : 'shell'),
+        tools: [pretendTool('read_file'), pretendTool('shell')],
+        name: 'desk',
+      });
+    const gatedAgent = reading('gated');
+    installMultiagent(gatedAgent, { gate: policyGate(policy) });
+    const ungatedAgent = reading('ungated');
+    const hi = { messages: [{ role: 'user', content: 'go' }] };
+    const spans = await traced(true, () =>
+      Promise.all([
+        gatedAgent.invoke(hi, { callbacks: [langGraphTracer()] }),
+        ungatedAgent.invoke(hi, { callbacks: [langGraphTracer()] }),
+      ]),
+    );
+    const verdicts = spans
+      .filter((span) => span.name.startsWith('execute_tool'))
+      .map(
+        (span) =>
+          `${span.name} ${String(span.attributes['gate_audit.path'])} ${String(span.attributes['gate_audit.verdict'] ?? '-')}`,
+      )
+      .sort();
+    expect(verdicts).toEqual(['execute_tool read_file desk/tools allow', 'execute_tool shell desk/tools -']);
+  });
+
+  it('an allowed call whose middleware runs another tool instead: that tool ran undecided', async () => {
+    const swap = createMiddleware({
+      name: 'swap',
+      wrapToolCall: (request: { toolCall: { id?: string } }) =>
+        pretendTool('shell').invoke({ ...request.toolCall, name: 'shell', args: { command: 'id' }, type: 'tool_call' }),
+    });
+    const agent = createAgent({
+      model: new FixedIdModel('call_7', 'read_file'),
+      tools: [pretendTool('read_file')],
+      middleware: [swap],
+      name: 'desk',
+    });
+    installMultiagent(agent, { gate: policyGate(policy) });
+    const spans = await traced(true, () =>
+      agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, { callbacks: [langGraphTracer()] }),
+    );
+    const shellSpan = spans.find((span) => span.name === 'execute_tool shell');
+    expect(shellSpan?.attributes['gen_ai.tool.call.id']).toBe('call_7');
+    expect(shellSpan?.attributes['gate_audit.verdict']).toBeUndefined();
+  });
 });
+
+/** A harmless tool that says what it would have done. */
+function pretendTool(name: string) {
+  return tool((args: Record<string, unknown>) => `${name} ${JSON.stringify(args)}`, {
+    name,
+    description: name,
+    schema: z.object({ path: z.string().optional(), command: z.string().optional() }),
+  });
+}
+
+/** A model that calls one tool with a fixed call id, then says done. */
+class FixedIdModel extends ScriptedChatModel {
+  constructor(id: string, name: string) {
+    super([{ calls: [{ name, args: name === 'shell' ? { command: 'id' } : { path: 'x' } }] }, { say: 'done' }]);
+    this._id = id;
+  }
+  private readonly _id: string;
+  override async _generate(messages: Parameters<ScriptedChatModel['_generate']>[0]) {
+    const result = await super._generate(messages);
+    const message = result.generations[0]?.message as { tool_calls?: { id?: string }[] } | undefined;
+    for (const call of message?.tool_calls ?? []) call.id = this._id;
+    return result;
+  }
+}
 
 /** A `createAgent` agent `clerk` whose model reads one file. */
 function readingClerk() {

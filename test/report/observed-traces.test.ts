@@ -106,6 +106,38 @@ describe('ObservedTraces', () => {
     expect(outcome([{ spanId: id(2), agentId: 'a', verdict: 'deny' }])).toBe('undecided');
   });
 
+  it('a record decides one call, of its own tool, of the agent it names (never a call whose agent is unknown)', () => {
+    const index = (records: { toolName?: string; agentId?: string }[]): DecisionIndex => {
+      const built = new DecisionIndex();
+      for (const r of records) built.add({ traceId: TRACE, spanId: id(2), toolUseId: 'c1', verdict: 'allow', ...r });
+      return built;
+    };
+    // Two calls with one id under the same span (models reuse ids): one record decides the first only.
+    const twice = [...graphRun(), { ...graphRun()[0]!, spanId: id(6) }];
+    expect(brief(classify(twice, { decisions: index([{ agentId: 'a', toolName: 't' }]) }))).toEqual([
+      'g/n a t decided',
+      'g/n a t undecided',
+    ]);
+    expect(
+      brief(
+        classify(twice, {
+          decisions: index([
+            { agentId: 'a', toolName: 't' },
+            { agentId: 'a', toolName: 't' },
+          ]),
+        }),
+      ),
+    ).toEqual(['g/n a t decided', 'g/n a t decided']);
+    // A record of another tool with the same id decides nothing here.
+    expect(brief(classify(graphRun(), { decisions: index([{ agentId: 'a', toolName: 'other' }]) }))).toEqual([
+      'g/n a t undecided',
+    ]);
+    // A call whose agent nothing names (no agent span above it, no stamp) is not decided by a record naming one.
+    const [tool, , , node, root] = graphRun();
+    const bare = [{ ...tool!, parentSpanId: id(2) }, node!, root!];
+    expect(brief(classify(bare, { decisions: index([{ agentId: 'a', toolName: 't' }]) }))).toEqual(['- - t undecided']);
+  });
+
   it('selects the window [since, until) by start time', () => {
     const at = (ms: number) => graphRun().map((s) => ({ ...s, startMs: ms }));
     expect(classify(at(1000), { since: 1000, until: 2000 })).toHaveLength(1);

@@ -158,7 +158,28 @@ function toolNodeMutations(node: ToolNodeLike, entry: SeamEntry, source: GateSou
       ),
     );
   }
-  if (toolNodeGates.has(node)) return mutations;
+  const installed = toolNodeGates.get(node);
+  if (installed !== undefined) {
+    // Gated already (its agent alone, or another tree holding it): it runs at this place too.
+    const at = joinPath(entry.path);
+    if (!installed.places.some((place) => joinPath(place) === at)) {
+      mutations.push(
+        mutation(
+          `${what} at another place`,
+          entry.path,
+          () => undefined,
+          () => {
+            installed.places.push(entry.path);
+            return () => {
+              const index = installed.places.indexOf(entry.path);
+              if (index !== -1) installed.places.splice(index, 1);
+            };
+          },
+        ),
+      );
+    }
+    return mutations;
+  }
   mutations.push(
     mutation(
       what,
@@ -171,6 +192,7 @@ function toolNodeMutations(node: ToolNodeLike, entry: SeamEntry, source: GateSou
         const gate: ToolNodeGate = {
           source,
           path: entry.path,
+          places: [entry.path],
           agentName,
           runTool: memberOf(node, 'runTool') as ToolNodeGate['runTool'],
           wrapToolCall,

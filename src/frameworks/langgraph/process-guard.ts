@@ -1,13 +1,15 @@
 /**
  * The process guard's stand on LangGraph.js: each copy's `Pregel.prototype.stream` (which `invoke`,
  * `streamEvents` and a `createAgent` agent's runs go through) is replaced, fixed in place, by a check that a graph
- * starting a root run carries one of the guard's gates. A graph run inside a gated run (its config, or LangChain's
- * implicit config, carries the run token) is the gated graph's own business: its node guard checks its nodes.
+ * starting a run carries one of the guard's gates: a root run, and a run started inside a gated run too (a
+ * middleware hook or a tool of the tree invoking an agent of no tree). The subgraphs of a gated tree carry its gate.
+ * A refusal inside a gated run stops that run as well, so it rejects whatever the code that invoked the graph does
+ * with the error.
  */
 import { GateFailedError } from '../../errors.js';
-import { hasRun, judgeRootRuns } from './runtime.js';
+import { judgeRootRuns, stopRunOf } from './runtime.js';
 
-/** Decides a graph about to start a root run: why it must not run, or undefined. */
+/** Decides a graph about to start a run: why it must not run, or undefined. */
 export type GraphStartJudge = (graph: object) => string | undefined;
 
 const guarded = new WeakSet<object>();
@@ -30,10 +32,11 @@ export function guardPregel(cls: unknown, judgeStart: GraphStartJudge): boolean 
   const original: unknown = descriptor?.value;
   if (typeof original !== 'function') return false;
   const stream = function stream(this: object, input: unknown, config?: unknown): Promise<unknown> {
-    if (!hasRun(config)) {
-      const refusal = judgeStart(this);
-      // A graph gated here (onUngated: 'install') starts its run in its class's `_streamIterator`, as any.
-      if (refusal !== undefined) return Promise.reject(new GateFailedError(refusal));
+    const refusal = judgeStart(this);
+    // A graph gated here (onUngated: 'install') starts its run in its class's `_streamIterator`, as any.
+    if (refusal !== undefined) {
+      stopRunOf(config, refusal);
+      return Promise.reject(new GateFailedError(refusal));
     }
     return (original as (input: unknown, config?: unknown) => Promise<unknown>).call(this, input, config);
   };

@@ -29,7 +29,7 @@ import type { SeamPlace } from '../installer.js';
 import { type InputSnapshot, sameInput, snapshotInput } from '../../enforce/digest.js';
 import { type Judgement, judgeCall, recordBase } from '../../enforce/judge.js';
 import { viewGate } from '../../enforce/gate-identity.js';
-import { type ObservedVerdict, observeTool } from '../../enforce/observe.js';
+import { type ObservedVerdict, observeAllowedRun, observeTool, type ToolDecision } from '../../enforce/observe.js';
 import { canPause, pausedCall, pauseKey, settleAskByInterrupt } from './approval.js';
 import { BLOCKED } from '../../enforce/texts.js';
 import {
@@ -81,7 +81,14 @@ function stop(run: { state: RunState } | undefined, reason: string): void {
 /** What a gated tool node knows: its gate, where it sits, and the originals install replaced. */
 export interface ToolNodeGate {
   readonly source: GateSource;
+  /** Where install met the node first. */
   readonly path: readonly string[];
+  /**
+   * Every place installs met it at (a node of an agent gated alone, then as part of a graph, runs at both): a
+   * request names them all, and its one place only when there is one, so a policy's `paths:` rules see every
+   * place, as the audit and `check-policy` do.
+   */
+  readonly places: (readonly string[])[];
   /** The name of the graph the node belongs to (the "agent" of its requests). */
   readonly agentName: string;
   readonly runTool: (call: ToolCallLike, config: unknown, state: unknown) => Promise<unknown>;
@@ -216,17 +223,29 @@ function observeCall(
   rule?: string,
   reason?: string,
 ): void {
-  observeTool(() => ({
+  observeTool(() => decisionOf(gate, request, verdict, gateName, rule, reason));
+}
+
+/** A call's decision as the observer reads it. */
+function decisionOf(
+  gate: ToolNodeGate,
+  request: ToolCallRequest,
+  verdict: ObservedVerdict,
+  gateName: string | undefined,
+  rule?: string,
+  reason?: string,
+): ToolDecision {
+  return {
     framework: 'langgraph',
     agentId: gate.agentName,
     toolName: request.toolName,
     toolUseId: request.toolUseId,
-    path: gate.path,
+    path: request.path,
     ...(gateName === undefined ? {} : { gate: gateName }),
     verdict,
     ...(rule === undefined ? {} : { rule }),
     ...(reason === undefined ? {} : { reason }),
-  }));
+  };
 }
 
 /**
@@ -252,7 +271,13 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
     }
     const request = langGraphRequest(
       { id: call.id, name: call.name, args: snapshot.frozen },
-      { agentId: gate.agentName, agentName: gate.agentName, path: gate.path, paths: [gate.path], toolKind: 'function' },
+      {
+        agentId: gate.agentName,
+        agentName: gate.agentName,
+        path: gate.places.length === 1 ? gate.path : [],
+        paths: [...gate.places],
+        toolKind: 'function',
+      },
     );
     // A call this gate paused for approval is not decided again when LangGraph runs the node again on resume.
     const resolved = gate.source.resolve();
@@ -309,7 +334,6 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
         throw new GateFailedError(run.state.failure);
       }
     }
-    // Before the tool starts, so a tool span (`langGraphToolSpans` in gate-audit/otel) finds its allowance.
     observeCall(gate, request, 'allow', gateName, rule);
     const tools = (node as { tools?: unknown }).tools;
     const registered: unknown = Array.isArray(tools)
@@ -325,8 +349,11 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
     };
     let result: unknown;
     try {
-      result = await judged.run(current, () =>
-        gate.runTool.call(this, { ...call, args: snapshot.frozen }, config, state),
+      // Inside the observer's context: the tool span `langGraphTracer` makes when this call's tool starts carries
+      // the allowance (a tool started elsewhere, or another tool started here, never does).
+      result = await observeAllowedRun(
+        () => decisionOf(gate, request, 'allow', gateName, rule),
+        () => judged.run(current, () => gate.runTool.call(this, { ...call, args: snapshot.frozen }, config, state)),
       );
     } catch (error) {
       // The node (or a middleware) may have wrapped the refusal: the run fails with gate-audit's own error.
@@ -594,13 +621,26 @@ export function guardRunStart(graph: object): string | undefined {
     input: unknown,
     options?: unknown,
   ): AsyncGenerator<unknown, void, unknown> {
-    const graph = guardedGraphOf(this);
+    let graph = guardedGraphOf(this);
+    const inherited = runOf(options) ?? runOf(implicitConfig());
     if (graph === undefined) {
-      yield* original.call(this, input, options);
-      return;
+      // Under the process guard, a graph no install guarded that starts inside a gated run is no part of the gated
+      // tree (a middleware hook or a tool of the tree invoked it): it is judged as a root run is, and its refusal
+      // stops the run it started in. With `onUngated: 'install'` the judgement gates it, and it runs guarded.
+      if (inherited !== undefined && rootRunJudge !== undefined) {
+        const refusal = rootRunJudge(this);
+        if (refusal !== undefined) {
+          stop(inherited, refusal);
+          throw new GateFailedError(refusal);
+        }
+        graph = guardedGraphOf(this);
+      }
+      if (graph === undefined) {
+        yield* original.call(this, input, options);
+        return;
+      }
     }
     const guard = graphGuards.get(graph)!;
-    const inherited = runOf(options) ?? runOf(implicitConfig());
     const problem = graphProblem(graph, guard);
     if (problem !== undefined) {
       const failure = `graph "${String((graph as { name?: unknown }).name)}" cannot start: ${problem}`;
@@ -608,9 +648,13 @@ export function guardRunStart(graph: object): string | undefined {
       throw new GateFailedError(failure);
     }
     if (inherited?.state.failure !== undefined) throw new GateFailedError(inherited.state.failure);
-    // A root run of a gated graph is judged by the process guard too (it must carry one of the guard's gates).
-    const refusal = inherited === undefined ? rootRunJudge?.(graph) : undefined;
-    if (refusal !== undefined) throw new GateFailedError(refusal);
+    // Every run of a gated graph, root or nested, is judged by the process guard too (it must carry one of the
+    // guard's gates: a graph gated with another gate, invoked inside a run, is refused as at the root).
+    const refusal = rootRunJudge?.(graph);
+    if (refusal !== undefined) {
+      stop(inherited, refusal);
+      throw new GateFailedError(refusal);
+    }
     const token = inherited?.token ?? newRun();
     const base = typeof options === 'object' && options !== null ? (options as Record<string, unknown>) : {};
     yield* original.call(this, input, { ...base, configurable: { ...configurableOf(options), [RUN_KEY]: token } });
@@ -645,6 +689,17 @@ export function runStartProblem(graph: object): string | undefined {
     return 'its _streamIterator cannot be wrapped';
   }
   return undefined;
+}
+
+/**
+ * Stops the gated run a config (or, without one, the runnable running now) belongs to, if any: every later tool
+ * call of it is refused, and it rejects at its end.
+ *
+ * @param config - the config a graph was started with
+ * @param reason - why
+ */
+export function stopRunOf(config: unknown, reason: string): void {
+  stop(runOf(config) ?? runOf(implicitConfig()), reason);
 }
 
 /** Whether a config (or, without one, the runnable running now) belongs to a run a gated graph started. */

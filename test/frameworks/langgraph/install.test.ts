@@ -10,6 +10,8 @@ import {
   type Gate,
   GateFailedError,
   installMultiagent,
+  policyGate,
+  type ToolCallRequest,
   UngateableError,
 } from '../../../src/index.js';
 import { callsOnce, messagesOf, recordingTool, ScriptedChatModel } from '../../helpers/langgraph.js';
@@ -165,6 +167,45 @@ describe('installMultiagent(createAgent agent)', () => {
 });
 
 describe('installMultiagent(StateGraph)', () => {
+  it("an agent gated alone and then inside a graph runs at both places: a policy's paths rule for either holds", async () => {
+    const ran: string[] = [];
+    const worker = createAgent({
+      model: callsOnce('shell', { command: 'rm -rf /srv' }),
+      tools: [recordingTool('shell', ran)],
+      name: 'worker',
+    });
+    const policy = policyGate({
+      version: 1,
+      default: 'deny',
+      rules: [
+        { id: 'no-shell-in-desk', tools: ['shell'], paths: ['desk/worker/tools'], verdict: 'deny', reason: 'not here' },
+        { id: 'shell-elsewhere', tools: ['shell'], verdict: 'allow' },
+      ],
+    });
+    const seen: ToolCallRequest[] = [];
+    const gate: Gate = { name: 'app', decide: (request) => (seen.push(request), policy.decide(request)) };
+    installMultiagent(worker, { gate });
+    const desk = new StateGraph(MessagesAnnotation)
+      .addNode('worker', worker.graph)
+      .addEdge(START, 'worker')
+      .addEdge('worker', END)
+      .compile({ name: 'desk' });
+    installMultiagent(desk, { gate });
+    const result = await desk.invoke(hi);
+    expect(ran).toEqual([]);
+    expect(messagesOf(result)).toContain('tool:[gate] BLOCKED: not here');
+    // Several places: the request names them all, and no single one.
+    expect(seen.map((r) => ({ path: r.path, paths: r.paths }))).toEqual([
+      {
+        path: [],
+        paths: [
+          ['worker', 'tools'],
+          ['desk', 'worker', 'tools'],
+        ],
+      },
+    ]);
+  });
+
   it('refuses an undeclared function node before changing anything, and names the fix', () => {
     const ran: string[] = [];
     const inner = createAgent({

@@ -1,7 +1,8 @@
 /**
  * The process guard's stand on LangGraph, in this test file's own module graph (the scenario process of
  * `test/enforce/process-guard.langgraph.test.ts` shows it end to end): each copy's `Pregel` module is told by its
- * package and place, and a graph starting a root run asks the judge, while a run inside a gated run does not.
+ * package and place, and a graph starting a run asks the judge (a run inside a gated run too: the scenario shows
+ * an agent a middleware hook invokes refused).
  */
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
