@@ -16,6 +16,7 @@
  * imports may be jiti's own copy: its marks are `Symbol.for` keys and errors are recognised by shape.)
  */
 import { graphOf } from '../frameworks/langgraph/adapter.js';
+import { isGraphBuilder, isToolNode } from '../frameworks/langgraph/shape.js';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
@@ -609,6 +610,17 @@ export async function loadModule(file: string, options: LoadOptions, explicit = 
         'NO_ORCHESTRATOR',
         `cannot audit "${shown}#${name}": it is ${describeValue(value)}, not a Graph, Swarm, Agent or a function building one | name another export`,
       );
+    } else if (isToolNode(value) || isGraphBuilder(value)) {
+      // A LangGraph part that is not what runs: said, not skipped in silence.
+      seen.add(value);
+      result.unaudited.push({
+        module: shown,
+        exportName: name,
+        reason: isToolNode(value)
+          ? 'is a LangGraph tool node on its own: the audit judges the graph that runs it'
+          : 'is a LangGraph graph builder (a StateGraph not compiled): what runs is the graph compile() returns',
+        fix: 'export the compiled graph (or the createAgent agent) instead, or as well',
+      });
     } else {
       // Plain data holding orchestrators (a config object, an array, a Map): each is audited under its path.
       const under = valuesUnder(name, value, isSdkObject);

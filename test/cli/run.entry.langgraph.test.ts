@@ -4,11 +4,14 @@
  * graphs are found like Strands ones. Every case runs the built command; the runner app's model and tools leave a
  * mark when they really run.
  */
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { root } from '../helpers/cli.js';
 import { markedRuns } from '../helpers/marked-runs.js';
 
 const app = (name: string): string => `fixtures/apps/lg-runner/src/${name}.ts`;
-const { ran, json } = markedRuns();
+const { ran, json, gateAudit } = markedRuns();
 
 describe('gate-audit on LangGraph apps', () => {
   describe('--entry', () => {
@@ -53,6 +56,35 @@ describe('gate-audit on LangGraph apps', () => {
     expect(report.nodes.find((n) => n.path.slice(1).join('/') === 'accounts/billing')?.fix).toMatch(/accept it here/);
     // The run's generator names the framework of its trees: LangGraph here, though the Strands SDK is installed.
     expect(report.generator?.sdk).toMatch(/^@langchain\/langgraph@\d+\.\d+\.\d+$/);
+  });
+
+  it('says what a LangGraph module exports that is not what runs (a bare tool node, a graph builder not compiled)', () => {
+    const dir = join(root, 'test/.generated/langgraph-parts');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, 'parts.ts');
+    writeFileSync(
+      file,
+      [
+        "import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';",
+        "import { ToolNode } from '@langchain/langgraph/prebuilt';",
+        "import { readFile } from '../../../fixtures/support/langchain-tools.js';",
+        'export const tools = new ToolNode([readFile]);',
+        "export const builder = new StateGraph(MessagesAnnotation).addNode('tools', new ToolNode([readFile])).addEdge(START, 'tools').addEdge('tools', END);",
+        "export const graph = builder.compile({ name: 'compiled' });",
+      ].join('\n'),
+    );
+    try {
+      const { report } = json([relative(root, file)]);
+      expect(report.nodes.map((n) => n.path.join('/'))).toEqual(['compiled', 'compiled/tools']);
+      expect((report.notes ?? []).map((n) => `${n.kind} ${n.export ?? ''} ${n.message}`)).toEqual([
+        'unaudited-export builder is a LangGraph graph builder (a StateGraph not compiled): what runs is the graph compile() returns',
+        'unaudited-export tools is a LangGraph tool node on its own: the audit judges the graph that runs it',
+      ]);
+      const strict = gateAudit(['--fail-on-unaudited', relative(root, file)]);
+      expect(strict.status).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("a run over both frameworks' trees names both in its generator, tested only when both are", () => {

@@ -93,6 +93,20 @@ export function graphOfAgent(value: unknown): unknown {
   }
 }
 
+/**
+ * Whether a value is a LangGraph graph builder not compiled (a `StateGraph`): its own `nodes` and `edges`, a
+ * `compile` method, and no `lg_is_pregel` mark. What runs is the graph `compile()` returns, never the builder.
+ */
+export function isGraphBuilder(value: unknown): boolean {
+  return (
+    isObject(value) &&
+    readData(value, 'lg_is_pregel') === undefined &&
+    isObject(readData(value, 'nodes')) &&
+    readData(value, 'edges') instanceof Set &&
+    typeof memberOf(value, 'compile') === 'function'
+  );
+}
+
 /** Whether a value is a tool node (either flavour). */
 export function isToolNode(value: unknown): value is ToolNodeLike {
   return (
