@@ -8,7 +8,13 @@
  *   `current.tool` throws before `make()` runs, and the `catch` swallows it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { type NodeCancel, setDecisionObserver, type ToolDecision } from '../../src/enforce/observe.js';
+import {
+  type DecisionObserver,
+  type NodeCancel,
+  observeAllowedRun,
+  setDecisionObserver,
+  type ToolDecision,
+} from '../../src/enforce/observe.js';
 import { type Gate, GateFailedError, install } from '../../src/index.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
@@ -101,5 +107,84 @@ describe('the decision observer', () => {
     await agent.invoke('go');
     expect(seen).toEqual([]);
     expect(ran).toEqual(['ls({})@a']);
+  });
+});
+
+describe('observeAllowedRun', () => {
+  const decision: ToolDecision = {
+    framework: 'langgraph',
+    agentId: 'a',
+    toolName: 't',
+    toolUseId: 'c',
+    verdict: 'allow',
+  };
+  const observing = (allowedRun: DecisionObserver['allowedRun']): void =>
+    setDecisionObserver({
+      tool: () => undefined,
+      node: () => undefined,
+      ...(allowedRun === undefined ? {} : { allowedRun }),
+    });
+
+  it('runs the call once, inside the observer, and gives its result (an observer without allowedRun just runs it)', () => {
+    let runs = 0;
+    const seen: ToolDecision[] = [];
+    expect(
+      observeAllowedRun(
+        () => decision,
+        () => (runs += 1),
+      ),
+    ).toBe(1);
+    observing(undefined);
+    expect(
+      observeAllowedRun(
+        () => decision,
+        () => (runs += 1),
+      ),
+    ).toBe(2);
+    observing((d, run) => {
+      seen.push(d);
+      return run();
+    });
+    expect(
+      observeAllowedRun(
+        () => decision,
+        () => (runs += 1),
+      ),
+    ).toBe(3);
+    expect(seen).toEqual([decision]);
+  });
+
+  it('can never change the call: an observer that throws, skips it or runs it twice, or a decision that throws', () => {
+    let runs = 0;
+    const run = (): number => (runs += 1);
+    observing(() => {
+      throw new Error('observer broke');
+    });
+    expect(observeAllowedRun(() => decision, run)).toBe(1);
+    observing(() => 'forged' as never);
+    expect(observeAllowedRun(() => decision, run)).toBe(2);
+    observing((_d, inner) => {
+      inner();
+      return inner();
+    });
+    expect(() => observeAllowedRun(() => decision, run)).toThrow(/ran an allowed call twice/);
+    expect(runs).toBe(3);
+    observing((_d, inner) => inner());
+    expect(
+      observeAllowedRun(() => {
+        throw new Error('no decision');
+      }, run),
+    ).toBe(4);
+    // The call's own error is the call's: it is not run again.
+    expect(() =>
+      observeAllowedRun(
+        () => decision,
+        () => {
+          runs += 1;
+          throw new Error('tool failed');
+        },
+      ),
+    ).toThrow('tool failed');
+    expect(runs).toBe(5);
   });
 });
