@@ -67,7 +67,7 @@ describe('an accept entry on a wrapper around something gateable', () => {
     const writer = shellAgent('writer');
     const graph = new Graph({ id: 'app', nodes: [new TracedAgentNode({ agent: writer })], edges: [] });
     expect(refusal(graph, 'app/writer')).toMatch(
-      /^accept=<app\/writer> \| is a TracedAgentNode around a local Agent \("writer"\) that can be gated: accept would let its tools run ungated \| /,
+      /^accept=<app\/writer> \| is a TracedAgentNode around a local Agent \("writer"\) that can be gated: accept would let its tools run ungated \| put the Agent in the tree itself \(a plain AgentNode\)/,
     );
     expect(isGated(writer)).toBe(false);
     // The audit refuses the entry the same way, rather than reporting a tool-less accepted row.
@@ -94,7 +94,9 @@ describe('an accept entry on a wrapper around something gateable', () => {
       nodes: [shellAgent('lead'), new TracedMultiAgentNode({ orchestrator: swarm })],
       edges: [],
     });
-    expect(refusal(graph, 'app/team')).toMatch(/around a local Swarm \("team"\) that can be gated/);
+    expect(refusal(graph, 'app/team')).toMatch(
+      /around a local Swarm \("team"\) that can be gated: accept would let its tools run ungated \| put the Swarm in the tree itself \(a plain MultiAgentNode\)/,
+    );
   });
 
   it('refuses a custom node that keeps a plain agent in a field, and a wrapper of a wrapper', () => {
