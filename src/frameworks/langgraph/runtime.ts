@@ -214,26 +214,29 @@ function argsOf(input: unknown): unknown {
   return input;
 }
 
+/** How a call ended at the gate, as the decision observer reads it. */
+interface CallOutcome {
+  readonly verdict: ObservedVerdict;
+  readonly rule?: string | undefined;
+  readonly reason?: string | undefined;
+}
+
 /** Tells the decision observer (`gate-audit/otel`) how a call ended at the gate; it never changes the call. */
 function observeCall(
   gate: ToolNodeGate,
   request: ToolCallRequest,
-  verdict: ObservedVerdict,
   gateName: string | undefined,
-  rule?: string,
-  reason?: string,
+  outcome: CallOutcome,
 ): void {
-  observeTool(() => decisionOf(gate, request, verdict, gateName, rule, reason));
+  observeTool(() => decisionOf(gate, request, gateName, outcome));
 }
 
 /** A call's decision as the observer reads it. */
 function decisionOf(
   gate: ToolNodeGate,
   request: ToolCallRequest,
-  verdict: ObservedVerdict,
   gateName: string | undefined,
-  rule?: string,
-  reason?: string,
+  outcome: CallOutcome,
 ): ToolDecision {
   return {
     framework: 'langgraph',
@@ -242,9 +245,9 @@ function decisionOf(
     toolUseId: request.toolUseId,
     path: request.path,
     ...(gateName === undefined ? {} : { gate: gateName }),
-    verdict,
-    ...(rule === undefined ? {} : { rule }),
-    ...(reason === undefined ? {} : { reason }),
+    verdict: outcome.verdict,
+    ...(outcome.rule === undefined ? {} : { rule: outcome.rule }),
+    ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
   };
 }
 
@@ -291,17 +294,17 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
     const gateName = view === undefined || 'error' in view ? undefined : view.name;
     if ('failure' in judgement) {
       stop(run, judgement.failure);
-      observeCall(gate, request, 'error', gateName, undefined, judgement.failure);
+      observeCall(gate, request, gateName, { verdict: 'error', reason: judgement.failure });
       throw new GateFailedError(judgement.failure);
     }
     // A sibling of this call (a parallel tool call, a `Send` branch) may have stopped the run while this one waited.
     if (run?.state.failure !== undefined) {
-      observeCall(gate, request, 'error', gateName, undefined, run.state.failure);
+      observeCall(gate, request, gateName, { verdict: 'error', reason: run.state.failure });
       throw new GateFailedError(run.state.failure);
     }
     const rule = judgement.rule;
     if (judgement.verdict === 'deny') {
-      observeCall(gate, request, 'deny', gateName, rule, judgement.reason);
+      observeCall(gate, request, gateName, { verdict: 'deny', rule, reason: judgement.reason });
       return denial(call, `${BLOCKED} ${judgement.reason}`);
     }
     if (judgement.verdict === 'ask') {
@@ -317,24 +320,24 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
         pauseKey(config, request.toolUseId),
       );
       if ('pause' in outcome) {
-        observeCall(gate, request, 'ask', gateName, rule, 'paused for approval');
+        observeCall(gate, request, gateName, { verdict: 'ask', rule, reason: 'paused for approval' });
         throw outcome.pause;
       }
       if ('failure' in outcome) {
         stop(run, outcome.failure);
-        observeCall(gate, request, 'error', gateName, rule, outcome.failure);
+        observeCall(gate, request, gateName, { verdict: 'error', rule, reason: outcome.failure });
         throw new GateFailedError(outcome.failure);
       }
       if ('deny' in outcome) {
-        observeCall(gate, request, 'deny', gateName, rule, outcome.deny);
+        observeCall(gate, request, gateName, { verdict: 'deny', rule, reason: outcome.deny });
         return denial(call, `${BLOCKED} ${outcome.deny}`);
       }
       if (run?.state.failure !== undefined) {
-        observeCall(gate, request, 'error', gateName, rule, run.state.failure);
+        observeCall(gate, request, gateName, { verdict: 'error', rule, reason: run.state.failure });
         throw new GateFailedError(run.state.failure);
       }
     }
-    observeCall(gate, request, 'allow', gateName, rule);
+    observeCall(gate, request, gateName, { verdict: 'allow', rule });
     const tools = (node as { tools?: unknown }).tools;
     const registered: unknown = Array.isArray(tools)
       ? (tools as unknown[]).find((tool) => (tool as { name?: unknown } | null)?.name === call.name)
@@ -352,7 +355,7 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
       // Inside the observer's context: the tool span `langGraphTracer` makes when this call's tool starts carries
       // the allowance (a tool started elsewhere, or another tool started here, never does).
       result = await observeAllowedRun(
-        () => decisionOf(gate, request, 'allow', gateName, rule),
+        () => decisionOf(gate, request, gateName, { verdict: 'allow', rule }),
         () => judged.run(current, () => gate.runTool.call(this, { ...call, args: snapshot.frozen }, config, state)),
       );
     } catch (error) {
