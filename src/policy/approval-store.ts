@@ -95,7 +95,10 @@ export interface StoredApproval {
 export interface WaitOptions {
   /** Stops the wait (the promise rejects with the signal's reason). */
   readonly signal?: AbortSignal;
-  /** Gives up after this many ms (the promise resolves `undefined`); no limit without it. */
+  /**
+   * Gives up after this many ms (the promise resolves `undefined`); no limit without it. The first look in the store
+   * always finishes, so an answer already there is found whatever the timeout (`0` looks once).
+   */
   readonly timeoutMs?: number;
 }
 
@@ -163,6 +166,10 @@ export function waitUntilAnswered(
     let timer: NodeJS.Timeout | undefined;
     let checking = false;
     let again = false;
+    // The first look always finishes: an answer already there is found, however short the timeout (a slow
+    // store's first read may take longer than it).
+    let looked = false;
+    let expired = false;
     const finish = (settle: () => void): void => {
       if (done) return;
       done = true;
@@ -182,7 +189,9 @@ export function waitUntilAnswered(
       check().then(
         (answer) => {
           checking = false;
+          looked = true;
           if (answer !== undefined) finish(() => resolve(answer));
+          else if (expired) finish(() => resolve(undefined));
           else if (again) {
             again = false;
             look();
@@ -193,7 +202,12 @@ export function waitUntilAnswered(
     };
     const unsubscribe = subscribe(look);
     signal?.addEventListener('abort', onAbort, { once: true });
-    if (timeoutMs !== undefined) timer = setTimeout(() => finish(() => resolve(undefined)), timeoutMs);
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        if (looked) finish(() => resolve(undefined));
+        else expired = true;
+      }, timeoutMs);
+    }
     look();
   });
 }

@@ -22,6 +22,7 @@ import { callDigest } from '../../src/policy/approval.js';
 import { publicKeyOf } from '../../src/policy/approval-keys.js';
 import { answerMessage } from '../../src/policy/approval-signature.js';
 import { storedApprovals } from '../../src/policy/approval-stored.js';
+import { waitUntilAnswered } from '../../src/policy/approval-store.js';
 import {
   alice,
   answer,
@@ -697,5 +698,28 @@ describe('waitForAnswer (memory)', () => {
     controller.abort(new Error('stopped'));
     await expect(aborted).rejects.toThrow('stopped');
     await expect(store.waitForAnswer('nope')).rejects.toThrow('approval=<nope> | no such pending approval');
+  });
+});
+
+describe('waitUntilAnswered', () => {
+  const found = { approvalId: 'p1' } as unknown as ApprovalAnswer;
+  const slow =
+    <T>(value: T, ms: number) =>
+    (): Promise<T> =>
+      new Promise((resolve) => setTimeout(() => resolve(value), ms));
+
+  describe('when the store is slower than the timeout', () => {
+    it('still finds an answer already there: the first look always finishes', async () => {
+      await expect(waitUntilAnswered(slow(found, 60), () => () => undefined, { timeoutMs: 0 })).resolves.toBe(found);
+      await expect(waitUntilAnswered(slow(found, 60), () => () => undefined, { timeoutMs: 5 })).resolves.toBe(found);
+    });
+
+    it('gives up after that look when there is none', async () => {
+      const started = Date.now();
+      await expect(
+        waitUntilAnswered(slow(undefined, 60), () => () => undefined, { timeoutMs: 5 }),
+      ).resolves.toBeUndefined();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(50);
+    });
   });
 });
