@@ -6,7 +6,10 @@ import { AIMessage, type BaseMessage } from '@langchain/core/messages';
 import { type StructuredToolInterface, tool } from '@langchain/core/tools';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
+import { createAgent } from 'langchain';
 import { z } from 'zod';
+import type { PolicyInput } from '../../src/policy/schema.js';
+import { callsOnce } from '../../fixtures/support/scripted-chat-model.js';
 
 export { callsOnce, ScriptedChatModel, type Turn } from '../../fixtures/support/scripted-chat-model.js';
 
@@ -52,4 +55,32 @@ export function askingFor(...calls: { name: string; path: string }[]): { message
       }),
     ],
   };
+}
+
+/** A policy that denies `shell` at `desk/worker/tools` only (for a node that runs there and elsewhere). */
+export const NOT_IN_DESK: PolicyInput = {
+  version: 1,
+  default: 'deny',
+  rules: [
+    { id: 'no-shell-in-desk', tools: ['shell'], paths: ['desk/worker/tools'], verdict: 'deny', reason: 'not here' },
+    { id: 'shell-elsewhere', tools: ['shell'], verdict: 'allow' },
+  ],
+};
+
+/**
+ * A `createAgent` agent `worker` whose model runs `shell` once (recorded into `ran`), and a graph `desk` whose one
+ * node is the worker's graph: the worker's tool node runs at `worker/tools` and at `desk/worker/tools`.
+ */
+export function workerInDesk(ran: string[]) {
+  const worker = createAgent({
+    model: callsOnce('shell', { command: 'rm -rf /srv' }),
+    tools: [recordingTool('shell', ran)],
+    name: 'worker',
+  });
+  const desk = new StateGraph(MessagesAnnotation)
+    .addNode('worker', worker.graph)
+    .addEdge(START, 'worker')
+    .addEdge('worker', END)
+    .compile({ name: 'desk' });
+  return { worker, desk };
 }

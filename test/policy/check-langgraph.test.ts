@@ -10,8 +10,7 @@ import { checkLangGraphTree } from '../../src/policy/check-langgraph.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import type { PolicyInput } from '../../src/policy/schema.js';
 import { policyGate } from '../../src/policy/policy-gate.js';
-import { askingFor, callsOnce, recordingTool, toolNodeGraph } from '../helpers/langgraph.js';
-import { createAgent } from 'langchain';
+import { askingFor, NOT_IN_DESK, recordingTool, toolNodeGraph, workerInDesk } from '../helpers/langgraph.js';
 
 const policy: PolicyInput = {
   version: 1,
@@ -68,27 +67,10 @@ describe('checkLangGraphTree', () => {
   describe('when a tool node is gated at another place already (its agent installed on its own)', () => {
     it('judges it at every place its gate will: a deny for one place holds, as at run time', async () => {
       const ran: string[] = [];
-      const worker = createAgent({
-        model: callsOnce('shell', { path: 'x' }),
-        tools: [recordingTool('shell', ran)],
-        name: 'worker',
-      });
-      const placed: PolicyInput = {
-        version: 1,
-        default: 'deny',
-        rules: [
-          { id: 'not-in-desk', tools: ['shell'], paths: ['desk/worker/tools'], verdict: 'deny', reason: 'not here' },
-          { id: 'elsewhere', tools: ['shell'], verdict: 'allow' },
-        ],
-      };
-      const gate = policyGate(placed);
+      const { worker, desk } = workerInDesk(ran);
+      const gate = policyGate(NOT_IN_DESK);
       installMultiagent(worker, { gate });
-      const desk = new StateGraph(MessagesAnnotation)
-        .addNode('worker', worker.graph)
-        .addEdge(START, 'worker')
-        .addEdge('worker', END)
-        .compile({ name: 'desk' });
-      const [checked] = checkLangGraphTree(parsePolicy(placed), desk) ?? [];
+      const [checked] = checkLangGraphTree(parsePolicy(NOT_IN_DESK), desk) ?? [];
       expect(checked?.places.map((p) => p.join('/'))).toEqual(['worker/tools', 'desk/worker/tools']);
       expect(checked?.tools.map((t) => `${t.tool}:${t.verdict}`)).toEqual(['shell:deny']);
       installMultiagent(desk, { gate });

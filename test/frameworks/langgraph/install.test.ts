@@ -14,7 +14,14 @@ import {
   type ToolCallRequest,
   UngateableError,
 } from '../../../src/index.js';
-import { callsOnce, messagesOf, recordingTool, ScriptedChatModel } from '../../helpers/langgraph.js';
+import {
+  callsOnce,
+  messagesOf,
+  NOT_IN_DESK,
+  recordingTool,
+  ScriptedChatModel,
+  workerInDesk,
+} from '../../helpers/langgraph.js';
 
 const hi = { messages: [{ role: 'user', content: 'hi' }] };
 
@@ -169,27 +176,11 @@ describe('installMultiagent(createAgent agent)', () => {
 describe('installMultiagent(StateGraph)', () => {
   it("an agent gated alone and then inside a graph runs at both places: a policy's paths rule for either holds", async () => {
     const ran: string[] = [];
-    const worker = createAgent({
-      model: callsOnce('shell', { command: 'rm -rf /srv' }),
-      tools: [recordingTool('shell', ran)],
-      name: 'worker',
-    });
-    const policy = policyGate({
-      version: 1,
-      default: 'deny',
-      rules: [
-        { id: 'no-shell-in-desk', tools: ['shell'], paths: ['desk/worker/tools'], verdict: 'deny', reason: 'not here' },
-        { id: 'shell-elsewhere', tools: ['shell'], verdict: 'allow' },
-      ],
-    });
+    const { worker, desk } = workerInDesk(ran);
+    const policy = policyGate(NOT_IN_DESK);
     const seen: ToolCallRequest[] = [];
     const gate: Gate = { name: 'app', decide: (request) => (seen.push(request), policy.decide(request)) };
     installMultiagent(worker, { gate });
-    const desk = new StateGraph(MessagesAnnotation)
-      .addNode('worker', worker.graph)
-      .addEdge(START, 'worker')
-      .addEdge('worker', END)
-      .compile({ name: 'desk' });
     installMultiagent(desk, { gate });
     const result = await desk.invoke(hi);
     expect(ran).toEqual([]);
