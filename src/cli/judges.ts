@@ -5,7 +5,6 @@
  * gate-audit checks against is the one loaded first.
  */
 import { GateAuditError } from '../errors.js';
-import { isLangGraphValue } from '../frameworks/langgraph/adapter.js';
 import { installedVersion } from '../frameworks/langgraph/version.js';
 import { SDK_PACKAGE, strandsSdkInstalled } from '../frameworks/strands/sdk-package.js';
 import type { AuditOptions } from '../report/audit.js';
@@ -66,7 +65,7 @@ let loaded: Judges | undefined;
 
 /**
  * Loads the judges of this process (once): with `@strands-agents/sdk` installed, the audit of both frameworks;
- * without it, the LangGraph audit, and a value that is not a LangGraph tree is an error naming the package.
+ * without it, the LangGraph audit alone (the caller refuses any other value first, with `withoutStrands`).
  */
 export async function loadJudges(): Promise<Judges> {
   if (loaded !== undefined) return loaded;
@@ -77,16 +76,11 @@ export async function loadJudges(): Promise<Judges> {
     ]);
     loaded = { strands: true, audit, plan, generator: (frameworks) => generatorOf(frameworks, checkedGenerator) };
   } else {
-    const only =
-      (judge: typeof langGraphAudit) =>
-      (root: unknown, options?: AuditOptions): CoverageReport => {
-        if (!isLangGraphValue(root)) throw withoutStrands('the tree');
-        return judge(root, options);
-      };
+    // A value that is not a LangGraph tree is refused by the caller with `withoutStrands`, naming it.
     loaded = {
       strands: false,
-      audit: only(langGraphAudit),
-      plan: only(langGraphPlan),
+      audit: langGraphAudit,
+      plan: langGraphPlan,
       generator: (frameworks) => generatorOf(frameworks, undefined),
     };
   }
