@@ -83,21 +83,24 @@ export function observeNode(make: () => NodeCancel): void {
 }
 
 /**
- * Runs the tool of an allowed call inside the observer's context (or just runs it, without an observer). The
- * observer cannot change the call: `run` runs exactly once, and its result or error is the call's.
+ * Tells the observer of an allowed call and runs its tool inside the observer's context (or just runs it, without
+ * an observer). The observer cannot change the call: `run` runs exactly once, and its result or error is the call's.
  *
  * @param make - the decision, built only when an observer is set
  * @param run - the tool's run
  */
 export function observeAllowedRun<T>(make: () => ToolDecision, run: () => T): T {
   const observer = current;
-  if (observer?.allowedRun === undefined) return run();
-  let decision: ToolDecision;
+  if (observer === undefined) return run();
+  let decision: ToolDecision | undefined;
   try {
     decision = make();
+    observer.tool(decision);
   } catch {
-    return run();
+    // Observation never changes a decision.
   }
+  // A decision that could not be built, or an observer that does not run calls: the call just runs.
+  if (decision === undefined || observer.allowedRun === undefined) return run();
   let ran = false;
   const once = (): T => {
     if (ran) throw new Error('gate-audit: an observer ran an allowed call twice');

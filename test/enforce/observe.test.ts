@@ -118,9 +118,10 @@ describe('observeAllowedRun', () => {
     toolUseId: 'c',
     verdict: 'allow',
   };
+  const told: ToolDecision[] = [];
   const observing = (allowedRun: DecisionObserver['allowedRun']): void =>
     setDecisionObserver({
-      tool: () => undefined,
+      tool: (d) => void told.push(d),
       node: () => undefined,
       ...(allowedRun === undefined ? {} : { allowedRun }),
     });
@@ -152,6 +153,8 @@ describe('observeAllowedRun', () => {
       ),
     ).toBe(3);
     expect(seen).toEqual([decision]);
+    // The observer is told of each allowed call once, whether it runs calls or not.
+    expect(told).toEqual([decision, decision]);
   });
 
   it('can never change the call: an observer that throws, skips it or runs it twice, or a decision that throws', () => {

@@ -191,7 +191,6 @@ function toolNodeMutations(node: ToolNodeLike, entry: SeamEntry, source: GateSou
         const wrapToolCall = middleware ? composeWrapToolCall(existing) : undefined;
         const gate: ToolNodeGate = {
           source,
-          path: entry.path,
           places: [entry.path],
           agentName,
           runTool: memberOf(node, 'runTool') as ToolNodeGate['runTool'],

@@ -81,12 +81,10 @@ function stop(run: { state: RunState } | undefined, reason: string): void {
 /** What a gated tool node knows: its gate, where it sits, and the originals install replaced. */
 export interface ToolNodeGate {
   readonly source: GateSource;
-  /** Where install met the node first. */
-  readonly path: readonly string[];
   /**
-   * Every place installs met it at (a node of an agent gated alone, then as part of a graph, runs at both): a
-   * request names them all, and its one place only when there is one, so a policy's `paths:` rules see every
-   * place, as the audit and `check-policy` do.
+   * Every place installs met it at, the first first (a node of an agent gated alone, then as part of a graph, runs
+   * at both): a request names them all, and its one place only when there is one, so a policy's `paths:` rules
+   * see every place, as the audit and `check-policy` do.
    */
   readonly places: (readonly string[])[];
   /** The name of the graph the node belongs to (the "agent" of its requests). */
@@ -277,7 +275,7 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
       {
         agentId: gate.agentName,
         agentName: gate.agentName,
-        path: gate.places.length === 1 ? gate.path : [],
+        path: gate.places.length === 1 ? (gate.places[0] ?? []) : [],
         paths: [...gate.places],
         toolKind: 'function',
       },
@@ -337,7 +335,6 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
         throw new GateFailedError(run.state.failure);
       }
     }
-    observeCall(gate, request, gateName, { verdict: 'allow', rule });
     const tools = (node as { tools?: unknown }).tools;
     const registered: unknown = Array.isArray(tools)
       ? (tools as unknown[]).find((tool) => (tool as { name?: unknown } | null)?.name === call.name)
@@ -352,8 +349,8 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
     };
     let result: unknown;
     try {
-      // Inside the observer's context: the tool span `langGraphTracer` makes when this call's tool starts carries
-      // the allowance (a tool started elsewhere, or another tool started here, never does).
+      // The observer is told of the allowance, and the tool runs inside its context: the tool span `langGraphTracer`
+      // makes when this call's tool starts carries it (a tool started elsewhere, or another tool here, never does).
       result = await observeAllowedRun(
         () => decisionOf(gate, request, gateName, { verdict: 'allow', rule }),
         () => judged.run(current, () => gate.runTool.call(this, { ...call, args: snapshot.frozen }, config, state)),
