@@ -7,13 +7,11 @@
 import { GateAuditError } from '../errors.js';
 import { installedVersion } from '../frameworks/langgraph/version.js';
 import { SDK_PACKAGE, strandsSdkInstalled } from '../frameworks/strands/sdk-package.js';
+import type { Framework } from '../frameworks/seam.js';
 import type { AuditOptions } from '../report/audit.js';
 import { gateAuditVersion, mergeGenerators } from '../report/own-version.js';
 import type { CoverageReport, Generator } from '../report/schema.js';
 import { langGraphAudit, langGraphGenerator, langGraphPlan } from '../report/seam-audit.js';
-
-/** A framework whose trees a report holds. */
-export type Framework = 'strands' | 'langgraph';
 
 /** The audit and plan of one tree, and the generator of a run's report. */
 export interface Judges {
