@@ -49,6 +49,8 @@ export function runs(line: string, dialect: 'bash' | 'sh' = 'bash'): string[] {
       .filter((record) => record !== '')
       .map((record) => record.split('\x1f').slice(0, -1).join(' '));
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    // A program a line left running (a background job, a redirection's writer) may still write here while the
+    // folder is removed (ENOTEMPTY): removal is retried.
+    rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 });
   }
 }
