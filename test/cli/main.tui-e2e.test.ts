@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 
 // The real command in a real pseudo-terminal (tmux, from Debian; .ci/run installs it): keys in, screen out.
 // `npm test` builds dist/ first.
@@ -29,6 +29,11 @@ async function waitForScreen(expected: (text: string) => boolean, what: string):
   throw new Error(`timed out waiting for ${what}; screen:\n${screen()}`);
 }
 
+// One session lives for the whole file, so killing a test's session never empties the server: an empty tmux
+// server exits, and a `new-session` that reached it while it was exiting failed with "server exited unexpectedly".
+beforeAll(() => {
+  tmux('new-session', '-d', '-s', 'keeper', 'sleep 600');
+});
 afterEach(() => {
   try {
     tmux('kill-session', '-t', session);
