@@ -183,24 +183,25 @@ module.exports = {
     {
       name: 'index-whitelist',
       severity: 'error',
-      comment: 'the public entry exports the library, never the CLI or the view',
+      comment:
+        "the public entry exports the library, never the CLI or the view; guardProcess through the Strands SDK's part of the guard, which joins the guard when it loads",
       from: { path: '^src/index\\.ts$' },
       to: {
         path: '^src/',
         pathNot:
-          '^src/(config\\.ts|enforce/|errors\\.ts|policy/|report/|walker/|tree-paths\\.ts|escape\\.ts|auditing\\.ts|frameworks/langgraph/install\\.ts)',
+          '^src/(config\\.ts|enforce/|errors\\.ts|policy/|report/|walker/|tree-paths\\.ts|escape\\.ts|auditing\\.ts|frameworks/langgraph/install\\.ts|frameworks/strands/process-guard\\.ts)',
       },
     },
     {
       name: 'langgraph-entry-whitelist',
       severity: 'error',
       comment:
-        'the LangGraph entry exports the neutral gate, policies and reports, and the LangGraph adapter (that it loads no Strands code is proven by test/langgraph.test.ts, in a process where the SDK cannot be resolved)',
+        'the LangGraph entry exports the neutral gate, policies, process guard and reports, and the LangGraph adapter (that it loads no Strands code is proven by test/langgraph.test.ts, in a process where the SDK cannot be resolved)',
       from: { path: '^src/langgraph\\.ts$' },
       to: {
         path: '^src/',
         pathNot:
-          '^src/(errors\\.ts|enforce/gate\\.ts|frameworks/langgraph/install\\.ts|report/(lines|schema|seam-audit)\\.ts|policy/)',
+          '^src/(errors\\.ts|enforce/(gate|process-guard)\\.ts|frameworks/langgraph/install\\.ts|report/(lines|schema|seam-audit)\\.ts|policy/)',
       },
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },

@@ -32,6 +32,7 @@ export default defineConfig({
       // dist/: coverage of the test process cannot see those lines, so they are left out of its count.
       exclude: [
         'src/enforce/process-guard.ts',
+        'src/frameworks/strands/process-guard.ts',
         'src/enforce/guard-hooks.ts',
         'src/cli/register.ts',
         'src/cli/registered-guard.ts',

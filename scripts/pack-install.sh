@@ -12,7 +12,8 @@
 #     picture; and an app on React 18 installs it without a conflict;
 #   - a LangGraph.js-only app (no @strands-agents/sdk) installs it within the same bounds, without the SDK, and
 #     gate-audit/langgraph gates a createAgent agent there (a denied tool does not run); `npx gate-audit` audits
-#     its LangGraph agents there (exit 1 with one ungated, 0 on the gated one), and verify-log runs without it.
+#     its LangGraph agents there (exit 1 with one ungated, 0 on the gated one), `--import gate-audit/register`
+#     refuses an ungated graph there and runs a gated one, and verify-log runs without it.
 # Usage: scripts/pack-install.sh [sdk-version ...]
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
@@ -73,6 +74,12 @@ langgraph_only() {
   [ "$status" -eq 1 ] && grep -q 'coverage 50%' cmd.out || { cat cmd.out; echo "the audit without the Strands SDK exited $status (expected 1, coverage 50%)"; return 1; }
   npx gate-audit agents.mjs --export gated > cmd.out 2>&1 || { cat cmd.out; echo "the audit of a gated LangGraph agent without the Strands SDK failed"; return 1; }
   grep -q '@strands-agents/sdk: not installed' <(npx gate-audit --version) || { echo "--version does not say the Strands SDK is not installed"; return 1; }
+  # The process guard runs there too: an ungated graph is refused before it runs, the gated one runs.
+  cp "$here/fixtures/apps/langgraph-only/gates.mjs" "$here/fixtures/apps/langgraph-only/guarded.mjs" .
+  echo '{"processGuard":{"gates":"./gates.mjs"}}' > gate-audit.config.json
+  outcome=$(node --import gate-audit/register guarded.mjs) || { echo "the guarded LangGraph.js app failed: $outcome"; return 1; }
+  [ "$outcome" = '{"loose":"GATE_FAILED","allowed":"ran","ran":["gated"]}' ] || { echo "the process guard without the Strands SDK let an ungated graph run, or stopped the gated one: $outcome"; return 1; }
+  rm gate-audit.config.json
   # The commands that read reports, traces and logs never load the SDK.
   npx gate-audit verify-log --help > help.out 2>&1 || { cat help.out; echo "verify-log does not run without the Strands SDK"; return 1; }
 }

@@ -30,7 +30,7 @@ export type {
   Verdict,
 } from './enforce/gate.js';
 export { install, installMultiagent } from './enforce/install.js';
-export { guardProcess } from './enforce/process-guard.js';
+export { guardProcess } from './frameworks/strands/process-guard.js';
 export type { OnUngated, ProcessGuard, ProcessGuardOptions } from './enforce/process-guard.js';
 export type { AcceptEntry, InstallOptions, LangGraphRoot } from './enforce/install.js';
 export type { LangGraphInstall } from './frameworks/langgraph/install.js';

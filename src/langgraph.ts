@@ -1,7 +1,8 @@
 /**
- * gate-audit for LangGraph.js apps without `@strands-agents/sdk`: the same gate, policies and reports, with an
- * import closure that loads no Strands code (a test keeps it so). `gate-audit` (the main entry) takes LangGraph
- * trees too, but loads the Strands SDK.
+ * gate-audit for LangGraph.js apps without `@strands-agents/sdk`: the same gate, policies, process guard and
+ * reports, with an import closure that loads no Strands code (a test keeps it so). `gate-audit` (the main entry)
+ * takes LangGraph trees too, but loads the Strands SDK. The process guard started from here has no Strands part:
+ * a copy of the Strands SDK the process loads is refused whole.
  *
  * @packageDocumentation
  */
@@ -43,6 +44,8 @@ export type { LangGraphAccept, LangGraphInstall, LangGraphInstallOptions } from 
 export type { LangGraphAuditOptions } from './report/seam-audit.js';
 export { CoverageReportSchema } from './report/schema.js';
 export type { CoverageNode, CoverageReport, CoverageSummary, NodeStatus } from './report/schema.js';
+export { guardProcess } from './enforce/process-guard.js';
+export type { OnUngated, ProcessGuard, ProcessGuardOptions } from './enforce/process-guard.js';
 export { policyGate } from './policy/policy-gate.js';
 export type { GateOptions } from './policy/policy-gate.js';
 export { loadPolicy } from './policy/load.js';

@@ -6,7 +6,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -68,6 +68,7 @@ describe('gate-audit/langgraph', () => {
       'audit',
       'configureGate',
       'denyAll',
+      'guardProcess',
       'installMultiagent',
       'loadPolicy',
       'openDecisionLog',
@@ -192,24 +193,37 @@ describe('gate-audit/langgraph', () => {
       expect(run.stdout).toMatch(/^@langchain\/langgraph \d+\.\d+\.\d+: inside the tested range/m);
     });
 
-    it('a Strands tree, or the process guard, says what to install (exit 2), nothing half-run', () => {
+    it('a Strands tree says what to install (exit 2), nothing half-run', () => {
       // The fixture's SDK loads through the TypeScript loader (outside the hook), so the audit itself meets it.
       const strands = commandWithoutStrands(['fixtures/graphs/gated-app.ts']);
       expect(strands.status).toBe(2);
       expect(strands.stderr).toMatch(
         /cannot audit "fixtures\/graphs\/gated-app\.ts#graph": it is not a LangGraph .* \| npm i -D @strands-agents\/sdk/,
       );
+    });
+
+    it('gate-audit/register guards the LangGraph graphs: an ungated one is refused before it runs, a gated one runs', () => {
       const scratch = join(root, 'test/.generated/no-strands-guard');
       mkdirSync(scratch, { recursive: true });
-      writeFileSync(join(scratch, 'gate-audit.config.json'), '{"processGuard":{"policy":"policy.yaml"}}');
-      writeFileSync(join(scratch, 'app.mjs'), "console.log('the app ran');");
+      writeFileSync(join(scratch, 'gate-audit.config.json'), '{"processGuard":{"gates":"./gates.mjs"}}');
+      for (const file of ['gates.mjs', 'guarded.mjs']) {
+        copyFileSync(join(root, 'fixtures/apps/langgraph-only', file), join(scratch, file));
+      }
       try {
-        const guarded = runWithoutStrandsIn(scratch, '--import', join(root, 'dist/cli/register.js'), 'app.mjs');
-        expect(guarded.status).toBe(2);
-        expect(guarded.stdout).toBe('');
-        expect(guarded.stderr).toMatch(
-          /process guard .* runs on @strands-agents\/sdk, .* \| npm i @strands-agents\/sdk/,
+        const guarded = runWithoutStrandsIn(scratch, '--import', join(root, 'dist/cli/register.js'), 'guarded.mjs');
+        expect(guarded.stderr).toBe('');
+        expect(JSON.parse(guarded.stdout)).toEqual({ loose: 'GATE_FAILED', allowed: 'ran', ran: ['gated'] });
+        // Without a configuration, register still ends the process before the app runs.
+        rmSync(join(scratch, 'gate-audit.config.json'));
+        const unconfigured = runWithoutStrandsIn(
+          scratch,
+          '--import',
+          join(root, 'dist/cli/register.js'),
+          'guarded.mjs',
         );
+        expect(unconfigured.status).toBe(2);
+        expect(unconfigured.stdout).toBe('');
+        expect(unconfigured.stderr).toMatch(/no gate-audit configuration from here upwards/);
       } finally {
         rmSync(scratch, { recursive: true, force: true });
       }

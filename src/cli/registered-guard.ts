@@ -14,6 +14,7 @@ import { isGate, type Gate } from '../enforce/gate.js';
 import { prepareProcessGuard, type ProcessGuardOptions, startProcessGuard } from '../enforce/process-guard.js';
 import { loadPolicy } from '../policy/load.js';
 import { policyGate } from '../policy/policy-gate.js';
+import { strandsSdkInstalled } from '../frameworks/strands/sdk-package.js';
 import { loadConfig } from './config.js';
 
 async function gatesOf(file: string, shown: string): Promise<Gate[]> {
@@ -44,11 +45,12 @@ async function gatesOf(file: string, shown: string): Promise<Gate[]> {
  *
  * @param cwd - where the configuration is looked for
  * @param file - the configuration file, when one was named (the CLI's `--config`)
- * @param file - the configuration file, when one was named (the CLI's `--config`)
  * @throws GateAuditError naming the file and the fix when anything is missing or wrong
  */
 export async function startRegisteredGuard(cwd: string, file?: string): Promise<void> {
   prepareProcessGuard();
+  // The Strands SDK's stand joins when the SDK is installed; without it a copy of the SDK is refused, never run.
+  if (strandsSdkInstalled()) await import('../frameworks/strands/process-guard.js');
   const loaded = await loadConfig({
     cwd,
     ...(file === undefined ? {} : { file }),

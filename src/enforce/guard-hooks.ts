@@ -24,7 +24,7 @@ export function guardLine(url: string): string {
   return (
     `\n;import * as __gateAuditGuardNamespace from ${quoted};\n` +
     `{ const take = globalThis[Symbol.for(${key})];\n` +
-    `  if (typeof take !== 'function') throw new Error('gate-audit: the process guard is not loaded, so this copy of @strands-agents/sdk cannot be guarded | import gate-audit before the SDK, or start node with --import gate-audit/register');\n` +
+    `  if (typeof take !== 'function') throw new Error('gate-audit: the process guard is not loaded, so ' + ${JSON.stringify(`${url} cannot be guarded | import gate-audit before the framework, or start node with --import gate-audit/register`)});\n` +
     `  take(__gateAuditGuardNamespace, ${quoted}); }\n`
   );
 }

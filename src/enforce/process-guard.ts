@@ -1,77 +1,41 @@
 /**
  * The process guard: no agent of this process calls its model or runs a tool without one of the guard's gates.
  *
- * **Where it stands.** Every agent, Graph and Swarm of one copy of `@strands-agents/sdk` dispatches its hook
- * events through instances of one class, the copy's `HookRegistry`. The guard replaces that class's
- * `invokeCallbacks` on its prototype (not writable, not configurable afterwards: an assignment on an
- * instance then fails too), so it sees every agent of the copy, created before or after it, whatever hooks
- * the agent carries, gated or not. Before the events that start a run, call a model or run tools
- * (`BeforeInvocationEvent`, `BeforeModelCallEvent`, `BeforeToolsEvent`, `BeforeToolCallEvent`,
- * `BeforeMultiAgentInvocationEvent`, `BeforeNodeCallEvent`) it checks the agent (or orchestrator) carries one of
- * its gates, live; otherwise it refuses (`GateFailedError`, the run stopped) or, with `onUngated: 'install'`,
- * installs the first gate, as `install` would.
+ * This is its framework-neutral part: the options, the mark, and finding every copy of a framework the process
+ * loads (ESM loader hooks, `Module._load`, the scripts V8 compiled, `node_modules` on disk). Each framework has its
+ * stand: LangGraph.js's (`frameworks/langgraph/process-guard.ts`, each copy's `Pregel.prototype.stream`) is always
+ * here; the Strands SDK's (`frameworks/strands/process-guard.ts`, each copy's hook registry) joins when its module
+ * loads, which the main entry does, and `gate-audit/register` does when the SDK is installed. Without it, a copy
+ * of `@strands-agents/sdk` is never loaded unguarded: its import throws, or `guardProcess` does when one is loaded
+ * already (a LangGraph.js-only app started the guard from `gate-audit/langgraph`).
  *
- * **Every copy.** gate-audit's own copy is guarded at once. Other copies cannot carry gate-audit's gates
- * (`install` refuses them), so every hook dispatch of another copy is refused: nothing of it runs. They are found
- * (1) by the loader hooks registered with the guard (`guard-hooks.ts`), for copies imported later, and by
- * `gate-audit/register` from the first import; (2) by wrapping `Module._load`, for a `require()` of a copy
- * (Node 20 runs no ESM hook for `require(esm)`); (3) when the guard starts, in `require.cache` and on disk in
- * the `node_modules` folders above the working directory and the main module, each copy found loaded
- * through `require()` (which returns the instance already loaded, if any) and guarded. A copy the guard cannot
- * stand on is refused: its import throws `SDK_SHAPE`, or `guardProcess` does, naming it.
+ * **Finding copies.** They are found (1) by the loader hooks registered with the guard (`guard-hooks.ts`), for
+ * copies imported later, and by `gate-audit/register` from the first import; (2) by wrapping `Module._load`, for a
+ * `require()` of a copy (Node 20 runs no ESM hook for `require(esm)`); (3) when the guard starts, in
+ * `require.cache` and among the scripts V8 compiled (or, without an inspector, on disk in the `node_modules`
+ * folders above the working directory and the main module).
  *
  * What it cannot see is listed in docs/guarantees.md ("What it cannot cover"): an agent whose hook registry is
  * replaced by another object, `A2AAgent` (no hooks in this process), a direct call of a model or a tool.
  */
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import type * as Inspector from 'node:inspector';
 import type { register } from 'node:module';
 import Module, { createRequire, syncBuiltinESMExports } from 'node:module';
 import { types } from 'node:util';
-import { basename, dirname, isAbsolute, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import {
-  BeforeInvocationEvent,
-  BeforeModelCallEvent,
-  BeforeToolCallEvent,
-  BeforeToolsEvent,
-  ConcurrentToolExecutor,
-  HookRegistry,
-  SequentialToolExecutor,
-} from '@strands-agents/sdk';
-import { BeforeMultiAgentInvocationEvent, BeforeNodeCallEvent } from '@strands-agents/sdk/multiagent';
+import { dirname, isAbsolute, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { AUDIT_GUARD_NOTE, isAuditing } from '../auditing.js';
-import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
-import { joinPath, segmentOf, UNNAMED } from '../tree-paths.js';
-import { agentGateState, classifyExecutor, hasNodeGuard } from '../walker/classify.js';
-import {
-  type AgentGateMark,
-  agentGateMark,
-  type NodeGuardMark,
-  nodeGuardMark,
-  PROCESS_GUARD_MARK,
-  writtenMark,
-} from '../walker/marks.js';
-import {
-  Agent,
-  FunctionTool,
-  Graph,
-  hiddenPrototypes,
-  HOOK_REGISTRY_FIELD,
-  type Orchestrator,
-  Swarm,
-  ZodTool,
-} from '../frameworks/strands/sdk-internals.js';
-import { className, readData } from '../walker/safe-read.js';
+import { GateAuditError, messageOf } from '../errors.js';
+import { segmentOf, UNNAMED } from '../tree-paths.js';
+import { PROCESS_GUARD_MARK } from '../walker/marks.js';
+import { readData } from '../walker/safe-read.js';
 import { configuredDefaultGate, type Gate } from './gate.js';
 import { type GateIdentity, gateIdentity, viewGate } from './gate-identity.js';
 import { CONFIGURED } from './gate-source.js';
-import { standOnDispatch } from './dispatch-check.js';
 import { GUARD_MODULE_KEY, withGuardLine } from './guard-hooks.js';
-import { type AcceptEntry, install, installMultiagent } from './install.js';
-import { contextRoot, placeNow, stopRun } from './run-state.js';
+import type { AcceptEntry } from './install-options.js';
 import { sdkRootOf, SDK_PACKAGE } from '../frameworks/strands/sdk-package.js';
-import { ensureSdk } from '../frameworks/strands/sdk-check.js';
 import { langGraphAdapter } from '../frameworks/langgraph/adapter.js';
 import { installLangGraph } from '../frameworks/langgraph/install.js';
 import { isPregelModuleUrl } from '../frameworks/langgraph/package.js';
@@ -115,80 +79,99 @@ export interface ProcessGuardMark {
   readonly gates: readonly GateIdentity[];
 }
 
-interface Active {
-  readonly guard: ProcessGuard;
+/** The guard's options as a framework's stand reads them. */
+export interface GuardState {
   readonly gates: readonly Gate[];
   readonly ids: ReadonlySet<string>;
+  /** The gates' names, quoted, for messages. */
   readonly names: string;
   readonly accept: readonly AcceptEntry[] | undefined;
-  readonly acceptKey: string;
   readonly onUngated: OnUngated;
 }
 
+interface Active extends GuardState {
+  readonly guard: ProcessGuard;
+  readonly acceptKey: string;
+}
+
+/** The Strands SDK's stand (`frameworks/strands/process-guard.ts`), as the neutral part calls it. */
+export interface StrandsStand {
+  /** Checks the SDK gate-audit runs on and stands on its own copy (when the guard starts). */
+  start(): void;
+  /** Takes a module of a copy, from its namespace (a loader hook's line, or a copy's entry `require`d). */
+  take(namespace: unknown, url: string): void;
+  /** Takes a file of a copy just `require`d. */
+  required(exports: unknown, url: string, root: string): void;
+  /** Takes a file of a copy found in `require.cache` when the guard starts. */
+  cached(exports: unknown, url: string): void;
+  /** Guards the copy in a folder, through its entry. */
+  guardCopyAt(root: string): void;
+  /** The folder of gate-audit's own copy. */
+  ownRoot(): string;
+  /** The folders of the copies it stands on so far (gate-audit's own first). */
+  copies(): readonly string[];
+}
+
 let active: Active | undefined;
+let strands: StrandsStand | undefined;
 /** Copies handed over before the guard started (by `register`'s hooks): guarded when it starts. */
 const waiting: { namespace: unknown; url: string }[] = [];
-const guardedPrototypes = new WeakSet<object>();
-const copyRoots: string[] = [];
 let takerDefined = false;
 let requireWrapped = false;
 let hooksRegistered = false;
 
 const nodeRequire = createRequire(import.meta.url);
-
-function shapeError(root: string, what: string): GateAuditError {
-  return new GateAuditError(
-    'SDK_SHAPE',
-    `sdk=<${root}> | the process guard cannot stand on this copy of ${SDK_PACKAGE}: ${what} | ` +
-      'use a version of the SDK gate-audit supports, or load one copy (npm dedupe)',
-  );
-}
-
-type Role = 'agent' | 'orchestrator';
-
-/** How an event is checked: a full check starts a run; a step of a run already checked is checked quickly. */
-interface Check {
-  readonly role: Role;
-  /** `start`: the run's start, which must carry a gate; `step`: a step of a run checked at its start. */
-  readonly kind: 'start' | 'step';
-}
-
-// Taken when gate-audit loads: code that replaces them later cannot change what the guard reads.
-const getPrototypeOf = Object.getPrototypeOf;
-const weakGet = Object.getOwnPropertyDescriptor(WeakMap.prototype, 'get')?.value as (key: object) => unknown;
-const weakSet = Object.getOwnPropertyDescriptor(WeakMap.prototype, 'set')?.value as (
-  key: object,
-  value: unknown,
-) => unknown;
+// Taken when gate-audit loads: code that replaces it later cannot change what the guard calls.
 const apply = Reflect.apply;
 
-/** The prototypes of the events of gate-audit's own copy the guard checks. */
-const CHECKS: readonly (readonly [object, Check])[] = [
-  [BeforeInvocationEvent.prototype, { role: 'agent', kind: 'start' }],
-  [BeforeModelCallEvent.prototype, { role: 'agent', kind: 'step' }],
-  [BeforeToolsEvent.prototype, { role: 'agent', kind: 'step' }],
-  [BeforeToolCallEvent.prototype, { role: 'agent', kind: 'step' }],
-  [BeforeMultiAgentInvocationEvent.prototype, { role: 'orchestrator', kind: 'start' }],
-  [BeforeNodeCallEvent.prototype, { role: 'orchestrator', kind: 'step' }],
-];
-
-function checkOf(event: object): Check | undefined {
-  const proto: unknown = getPrototypeOf(event);
-  for (const [known, check] of CHECKS) if (known === proto) return check;
-  return undefined;
+/**
+ * The guard as started, for a framework's stand (undefined before it starts, and in the audit child, where the
+ * guard is only noted).
+ */
+export function activeGuard(): GuardState | undefined {
+  return active;
 }
 
 /**
- * The run each agent or orchestrator was last checked for (its `invocationState`) and the gate mark (or node
- * guard mark) it carried then: a step of that run, while that mark is still the one this copy wrote on it, needs
- * no full check (an uninstalled or replaced gate changes the mark).
+ * Joins the Strands SDK's stand (once; `frameworks/strands/process-guard.ts` calls it when it loads). A guard
+ * started before stands on the SDK from now on.
+ *
+ * @param stand - the stand
  */
-const checkedRuns = new WeakMap<object, { readonly run: object; readonly mark: unknown }>();
+export function standOnStrands(stand: StrandsStand): void {
+  if (strands !== undefined) return;
+  strands = stand;
+  if (active !== undefined && !isAuditing()) {
+    stand.start();
+    guardKnownStrandsCopies(stand);
+  }
+}
+
+/** Refuses a copy of the Strands SDK where the guard has no stand on it: nothing of it may load unguarded. */
+function noStrandsStand(root: string): GateAuditError {
+  return new GateAuditError(
+    'SDK_SHAPE',
+    `sdk=<${root}> | the process guard was started without its ${SDK_PACKAGE} part (from gate-audit/langgraph, or ` +
+      `gate-audit/register where gate-audit cannot resolve the SDK), so this copy cannot be guarded and is refused | ` +
+      `start it with guardProcess from 'gate-audit' (the main entry), or install ${SDK_PACKAGE} where gate-audit resolves it`,
+  );
+}
+
+/** The Strands stand, or the refusal of a copy when there is none. */
+function strandsFor(root: string): StrandsStand {
+  if (strands === undefined) throw noStrandsStand(root);
+  return strands;
+}
 
 /** Gate ids by gate object, read once (a gate's declared id is its own claim, as for every reader of it). */
 const idsOfGates = new WeakMap<object, string | null>();
 
-function idOfKey(key: unknown): string | undefined {
+/**
+ * The id of the gate a mark names (a gate's declared id, or its object's), read once per gate.
+ *
+ * @param key - the gate key a mark holds (a gate, or the configured gate's key)
+ */
+export function gateIdOf(key: unknown): string | undefined {
   const gate = key === CONFIGURED ? configuredDefaultGate() : key;
   if (typeof gate !== 'object' || gate === null) return undefined;
   let id = idsOfGates.get(gate);
@@ -198,112 +181,6 @@ function idOfKey(key: unknown): string | undefined {
     idsOfGates.set(gate, id);
   }
   return id ?? undefined;
-}
-
-/** Whether the agent carries, live, a gate this copy of gate-audit installed and whose id is one of `ids`. */
-function carriesGate(agent: Agent, ids: ReadonlySet<string>): boolean {
-  const mark = writtenMark(agent, 'agent') as AgentGateMark | undefined;
-  if (mark === undefined || agentGateMark(agent) !== mark || agentGateState(agent) !== 'gated') return false;
-  const id = idOfKey(mark.gateKey);
-  return id !== undefined && ids.has(id);
-}
-
-/** Whether the orchestrator carries, live, a node guard this copy installed for a gate whose id is one of `ids`. */
-function guardsWith(orchestrator: Orchestrator, ids: ReadonlySet<string>): boolean {
-  const mark = writtenMark(orchestrator, 'orchestrator') as NodeGuardMark | undefined;
-  if (mark === undefined || nodeGuardMark(orchestrator) !== mark || !hasNodeGuard(orchestrator)) return false;
-  const id = idOfKey(mark.treeGateKey);
-  return id !== undefined && ids.has(id);
-}
-
-function nameOf(value: unknown): string {
-  const id = readData(value, 'id');
-  const name = readData(value, 'name');
-  const shownId = `"${segmentOf(id, UNNAMED)}"`;
-  return typeof name === 'string' && name !== '' && name !== id ? `${shownId} (${JSON.stringify(name)})` : shownId;
-}
-
-function whereOf(agent: Agent): string {
-  const places = placeNow(agent);
-  if (places.length === 0) return 'outside any tree';
-  const shown = places.slice(0, 3).map((p) => joinPath(p));
-  return places.length === 1 ? `at ${shown[0]}` : `at one of ${shown.join(', ')}${places.length > 3 ? ', …' : ''}`;
-}
-
-function installIt(guard: Active, role: Role, target: unknown): string | undefined {
-  const gate = guard.gates[0] as Gate;
-  try {
-    if (role === 'agent') install(target as Agent, { gate });
-    else
-      installMultiagent(target as Orchestrator, {
-        gate,
-        ...(guard.accept === undefined ? {} : { accept: guard.accept }),
-      });
-    return undefined;
-  } catch (error) {
-    return messageOf(error);
-  }
-}
-
-/**
- * Why the run of this event must not go on, or undefined. An agent or orchestrator starting a run must carry one
- * of the guard's gates (its shape was checked at the run's first step, see `checkedRun`); a step of a run it was
- * checked for passes at once while it carries the same gate mark.
- */
-function judge(guard: Active, event: object, check: Check): string | undefined {
-  const target: unknown = readData(event, check.role);
-  if (typeof target !== 'object' || target === null) {
-    return `the process guard could not read the ${check.role} of a hook event, so the run is refused`;
-  }
-  const run: unknown = readData(event, 'invocationState');
-  if (check.kind === 'step' && typeof run === 'object' && run !== null) {
-    const checked = apply(weakGet, checkedRuns, [target]) as { run: object; mark: unknown } | undefined;
-    if (checked !== undefined && checked.run === run && checked.mark === writtenMark(target, check.role))
-      return undefined;
-  }
-  const failure = judgeStart(guard, event, check.role);
-  if (failure === undefined && typeof run === 'object' && run !== null) {
-    apply(weakSet, checkedRuns, [target, { run, mark: writtenMark(target, check.role) }]);
-  }
-  return failure;
-}
-
-function shapeRefusal(target: object, role: Role): string | undefined {
-  const classified = classifyExecutor(target);
-  if (classified.problem === undefined) return undefined;
-  return `${role} ${nameOf(target)} ${classified.problem.reason}, so the process guard refuses it | ${classified.problem.fix}`;
-}
-
-function judgeStart(guard: Active, event: object, role: Role): string | undefined {
-  if (role === 'agent') {
-    const agent = readData(event, 'agent') as Agent;
-    if (carriesGate(agent, guard.ids)) return undefined;
-    const where = whereOf(agent);
-    if (guard.onUngated === 'install') {
-      const failed = installIt(guard, 'agent', agent);
-      if (failed === undefined && carriesGate(agent, guard.ids)) return undefined;
-      return (
-        `the process guard could not gate agent ${nameOf(agent)} (${where}): ${failed ?? 'its gate is not live'} | ` +
-        'gate it at startup (installMultiagent on its tree, or install)'
-      );
-    }
-    return (
-      `agent ${nameOf(agent)} is unguarded: it carries none of the process guard's gates (${guard.names}), invoked ${where} | ` +
-      "gate it at startup (installMultiagent on its tree, or install(agent, { gate })), or guard with onUngated: 'install'"
-    );
-  }
-  const orchestrator = readData(event, 'orchestrator') as Orchestrator;
-  if (guardsWith(orchestrator, guard.ids)) return undefined;
-  const kind = className(orchestrator);
-  if (guard.onUngated === 'install') {
-    const failed = installIt(guard, 'orchestrator', orchestrator);
-    if (failed === undefined && guardsWith(orchestrator, guard.ids)) return undefined;
-    return `the process guard could not gate ${kind} ${nameOf(orchestrator)}: ${failed ?? 'its node guard is not live'} | gate it at startup with installMultiagent`;
-  }
-  return (
-    `${kind} ${nameOf(orchestrator)} is unguarded: it carries no node guard of the process guard's gates (${guard.names}) | ` +
-    "call installMultiagent(root, { gate }) at startup, or guard with onUngated: 'install'"
-  );
 }
 
 /**
@@ -316,7 +193,7 @@ function judgeGraph(graph: object): string | undefined {
   if (guard === undefined) return undefined;
   const carries = (): boolean => {
     const state = langGraphAdapter.gateState(graph);
-    const id = state.state === 'gated' ? idOfKey(state.gateKey) : undefined;
+    const id = state.state === 'gated' ? gateIdOf(state.gateKey) : undefined;
     return id !== undefined && guard.ids.has(id);
   };
   if (carries()) return undefined;
@@ -340,269 +217,14 @@ function judgeGraph(graph: object): string | undefined {
   );
 }
 
-/** A rejected promise made by the language itself (`Promise.reject` may have been replaced since). */
-// eslint-disable-next-line @typescript-eslint/require-await
-async function rejected(error: Error): Promise<never> {
-  throw error;
-}
-
-function refusal(failure: string, event: object): GateFailedError {
-  stopRun(readData(event, 'invocationState'), failure);
-  // An agent a governed custom node's run started belongs to that root run: it stops too.
-  stopRun(contextRoot(), failure);
-  return new GateFailedError(failure);
-}
-
-/**
- * Stands on one copy's hook registry class.
- *
- * @param proto - the registry's prototype
- * @param root - the copy's folder
- * @param own - whether it is gate-audit's own copy (other copies are refused whole)
- */
-function standOn(proto: object, root: string, own: boolean): void {
-  if (guardedPrototypes.has(proto)) return;
-  const foreign =
-    `an agent or orchestrator of another copy of ${SDK_PACKAGE} (${root}) is about to run; no gate of this ` +
-    'process can reach it, so the process guard refuses it | load one copy of the SDK (npm dedupe)';
-  // One wrapper per copy, shared with the gate's dispatch check: a refusal stops the run, holds the event's cancel
-  // and rejects.
-  standOnDispatch(proto, (what) => shapeError(root, what), own ? judgeDispatch : (event) => refused(foreign, event));
-  lockChain(proto);
-  guardedPrototypes.add(proto);
-  if (!copyRoots.includes(root)) copyRoots.push(root);
-}
-
-/** The guard's judgement of one event of gate-audit's own copy: why its run must not go on, or undefined. */
-function judgeDispatch(event: object): string | undefined {
-  const guard = active;
-  if (guard === undefined) return undefined;
-  const check = checkOf(event);
-  if (check === undefined) return undefined;
-  let failure: string | undefined;
-  try {
-    failure = judge(guard, event, check);
-  } catch (error) {
-    failure = `the process guard failed while checking a run (${messageOf(error)})`;
-  }
-  return failure === undefined ? undefined : refused(failure, event);
-}
-
-/** A refusal's stops (`refusal`), and its text for the dispatch check, which holds the cancel and rejects. */
-function refused(failure: string, event: object): string {
-  refusal(failure, event);
-  return failure;
-}
-
-/**
- * Checks the shape of every agent, Graph and Swarm of gate-audit's own copy at each run it starts (`invoke` runs
- * `stream`): one whose hook registry is not the SDK's, or that replaces a member of the SDK's class on its
- * instance or in a subclass, could dispatch its events around the class the guard stands on; it is refused, as
- * `install` refuses it.
- */
-function guardRuns(proto: object, role: Role): void {
-  const descriptor = Object.getOwnPropertyDescriptor(proto, 'stream');
-  const original: unknown = descriptor?.value;
-  if (descriptor === undefined || typeof original !== 'function' || descriptor.configurable !== true) {
-    throw shapeError(ownRoot(), `its ${role === 'agent' ? 'Agent' : 'orchestrator'} stream cannot be guarded`);
-  }
-  const run = original as (...a: unknown[]) => AsyncGenerator<unknown, unknown, unknown>;
-  const stream = function stream(this: unknown, ...args: unknown[]): unknown {
-    if (active === undefined) return apply(run, this, args);
-    // Checked when the run really starts (its first step), not when it is asked for: what changes in between
-    // (a registry swapped after stream() returned) is seen.
-    return checkedRun(this, role, args, run);
-  };
-  Object.defineProperty(proto, 'stream', { ...descriptor, value: stream, writable: false, configurable: false });
-}
-
-/** The check of a run's first step: why it must not run, or undefined (its hook registry pinned then). */
-function firstStepRefusal(target: unknown, role: Role, args: readonly unknown[]): string | undefined {
-  let failure: string | undefined;
-  try {
-    failure =
-      typeof target === 'object' && target !== null
-        ? (shapeRefusal(target, role) ?? pinRegistry(target, role))
-        : 'the process guard refuses a run without its object';
-  } catch (error) {
-    failure = `the process guard failed while checking a run (${messageOf(error)})`;
-  }
-  if (failure !== undefined) {
-    const options = args[1];
-    stopRun(
-      typeof options === 'object' && options !== null ? readData(options, 'invocationState') : undefined,
-      failure,
-    );
-  }
-  return failure;
-}
-
-/**
- * The SDK's run of `target`, checked at its first step. A plain iterator around the SDK's generator (not a
- * generator delegating with `yield*`, which would cost every event of the run a round of promises): the first
- * `next()` checks, every call after it is the SDK's own.
- */
-function checkedRun(
-  target: unknown,
-  role: Role,
-  args: unknown[],
-  run: (...a: unknown[]) => AsyncGenerator<unknown, unknown, unknown>,
-): AsyncGenerator<unknown, unknown, unknown> {
-  const inner = apply(run, target, args);
-  let state: 'unchecked' | 'checked' | 'refused' = 'unchecked';
-  const iterator: AsyncGenerator<unknown, unknown, unknown> = {
-    next(...value: [] | [unknown]) {
-      if (state === 'unchecked') {
-        const failure = firstStepRefusal(target, role, args);
-        state = failure === undefined ? 'checked' : 'refused';
-        if (failure !== undefined) {
-          // The SDK's generator never started: nothing of the run happened.
-          void inner.return(undefined).catch(() => undefined);
-          return rejected(new GateFailedError(failure));
-        }
-      }
-      if (state === 'refused') return Promise.resolve({ done: true, value: undefined });
-      return inner.next(...value);
-    },
-    return(value) {
-      if (state === 'unchecked') state = 'refused';
-      return inner.return(value);
-    },
-    throw(error) {
-      if (state === 'unchecked') state = 'refused';
-      return inner.throw(error);
-    },
-    [Symbol.asyncIterator]() {
-      return iterator;
-    },
-  };
-  return iterator;
-}
-
-/**
- * Makes the checked agent's (or orchestrator's) hook registry field read-only for good: the registry the guard
- * checked is the one its events go through.
- */
-function pinRegistry(target: object, role: Role): string | undefined {
-  const key = HOOK_REGISTRY_FIELD[role];
-  const descriptor = Object.getOwnPropertyDescriptor(target, key);
-  if (descriptor === undefined || !('value' in descriptor)) return `its ${key} is not a plain field`;
-  if (descriptor.writable === true) {
-    Object.defineProperty(target, key, {
-      value: descriptor.value,
-      writable: false,
-      configurable: false,
-      enumerable: descriptor.enumerable === true,
-    });
-  }
-  return undefined;
-}
-
-/**
- * Makes every member of a prototype, and of the prototypes it inherits from, read-only for good (a method cannot
- * be reassigned, an accessor cannot be redefined): code that runs after the guard cannot change what the SDK's
- * classes do around the registry the guard stands on.
- */
-function lockChain(proto: object): void {
-  // One freeze per prototype (a transition to a frozen map), not a redefinition per member: a prototype whose
-  // members are redefined one by one can fall into slow (dictionary) mode, and every call through it pays.
-  for (let p: unknown = proto; typeof p === 'object' && p !== null && p !== Object.prototype; p = getPrototypeOf(p)) {
-    Object.freeze(p);
-  }
-}
-
-/**
- * gate-audit's own copy: the run of `Agent`, `Graph` and `Swarm` is checked at its first step, and every member of
- * their classes, of the registries, of the SDK's tool executors and tool classes is read-only from then on.
- */
-function lockOwnCopy(): void {
-  guardRuns(Agent.prototype, 'agent');
-  guardRuns(Graph.prototype, 'orchestrator');
-  guardRuns(Swarm.prototype, 'orchestrator');
-  const prototypes = hiddenPrototypes();
-  for (const proto of [
-    Agent.prototype,
-    Graph.prototype,
-    Swarm.prototype,
-    prototypes.middlewareRegistry,
-    prototypes.toolRegistry,
-    prototypes.agentAsTool,
-    SequentialToolExecutor.prototype,
-    ConcurrentToolExecutor.prototype,
-    FunctionTool.prototype,
-    ZodTool.prototype,
-  ] as object[]) {
-    lockChain(proto);
-  }
-}
-
-function ownRoot(): string {
-  try {
-    const file = nodeRequire.resolve(SDK_PACKAGE);
-    return sdkRootOf(pathToFileURL(file).href) ?? dirname(file);
-  } catch {
-    return SDK_PACKAGE;
-  }
-}
-
-/** The registry class an SDK namespace (or `require`d exports) holds, if any. */
-function registryOf(namespace: unknown): object | undefined {
-  if ((typeof namespace !== 'object' && typeof namespace !== 'function') || namespace === null) return undefined;
-  let value: unknown;
-  try {
-    // The entry exports it as HookRegistry; its own module (which every agent, Graph and Swarm module imports,
-    // so a deep import of any part of a copy loads it) as HookRegistryImplementation.
-    value =
-      Object.getOwnPropertyDescriptor(namespace, 'HookRegistry')?.value ??
-      Object.getOwnPropertyDescriptor(namespace, 'HookRegistryImplementation')?.value;
-  } catch {
-    return undefined; // a binding not yet initialised
-  }
-  if (typeof value !== 'function') return undefined;
-  const proto: unknown = Object.getOwnPropertyDescriptor(value, 'prototype')?.value;
-  return typeof proto === 'object' && proto !== null ? proto : undefined;
-}
-
-const entriesByRoot = new Map<string, ReadonlySet<string>>();
-
-/** The files a copy's package entry (`exports["."]` under any condition, or `main`) may resolve to. */
-function entryFilesOf(root: string): ReadonlySet<string> {
-  let entries = entriesByRoot.get(root);
-  if (entries !== undefined) return entries;
-  const found = new Set<string>();
-  const add = (target: unknown): void => {
-    if (typeof target === 'string') found.add(realOr(join(root, target)));
-    else if (Array.isArray(target)) for (const t of target) add(t);
-    else if (typeof target === 'object' && target !== null) for (const t of Object.values(target)) add(t);
-  };
-  try {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports?: unknown; main?: unknown };
-    const exported = pkg.exports;
-    if (typeof exported === 'object' && exported !== null && !Array.isArray(exported) && '.' in exported) {
-      add((exported as Record<string, unknown>)['.']);
-    } else if (
-      exported !== undefined &&
-      !(typeof exported === 'object' && exported !== null && Object.keys(exported).some((k) => k.startsWith('.')))
-    ) {
-      add(exported);
-    }
-    add(pkg.main ?? 'index.js');
-  } catch {
-    // no readable package.json: no entry is known, so every module of the copy is checked on its own
-  }
-  entries = found;
-  entriesByRoot.set(root, entries);
-  return entries;
-}
-
-/** Guards the copy an SDK module belongs to, from its namespace. */
+/** Guards the copy a framework module belongs to, from its namespace. */
 function take(namespace: unknown, url: string): void {
   if (active === undefined) {
     waiting.push({ namespace, url });
     return;
   }
   if (isPregelModuleUrl(url)) {
-    // A copy of LangGraph's compiled graph: every root run it starts is judged (`judgeGraph`).
+    // A copy of LangGraph's compiled graph: every graph starting a run is judged (`judgeGraph`).
     let pregel: unknown;
     try {
       pregel = Object.getOwnPropertyDescriptor(namespace, 'Pregel')?.value;
@@ -617,22 +239,7 @@ function take(namespace: unknown, url: string): void {
     }
     return;
   }
-  const root = sdkRootOf(url) ?? url;
-  const proto = registryOf(namespace);
-  if (proto === undefined) {
-    // The copy's entry must hand over its registry class; its other modules that hold none are left to it.
-    let file: string | undefined;
-    try {
-      file = realOr(fileURLToPath(url));
-    } catch {
-      file = undefined;
-    }
-    if (file === undefined || entryFilesOf(root).has(file) || basename(file) === 'package.json') {
-      throw shapeError(root, 'its entry exports no HookRegistry class');
-    }
-    return;
-  }
-  standOn(proto, root, proto === hiddenPrototypes().hookRegistry);
+  strandsFor(sdkRootOf(url) ?? url).take(namespace, url);
 }
 
 /** Defines the callback the guard's loader hooks call (once; it cannot be replaced). */
@@ -663,7 +270,7 @@ function wrapRequire(): void {
     if (active !== undefined && isNamespace(exports)) {
       // require() of an ES module (Node 20): the modules it imports pass no loader hook, so a copy of the SDK
       // among them is found among the scripts V8 compiled.
-      for (const root of loadedCopies() ?? []) guardCopyAt(root);
+      for (const root of loadedCopies() ?? []) strandsFor(root).guardCopyAt(root);
     }
     if (active !== undefined) {
       let file: string | undefined;
@@ -677,11 +284,7 @@ function wrapRequire(): void {
         const url = pathToFileURL(file).href;
         if (isPregelModuleUrl(url)) take(exports, url);
         const root = sdkRootOf(url);
-        if (root !== undefined) {
-          if (registryOf(exports) !== undefined) take(exports, url);
-          // Any other file of a copy (a subpath, a deep require): the copy itself is guarded through its entry.
-          else guardCopyAt(realOr(root));
-        }
+        if (root !== undefined) strandsFor(root).required(exports, url, root);
       }
     }
     return exports;
@@ -785,7 +388,12 @@ function copiesOnDisk(from: readonly string[]): string[] {
   return [...found];
 }
 
-function realOr(path: string): string {
+/**
+ * A path with its links resolved, or the path itself when it cannot be.
+ *
+ * @param path - a file or folder
+ */
+export function realOr(path: string): string {
   try {
     return realpathSync(path);
   } catch {
@@ -793,51 +401,51 @@ function realOr(path: string): string {
   }
 }
 
-/** Copies being guarded through their entry right now (a `require` of the entry passes the wrapper again). */
-const guarding = new Set<string>();
-
 /**
- * Guards the copy in `root` through its entry: `require()` returns the instance already loaded (ESM and
- * require share it), or loads it now.
- *
- * @throws GateAuditError `SDK_SHAPE` when it cannot be loaded or its entry exports no hook registry
+ * Guards the copies loaded (or loadable) before the guard started: LangGraph's in `require.cache`; the Strands SDK's
+ * through its stand, or refused without one.
  */
-function guardCopyAt(root: string): void {
-  if (copyRoots.includes(root) || guarding.has(root) || root === realOr(ownRoot())) return;
-  guarding.add(root);
-  try {
-    let exports: unknown;
-    try {
-      exports = createRequire(join(root, 'package.json'))(root);
-    } catch (error) {
-      throw shapeError(root, `it could not be loaded to be guarded (${messageOf(error)})`);
-    }
-    take(exports, pathToFileURL(join(root, 'package.json')).href);
-    if (!copyRoots.includes(root)) throw shapeError(root, 'its entry exports no HookRegistry class');
-  } finally {
-    guarding.delete(root);
-  }
-}
-
-/** Guards the copies loaded (or loadable) before the guard started: `require.cache`, then those on disk. */
 function guardKnownCopies(): void {
-  const own = realOr(ownRoot());
   const cache = (Module as unknown as ModuleInternals)._cache;
   for (const [file, entry] of Object.entries(cache)) {
     const url = pathToFileURL(file).href;
-    if (sdkRootOf(url) !== undefined && registryOf(entry?.exports) !== undefined) take(entry?.exports, url);
     // A CommonJS copy of LangGraph already required.
-    else if (isPregelModuleUrl(url)) take(entry?.exports, url);
+    if (isPregelModuleUrl(url)) take(entry?.exports, url);
+  }
+  if (strands !== undefined) {
+    guardKnownStrandsCopies(strands);
+    return;
+  }
+  // Without the Strands stand, a copy already loaded could run unguarded: the guard does not start.
+  for (const file of Object.keys(cache)) {
+    const root = sdkRootOf(pathToFileURL(file).href);
+    if (root !== undefined) throw noStrandsStand(root);
+  }
+  // No inspector in this Node: a copy on disk where the app resolves packages from may have been imported.
+  for (const root of loadedCopies() ?? copiesOnDisk(startFolders())) throw noStrandsStand(root);
+}
+
+/** Where the app resolves packages from: the working directory and the main module's folder. */
+function startFolders(): string[] {
+  return [process.cwd(), ...(process.argv[1] === undefined ? [] : [dirname(realOr(process.argv[1]))])];
+}
+
+/** The Strands SDK's copies loaded before the guard started: `require.cache`, then the compiled scripts or disk. */
+function guardKnownStrandsCopies(stand: StrandsStand): void {
+  const own = stand.ownRoot();
+  const cache = (Module as unknown as ModuleInternals)._cache;
+  for (const [file, entry] of Object.entries(cache)) {
+    const url = pathToFileURL(file).href;
+    if (sdkRootOf(url) !== undefined) stand.cached(entry?.exports, url);
   }
   const loaded = loadedCopies();
   if (loaded !== undefined) {
-    for (const root of loaded) if (root !== own) guardCopyAt(root);
+    for (const root of loaded) if (root !== own) stand.guardCopyAt(root);
     return;
   }
   // No inspector in this Node: every copy on disk where the app resolves packages from is loaded and guarded.
-  const starts = [process.cwd(), ...(process.argv[1] === undefined ? [] : [dirname(realOr(process.argv[1]))])];
-  for (const root of copiesOnDisk(starts)) {
-    if (root !== own) guardCopyAt(root);
+  for (const root of copiesOnDisk(startFolders())) {
+    if (root !== own) stand.guardCopyAt(root);
   }
 }
 
@@ -968,12 +576,11 @@ export function startProcessGuard(options: ProcessGuardOptions, by: ProcessGuard
         'start it once, with every gate of the process in gates',
     );
   }
-  ensureSdk();
   const guard: ProcessGuard = {
     by,
     onUngated: next.onUngated,
     gates: next.identities,
-    copies: () => [...copyRoots],
+    copies: () => strands?.copies() ?? [],
   };
   const mark: ProcessGuardMark = Object.freeze({
     by,
@@ -988,16 +595,11 @@ export function startProcessGuard(options: ProcessGuardOptions, by: ProcessGuard
     if (typeof note === 'function') (note as (noted: ProcessGuardMark) => void)(mark);
     return guard;
   }
-  // gate-audit's own copy first: the prototype the walker reads must be the exported class's.
-  const ownProto = hiddenPrototypes().hookRegistry;
-  if (ownProto !== (HookRegistry as unknown as { prototype: object }).prototype) {
-    throw shapeError(ownRoot(), 'the hook registry of its agents is not its exported HookRegistry class');
-  }
   defineTaker();
   active = { ...next, guard };
   try {
-    standOn(ownProto, realOr(ownRoot()), true);
-    lockOwnCopy();
+    // gate-audit's own copy of the Strands SDK first.
+    strands?.start();
     for (const { namespace, url } of waiting.splice(0)) take(namespace, url);
     wrapRequire();
     guardKnownCopies();
@@ -1035,11 +637,12 @@ export function prepareProcessGuard(): void {
 
 /**
  * Guards this whole process: from now on no agent of any copy of `@strands-agents/sdk` calls its model or
- * runs a tool unless it carries one of `gates` (the same gate object, or a gate that declares the same `id`).
- * An agent or orchestrator that carries none is refused before its model is called (`GateFailedError`; the
- * root run it belongs to stops), or gets the first gate installed (`onUngated: 'install'`). Copies of the SDK
- * other than gate-audit's own are refused whole. Calling it again with the same options is a no-op; with
- * other options, an error.
+ * runs a tool, and no LangGraph.js graph starts a run, unless it carries one of `gates` (the same gate object, or
+ * a gate that declares the same `id`). An agent, orchestrator or graph that carries none is refused before its
+ * model is called (`GateFailedError`; the root run it belongs to stops), or gets the first gate installed
+ * (`onUngated: 'install'`). Copies of the Strands SDK other than gate-audit's own are refused whole, and so is
+ * every copy where the guard was started without its Strands part (from `gate-audit/langgraph`). Calling it again
+ * with the same options is a no-op; with other options, an error.
  *
  * @param options - `{ gates, accept?, onUngated? }`
  * @returns the guard

@@ -2,9 +2,12 @@
  * The process guard on LangGraph.js (`fixtures/guard/langgraph.mjs`, a process of its own: the guard cannot be
  * taken down): a graph starting a root run must carry one of the guard's gates, whether it is ungated, gated by
  * another gate, or a graph of the CommonJS build; so must a graph a gated run starts that is no part of its tree.
+ * The same holds for the guard of `gate-audit/langgraph` in an app without the Strands SDK, and that guard, which
+ * has no Strands part, refuses a copy of the SDK whole.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { root } from '../helpers/cli.js';
 
@@ -16,22 +19,37 @@ interface Attempt {
   readonly toolsRan?: number;
 }
 
-function scenario(env: Record<string, string> = {}): Record<string, Attempt> & { ranTools: string[] } {
-  const run = spawnSync(process.execPath, [join(root, 'fixtures/guard/langgraph.mjs')], {
+/** Where the guard comes from: the main entry, or `gate-audit/langgraph` where the SDK cannot be resolved. */
+const ENTRIES = [
+  { entry: 'gate-audit', args: [] },
+  {
+    entry: 'gate-audit/langgraph',
+    args: ['--import', pathToFileURL(join(root, 'test/helpers/no-strands-register.mjs')).href],
+  },
+] as const;
+
+function run(file: string, args: readonly string[], env: Record<string, string>): string {
+  const done = spawnSync(process.execPath, [...args, join(root, file)], {
     cwd: root,
     env: { ...process.env, ...env },
     encoding: 'utf8',
     timeout: 60_000,
   });
-  const line = run.stdout.trim().split('\n').pop() ?? '';
+  const line = done.stdout.trim().split('\n').pop() ?? '';
   try {
-    return JSON.parse(line) as Record<string, Attempt> & { ranTools: string[] };
+    JSON.parse(line);
   } catch {
-    throw new Error(`the scenario printed no result: ${run.stderr}`);
+    throw new Error(`the scenario printed no result: ${done.stderr}`);
   }
+  return line;
 }
 
-describe('guardProcess on LangGraph graphs', () => {
+describe.each(ENTRIES)('guardProcess of $entry on LangGraph graphs', ({ entry, args }) => {
+  const scenario = (env: Record<string, string> = {}): Record<string, Attempt> & { ranTools: string[] } =>
+    JSON.parse(run('fixtures/guard/langgraph.mjs', args, { GUARD_ENTRY: entry, ...env })) as Record<string, Attempt> & {
+      ranTools: string[];
+    };
+
   describe("with onUngated: 'refuse'", () => {
     let outcome: ReturnType<typeof scenario> = { ranTools: [] } as unknown as ReturnType<typeof scenario>;
     beforeAll(() => {
@@ -77,5 +95,30 @@ describe('guardProcess on LangGraph graphs', () => {
       // The agent a gated agent's hook invokes is gated too, and runs.
       expect(outcome.hidden).toMatchObject({ ok: true, modelCalls: 2, toolsRan: 2 });
     });
+  });
+});
+
+describe('guardProcess of gate-audit/langgraph where the Strands SDK is installed', () => {
+  const outcome = (env: Record<string, string>): Record<string, Attempt & { message?: string }> =>
+    JSON.parse(run('fixtures/guard/strands-without-stand.mjs', [], env)) as Record<
+      string,
+      Attempt & { message?: string }
+    >;
+  const refusal =
+    /the process guard was started without its @strands-agents\/sdk part .* is refused \| start it with guardProcess from 'gate-audit'/;
+
+  it('refuses a copy of the SDK imported or required after it started: the guard has no stand on it', () => {
+    const after = outcome({});
+    expect(after.start).toMatchObject({ ok: true });
+    expect(after.imported).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
+    expect(after.imported?.message).toMatch(refusal);
+    expect(after.required).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
+    expect(after.required?.message).toMatch(refusal);
+  });
+
+  it('does not start where a copy of the SDK was loaded before it', () => {
+    const before = outcome({ STRANDS_BEFORE: '1' });
+    expect(before.start).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
+    expect(before.start?.message).toMatch(refusal);
   });
 });

@@ -11,7 +11,6 @@ import { relative } from 'node:path';
 import { auditModule, judgeTree, posix, realOf, underProcessGuard } from '../audit-module.js';
 import { loadConfig } from '../config.js';
 import { loadJudges } from '../judges.js';
-import { requireStrandsSdk } from '../../frameworks/strands/sdk-required.js';
 import { importModule, LoadTimeoutError, loadModule } from '../load.js';
 import { importClosure } from '../locate.js';
 import {
@@ -381,7 +380,6 @@ async function runEntry(entry: EntryJob): Promise<void> {
   process.argv = [process.argv[0] ?? process.execPath, entry.entry, ...entry.args];
   // As `node --import gate-audit/register` would, before the entry: a failure here is the CLI's exit 2.
   if (entry.processGuard === true) {
-    requireStrandsSdk("the configuration's processGuard");
     const { startRegisteredGuard } = await import('../registered-guard.js');
     await startRegisteredGuard(entry.cwd, entry.configFile);
   }
