@@ -114,6 +114,8 @@ export interface StrandsStand {
 
 let active: Active | undefined;
 let strands: StrandsStand | undefined;
+/** The URLs of the LangGraph `Pregel` modules the guard stands on. */
+const pregelModules = new Set<string>();
 /** Copies handed over before the guard started (by `register`'s hooks): guarded when it starts. */
 const waiting: { namespace: unknown; url: string }[] = [];
 let takerDefined = false;
@@ -237,6 +239,7 @@ function take(namespace: unknown, url: string): void {
         `file=<${url}> | the process guard cannot stand on this copy of @langchain/langgraph: its Pregel class has no stream method | use a tested version`,
       );
     }
+    pregelModules.add(url);
     return;
   }
   strandsFor(sdkRootOf(url) ?? url).take(namespace, url);
@@ -412,6 +415,18 @@ function guardKnownCopies(): void {
     // A CommonJS copy of LangGraph already required.
     if (isPregelModuleUrl(url)) take(entry?.exports, url);
   }
+  // An ES module copy of LangGraph imported before the guard: its classes cannot be reached from here (an
+  // import of it is asynchronous, and its graphs could run meanwhile), so the guard does not start.
+  for (const url of compiledScripts() ?? []) {
+    if (isPregelModuleUrl(url) && !pregelModules.has(url)) {
+      throw new GateAuditError(
+        'SDK_SHAPE',
+        `file=<${url}> | @langchain/langgraph was imported before the process guard started, so the guard cannot ` +
+          'stand on its graphs and does not start | start node with --import gate-audit/register (the guard stands ' +
+          'before any import), or import LangGraph after guardProcess() (await import)',
+      );
+    }
+  }
   if (strands !== undefined) {
     guardKnownStrandsCopies(strands);
     return;
@@ -450,29 +465,25 @@ function guardKnownStrandsCopies(stand: StrandsStand): void {
 }
 
 /**
- * The folders of every SDK copy whose code this process has loaded so far, whatever loaded it (ESM, `require`,
- * from any folder): the scripts V8 has compiled, as an in-process inspector session lists them when its
- * debugger is enabled (synchronously; it is disabled again at once). Undefined when the inspector is not there.
+ * The file URLs of every script this process has compiled so far, whatever loaded it (ESM, `require`, from any
+ * folder), as an in-process inspector session lists them when its debugger is enabled (synchronously; it is
+ * disabled again at once). Undefined when the inspector is not there.
  */
-function loadedCopies(): Set<string> | undefined {
+function compiledScripts(): Set<string> | undefined {
   let inspector: typeof Inspector;
   try {
     inspector = nodeRequire('node:inspector') as typeof Inspector;
   } catch {
     return undefined;
   }
-  const roots = new Set<string>();
-  const seen = new Set<string>();
+  const urls = new Set<string>();
   let listed = false;
   const session = new inspector.Session();
   try {
     session.connect();
     session.on('Debugger.scriptParsed', (message: { params?: { url?: unknown } }) => {
       const url = message.params?.url;
-      if (typeof url !== 'string' || !url.startsWith('file:') || seen.has(url)) return;
-      seen.add(url);
-      const root = sdkRootOf(url);
-      if (root !== undefined) roots.add(realOr(root));
+      if (typeof url === 'string' && url.startsWith('file:')) urls.add(url);
     });
     session.post('Debugger.enable', (error: Error | null) => {
       listed = error === null;
@@ -483,7 +494,19 @@ function loadedCopies(): Set<string> | undefined {
   } finally {
     session.disconnect();
   }
-  return listed ? roots : undefined;
+  return listed ? urls : undefined;
+}
+
+/** The folders of every SDK copy whose code this process has loaded so far (`compiledScripts`). */
+function loadedCopies(): Set<string> | undefined {
+  const scripts = compiledScripts();
+  if (scripts === undefined) return undefined;
+  const roots = new Set<string>();
+  for (const url of scripts) {
+    const root = sdkRootOf(url);
+    if (root !== undefined) roots.add(realOr(root));
+  }
+  return roots;
 }
 
 function isAcceptEntry(entry: unknown): entry is AcceptEntry {

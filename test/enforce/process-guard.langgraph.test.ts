@@ -122,3 +122,26 @@ describe('guardProcess of gate-audit/langgraph where the Strands SDK is installe
     expect(before.start?.message).toMatch(refusal);
   });
 });
+
+describe.each(ENTRIES)('guardProcess of $entry after LangGraph was imported', ({ entry, args }) => {
+  const outcome = (env: Record<string, string>): Record<string, Attempt & { message?: string }> & { ran: string[] } =>
+    JSON.parse(run('fixtures/guard/langgraph-before.mjs', args, { GUARD_ENTRY: entry, ...env })) as Record<
+      string,
+      Attempt & { message?: string }
+    > & { ran: string[] };
+
+  it('does not start where the ES module build was imported first (its graphs cannot be reached), and says how', () => {
+    const esm = outcome({});
+    expect(esm.start).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
+    expect(esm.start?.message).toMatch(
+      /pregel\/index\.js> \| @langchain\/langgraph was imported before the process guard started, .* \| start node with --import gate-audit\/register/,
+    );
+  });
+
+  it('stands on the CommonJS build required first (found in require.cache): an ungated graph of it is refused', () => {
+    const cjs = outcome({ LANGGRAPH_CJS: '1' });
+    expect(cjs.start).toMatchObject({ ok: true });
+    expect(cjs.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+    expect(cjs.ran).toEqual([]);
+  });
+});
