@@ -3,12 +3,13 @@
  * every problem reported at once before the first mutation, then every mutation applied, and undone in reverse
  * when one throws. What each mutation puts in place and what it does at run time is in `runtime.ts`.
  */
-import { GateAuditError, GateConflictError, type Finding, UngateableError } from '../../errors.js';
+import { GateConflictError, type Finding, UngateableError } from '../../errors.js';
 import type { GateSource } from '../../enforce/call.js';
 import { gateSource, type GateSourceOptions } from '../../enforce/gate-source.js';
 import { joinPath } from '../../tree-paths.js';
 import { type SeamEntry, type SeamInventory, seamWalk } from '../../walker/seam-walk.js';
 import { LANGGRAPH_MARK } from '../../walker/marks.js';
+import { checkAccept } from '../../enforce/accept.js';
 import { applyMutations, installThrough, mutation } from '../../enforce/mutations.js';
 import type { FrameworkInstaller, SeamPlan } from '../installer.js';
 import type { Mutation } from '../seam.js';
@@ -67,29 +68,10 @@ export function acceptedLangGraph(
   inventory: SeamInventory,
   accept: readonly LangGraphAccept[] | undefined,
 ): Map<string, string> {
-  const accepted = new Map<string, string>();
-  const problems: string[] = [];
-  const byPath = new Map(inventory.entries.map((entry) => [joinPath(entry.path), entry]));
-  for (const item of accept ?? []) {
-    const path = typeof item?.path === 'string' ? item.path : undefined;
-    const reason = typeof item?.reason === 'string' ? item.reason.trim() : '';
-    const entry = path === undefined ? undefined : byPath.get(path);
-    if (path === undefined || reason === '')
-      problems.push(`accept=<${String(path)}> | an accept entry needs a path and a reason`);
-    else if (entry === undefined)
-      problems.push(`accept=<${path}> | matches no node of the tree | fix the path or remove the stale entry`);
-    else if (entry.problem === undefined)
-      problems.push(
-        `accept=<${path}> | is a ${entry.kind} that can be gated, so it needs no acknowledgement | remove the entry`,
-      );
-    else if (!entry.problem.acceptable)
-      problems.push(`accept=<${path}> | cannot be accepted: it ${entry.problem.reason} | ${entry.problem.fix}`);
-    else accepted.set(path, reason);
-  }
-  if (problems.length > 0) {
-    throw new GateAuditError('INVALID_ACCEPT', `accept is invalid:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-  }
-  return accepted;
+  const matched = checkAccept(inventory.entries, accept, (_entry, problem) =>
+    problem.acceptable ? undefined : `cannot be accepted: it ${problem.reason} | ${problem.fix}`,
+  );
+  return new Map(matched.map(({ entry, reason }) => [joinPath(entry.path), reason]));
 }
 
 function unaccepted(inventory: SeamInventory, accepted: ReadonlyMap<string, string>): Finding[] {

@@ -6,6 +6,7 @@
  * to choose what runs non-configurable.
  */
 import type { Agent } from '@strands-agents/sdk';
+import { type Accepted, checkAccept } from '../../enforce/accept.js';
 import type { AcceptEntry, InstallOptions } from '../../enforce/install-options.js';
 import { mutation } from '../../enforce/mutations.js';
 import type { FrameworkInstaller, SeamPlan } from '../installer.js';
@@ -64,52 +65,20 @@ function wrapsLocal(entry: Entry): string | undefined {
 }
 
 /** The walk's entries acknowledged by `accept`, checked: every entry must name exactly one acceptable node. */
-export function acceptedEntries(
-  inventory: Inventory,
-  accept: readonly AcceptEntry[] | undefined,
-): { entry: Entry; reason: string }[] {
-  if (accept === undefined || accept.length === 0) return [];
+export function acceptedEntries(inventory: Inventory, accept: readonly AcceptEntry[] | undefined): Accepted<Entry>[] {
   const byPath = new Map(inventory.entries.map((entry) => [joinPath(entry.path), entry]));
-  const problems: string[] = [];
-  const matched: { entry: Entry; reason: string }[] = [];
-  for (const item of accept) {
-    const path = typeof item?.path === 'string' ? item.path : undefined;
-    const reason = typeof item?.reason === 'string' ? item.reason.trim() : '';
-    if (path === undefined || reason === '') {
-      problems.push(`accept=<${String(path)}> | an accept entry needs a path and a reason`);
-      continue;
+  return checkAccept(inventory.entries, accept, (entry, problem) => {
+    if (!ACCEPTABLE.has(problem.kind) || (entry.kind !== 'remote' && entry.kind !== 'custom')) {
+      return `cannot be accepted: it ${problem.reason} | ${problem.fix}`;
     }
-    const entry = byPath.get(path);
-    const parent = entry === undefined ? undefined : byPath.get(joinPath(entry.path.slice(0, -1)));
-    if (entry === undefined) {
-      problems.push(
-        `accept=<${path}> | matches no node of the tree | fix the path (ids escaped, joined with "/") or remove the stale entry`,
-      );
-    } else if (entry.problem === undefined) {
-      problems.push(
-        `accept=<${path}> | is a ${entry.kind} that can be gated, so it needs no acknowledgement | remove the entry; installMultiagent gates it`,
-      );
-    } else if (!ACCEPTABLE.has(entry.problem.kind) || (entry.kind !== 'remote' && entry.kind !== 'custom')) {
-      problems.push(`accept=<${path}> | cannot be accepted: it ${entry.problem.reason} | ${entry.problem.fix}`);
-    } else if (wrapsLocal(entry) !== undefined) {
-      problems.push(`accept=<${path}> | ${wrapsLocal(entry) ?? ''}`);
-    } else if (parent === undefined || (parent.kind !== 'graph' && parent.kind !== 'swarm')) {
-      problems.push(
-        `accept=<${path}> | is not a node of an orchestrator (only remote or opaque nodes can be accepted) | ${entry.problem.fix}`,
-      );
-    } else {
-      matched.push({ entry, reason });
+    const wrapped = wrapsLocal(entry);
+    if (wrapped !== undefined) return wrapped;
+    const parent = byPath.get(joinPath(entry.path.slice(0, -1)));
+    if (parent === undefined || (parent.kind !== 'graph' && parent.kind !== 'swarm')) {
+      return `is not a node of an orchestrator (only remote or opaque nodes can be accepted) | ${problem.fix}`;
     }
-  }
-  if (problems.length > 0) {
-    throw new GateAuditError(
-      'INVALID_ACCEPT',
-      problems.length === 1
-        ? problems[0]!
-        : `accept=<${problems.length} problems> | invalid accept entries\n${problems.map((p) => `  - ${p}`).join('\n')}`,
-    );
-  }
-  return matched;
+    return undefined;
+  });
 }
 
 /** The accepted nodes of each orchestrator, by node id, with the object found at install. */
