@@ -13,19 +13,46 @@ import { GUARD_MODULE_KEY } from '../walker/marks.js';
 /** The global key of the guard's callback (a `Symbol.for`, so the appended line needs no import). */
 export { GUARD_MODULE_KEY };
 
+/** The prefix of the namespace binding the guard line declares. */
+const BINDING = '__gateAuditGuardNamespace';
+
 /**
- * The line appended to an SDK module.
+ * The line appended to a framework module (an ES module): it imports the module's own namespace and hands it to
+ * the guard. Its binding is numbered after the ones the source names already, so a line appended again (the guard's
+ * hooks are registered again after each hook an app registers) declares a binding of its own.
+ *
+ * @param url - the module's URL
+ * @param source - the module's source so far
+ */
+export function guardLine(url: string, source = ''): string {
+  const quoted = JSON.stringify(url);
+  const binding = `${BINDING}${source.split(BINDING).length - 1}`;
+  return (
+    `\n;import * as ${binding} from ${quoted};\n` +
+    `{ const take = globalThis[Symbol.for(${JSON.stringify(GUARD_MODULE_KEY)})];\n` +
+    `  if (typeof take !== 'function') throw new Error(${notLoaded(url)});\n` +
+    `  take(${binding}, ${quoted}); }\n`
+  );
+}
+
+/**
+ * The line appended to a framework module compiled as CommonJS from a source a hook gave (such a module is not
+ * loaded through `require`, where the guard finds the others): it hands the module's exports to the guard.
  *
  * @param url - the module's URL
  */
-export function guardLine(url: string): string {
-  const quoted = JSON.stringify(url);
-  const key = JSON.stringify(GUARD_MODULE_KEY);
+export function commonJsGuardLine(url: string): string {
   return (
-    `\n;import * as __gateAuditGuardNamespace from ${quoted};\n` +
-    `{ const take = globalThis[Symbol.for(${key})];\n` +
-    `  if (typeof take !== 'function') throw new Error('gate-audit: the process guard is not loaded, so ' + ${JSON.stringify(`${url} cannot be guarded | import gate-audit before the framework, or start node with --import gate-audit/register`)});\n` +
-    `  take(__gateAuditGuardNamespace, ${quoted}); }\n`
+    `\n;{ const take = globalThis[Symbol.for(${JSON.stringify(GUARD_MODULE_KEY)})];\n` +
+    `  if (typeof take !== 'function') throw new Error(${notLoaded(url)});\n` +
+    `  take(module.exports, ${JSON.stringify(url)}); }\n`
+  );
+}
+
+/** The message of a guard line that finds no guard, as a string literal. */
+function notLoaded(url: string): string {
+  return JSON.stringify(
+    `gate-audit: the process guard is not loaded, so ${url} cannot be guarded | import gate-audit before the framework, or start node with --import gate-audit/register`,
   );
 }
 
@@ -48,19 +75,18 @@ export async function load(url: string, context: unknown, nextLoad: NextLoad): P
   return withGuardLine(url, await nextLoad(url, context));
 }
 
-/** Marks a source that carries the guard line already (hooks registered twice append it once). */
-const GUARDED_SOURCE = '/* gate-audit: process guard */';
-
 /**
- * A load result with the guard line appended when it is an SDK module's (and does not carry it yet); also used
- * to wrap the `load` of synchronous hooks an app registers after the guard (`module.registerHooks`).
+ * A load result with the guard line appended when it is a framework module's (an ES module, or CommonJS compiled
+ * from a source a hook gave); also used to wrap the `load` of synchronous hooks an app registers after the guard
+ * (`module.registerHooks`). Nothing in a source (which a hook may have written) makes it skip the line: a line
+ * appended twice hands the module over twice, and the guard takes a copy once.
  *
  * @param url - the module's URL
  * @param result - what the chain loaded
  */
 export function withGuardLine<T extends LoadResult>(url: string, result: T): T {
   if (
-    result.format !== 'module' ||
+    (result.format !== 'module' && result.format !== 'commonjs') ||
     !(isSdkUrl(url) || isPregelModuleUrl(url)) ||
     result.source === undefined ||
     result.source === null
@@ -68,6 +94,6 @@ export function withGuardLine<T extends LoadResult>(url: string, result: T): T {
     return result;
   }
   const source = sourceText(result.source);
-  if (source.includes(GUARDED_SOURCE)) return result;
-  return { ...result, source: `${source}\n${GUARDED_SOURCE}${guardLine(url)}` };
+  const line = result.format === 'module' ? guardLine(url, source) : commonJsGuardLine(url);
+  return { ...result, source: `${source}${line}` };
 }

@@ -5,9 +5,9 @@
  * loads (ESM loader hooks, `Module._load`, the scripts V8 compiled, `node_modules` on disk). Each framework has its
  * stand: LangGraph.js's (`frameworks/langgraph/process-guard.ts`, each copy's `Pregel.prototype.stream`) is always
  * here; the Strands SDK's (`frameworks/strands/process-guard.ts`, each copy's hook registry) joins when its module
- * loads, which the main entry does, and `gate-audit/register` does when the SDK is installed. Without it, a copy
- * of `@strands-agents/sdk` is never loaded unguarded: its import throws, or `guardProcess` does when one is loaded
- * already (a LangGraph.js-only app started the guard from `gate-audit/langgraph`).
+ * loads, which the main entry does, and `gate-audit/register` does when the SDK is installed. Without it (a
+ * LangGraph.js app started the guard from `gate-audit/langgraph`), every copy of `@strands-agents/sdk` is refused
+ * whole, however and whenever it was loaded: its registry's dispatch rejects every event (`refusingStand`).
  *
  * **Finding copies.** They are found (1) by the loader hooks registered with the guard (`guard-hooks.ts`), for
  * copies imported later, and by `gate-audit/register` from the first import; (2) by wrapping `Module._load`, for a
@@ -18,15 +18,15 @@
  * What it cannot see is listed in docs/guarantees.md ("What it cannot cover"): an agent whose hook registry is
  * replaced by another object, `A2AAgent` (no hooks in this process), a direct call of a model or a tool.
  */
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import type * as Inspector from 'node:inspector';
 import type { register } from 'node:module';
 import Module, { createRequire, syncBuiltinESMExports } from 'node:module';
 import { types } from 'node:util';
-import { dirname, isAbsolute, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { basename, dirname, isAbsolute, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { AUDIT_GUARD_NOTE, isAuditing } from '../auditing.js';
-import { GateAuditError, messageOf } from '../errors.js';
+import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
 import { segmentOf, UNNAMED } from '../tree-paths.js';
 import { PROCESS_GUARD_MARK } from '../walker/marks.js';
 import { readData } from '../walker/safe-read.js';
@@ -36,10 +36,12 @@ import { CONFIGURED } from './gate-source.js';
 import { GUARD_MODULE_KEY, withGuardLine } from './guard-hooks.js';
 import type { AcceptEntry } from './install-options.js';
 import { sdkRootOf, SDK_PACKAGE } from '../frameworks/strands/sdk-package.js';
+import { entryFilesOf, realOr, registryOf } from '../frameworks/strands/sdk-copies.js';
 import { langGraphAdapter } from '../frameworks/langgraph/adapter.js';
 import { installLangGraph } from '../frameworks/langgraph/install.js';
 import { isPregelModuleUrl } from '../frameworks/langgraph/package.js';
 import { guardPregel } from '../frameworks/langgraph/process-guard.js';
+import { stopRunOf } from '../frameworks/langgraph/runtime.js';
 
 /** What the guard does with an agent or orchestrator that carries none of its gates. */
 export type OnUngated = 'refuse' | 'install';
@@ -121,6 +123,7 @@ const waiting: { namespace: unknown; url: string }[] = [];
 let takerDefined = false;
 let requireWrapped = false;
 let hooksRegistered = false;
+let hooked = false;
 
 const nodeRequire = createRequire(import.meta.url);
 // Taken when gate-audit loads: code that replaces it later cannot change what the guard calls.
@@ -142,27 +145,129 @@ export function activeGuard(): GuardState | undefined {
  */
 export function standOnStrands(stand: StrandsStand): void {
   if (strands !== undefined) return;
-  strands = stand;
   if (active !== undefined && !isAuditing()) {
+    // A copy the guard refused whole before (its own among them, when the main entry is imported after the guard
+    // started from gate-audit/langgraph) stays refused: standing on it throws, and the stand does not join.
     stand.start();
     guardKnownStrandsCopies(stand);
   }
+  strands = stand;
 }
 
-/** Refuses a copy of the Strands SDK where the guard has no stand on it: nothing of it may load unguarded. */
-function noStrandsStand(root: string): GateAuditError {
+/** Refuses a copy of the Strands SDK that the guard without its Strands part cannot refuse whole. */
+function noStrandsStand(root: string, what: string): GateAuditError {
   return new GateAuditError(
     'SDK_SHAPE',
     `sdk=<${root}> | the process guard was started without its ${SDK_PACKAGE} part (from gate-audit/langgraph, or ` +
-      `gate-audit/register where gate-audit cannot resolve the SDK), so this copy cannot be guarded and is refused | ` +
+      `gate-audit/register where gate-audit cannot resolve the SDK), and cannot refuse this copy whole: ${what} | ` +
       `start it with guardProcess from 'gate-audit' (the main entry), or install ${SDK_PACKAGE} where gate-audit resolves it`,
   );
 }
 
-/** The Strands stand, or the refusal of a copy when there is none. */
-function strandsFor(root: string): StrandsStand {
-  if (strands === undefined) throw noStrandsStand(root);
-  return strands;
+/** A rejected promise made by the language itself (`Promise.reject` may have been replaced since). */
+// eslint-disable-next-line @typescript-eslint/require-await
+async function rejected(error: Error): Promise<never> {
+  throw error;
+}
+
+const getPrototypeOf = Object.getPrototypeOf;
+const refusedRoots: string[] = [];
+const refusedPrototypes = new WeakSet<object>();
+
+/**
+ * Refuses one copy's hook registry class whole: its dispatch rejects every event, fixed in place (its class and
+ * the classes it inherits from frozen), so no agent or orchestrator of the copy starts a run, calls its model or
+ * runs a tool. A refusal inside a gated LangGraph run stops that run too.
+ */
+function refuseDispatch(proto: object, root: string): void {
+  if (refusedPrototypes.has(proto)) return;
+  const descriptor = Object.getOwnPropertyDescriptor(proto, 'invokeCallbacks');
+  if (typeof descriptor?.value !== 'function' || descriptor.configurable !== true) {
+    throw noStrandsStand(root, 'its hook registry has no invokeCallbacks method that can be replaced');
+  }
+  const failure =
+    `an agent or orchestrator of ${SDK_PACKAGE} (${root}) is about to run, and the process guard has no Strands ` +
+    'part to judge it (it was started from gate-audit/langgraph, or where gate-audit cannot resolve the SDK), so it ' +
+    `refuses it | start the guard with guardProcess from 'gate-audit' (the main entry), or install ${SDK_PACKAGE} where gate-audit resolves it`;
+  const invokeCallbacks = function invokeCallbacks(): Promise<never> {
+    stopRunOf(undefined, failure);
+    return rejected(new GateFailedError(failure));
+  };
+  Object.defineProperty(proto, 'invokeCallbacks', {
+    value: invokeCallbacks,
+    writable: false,
+    configurable: false,
+    enumerable: descriptor.enumerable === true,
+  });
+  for (let p: unknown = proto; typeof p === 'object' && p !== null && p !== Object.prototype; p = getPrototypeOf(p)) {
+    Object.freeze(p);
+  }
+  refusedPrototypes.add(proto);
+  if (!refusedRoots.includes(root)) refusedRoots.push(root);
+}
+
+/** Takes a module of a copy where the guard has no Strands part: the copy is refused whole, through its entry. */
+function refuseWhole(namespace: unknown, url: string): void {
+  const root = sdkRootOf(url) ?? url;
+  const proto = registryOf(namespace);
+  if (proto !== undefined) {
+    refuseDispatch(proto, root);
+    return;
+  }
+  let file: string | undefined;
+  try {
+    file = realOr(fileURLToPath(url));
+  } catch {
+    file = undefined;
+  }
+  if (file === undefined || entryFilesOf(root).has(file) || basename(file) === 'package.json') {
+    throw noStrandsStand(root, 'its entry exports no HookRegistry class');
+  }
+}
+
+/** Copies being refused through their entry right now (a `require` of the entry passes the wrapper again). */
+const refusing = new Set<string>();
+
+/** Refuses the copy in `root` through its entry: `require()` returns the instance already loaded, or loads it. */
+function refuseCopyAt(root: string): void {
+  if (refusedRoots.includes(root) || refusing.has(root)) return;
+  refusing.add(root);
+  try {
+    let exports: unknown;
+    try {
+      exports = createRequire(join(root, 'package.json'))(root);
+    } catch (error) {
+      throw noStrandsStand(root, `it could not be loaded to be refused (${messageOf(error)})`);
+    }
+    refuseWhole(exports, pathToFileURL(join(root, 'package.json')).href);
+    if (!refusedRoots.includes(root)) throw noStrandsStand(root, 'its entry exports no HookRegistry class');
+  } finally {
+    refusing.delete(root);
+  }
+}
+
+/**
+ * Where the Strands SDK's stand has not joined: every copy of the SDK is refused whole (see `refuseDispatch`),
+ * however it was loaded, before the guard started or after.
+ */
+const refusingStand: StrandsStand = {
+  start(): void {},
+  take: refuseWhole,
+  required(exports: unknown, url: string, root: string): void {
+    if (registryOf(exports) !== undefined) refuseWhole(exports, url);
+    else refuseCopyAt(realOr(root));
+  },
+  cached(exports: unknown, url: string): void {
+    if (registryOf(exports) !== undefined) refuseWhole(exports, url);
+  },
+  guardCopyAt: refuseCopyAt,
+  ownRoot: () => '',
+  copies: () => [...refusedRoots],
+};
+
+/** The Strands stand, or the one that refuses every copy when it has not joined. */
+function strandsStand(): StrandsStand {
+  return strands ?? refusingStand;
 }
 
 /** Gate ids by gate object, read once (a gate's declared id is its own claim, as for every reader of it). */
@@ -236,13 +341,13 @@ function take(namespace: unknown, url: string): void {
     if (!guardPregel(pregel, judgeGraph)) {
       throw new GateAuditError(
         'SDK_SHAPE',
-        `file=<${url}> | the process guard cannot stand on this copy of @langchain/langgraph: its Pregel class has no stream method | use a tested version`,
+        `file=<${url}> | the process guard cannot stand on this copy of @langchain/langgraph: its Pregel class has no stream or _streamIterator it can wrap | use a tested version`,
       );
     }
     pregelModules.add(url);
     return;
   }
-  strandsFor(sdkRootOf(url) ?? url).take(namespace, url);
+  strandsStand().take(namespace, url);
 }
 
 /** Defines the callback the guard's loader hooks call (once; it cannot be replaced). */
@@ -273,7 +378,7 @@ function wrapRequire(): void {
     if (active !== undefined && isNamespace(exports)) {
       // require() of an ES module (Node 20): the modules it imports pass no loader hook, so a copy of the SDK
       // among them is found among the scripts V8 compiled.
-      for (const root of loadedCopies() ?? []) strandsFor(root).guardCopyAt(root);
+      for (const root of loadedCopies() ?? []) strandsStand().guardCopyAt(root);
     }
     if (active !== undefined) {
       let file: string | undefined;
@@ -287,7 +392,7 @@ function wrapRequire(): void {
         const url = pathToFileURL(file).href;
         if (isPregelModuleUrl(url)) take(exports, url);
         const root = sdkRootOf(url);
-        if (root !== undefined) strandsFor(root).required(exports, url, root);
+        if (root !== undefined) strandsStand().required(exports, url, root);
       }
     }
     return exports;
@@ -338,7 +443,7 @@ function wrapModuleHooks(): void {
 }
 
 /** The folders of SDK copies on disk, in `node_modules` above `from` (nested ones included, bounded). */
-function copiesOnDisk(from: readonly string[]): string[] {
+function copiesOnDisk(from: readonly string[], pkg: string = SDK_PACKAGE): string[] {
   const found = new Set<string>();
   let budget = 20_000;
   const visit = (modules: string, depth: number): void => {
@@ -364,7 +469,7 @@ function copiesOnDisk(from: readonly string[]): string[] {
       if (name.startsWith('.')) continue;
       const dirs = name.startsWith('@') ? scoped(join(modules, name)) : [join(modules, name)];
       for (const dir of dirs) {
-        if (dir === join(modules, SDK_PACKAGE)) found.add(realOr(dir));
+        if (dir === join(modules, pkg)) found.add(realOr(dir));
         const nested = join(dir, 'node_modules');
         if (existsSync(nested)) visit(nested, depth + 1);
       }
@@ -392,19 +497,6 @@ function copiesOnDisk(from: readonly string[]): string[] {
 }
 
 /**
- * A path with its links resolved, or the path itself when it cannot be.
- *
- * @param path - a file or folder
- */
-export function realOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
-
-/**
  * Guards the copies loaded (or loadable) before the guard started: LangGraph's in `require.cache`; the Strands SDK's
  * through its stand, or refused without one.
  */
@@ -417,27 +509,28 @@ function guardKnownCopies(): void {
   }
   // An ES module copy of LangGraph imported before the guard: its classes cannot be reached from here (an
   // import of it is asynchronous, and its graphs could run meanwhile), so the guard does not start.
-  for (const url of compiledScripts() ?? []) {
-    if (isPregelModuleUrl(url) && !pregelModules.has(url)) {
-      throw new GateAuditError(
-        'SDK_SHAPE',
-        `file=<${url}> | @langchain/langgraph was imported before the process guard started, so the guard cannot ` +
-          'stand on its graphs and does not start | start node with --import gate-audit/register (the guard stands ' +
-          'before any import), or import LangGraph after guardProcess() (await import)',
-      );
+  const imported = (url: string): GateAuditError =>
+    new GateAuditError(
+      'SDK_SHAPE',
+      `file=<${url}> | @langchain/langgraph was imported before the process guard started, so the guard cannot ` +
+        'stand on its graphs and does not start | start node with --import gate-audit/register (the guard stands ' +
+        'before any import), or import LangGraph after guardProcess() (await import)',
+    );
+  const compiled = compiledScripts();
+  for (const url of compiled ?? []) {
+    if (isPregelModuleUrl(url) && !pregelModules.has(url)) throw imported(url);
+  }
+  if (compiled === undefined && !hooked) {
+    // No inspector to list what was imported, and no loader hook of the guard's before now: a copy on disk that
+    // the guard does not stand on may have been imported.
+    for (const root of copiesOnDisk(startFolders(), '@langchain/langgraph')) {
+      const url = pathToFileURL(root).href;
+      if (![...pregelModules].some((taken) => taken.startsWith(`${url}/`))) {
+        throw imported(`${url}/ (no inspector to tell whether it was imported)`);
+      }
     }
   }
-  if (strands !== undefined) {
-    guardKnownStrandsCopies(strands);
-    return;
-  }
-  // Without the Strands stand, a copy already loaded could run unguarded: the guard does not start.
-  for (const file of Object.keys(cache)) {
-    const root = sdkRootOf(pathToFileURL(file).href);
-    if (root !== undefined) throw noStrandsStand(root);
-  }
-  // No inspector in this Node: a copy on disk where the app resolves packages from may have been imported.
-  for (const root of loadedCopies() ?? copiesOnDisk(startFolders())) throw noStrandsStand(root);
+  guardKnownStrandsCopies(strandsStand());
 }
 
 /** Where the app resolves packages from: the working directory and the main module's folder. */
@@ -603,7 +696,7 @@ export function startProcessGuard(options: ProcessGuardOptions, by: ProcessGuard
     by,
     onUngated: next.onUngated,
     gates: next.identities,
-    copies: () => strands?.copies() ?? [],
+    copies: () => strandsStand().copies(),
   };
   const mark: ProcessGuardMark = Object.freeze({
     by,
@@ -619,10 +712,12 @@ export function startProcessGuard(options: ProcessGuardOptions, by: ProcessGuard
     return guard;
   }
   defineTaker();
+  // Whether the guard's loader hooks were registered before (gate-audit/register): every later import passed them.
+  hooked = hooksRegistered;
   active = { ...next, guard };
   try {
     // gate-audit's own copy of the Strands SDK first.
-    strands?.start();
+    strandsStand().start();
     for (const { namespace, url } of waiting.splice(0)) take(namespace, url);
     wrapRequire();
     guardKnownCopies();

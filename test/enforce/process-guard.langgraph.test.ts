@@ -63,6 +63,12 @@ describe.each(ENTRIES)('guardProcess of $entry on LangGraph graphs', ({ entry, a
       );
     });
 
+    it('refuses an ungated graph started by transform, or piped into a chain (ways that reach no stream)', () => {
+      expect(outcome.transform).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
+      expect(outcome.transform?.failure).toContain(`graph "transformed" (LangGraph) is unguarded`);
+      expect(outcome.piped).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
+    });
+
     it("refuses a graph gated by another gate than the guard's", () => {
       expect(outcome.otherGate).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
     });
@@ -90,6 +96,8 @@ describe.each(ENTRIES)('guardProcess of $entry on LangGraph graphs', ({ entry, a
       const outcome = scenario({ GUARD_ON_UNGATED: 'install' });
       expect(outcome.loose).toMatchObject({ ok: true, modelCalls: 2 });
       expect(outcome.cjs).toMatchObject({ ok: true });
+      expect(outcome.transform).toMatchObject({ ok: true, modelCalls: 2 });
+      expect(outcome.piped).toMatchObject({ ok: true, modelCalls: 2 });
       expect(outcome.otherGate).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
       expect(outcome.otherGate?.failure).toMatch(/could not gate graph "other-gate"/);
       // The agent a gated agent's hook invokes is gated too, and runs.
@@ -99,27 +107,29 @@ describe.each(ENTRIES)('guardProcess of $entry on LangGraph graphs', ({ entry, a
 });
 
 describe('guardProcess of gate-audit/langgraph where the Strands SDK is installed', () => {
-  const outcome = (env: Record<string, string>): Record<string, Attempt & { message?: string }> =>
-    JSON.parse(run('fixtures/guard/strands-without-stand.mjs', [], env)) as Record<
-      string,
-      Attempt & { message?: string }
-    >;
+  type Outcome = Record<string, Attempt & { message?: string }> & { ran: string[] };
+  const outcome = (env: Record<string, string>): Outcome =>
+    JSON.parse(run('fixtures/guard/strands-without-stand.mjs', [], env)) as Outcome;
   const refusal =
-    /the process guard was started without its @strands-agents\/sdk part .* is refused \| start it with guardProcess from 'gate-audit'/;
+    /^an agent or orchestrator of @strands-agents\/sdk \(.*\) is about to run, and the process guard has no Strands part to judge it .* \| start the guard with guardProcess from 'gate-audit'/;
 
-  it('refuses a copy of the SDK imported or required after it started: the guard has no stand on it', () => {
-    const after = outcome({});
-    expect(after.start).toMatchObject({ ok: true });
-    expect(after.imported).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
-    expect(after.imported?.message).toMatch(refusal);
-    expect(after.required).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
-    expect(after.required?.message).toMatch(refusal);
-  });
-
-  it('does not start where a copy of the SDK was loaded before it', () => {
-    const before = outcome({ STRANDS_BEFORE: '1' });
-    expect(before.start).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
-    expect(before.start?.message).toMatch(refusal);
+  it.each([
+    ['imported or required after it started', {}],
+    ['imported before it started', { STRANDS_BEFORE: '1' }],
+  ])('refuses the SDK whole, %s: no agent or orchestrator of it calls its model or runs a tool', (_when, env) => {
+    const seen = outcome(env);
+    expect(seen.start).toMatchObject({ ok: true });
+    // Loading it is not refused (a copy refused at its import could still be taken from a cache): running it is.
+    expect(seen.required).toMatchObject({ ok: true });
+    expect(seen.agent).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
+    expect(seen.agent?.failure).toMatch(refusal);
+    expect(seen.swarm).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
+    expect(seen.ran).toEqual([]);
+    // The refusal is fixed in place, and the main entry imported afterwards cannot lift it.
+    expect(seen.restore).toMatchObject({ ok: false, name: 'TypeError' });
+    expect(seen.mainEntry).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
+    expect(seen.mainEntry?.message).toMatch(/its invokeCallbacks/);
+    expect(seen.afterMain).toMatchObject({ ok: false, code: 'GATE_FAILED' });
   });
 });
 
@@ -136,6 +146,16 @@ describe.each(ENTRIES)('guardProcess of $entry after LangGraph was imported', ({
     expect(esm.start?.message).toMatch(
       /pregel\/index\.js> \| @langchain\/langgraph was imported before the process guard started, .* \| start node with --import gate-audit\/register/,
     );
+  });
+
+  it('without an inspector to list what was imported, does not start where LangGraph is on disk and not stood on', () => {
+    const blind = outcome({ NO_INSPECTOR: '1' });
+    expect(blind.start).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
+    expect(blind.start?.message).toMatch(/@langchain\/langgraph\/ \(no inspector to tell whether it was imported\)>/);
+    // The CommonJS build it found in require.cache and stands on is enough.
+    const cjs = outcome({ NO_INSPECTOR: '1', LANGGRAPH_CJS: '1' });
+    expect(cjs.start).toMatchObject({ ok: true });
+    expect(cjs.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
   });
 
   it('stands on the CommonJS build required first (found in require.cache): an ungated graph of it is refused', () => {

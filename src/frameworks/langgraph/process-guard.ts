@@ -1,13 +1,14 @@
 /**
  * The process guard's stand on LangGraph.js: each copy's `Pregel.prototype.stream` (which `invoke`,
- * `streamEvents` and a `createAgent` agent's runs go through) is replaced, fixed in place, by a check that a graph
- * starting a run carries one of the guard's gates: a root run, and a run started inside a gated run too (a
+ * `streamEvents` and a `createAgent` agent's runs go through) and `_streamIterator` (the run's start, which every way
+ * of running a graph reaches: `transform` and a chain the graph is piped into too) are replaced, fixed in place, by a
+ * check that a graph starting a run carries one of the guard's gates: a root run, and a run started inside a gated run too (a
  * middleware hook or a tool of the tree invoking an agent of no tree). The subgraphs of a gated tree carry its gate.
  * A refusal inside a gated run stops that run as well, so it rejects whatever the code that invoked the graph does
  * with the error.
  */
 import { GateFailedError } from '../../errors.js';
-import { judgeRootRuns, stopRunOf } from './runtime.js';
+import { guardRunStartOf, judgeRootRuns, stopRunOf } from './runtime.js';
 
 /** Decides a graph about to start a run: why it must not run, or undefined. */
 export type GraphStartJudge = (graph: object) => string | undefined;
@@ -31,6 +32,8 @@ export function guardPregel(cls: unknown, judgeStart: GraphStartJudge): boolean 
   const descriptor = Object.getOwnPropertyDescriptor(proto, 'stream');
   const original: unknown = descriptor?.value;
   if (typeof original !== 'function') return false;
+  // The run's start itself: `transform`, and a chain the graph is piped into, reach `_streamIterator` but no `stream`.
+  if (!guardRunStartOf(proto)) return false;
   const stream = function stream(this: object, input: unknown, config?: unknown): Promise<unknown> {
     const refusal = judgeStart(this);
     // A graph gated here (onUngated: 'install') starts its run in its class's `_streamIterator`, as any.

@@ -612,8 +612,36 @@ const patchedIterators = new WeakSet<object>();
 export function guardRunStart(graph: object): string | undefined {
   const problem = runStartProblem(graph);
   if (problem !== undefined) return problem;
-  const owner = iteratorOwner(graph)!;
-  if (patchedIterators.has(owner)) return undefined;
+  patchIterator(iteratorOwner(graph)!);
+  return undefined;
+}
+
+/**
+ * Puts the run's start on a copy's `Pregel` class for the process guard, fixed in place: every graph of the copy
+ * that starts a run, root or nested, by any way (`invoke`, `stream`, `transform`, piped into a chain), is judged
+ * at its start.
+ *
+ * @param proto - the copy's `Pregel.prototype`
+ * @returns whether it stands (false when the class's `_streamIterator` cannot be wrapped)
+ */
+export function guardRunStartOf(proto: object): boolean {
+  const descriptor = Object.getOwnPropertyDescriptor(proto, '_streamIterator');
+  if (!patchedIterators.has(proto)) {
+    if (typeof descriptor?.value !== 'function' || descriptor.writable !== true || descriptor.configurable !== true) {
+      return false;
+    }
+    patchIterator(proto);
+  }
+  const patched = Object.getOwnPropertyDescriptor(proto, '_streamIterator');
+  if (patched?.configurable === true) {
+    Object.defineProperty(proto, '_streamIterator', { ...patched, writable: false, configurable: false });
+  }
+  return true;
+}
+
+/** Wraps the own `_streamIterator` of `owner` (once). */
+function patchIterator(owner: object): void {
+  if (patchedIterators.has(owner)) return;
   const descriptor = Object.getOwnPropertyDescriptor(owner, '_streamIterator')!;
   const original = descriptor.value as StreamIterator;
   const wrapped = async function* _streamIterator(
@@ -624,10 +652,11 @@ export function guardRunStart(graph: object): string | undefined {
     let graph = guardedGraphOf(this);
     const inherited = runOf(options) ?? runOf(implicitConfig());
     if (graph === undefined) {
-      // Under the process guard, a graph no install guarded that starts inside a gated run is no part of the gated
-      // tree (a middleware hook or a tool of the tree invoked it): it is judged as a root run is, and its refusal
-      // stops the run it started in. With `onUngated: 'install'` the judgement gates it, and it runs guarded.
-      if (inherited !== undefined && rootRunJudge !== undefined) {
+      // Under the process guard, a graph no install guarded is judged at its start, whichever way it was started
+      // (`transform` and a chain it is piped into reach no `stream`): at the root, and inside a gated run, where it
+      // is no part of the gated tree (a middleware hook or a tool of the tree invoked it) and its refusal stops the
+      // run it started in. With `onUngated: 'install'` the judgement gates it, and it runs guarded.
+      if (rootRunJudge !== undefined) {
         const refusal = rootRunJudge(this);
         if (refusal !== undefined) {
           stop(inherited, refusal);
@@ -663,7 +692,6 @@ export function guardRunStart(graph: object): string | undefined {
   };
   Object.defineProperty(owner, '_streamIterator', { ...descriptor, value: wrapped });
   patchedIterators.add(owner);
-  return undefined;
 }
 
 /** The prototype (or the graph itself) whose own `_streamIterator` runs for a graph. */

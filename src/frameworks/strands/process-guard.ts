@@ -20,7 +20,6 @@
  */
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   BeforeInvocationEvent,
@@ -51,7 +50,6 @@ import {
   gateIdOf,
   type GuardState,
   guardProcess,
-  realOr,
   standOnStrands,
   startProcessGuard,
 } from '../../enforce/process-guard.js';
@@ -67,6 +65,7 @@ import {
   ZodTool,
 } from './sdk-internals.js';
 import { sdkRootOf, SDK_PACKAGE } from './sdk-package.js';
+import { entryFilesOf, realOr, registryOf } from './sdk-copies.js';
 import { ensureSdk } from './sdk-check.js';
 
 export { guardProcess, startProcessGuard };
@@ -433,56 +432,6 @@ function ownRoot(): string {
   } catch {
     return SDK_PACKAGE;
   }
-}
-
-/** The registry class an SDK namespace (or `require`d exports) holds, if any. */
-function registryOf(namespace: unknown): object | undefined {
-  if ((typeof namespace !== 'object' && typeof namespace !== 'function') || namespace === null) return undefined;
-  let value: unknown;
-  try {
-    // The entry exports it as HookRegistry; its own module (which every agent, Graph and Swarm module imports,
-    // so a deep import of any part of a copy loads it) as HookRegistryImplementation.
-    value =
-      Object.getOwnPropertyDescriptor(namespace, 'HookRegistry')?.value ??
-      Object.getOwnPropertyDescriptor(namespace, 'HookRegistryImplementation')?.value;
-  } catch {
-    return undefined; // a binding not yet initialised
-  }
-  if (typeof value !== 'function') return undefined;
-  const proto: unknown = Object.getOwnPropertyDescriptor(value, 'prototype')?.value;
-  return typeof proto === 'object' && proto !== null ? proto : undefined;
-}
-
-const entriesByRoot = new Map<string, ReadonlySet<string>>();
-
-/** The files a copy's package entry (`exports["."]` under any condition, or `main`) may resolve to. */
-function entryFilesOf(root: string): ReadonlySet<string> {
-  let entries = entriesByRoot.get(root);
-  if (entries !== undefined) return entries;
-  const found = new Set<string>();
-  const add = (target: unknown): void => {
-    if (typeof target === 'string') found.add(realOr(join(root, target)));
-    else if (Array.isArray(target)) for (const t of target) add(t);
-    else if (typeof target === 'object' && target !== null) for (const t of Object.values(target)) add(t);
-  };
-  try {
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports?: unknown; main?: unknown };
-    const exported = pkg.exports;
-    if (typeof exported === 'object' && exported !== null && !Array.isArray(exported) && '.' in exported) {
-      add((exported as Record<string, unknown>)['.']);
-    } else if (
-      exported !== undefined &&
-      !(typeof exported === 'object' && exported !== null && Object.keys(exported).some((k) => k.startsWith('.')))
-    ) {
-      add(exported);
-    }
-    add(pkg.main ?? 'index.js');
-  } catch {
-    // no readable package.json: no entry is known, so every module of the copy is checked on its own
-  }
-  entries = found;
-  entriesByRoot.set(root, entries);
-  return entries;
 }
 
 /** Guards the copy an SDK module belongs to, from its namespace (or `require`d exports). */

@@ -1,0 +1,78 @@
+/**
+ * Reading a copy of `@strands-agents/sdk` the process loaded, without loading the SDK: the hook registry class its
+ * namespace holds, and the files of its package entry. The process guard uses them to find each copy's registry,
+ * with or without its Strands part.
+ */
+import { readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * A path with its links resolved, or the path itself when it cannot be.
+ *
+ * @param path - a file or folder
+ */
+export function realOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * The prototype of the registry class an SDK namespace (or `require`d exports) holds, if any.
+ *
+ * @param namespace - a module namespace or exports
+ */
+export function registryOf(namespace: unknown): object | undefined {
+  if ((typeof namespace !== 'object' && typeof namespace !== 'function') || namespace === null) return undefined;
+  let value: unknown;
+  try {
+    // The entry exports it as HookRegistry; its own module (which every agent, Graph and Swarm module imports,
+    // so a deep import of any part of a copy loads it) as HookRegistryImplementation.
+    value =
+      Object.getOwnPropertyDescriptor(namespace, 'HookRegistry')?.value ??
+      Object.getOwnPropertyDescriptor(namespace, 'HookRegistryImplementation')?.value;
+  } catch {
+    return undefined; // a binding not yet initialised
+  }
+  if (typeof value !== 'function') return undefined;
+  const proto: unknown = Object.getOwnPropertyDescriptor(value, 'prototype')?.value;
+  return typeof proto === 'object' && proto !== null ? proto : undefined;
+}
+
+const entriesByRoot = new Map<string, ReadonlySet<string>>();
+
+/**
+ * The files a copy's package entry (`exports["."]` under any condition, or `main`) may resolve to.
+ *
+ * @param root - the copy's folder
+ */
+export function entryFilesOf(root: string): ReadonlySet<string> {
+  let entries = entriesByRoot.get(root);
+  if (entries !== undefined) return entries;
+  const found = new Set<string>();
+  const add = (target: unknown): void => {
+    if (typeof target === 'string') found.add(realOr(join(root, target)));
+    else if (Array.isArray(target)) for (const t of target) add(t);
+    else if (typeof target === 'object' && target !== null) for (const t of Object.values(target)) add(t);
+  };
+  try {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports?: unknown; main?: unknown };
+    const exported = pkg.exports;
+    if (typeof exported === 'object' && exported !== null && !Array.isArray(exported) && '.' in exported) {
+      add((exported as Record<string, unknown>)['.']);
+    } else if (
+      exported !== undefined &&
+      !(typeof exported === 'object' && exported !== null && Object.keys(exported).some((k) => k.startsWith('.')))
+    ) {
+      add(exported);
+    }
+    add(pkg.main ?? 'index.js');
+  } catch {
+    // no readable package.json: no entry is known, so every module of the copy is checked on its own
+  }
+  entries = found;
+  entriesByRoot.set(root, entries);
+  return entries;
+}
