@@ -49,7 +49,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot:
-          '^src/(frameworks/langgraph/|frameworks/(seam|installer|versions)\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(accept|call|judge|digest|gate|gate-identity|gate-source|mutations|observe|settle|texts|read-decision)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
+          '^src/(frameworks/langgraph/|frameworks/(seam|installer|versions)\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(accept|approval-request|call|judge|digest|gate|gate-identity|gate-source|mutations|observe|settle|texts|read-decision)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
       },
     },
     {

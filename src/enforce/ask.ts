@@ -25,6 +25,7 @@ import {
 } from './call.js';
 import type { ApprovalBinding, AskDecision, RaisedApproval, ToolCallRequest } from './gate.js';
 import { runFailure } from './run-state.js';
+import { approvalPayload, raisedApproval } from './approval-request.js';
 
 /** Name of the interrupt an `ask` raises on the tool call (its id is `hook:beforeToolCall:<toolUseId>:<name>`). */
 export const APPROVAL_INTERRUPT = 'gate-audit:approval';
@@ -112,19 +113,7 @@ export async function settleAsk(
     try {
       // The reason carries the request, the gate's identity and the nonce, so whoever answers can see
       // exactly what they approve and sign it (`approve`).
-      const reason = {
-        gate: view.name,
-        gateId: view.id,
-        ...(approvalId === undefined ? {} : { approvalId }),
-        ...decision,
-        request: {
-          ...request,
-          path: [...request.path],
-          paths: request.paths.map((p) => [...p]),
-          gateId: view.id,
-          nonce,
-        },
-      };
+      const reason = approvalPayload({ gate: view, decision, request, nonce, approvalId });
       answer = call.event.interrupt({ name: APPROVAL_INTERRUPT, reason: reason as unknown as JSONValue });
     } catch (error) {
       if (!isInterruptError(error)) throw error;
@@ -139,15 +128,7 @@ export async function settleAsk(
       observe(state, call, 'ask', rule.rule, decision.reason);
       if (approvalId !== undefined) {
         // The pending approval is in the store before the run pauses, or the call is refused.
-        const raised: RaisedApproval = {
-          id: approvalId,
-          gate: view.name,
-          gateId: view.id,
-          nonce,
-          reason: decision.reason,
-          ...rule,
-          request,
-        };
+        const raised = raisedApproval({ gate: view, decision, request, nonce }, approvalId);
         const written = await settle(
           () => (raise as (p: RaisedApproval) => unknown).call(approval, raised),
           state.source.timeoutMs,

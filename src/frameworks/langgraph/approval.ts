@@ -16,9 +16,10 @@ import { createRequire } from 'node:module';
 import { messageOf } from '../../errors.js';
 import { Late, settle } from '../../enforce/settle.js';
 import type { InputSnapshot } from '../../enforce/digest.js';
-import type { ApprovalBinding, GateRecord, RaisedApproval, ToolCallRequest } from '../../enforce/gate.js';
+import type { ApprovalBinding, GateRecord, ToolCallRequest } from '../../enforce/gate.js';
 import type { GateView } from '../../enforce/gate-identity.js';
 import { record } from '../../enforce/judge.js';
+import { approvalPayload, raisedApproval } from '../../enforce/approval-request.js';
 
 /** What a paused call left in this process. */
 interface Pause {
@@ -147,15 +148,7 @@ export async function settleAskByInterrupt(
   const nonce = pending?.nonce ?? randomBytes(16).toString('hex');
   const approvalId =
     pending === undefined ? (typeof approval.raise === 'function' ? randomUUID() : undefined) : pending.approvalId;
-  const payload = {
-    gate: view.name,
-    gateId: view.id,
-    ...(approvalId === undefined ? {} : { approvalId }),
-    verdict: 'ask',
-    reason: decision.reason,
-    ...rule,
-    request: { ...request, path: [...request.path], paths: request.paths.map((p) => [...p]), gateId: view.id, nonce },
-  };
+  const payload = approvalPayload({ gate: view, decision, request, nonce, approvalId });
   let answer: unknown;
   try {
     answer = interruptFn(payload);
@@ -173,15 +166,7 @@ export async function settleAskByInterrupt(
     if (problem !== undefined) return { failure: problem };
     if (approvalId !== undefined && approval.raise !== undefined) {
       const raise = approval.raise.bind(approval);
-      const raised: RaisedApproval = {
-        id: approvalId,
-        gate: view.name,
-        gateId: view.id,
-        nonce,
-        reason: decision.reason,
-        ...rule,
-        request,
-      };
+      const raised = raisedApproval({ gate: view, decision, request, nonce }, approvalId);
       const written = await settle(() => raise(raised), timeoutMs);
       if (!('value' in written)) return { failure: failureOf(view, 'store the pending approval', written) };
     }
