@@ -13,7 +13,7 @@ export interface AcceptCandidate {
   readonly path: readonly string[];
   readonly kind: string;
   /** Why it cannot be gated, when it cannot. */
-  readonly problem?: unknown;
+  readonly problem?: object;
 }
 
 /** An `accept` entry matched to the place it names. */
@@ -37,11 +37,10 @@ export function checkAccept<E extends AcceptCandidate>(
   accept: readonly AcceptEntry[] | undefined,
   refusal: (entry: E, problem: NonNullable<E['problem']>) => string | undefined,
 ): Accepted<E>[] {
-  if (accept === undefined || accept.length === 0) return [];
   const byPath = new Map(entries.map((entry) => [joinPath(entry.path), entry]));
   const problems: string[] = [];
   const matched: Accepted<E>[] = [];
-  for (const item of accept) {
+  for (const item of accept ?? []) {
     const path = typeof item?.path === 'string' ? item.path : undefined;
     const reason = typeof item?.reason === 'string' ? item.reason.trim() : '';
     if (path === undefined || reason === '') {
@@ -56,7 +55,7 @@ export function checkAccept<E extends AcceptCandidate>(
       continue;
     }
     const problem = entry.problem;
-    if (problem === undefined || problem === null) {
+    if (problem === undefined) {
       problems.push(
         `accept=<${path}> | is a ${entry.kind} that can be gated, so it needs no acknowledgement | remove the entry; installMultiagent gates it`,
       );
