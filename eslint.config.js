@@ -16,7 +16,7 @@ export default tseslint.config(
       'scripts/**',
       'bench/*.mjs',
       // The process-guard scenarios: plain JavaScript each run as its own Node process (Node 20 has no TypeScript).
-      'fixtures/guard/*.mjs',
+      'fixtures/guard/**/*.mjs',
       // A module hook (and its registration) Node loads as plain JavaScript in a child process (test/langgraph.test.ts).
       'test/helpers/no-strands-hook.mjs',
       'test/helpers/no-strands-register.mjs',

@@ -23,8 +23,8 @@ import type * as Inspector from 'node:inspector';
 import type { register } from 'node:module';
 import Module, { createRequire, syncBuiltinESMExports } from 'node:module';
 import { types } from 'node:util';
-import { basename, dirname, isAbsolute, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, isAbsolute, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { AUDIT_GUARD_NOTE, isAuditing } from '../auditing.js';
 import { GateAuditError, GateFailedError, messageOf } from '../errors.js';
 import { segmentOf, UNNAMED } from '../tree-paths.js';
@@ -35,8 +35,8 @@ import { type GateIdentity, gateIdentity, viewGate } from './gate-identity.js';
 import { CONFIGURED } from './gate-source.js';
 import { GUARD_MODULE_KEY, withGuardLine } from './guard-hooks.js';
 import type { AcceptEntry } from './install-options.js';
-import { sdkRootOf, SDK_PACKAGE } from '../frameworks/strands/sdk-package.js';
-import { entryFilesOf, realOr, registryOf } from '../frameworks/strands/sdk-copies.js';
+import { modulePathOf, sdkRootOf, SDK_PACKAGE } from '../frameworks/strands/sdk-package.js';
+import { copyRegistry, realOr, registryOf, takeCopyAt } from '../frameworks/strands/sdk-copies.js';
 import { langGraphAdapter } from '../frameworks/langgraph/adapter.js';
 import { installLangGraph } from '../frameworks/langgraph/install.js';
 import { isPregelModuleUrl } from '../frameworks/langgraph/package.js';
@@ -208,39 +208,19 @@ function refuseDispatch(proto: object, root: string): void {
 
 /** Takes a module of a copy where the guard has no Strands part: the copy is refused whole, through its entry. */
 function refuseWhole(namespace: unknown, url: string): void {
-  const root = sdkRootOf(url) ?? url;
-  const proto = registryOf(namespace);
-  if (proto !== undefined) {
-    refuseDispatch(proto, root);
-    return;
-  }
-  let file: string | undefined;
-  try {
-    file = realOr(fileURLToPath(url));
-  } catch {
-    file = undefined;
-  }
-  if (file === undefined || entryFilesOf(root).has(file) || basename(file) === 'package.json') {
-    throw noStrandsStand(root, 'its entry exports no HookRegistry class');
-  }
+  const found = copyRegistry(namespace, url, noStrandsStand);
+  if (found !== undefined) refuseDispatch(found.proto, found.root);
 }
 
 /** Copies being refused through their entry right now (a `require` of the entry passes the wrapper again). */
 const refusing = new Set<string>();
 
-/** Refuses the copy in `root` through its entry: `require()` returns the instance already loaded, or loads it. */
+/** Refuses the copy in `root` through its entry. */
 function refuseCopyAt(root: string): void {
   if (refusedRoots.includes(root) || refusing.has(root)) return;
   refusing.add(root);
   try {
-    let exports: unknown;
-    try {
-      exports = createRequire(join(root, 'package.json'))(root);
-    } catch (error) {
-      throw noStrandsStand(root, `it could not be loaded to be refused (${messageOf(error)})`);
-    }
-    refuseWhole(exports, pathToFileURL(join(root, 'package.json')).href);
-    if (!refusedRoots.includes(root)) throw noStrandsStand(root, 'its entry exports no HookRegistry class');
+    takeCopyAt(root, refuseWhole, () => refusedRoots.includes(root), noStrandsStand, 'refused');
   } finally {
     refusing.delete(root);
   }
@@ -376,9 +356,9 @@ function wrapRequire(): void {
   internals._load = function gateAuditGuardLoad(this: unknown, ...args: unknown[]): unknown {
     const exports: unknown = Reflect.apply(load, this, args);
     if (active !== undefined && isNamespace(exports)) {
-      // require() of an ES module (Node 20): the modules it imports pass no loader hook, so a copy of the SDK
-      // among them is found among the scripts V8 compiled.
-      for (const root of loadedCopies() ?? []) strandsStand().guardCopyAt(root);
+      // require() of an ES module: the modules it imports pass no loader hook, so a copy of either framework
+      // among them is found among the scripts V8 compiled (without an inspector, every copy on disk is taken).
+      takeLoadedCopies(compiledScripts());
     }
     if (active !== undefined) {
       let file: string | undefined;
@@ -497,6 +477,62 @@ function copiesOnDisk(from: readonly string[], pkg: string = SDK_PACKAGE): strin
 }
 
 /**
+ * Stands on a LangGraph `Pregel` module loaded as an ES module where no loader hook of the guard's saw it (imported
+ * before the guard started, or by an ES module a `require()` loaded): `require()` of an ES module already loaded
+ * returns its namespace, at once. One loaded under another URL than its file's (a loader hook's) cannot be reached
+ * so: it is refused.
+ *
+ * @throws GateAuditError `SDK_SHAPE` when it cannot be reached
+ */
+function takeLoadedPregel(url: string): void {
+  // The `require()` below passes the guard's own wrapper of `Module._load`, which takes the module too.
+  if (pregelModules.has(url) || reaching.has(url)) return;
+  const file = modulePathOf(url);
+  let namespace: unknown;
+  reaching.add(url);
+  try {
+    if (file === undefined || pathToFileURL(file).href !== url) {
+      throw new Error("it was loaded under another URL than its file's");
+    }
+    namespace = nodeRequire(file);
+  } catch (error) {
+    throw new GateAuditError(
+      'SDK_SHAPE',
+      `file=<${url}> | a copy of @langchain/langgraph was loaded where the process guard cannot reach it ` +
+        `(${messageOf(error)}), so its graphs could run unguarded | start node with --import gate-audit/register ` +
+        '(the guard stands before any import)',
+    );
+  } finally {
+    reaching.delete(url);
+  }
+  take(namespace, url);
+}
+
+/** The `Pregel` modules being reached through `require()` right now. */
+const reaching = new Set<string>();
+
+/**
+ * Takes every framework copy loaded without a loader hook of the guard's: those among the compiled scripts, or,
+ * without an inspector to list them, every copy on disk where the app resolves packages from.
+ *
+ * @param compiled - the compiled scripts, or undefined without an inspector
+ * @param starting - whether the guard is starting (the Strands copies are then taken by its own start)
+ */
+function takeLoadedCopies(compiled: Set<string> | undefined, starting = false): void {
+  const pregel =
+    compiled !== undefined
+      ? [...compiled].filter(isPregelModuleUrl)
+      : copiesOnDisk(startFolders(), '@langchain/langgraph')
+          .map((root) => join(root, 'dist/pregel/index.js'))
+          .filter((file) => existsSync(file))
+          .map((file) => pathToFileURL(file).href);
+  for (const url of pregel) takeLoadedPregel(url);
+  if (starting) return;
+  const roots = compiled !== undefined ? loadedCopies(compiled) : new Set(copiesOnDisk(startFolders()));
+  for (const root of roots ?? []) strandsStand().guardCopyAt(root);
+}
+
+/**
  * Guards the copies loaded (or loadable) before the guard started: LangGraph's in `require.cache`; the Strands SDK's
  * through its stand, or refused without one.
  */
@@ -507,29 +543,10 @@ function guardKnownCopies(): void {
     // A CommonJS copy of LangGraph already required.
     if (isPregelModuleUrl(url)) take(entry?.exports, url);
   }
-  // An ES module copy of LangGraph imported before the guard: its classes cannot be reached from here (an
-  // import of it is asynchronous, and its graphs could run meanwhile), so the guard does not start.
-  const imported = (url: string): GateAuditError =>
-    new GateAuditError(
-      'SDK_SHAPE',
-      `file=<${url}> | @langchain/langgraph was imported before the process guard started, so the guard cannot ` +
-        'stand on its graphs and does not start | start node with --import gate-audit/register (the guard stands ' +
-        'before any import), or import LangGraph after guardProcess() (await import)',
-    );
+  // An ES module copy of LangGraph imported before the guard (a static import of it is one) is reached through
+  // `require()`, which returns an ES module already loaded; without an inspector, every copy on disk is taken.
   const compiled = compiledScripts();
-  for (const url of compiled ?? []) {
-    if (isPregelModuleUrl(url) && !pregelModules.has(url)) throw imported(url);
-  }
-  if (compiled === undefined && !hooked) {
-    // No inspector to list what was imported, and no loader hook of the guard's before now: a copy on disk that
-    // the guard does not stand on may have been imported.
-    for (const root of copiesOnDisk(startFolders(), '@langchain/langgraph')) {
-      const url = pathToFileURL(root).href;
-      if (![...pregelModules].some((taken) => taken.startsWith(`${url}/`))) {
-        throw imported(`${url}/ (no inspector to tell whether it was imported)`);
-      }
-    }
-  }
+  if (compiled !== undefined || !hooked) takeLoadedCopies(compiled, true);
   guardKnownStrandsCopies(strandsStand());
 }
 
@@ -557,42 +574,75 @@ function guardKnownStrandsCopies(stand: StrandsStand): void {
   }
 }
 
-/**
- * The file URLs of every script this process has compiled so far, whatever loaded it (ESM, `require`, from any
- * folder), as an in-process inspector session lists them when its debugger is enabled (synchronously; it is
- * disabled again at once). Undefined when the inspector is not there.
- */
-function compiledScripts(): Set<string> | undefined {
-  let inspector: typeof Inspector;
+// The inspector's session class and the methods the listing calls, taken when gate-audit loads: code that replaces
+// them later cannot make the listing come back empty.
+const inspectorSession = (():
+  | { Session: new () => object; call: (name: string) => (...a: unknown[]) => unknown }
+  | undefined => {
   try {
-    inspector = nodeRequire('node:inspector') as typeof Inspector;
+    const { Session } = nodeRequire('node:inspector') as typeof Inspector;
+    const members = new Map<string, (...a: unknown[]) => unknown>();
+    for (const name of ['connect', 'post', 'disconnect']) {
+      const method: unknown = Reflect.get(Session.prototype, name);
+      if (typeof method !== 'function') return undefined;
+      members.set(name, method as (...a: unknown[]) => unknown);
+    }
+    return {
+      Session: Session as unknown as new () => object,
+      call: (name: string) => members.get(name) as (...a: unknown[]) => unknown,
+    };
   } catch {
     return undefined;
   }
+})();
+
+/**
+ * The URLs of every script this process has compiled so far, whatever loaded it (ESM, `require`, from any folder,
+ * under any URL a loader hook gave), as an in-process inspector session lists them when its debugger is enabled
+ * (synchronously; it is disabled again at once). Undefined when the inspector is not there.
+ */
+function compiledScripts(): Set<string> | undefined {
+  if (inspectorSession === undefined) return undefined;
+  const { Session, call } = inspectorSession;
   const urls = new Set<string>();
   let listed = false;
-  const session = new inspector.Session();
+  let session: object;
   try {
-    session.connect();
-    session.on('Debugger.scriptParsed', (message: { params?: { url?: unknown } }) => {
-      const url = message.params?.url;
-      if (typeof url === 'string' && url.startsWith('file:')) urls.add(url);
-    });
-    session.post('Debugger.enable', (error: Error | null) => {
-      listed = error === null;
-    });
-    session.post('Debugger.disable');
+    session = new Session();
+  } catch {
+    return undefined;
+  }
+  // The session's events reach this own member, whatever the event emitter's methods are by now.
+  Object.defineProperty(session, 'emit', {
+    value: (method: unknown, message: { params?: { url?: unknown } } | undefined): boolean => {
+      const url = message?.params?.url;
+      if (method === 'Debugger.scriptParsed' && typeof url === 'string' && url !== '') urls.add(url);
+      return true;
+    },
+  });
+  try {
+    apply(call('connect'), session, []);
+    apply(call('post'), session, [
+      'Debugger.enable',
+      (error: Error | null) => {
+        listed = error === null;
+      },
+    ]);
+    apply(call('post'), session, ['Debugger.disable']);
   } catch {
     return undefined;
   } finally {
-    session.disconnect();
+    try {
+      apply(call('disconnect'), session, []);
+    } catch {
+      // not connected
+    }
   }
   return listed ? urls : undefined;
 }
 
 /** The folders of every SDK copy whose code this process has loaded so far (`compiledScripts`). */
-function loadedCopies(): Set<string> | undefined {
-  const scripts = compiledScripts();
+function loadedCopies(scripts = compiledScripts()): Set<string> | undefined {
   if (scripts === undefined) return undefined;
   const roots = new Set<string>();
   for (const url of scripts) {

@@ -3,7 +3,8 @@
  * taken down): a graph starting a root run must carry one of the guard's gates, whether it is ungated, gated by
  * another gate, or a graph of the CommonJS build; so must a graph a gated run starts that is no part of its tree.
  * The same holds for the guard of `gate-audit/langgraph` in an app without the Strands SDK, and that guard, which
- * has no Strands part, refuses a copy of the SDK whole.
+ * has no Strands part, refuses a copy of the SDK whole. Copies loaded before the guard, by `require()` of an ES
+ * module, or under URLs an app's loader hook gives, are stood on too.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -140,22 +141,21 @@ describe.each(ENTRIES)('guardProcess of $entry after LangGraph was imported', ({
       Attempt & { message?: string }
     > & { ran: string[] };
 
-  it('does not start where the ES module build was imported first (its graphs cannot be reached), and says how', () => {
+  it('stands on the ES module build imported first (a static import): an ungated graph of it is refused', () => {
     const esm = outcome({});
-    expect(esm.start).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
-    expect(esm.start?.message).toMatch(
-      /pregel\/index\.js> \| @langchain\/langgraph was imported before the process guard started, .* \| start node with --import gate-audit\/register/,
-    );
+    expect(esm.start).toMatchObject({ ok: true });
+    expect(esm.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+    expect(esm.ran).toEqual([]);
   });
 
-  it('without an inspector to list what was imported, does not start where LangGraph is on disk and not stood on', () => {
-    const blind = outcome({ NO_INSPECTOR: '1' });
-    expect(blind.start).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
-    expect(blind.start?.message).toMatch(/@langchain\/langgraph\/ \(no inspector to tell whether it was imported\)>/);
-    // The CommonJS build it found in require.cache and stands on is enough.
-    const cjs = outcome({ NO_INSPECTOR: '1', LANGGRAPH_CJS: '1' });
-    expect(cjs.start).toMatchObject({ ok: true });
-    expect(cjs.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+  it('without an inspector to list what was imported, stands on every copy on disk', () => {
+    const envs: Record<string, string>[] = [{ NO_INSPECTOR: '1' }, { NO_INSPECTOR: '1', LANGGRAPH_CJS: '1' }];
+    for (const env of envs) {
+      const blind = outcome(env);
+      expect(blind.start).toMatchObject({ ok: true });
+      expect(blind.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+      expect(blind.ran).toEqual([]);
+    }
   });
 
   it('stands on the CommonJS build required first (found in require.cache): an ungated graph of it is refused', () => {
@@ -165,3 +165,25 @@ describe.each(ENTRIES)('guardProcess of $entry after LangGraph was imported', ({
     expect(cjs.ran).toEqual([]);
   });
 });
+
+describe.each(['gate-audit/langgraph', 'gate-audit'])(
+  'guardProcess of %s, copies reached past its loader hooks',
+  (entry) => {
+    type Outcome = Record<string, Attempt> & { ran: string[] };
+    const outcome = (env: Record<string, string>): Outcome =>
+      JSON.parse(run('fixtures/guard/langgraph-loaded.mjs', [], { GUARD_ENTRY: entry, ...env })) as Outcome;
+
+    it("stands on LangGraph's ES module build loaded by require() (its modules pass no loader hook)", () => {
+      const required = outcome({});
+      expect(required.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+      expect(required.ran).toEqual([]);
+    });
+
+    it("recognises copies an app's loader hook serves under other URLs (an empty segment, another scheme)", () => {
+      const odd = outcome({ ODD_URLS: '1' });
+      expect(odd.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+      expect(odd.strands).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
+      expect(odd.ran).toEqual([]);
+    });
+  },
+);

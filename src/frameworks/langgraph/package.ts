@@ -3,8 +3,7 @@
  * the nearest `package.json` and the module's place in the package, never by shape. Used by the audit child's loader
  * hooks on Node's loader thread: node builtins only.
  */
-import { fileURLToPath } from 'node:url';
-import { packageOf } from '../strands/sdk-package.js';
+import { modulePathOf, packageOf } from '../strands/sdk-package.js';
 
 /** The package whose copies are recognised. */
 export const LANGGRAPH_PACKAGE = '@langchain/langgraph';
@@ -18,12 +17,7 @@ export const GRAPH_RUN_METHODS: readonly string[] = ['invoke', 'stream', 'stream
  * @param url - a module URL
  */
 export function isPregelModuleUrl(url: string): boolean {
-  if (!url.startsWith('file:')) return false;
-  try {
-    const file = fileURLToPath(url);
-    if (!/[\\/]dist[\\/]pregel[\\/]index\.c?js$/.test(file)) return false;
-    return packageOf(file).name === LANGGRAPH_PACKAGE;
-  } catch {
-    return false;
-  }
+  const file = modulePathOf(url);
+  if (file === undefined || !/[\\/]dist[\\/]pregel[\\/]index\.c?js$/.test(file)) return false;
+  return packageOf(file).name === LANGGRAPH_PACKAGE;
 }

@@ -1,7 +1,7 @@
 /**
  * The process guard's stand on LangGraph.js: each copy's `Pregel.prototype.stream` (which `invoke`,
- * `streamEvents` and a `createAgent` agent's runs go through) and `_streamIterator` (the run's start, which every way
- * of running a graph reaches: `transform` and a chain the graph is piped into too) are replaced, fixed in place, by a
+ * `streamEvents` and a `createAgent` agent's runs go through; fixed in place) and `_streamIterator` (the run's start,
+ * which every way of running a graph reaches: `transform` and a chain the graph is piped into too) are replaced by a
  * check that a graph starting a run carries one of the guard's gates: a root run, and a run started inside a gated run too (a
  * middleware hook or a tool of the tree invoking an agent of no tree). The subgraphs of a gated tree carry its gate.
  * A refusal inside a gated run stops that run as well, so it rejects whatever the code that invoked the graph does

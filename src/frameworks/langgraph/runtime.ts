@@ -617,25 +617,22 @@ export function guardRunStart(graph: object): string | undefined {
 }
 
 /**
- * Puts the run's start on a copy's `Pregel` class for the process guard, fixed in place: every graph of the copy
- * that starts a run, root or nested, by any way (`invoke`, `stream`, `transform`, piped into a chain), is judged
- * at its start.
+ * Puts the run's start on a copy's `Pregel` class for the process guard: every graph of the copy that starts a run,
+ * root or nested, by any way (`invoke`, `stream`, `transform`, piped into a chain), is judged at its start. It is
+ * not fixed in place (another copy of gate-audit installing on the same class wraps it again): whatever replaces it
+ * without calling it (`Runnable`'s own `_streamIterator`, say) runs the graph through `stream`, which the guard
+ * fixes in place, or runs LangGraph's internals itself.
  *
  * @param proto - the copy's `Pregel.prototype`
  * @returns whether it stands (false when the class's `_streamIterator` cannot be wrapped)
  */
 export function guardRunStartOf(proto: object): boolean {
+  if (patchedIterators.has(proto)) return true;
   const descriptor = Object.getOwnPropertyDescriptor(proto, '_streamIterator');
-  if (!patchedIterators.has(proto)) {
-    if (typeof descriptor?.value !== 'function' || descriptor.writable !== true || descriptor.configurable !== true) {
-      return false;
-    }
-    patchIterator(proto);
+  if (typeof descriptor?.value !== 'function' || descriptor.writable !== true || descriptor.configurable !== true) {
+    return false;
   }
-  const patched = Object.getOwnPropertyDescriptor(proto, '_streamIterator');
-  if (patched?.configurable === true) {
-    Object.defineProperty(proto, '_streamIterator', { ...patched, writable: false, configurable: false });
-  }
+  patchIterator(proto);
   return true;
 }
 

@@ -19,8 +19,8 @@
  * naming it.
  */
 import { createRequire } from 'node:module';
-import { basename, dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import {
   BeforeInvocationEvent,
   BeforeModelCallEvent,
@@ -65,7 +65,7 @@ import {
   ZodTool,
 } from './sdk-internals.js';
 import { sdkRootOf, SDK_PACKAGE } from './sdk-package.js';
-import { entryFilesOf, realOr, registryOf } from './sdk-copies.js';
+import { copyRegistry, realOr, registryOf, takeCopyAt } from './sdk-copies.js';
 import { ensureSdk } from './sdk-check.js';
 
 export { guardProcess, startProcessGuard };
@@ -436,30 +436,15 @@ function ownRoot(): string {
 
 /** Guards the copy an SDK module belongs to, from its namespace (or `require`d exports). */
 function take(namespace: unknown, url: string): void {
-  const root = sdkRootOf(url) ?? url;
-  const proto = registryOf(namespace);
-  if (proto === undefined) {
-    // The copy's entry must hand over its registry class; its other modules that hold none are left to it.
-    let file: string | undefined;
-    try {
-      file = realOr(fileURLToPath(url));
-    } catch {
-      file = undefined;
-    }
-    if (file === undefined || entryFilesOf(root).has(file) || basename(file) === 'package.json') {
-      throw shapeError(root, 'its entry exports no HookRegistry class');
-    }
-    return;
-  }
-  standOn(proto, root, proto === hiddenPrototypes().hookRegistry);
+  const found = copyRegistry(namespace, url, shapeError);
+  if (found !== undefined) standOn(found.proto, found.root, found.proto === hiddenPrototypes().hookRegistry);
 }
 
 /** Copies being guarded through their entry right now (a `require` of the entry passes the wrapper again). */
 const guarding = new Set<string>();
 
 /**
- * Guards the copy in `root` through its entry: `require()` returns the instance already loaded (ESM and
- * require share it), or loads it now.
+ * Guards the copy in `root` through its entry.
  *
  * @throws GateAuditError `SDK_SHAPE` when it cannot be loaded or its entry exports no hook registry
  */
@@ -467,14 +452,7 @@ function guardCopyAt(root: string): void {
   if (copyRoots.includes(root) || guarding.has(root) || root === realOr(ownRoot())) return;
   guarding.add(root);
   try {
-    let exports: unknown;
-    try {
-      exports = createRequire(join(root, 'package.json'))(root);
-    } catch (error) {
-      throw shapeError(root, `it could not be loaded to be guarded (${messageOf(error)})`);
-    }
-    take(exports, pathToFileURL(join(root, 'package.json')).href);
-    if (!copyRoots.includes(root)) throw shapeError(root, 'its entry exports no HookRegistry class');
+    takeCopyAt(root, take, () => copyRoots.includes(root), shapeError, 'guarded');
   } finally {
     guarding.delete(root);
   }

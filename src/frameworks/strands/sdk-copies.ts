@@ -4,7 +4,14 @@
  * with or without its Strands part.
  */
 import { readFileSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { basename, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { messageOf } from '../../errors.js';
+import { modulePathOf, sdkRootOf } from './sdk-package.js';
+
+/** Makes the error that refuses a copy (`SDK_SHAPE`, naming its folder and what is wrong). */
+export type CopyFailure = (root: string, what: string) => Error;
 
 /**
  * A path with its links resolved, or the path itself when it cannot be.
@@ -75,4 +82,55 @@ export function entryFilesOf(root: string): ReadonlySet<string> {
   entries = found;
   entriesByRoot.set(root, entries);
   return entries;
+}
+
+/**
+ * The hook registry a module of a copy hands over, with the copy's folder; undefined for a module of the copy that
+ * holds none (the copy itself is reached through its entry).
+ *
+ * @param namespace - the module's namespace, or `require`d exports
+ * @param url - the module's URL
+ * @param fail - makes the error when the module is the copy's entry and holds no registry
+ */
+export function copyRegistry(
+  namespace: unknown,
+  url: string,
+  fail: CopyFailure,
+): { readonly proto: object; readonly root: string } | undefined {
+  const root = sdkRootOf(url) ?? url;
+  const proto = registryOf(namespace);
+  if (proto !== undefined) return { proto, root };
+  const path = modulePathOf(url);
+  const file = path === undefined ? undefined : realOr(path);
+  if (file === undefined || entryFilesOf(root).has(file) || basename(file) === 'package.json') {
+    throw fail(root, 'its entry exports no HookRegistry class');
+  }
+  return undefined;
+}
+
+/**
+ * Takes the copy in `root` through its entry: `require()` returns the instance already loaded (ESM and `require`
+ * share it), or loads it now.
+ *
+ * @param root - the copy's folder
+ * @param take - takes the entry's exports
+ * @param taken - whether the copy was taken
+ * @param fail - makes the error when it cannot be loaded, or its entry holds no registry
+ * @param verb - what is done to it, for the message (`guarded`, `refused`)
+ */
+export function takeCopyAt(
+  root: string,
+  take: (exports: unknown, url: string) => void,
+  taken: () => boolean,
+  fail: CopyFailure,
+  verb: string,
+): void {
+  let exports: unknown;
+  try {
+    exports = createRequire(join(root, 'package.json'))(root);
+  } catch (error) {
+    throw fail(root, `it could not be loaded to be ${verb} (${messageOf(error)})`);
+  }
+  take(exports, pathToFileURL(join(root, 'package.json')).href);
+  if (!taken()) throw fail(root, 'its entry exports no HookRegistry class');
 }

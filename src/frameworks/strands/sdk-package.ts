@@ -4,7 +4,7 @@
  * process guard's, which run on Node's loader thread: node builtins only.
  */
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The package whose copies are recognised. */
@@ -45,17 +45,31 @@ export function packageOf(file: string): { name: string | undefined; root: strin
 }
 
 /**
+ * The file a module URL names, normalised (a query, a fragment, an empty or dot segment, an escaped character
+ * name no other file): a `file:` URL's path, or the path of a URL of another scheme that a loader hook gave (a
+ * hook may serve a copy's file under a URL of its own). Undefined for a URL without a path (`node:`, `data:`).
+ *
+ * @param url - a module URL
+ */
+export function modulePathOf(url: string): string | undefined {
+  try {
+    if (url.startsWith('file:')) return normalize(fileURLToPath(url));
+    const parsed = new URL(url);
+    if (parsed.protocol === 'node:' || parsed.protocol === 'data:') return undefined;
+    const path = decodeURIComponent(parsed.pathname);
+    return path.startsWith('/') ? normalize(path) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Whether a module URL lies in a copy of the SDK.
  *
  * @param url - a module URL
  */
 export function isSdkUrl(url: string): boolean {
-  if (!url.startsWith('file:')) return false;
-  try {
-    return packageOf(fileURLToPath(url)).name === SDK_PACKAGE;
-  } catch {
-    return false;
-  }
+  return sdkRootOf(url) !== undefined;
 }
 
 /**
@@ -64,13 +78,10 @@ export function isSdkUrl(url: string): boolean {
  * @param url - a module URL
  */
 export function sdkRootOf(url: string): string | undefined {
-  if (!url.startsWith('file:')) return undefined;
-  try {
-    const found = packageOf(fileURLToPath(url));
-    return found.name === SDK_PACKAGE ? found.root : undefined;
-  } catch {
-    return undefined;
-  }
+  const file = modulePathOf(url);
+  if (file === undefined) return undefined;
+  const found = packageOf(file);
+  return found.name === SDK_PACKAGE ? found.root : undefined;
 }
 
 /**

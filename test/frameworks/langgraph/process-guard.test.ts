@@ -26,6 +26,21 @@ describe('isPregelModuleUrl', () => {
     expect(isPregelModuleUrl(pathToFileURL(require.resolve('langchain')).href)).toBe(false);
     expect(isPregelModuleUrl('node:fs')).toBe(false);
   });
+
+  it('tells it under any URL that names its file: an empty or dot segment, a query, another scheme', () => {
+    const esm = pathToFileURL(require.resolve('@langchain/langgraph/pregel').replace(/\.cjs$/, '.js')).href;
+    for (const url of [
+      esm.replace('/dist/pregel/', '/dist//pregel/'),
+      esm.replace('/dist/pregel/', '/dist/./pregel/'),
+      `${esm}?copy=2`,
+      `${esm}#x`,
+      esm.replace('/pregel/', '/%70regel/'),
+      esm.replace('file:', 'x-copy:'),
+    ]) {
+      expect(isPregelModuleUrl(url), url).toBe(true);
+    }
+    expect(isPregelModuleUrl('data:text/javascript,export const Pregel = 1;')).toBe(false);
+  });
 });
 
 describe('guardPregel', () => {
