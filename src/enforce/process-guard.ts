@@ -36,7 +36,7 @@ import { CONFIGURED } from './gate-source.js';
 import { GUARD_MODULE_KEY, withGuardLine } from './guard-hooks.js';
 import type { AcceptEntry } from './install-options.js';
 import { modulePathOf, sdkRootOf, SDK_PACKAGE } from '../frameworks/strands/sdk-package.js';
-import { copyRegistry, realOr, registryOf, takeCopyAt } from '../frameworks/strands/sdk-copies.js';
+import { copyRegistry, realOr, refuseRuns, registryOf, takeCopyAt } from '../frameworks/strands/sdk-copies.js';
 import { langGraphAdapter } from '../frameworks/langgraph/adapter.js';
 import { installLangGraph } from '../frameworks/langgraph/install.js';
 import { isPregelModuleUrl } from '../frameworks/langgraph/package.js';
@@ -174,6 +174,15 @@ const getPrototypeOf = Object.getPrototypeOf;
 const refusedRoots: string[] = [];
 const refusedPrototypes = new WeakSet<object>();
 
+/** Why an agent or orchestrator of a copy refused whole does not run. */
+function refusedCopy(root: string): string {
+  return (
+    `an agent or orchestrator of ${SDK_PACKAGE} (${root}) is about to run, and the process guard has no Strands ` +
+    'part to judge it (it was started from gate-audit/langgraph, or where gate-audit cannot resolve the SDK), so it ' +
+    `refuses it | start the guard with guardProcess from 'gate-audit' (the main entry), or install ${SDK_PACKAGE} where gate-audit resolves it`
+  );
+}
+
 /**
  * Refuses one copy's hook registry class whole: its dispatch rejects every event, fixed in place (its class and
  * the classes it inherits from frozen), so no agent or orchestrator of the copy starts a run, calls its model or
@@ -185,10 +194,7 @@ function refuseDispatch(proto: object, root: string): void {
   if (typeof descriptor?.value !== 'function' || descriptor.configurable !== true) {
     throw noStrandsStand(root, 'its hook registry has no invokeCallbacks method that can be replaced');
   }
-  const failure =
-    `an agent or orchestrator of ${SDK_PACKAGE} (${root}) is about to run, and the process guard has no Strands ` +
-    'part to judge it (it was started from gate-audit/langgraph, or where gate-audit cannot resolve the SDK), so it ' +
-    `refuses it | start the guard with guardProcess from 'gate-audit' (the main entry), or install ${SDK_PACKAGE} where gate-audit resolves it`;
+  const failure = refusedCopy(root);
   const invokeCallbacks = function invokeCallbacks(): Promise<never> {
     stopRunOf(undefined, failure);
     return rejected(new GateFailedError(failure));
@@ -208,6 +214,7 @@ function refuseDispatch(proto: object, root: string): void {
 
 /** Takes a module of a copy where the guard has no Strands part: the copy is refused whole, through its entry. */
 function refuseWhole(namespace: unknown, url: string): void {
+  refuseRuns(namespace, () => new GateFailedError(refusedCopy(sdkRootOf(url) ?? url)));
   const found = copyRegistry(namespace, url, noStrandsStand);
   if (found !== undefined) refuseDispatch(found.proto, found.root);
 }

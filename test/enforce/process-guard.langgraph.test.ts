@@ -125,6 +125,7 @@ describe('guardProcess of gate-audit/langgraph where the Strands SDK is installe
     expect(seen.agent).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
     expect(seen.agent?.failure).toMatch(refusal);
     expect(seen.swarm).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
+    expect(seen.shadowed).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
     expect(seen.ran).toEqual([]);
     // The refusal is fixed in place, and the main entry imported afterwards cannot lift it.
     expect(seen.restore).toMatchObject({ ok: false, name: 'TypeError' });
@@ -183,6 +184,8 @@ describe.each(['gate-audit/langgraph', 'gate-audit'])(
       const odd = outcome({ ODD_URLS: '1' });
       expect(odd.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
       expect(odd.strands).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
+      // A copy refused whole runs nothing even where an instance's registry gets a dispatch of its own.
+      expect(odd.shadowed).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
       expect(odd.ran).toEqual([]);
     });
   },

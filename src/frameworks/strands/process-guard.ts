@@ -65,7 +65,7 @@ import {
   ZodTool,
 } from './sdk-internals.js';
 import { sdkRootOf, SDK_PACKAGE } from './sdk-package.js';
-import { copyRegistry, realOr, registryOf, takeCopyAt } from './sdk-copies.js';
+import { copyRegistry, realOr, refuseRuns, registryOf, takeCopyAt } from './sdk-copies.js';
 import { ensureSdk } from './sdk-check.js';
 
 export { guardProcess, startProcessGuard };
@@ -249,11 +249,17 @@ function refusal(failure: string, event: object): GateFailedError {
  * @param root - the copy's folder
  * @param own - whether it is gate-audit's own copy (other copies are refused whole)
  */
+/** Why an agent or orchestrator of another copy than gate-audit's own does not run. */
+function foreignCopy(root: string): string {
+  return (
+    `an agent or orchestrator of another copy of ${SDK_PACKAGE} (${root}) is about to run; no gate of this ` +
+    'process can reach it, so the process guard refuses it | load one copy of the SDK (npm dedupe)'
+  );
+}
+
 function standOn(proto: object, root: string, own: boolean): void {
   if (guardedPrototypes.has(proto)) return;
-  const foreign =
-    `an agent or orchestrator of another copy of ${SDK_PACKAGE} (${root}) is about to run; no gate of this ` +
-    'process can reach it, so the process guard refuses it | load one copy of the SDK (npm dedupe)';
+  const foreign = foreignCopy(root);
   // One wrapper per copy, shared with the gate's dispatch check: a refusal stops the run, holds the event's cancel
   // and rejects.
   standOnDispatch(proto, (what) => shapeError(root, what), own ? judgeDispatch : (event) => refused(foreign, event));
@@ -436,8 +442,15 @@ function ownRoot(): string {
 
 /** Guards the copy an SDK module belongs to, from its namespace (or `require`d exports). */
 function take(namespace: unknown, url: string): void {
+  // The runs of another copy's classes are refused too (an instance's registry given a dispatch of its own).
+  refuseRuns(namespace, () => new GateFailedError(foreignCopy(sdkRootOf(url) ?? url)), ownRunClasses());
   const found = copyRegistry(namespace, url, shapeError);
   if (found !== undefined) standOn(found.proto, found.root, found.proto === hiddenPrototypes().hookRegistry);
+}
+
+/** The prototypes of gate-audit's own `Agent`, `Graph` and `Swarm`. */
+function ownRunClasses(): ReadonlySet<object> {
+  return new Set([Agent.prototype, Graph.prototype, Swarm.prototype] as object[]);
 }
 
 /** Copies being guarded through their entry right now (a `require` of the entry passes the wrapper again). */

@@ -134,3 +134,49 @@ export function takeCopyAt(
   take(exports, pathToFileURL(join(root, 'package.json')).href);
   if (!taken()) throw fail(root, 'its entry exports no HookRegistry class');
 }
+
+/** The classes whose runs a refused copy's modules export. */
+const RUN_CLASSES = ['Agent', 'Graph', 'Swarm'];
+/** Their prototypes refused so far. */
+const refusedRunClasses = new WeakSet<object>();
+
+/**
+ * Refuses every run of the `Agent`, `Graph` and `Swarm` classes a module of a refused copy exports: their `stream`
+ * and `invoke` reject, fixed in place (the prototype frozen), so an instance whose hook registry was given a
+ * dispatch of its own runs nothing either.
+ *
+ * @param namespace - a module of the copy (its namespace, or `require`d exports)
+ * @param failure - the error a run rejects with
+ * @param own - the prototypes of gate-audit's own copy, never refused
+ */
+export function refuseRuns(namespace: unknown, failure: () => Error, own: ReadonlySet<object> = new Set()): void {
+  if ((typeof namespace !== 'object' && typeof namespace !== 'function') || namespace === null) return;
+  for (const name of RUN_CLASSES) {
+    let cls: unknown;
+    try {
+      cls = Object.getOwnPropertyDescriptor(namespace, name)?.value;
+    } catch {
+      continue; // a binding not yet initialised
+    }
+    if (typeof cls !== 'function') continue;
+    const proto: unknown = Object.getOwnPropertyDescriptor(cls, 'prototype')?.value;
+    if (typeof proto !== 'object' || proto === null || own.has(proto) || refusedRunClasses.has(proto)) continue;
+    const runs: Record<string, (...args: unknown[]) => unknown> = {
+      // eslint-disable-next-line require-yield, @typescript-eslint/require-await
+      stream: async function* stream(): AsyncGenerator<never, never, unknown> {
+        throw failure();
+      },
+      // eslint-disable-next-line @typescript-eslint/require-await
+      invoke: async function invoke(): Promise<never> {
+        throw failure();
+      },
+    };
+    for (const [method, refused] of Object.entries(runs)) {
+      const descriptor = Object.getOwnPropertyDescriptor(proto, method);
+      if (descriptor?.configurable === false) continue;
+      Object.defineProperty(proto, method, { value: refused, writable: false, configurable: false, enumerable: false });
+    }
+    Object.freeze(proto);
+    refusedRunClasses.add(proto);
+  }
+}
