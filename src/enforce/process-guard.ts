@@ -129,10 +129,7 @@ const nodeRequire = createRequire(import.meta.url);
 // Taken when gate-audit loads: code that replaces it later cannot change what the guard calls.
 const apply = Reflect.apply;
 
-/**
- * The guard as started, for a framework's stand (undefined before it starts, and in the audit child, where the
- * guard is only noted).
- */
+/** The guard as started, for a framework's stand (undefined before it starts). */
 export function activeGuard(): GuardState | undefined {
   return active;
 }
