@@ -211,7 +211,12 @@ function refuseDispatch(proto: object, root: string): void {
 
 /** Takes a module of a copy where the guard has no Strands part: the copy is refused whole, through its entry. */
 function refuseWhole(namespace: unknown, url: string): void {
-  refuseRuns(namespace, () => new GateFailedError(refusedCopy(sdkRootOf(url) ?? url)));
+  const root = sdkRootOf(url) ?? url;
+  refuseRuns(
+    namespace,
+    () => new GateFailedError(refusedCopy(root)),
+    (what) => noStrandsStand(root, what),
+  );
   const found = copyRegistry(namespace, url, noStrandsStand);
   if (found !== undefined) refuseDispatch(found.proto, found.root);
 }

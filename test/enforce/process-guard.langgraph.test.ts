@@ -135,6 +135,17 @@ describe('guardProcess of gate-audit/langgraph where the Strands SDK is installe
   });
 });
 
+describe('guardProcess of gate-audit/langgraph, a Strands copy whose runs were fixed in place before it', () => {
+  it('does not start (SDK_SHAPE, naming the member): it could not refuse those runs', () => {
+    const seen = JSON.parse(run('fixtures/guard/strands-without-stand.mjs', [], { FIXED_RUNS: '1' })) as Record<
+      string,
+      Attempt & { message?: string }
+    >;
+    expect(seen.start).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
+    expect(seen.start?.message).toMatch(/its Agent\.stream was fixed in place, so its runs cannot be refused/);
+  });
+});
+
 describe.each(ENTRIES)('guardProcess of $entry after LangGraph was imported', ({ entry, args }) => {
   const outcome = (env: Record<string, string>): Record<string, Attempt & { message?: string }> & { ran: string[] } =>
     JSON.parse(run('fixtures/guard/langgraph-before.mjs', args, { GUARD_ENTRY: entry, ...env })) as Record<

@@ -443,7 +443,13 @@ function ownRoot(): string {
 /** Guards the copy an SDK module belongs to, from its namespace (or `require`d exports). */
 function take(namespace: unknown, url: string): void {
   // The runs of another copy's classes are refused too (an instance's registry given a dispatch of its own).
-  refuseRuns(namespace, () => new GateFailedError(foreignCopy(sdkRootOf(url) ?? url)), ownRunClasses());
+  const root = sdkRootOf(url) ?? url;
+  refuseRuns(
+    namespace,
+    () => new GateFailedError(foreignCopy(root)),
+    (what) => shapeError(root, what),
+    ownRunClasses(),
+  );
   const found = copyRegistry(namespace, url, shapeError);
   if (found !== undefined) standOn(found.proto, found.root, found.proto === hiddenPrototypes().hookRegistry);
 }

@@ -147,9 +147,15 @@ const refusedRunClasses = new WeakSet<object>();
  *
  * @param namespace - a module of the copy (its namespace, or `require`d exports)
  * @param failure - the error a run rejects with
+ * @param shape - the error when a run method was fixed in place before (the copy cannot be stood on)
  * @param own - the prototypes of gate-audit's own copy, never refused
  */
-export function refuseRuns(namespace: unknown, failure: () => Error, own: ReadonlySet<object> = new Set()): void {
+export function refuseRuns(
+  namespace: unknown,
+  failure: () => Error,
+  shape: (what: string) => Error,
+  own: ReadonlySet<object> = new Set(),
+): void {
   if ((typeof namespace !== 'object' && typeof namespace !== 'function') || namespace === null) return;
   for (const name of RUN_CLASSES) {
     let cls: unknown;
@@ -172,8 +178,10 @@ export function refuseRuns(namespace: unknown, failure: () => Error, own: Readon
       },
     };
     for (const [method, refused] of Object.entries(runs)) {
-      const descriptor = Object.getOwnPropertyDescriptor(proto, method);
-      if (descriptor?.configurable === false) continue;
+      // A member fixed in place before the guard cannot be refused: the copy cannot be stood on.
+      if (Object.getOwnPropertyDescriptor(proto, method)?.configurable === false) {
+        throw shape(`its ${name}.${method} was fixed in place, so its runs cannot be refused`);
+      }
       Object.defineProperty(proto, method, { value: refused, writable: false, configurable: false, enumerable: false });
     }
     Object.freeze(proto);
