@@ -25,6 +25,7 @@ import { className, readData } from '../walker/safe-read.js';
 import { ERROR } from './call.js';
 import { stopRun } from './run-state.js';
 import { holdCancel } from '../frameworks/strands/sdk-mutations.js';
+import { rejected } from './settle.js';
 
 /** Why an event must not be dispatched (the process guard's judgement), or undefined. */
 export type DispatchGuard = (event: object) => string | undefined;
@@ -75,12 +76,6 @@ class Listed {
   }
 }
 Object.freeze(Listed.prototype);
-
-/** A rejected promise made by the language itself (`Promise.reject` may have been replaced since). */
-// eslint-disable-next-line @typescript-eslint/require-await
-async function rejected(error: Error): Promise<never> {
-  throw error;
-}
 
 /** Stops the event's run, and holds its `cancel` where it has one, so the SDK's drain cannot go on past it. */
 function stopAt(event: object, failure: string): void {

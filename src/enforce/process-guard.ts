@@ -36,12 +36,20 @@ import { CONFIGURED } from './gate-source.js';
 import { GUARD_MODULE_KEY, withGuardLine } from './guard-hooks.js';
 import type { AcceptEntry } from './install-options.js';
 import { modulePathOf, sdkRootOf, SDK_PACKAGE } from '../frameworks/strands/sdk-package.js';
-import { copyRegistry, realOr, refuseRuns, registryOf, takeCopyAt } from '../frameworks/strands/sdk-copies.js';
+import {
+  copyRegistry,
+  freezeChain,
+  realOr,
+  refuseRuns,
+  registryOf,
+  takeCopyAt,
+} from '../frameworks/strands/sdk-copies.js';
 import { langGraphAdapter } from '../frameworks/langgraph/adapter.js';
 import { installLangGraph } from '../frameworks/langgraph/install.js';
 import { isPregelModuleUrl } from '../frameworks/langgraph/package.js';
 import { guardPregel } from '../frameworks/langgraph/process-guard.js';
 import { stopRunOf } from '../frameworks/langgraph/runtime.js';
+import { rejected } from './settle.js';
 
 /** What the guard does with an agent or orchestrator that carries none of its gates. */
 export type OnUngated = 'refuse' | 'install';
@@ -102,10 +110,6 @@ export interface StrandsStand {
   start(): void;
   /** Takes a module of a copy, from its namespace (a loader hook's line, or a copy's entry `require`d). */
   take(namespace: unknown, url: string): void;
-  /** Takes a file of a copy just `require`d. */
-  required(exports: unknown, url: string, root: string): void;
-  /** Takes a file of a copy found in `require.cache` when the guard starts. */
-  cached(exports: unknown, url: string): void;
   /** Guards the copy in a folder, through its entry. */
   guardCopyAt(root: string): void;
   /** The folder of gate-audit's own copy. */
@@ -146,7 +150,7 @@ export function standOnStrands(stand: StrandsStand): void {
     // A copy the guard refused whole before (its own among them, when the main entry is imported after the guard
     // started from gate-audit/langgraph) stays refused: standing on it throws, and the stand does not join.
     stand.start();
-    guardKnownStrandsCopies(stand);
+    guardKnownCopies(stand);
   }
   strands = stand;
 }
@@ -161,13 +165,6 @@ function noStrandsStand(root: string, what: string): GateAuditError {
   );
 }
 
-/** A rejected promise made by the language itself (`Promise.reject` may have been replaced since). */
-// eslint-disable-next-line @typescript-eslint/require-await
-async function rejected(error: Error): Promise<never> {
-  throw error;
-}
-
-const getPrototypeOf = Object.getPrototypeOf;
 const refusedRoots: string[] = [];
 const refusedPrototypes = new WeakSet<object>();
 
@@ -202,9 +199,7 @@ function refuseDispatch(proto: object, root: string): void {
     configurable: false,
     enumerable: descriptor.enumerable === true,
   });
-  for (let p: unknown = proto; typeof p === 'object' && p !== null && p !== Object.prototype; p = getPrototypeOf(p)) {
-    Object.freeze(p);
-  }
+  freezeChain(proto);
   refusedPrototypes.add(proto);
   if (!refusedRoots.includes(root)) refusedRoots.push(root);
 }
@@ -242,13 +237,6 @@ function refuseCopyAt(root: string): void {
 const refusingStand: StrandsStand = {
   start(): void {},
   take: refuseWhole,
-  required(exports: unknown, url: string, root: string): void {
-    if (registryOf(exports) !== undefined) refuseWhole(exports, url);
-    else refuseCopyAt(realOr(root));
-  },
-  cached(exports: unknown, url: string): void {
-    if (registryOf(exports) !== undefined) refuseWhole(exports, url);
-  },
   guardCopyAt: refuseCopyAt,
   ownRoot: () => '',
   copies: () => [...refusedRoots],
@@ -381,7 +369,12 @@ function wrapRequire(): void {
         const url = pathToFileURL(file).href;
         if (isPregelModuleUrl(url)) take(exports, url);
         const root = sdkRootOf(url);
-        if (root !== undefined) strandsStand().required(exports, url, root);
+        if (root !== undefined) {
+          const stand = strandsStand();
+          if (registryOf(exports) !== undefined) stand.take(exports, url);
+          // Any other file of a copy (a subpath, a deep require): the copy itself is taken through its entry.
+          else stand.guardCopyAt(realOr(root));
+        }
       }
     }
     return exports;
@@ -525,62 +518,48 @@ const reaching = new Set<string>();
  * without an inspector to list them, every copy on disk where the app resolves packages from.
  *
  * @param compiled - the compiled scripts, or undefined without an inspector
- * @param starting - whether the guard is starting (the Strands copies are then taken by its own start)
+ * @param stand - the Strands stand the SDK's copies go to
+ * @param pregelOnDisk - whether LangGraph's copies on disk are taken too when there is no inspector (not when the
+ *   guard's loader hooks saw every import since the process started)
  */
-function takeLoadedCopies(compiled: Set<string> | undefined, starting = false): void {
+function takeLoadedCopies(compiled: Set<string> | undefined, stand = strandsStand(), pregelOnDisk = true): void {
   const pregel =
     compiled !== undefined
       ? [...compiled].filter(isPregelModuleUrl)
-      : copiesOnDisk(startFolders(), '@langchain/langgraph')
-          .map((root) => join(root, 'dist/pregel/index.js'))
-          .filter((file) => existsSync(file))
-          .map((file) => pathToFileURL(file).href);
+      : pregelOnDisk
+        ? copiesOnDisk(startFolders(), '@langchain/langgraph')
+            .map((root) => join(root, 'dist/pregel/index.js'))
+            .filter((file) => existsSync(file))
+            .map((file) => pathToFileURL(file).href)
+        : [];
   for (const url of pregel) takeLoadedPregel(url);
-  if (starting) return;
-  const roots = compiled !== undefined ? loadedCopies(compiled) : new Set(copiesOnDisk(startFolders()));
-  for (const root of roots ?? []) strandsStand().guardCopyAt(root);
+  const own = stand.ownRoot();
+  const roots = compiled !== undefined ? loadedCopies(compiled) : copiesOnDisk(startFolders());
+  for (const root of roots) if (root !== own) stand.guardCopyAt(root);
 }
 
 /**
- * Guards the copies loaded (or loadable) before the guard started: LangGraph's in `require.cache`; the Strands SDK's
- * through its stand, or refused without one.
+ * Takes the copies loaded (or loadable) before the guard started: those in `require.cache`, then those among the
+ * compiled scripts (or on disk); the Strands SDK's through its stand, or refused without one.
+ *
+ * @param stand - the Strands stand
  */
-function guardKnownCopies(): void {
+function guardKnownCopies(stand = strandsStand()): void {
   const cache = (Module as unknown as ModuleInternals)._cache;
   for (const [file, entry] of Object.entries(cache)) {
     const url = pathToFileURL(file).href;
-    // A CommonJS copy of LangGraph already required.
+    // A CommonJS copy of LangGraph already required; a copy of the SDK's entry.
     if (isPregelModuleUrl(url)) take(entry?.exports, url);
+    else if (sdkRootOf(url) !== undefined && registryOf(entry?.exports) !== undefined) stand.take(entry?.exports, url);
   }
   // An ES module copy of LangGraph imported before the guard (a static import of it is one) is reached through
-  // `require()`, which returns an ES module already loaded; without an inspector, every copy on disk is taken.
-  const compiled = compiledScripts();
-  if (compiled !== undefined || !hooked) takeLoadedCopies(compiled, true);
-  guardKnownStrandsCopies(strandsStand());
+  // `require()`, which returns an ES module already loaded.
+  takeLoadedCopies(compiledScripts(), stand, !hooked);
 }
 
 /** Where the app resolves packages from: the working directory and the main module's folder. */
 function startFolders(): string[] {
   return [process.cwd(), ...(process.argv[1] === undefined ? [] : [dirname(realOr(process.argv[1]))])];
-}
-
-/** The Strands SDK's copies loaded before the guard started: `require.cache`, then the compiled scripts or disk. */
-function guardKnownStrandsCopies(stand: StrandsStand): void {
-  const own = stand.ownRoot();
-  const cache = (Module as unknown as ModuleInternals)._cache;
-  for (const [file, entry] of Object.entries(cache)) {
-    const url = pathToFileURL(file).href;
-    if (sdkRootOf(url) !== undefined) stand.cached(entry?.exports, url);
-  }
-  const loaded = loadedCopies();
-  if (loaded !== undefined) {
-    for (const root of loaded) if (root !== own) stand.guardCopyAt(root);
-    return;
-  }
-  // No inspector in this Node: every copy on disk where the app resolves packages from is loaded and guarded.
-  for (const root of copiesOnDisk(startFolders())) {
-    if (root !== own) stand.guardCopyAt(root);
-  }
 }
 
 // The inspector's session class and the methods the listing calls, taken when gate-audit loads: code that replaces
@@ -651,8 +630,7 @@ function compiledScripts(): Set<string> | undefined {
 }
 
 /** The folders of every SDK copy whose code this process has loaded so far (`compiledScripts`). */
-function loadedCopies(scripts = compiledScripts()): Set<string> | undefined {
-  if (scripts === undefined) return undefined;
+function loadedCopies(scripts: ReadonlySet<string>): Set<string> {
   const roots = new Set<string>();
   for (const url of scripts) {
     const root = sdkRootOf(url);

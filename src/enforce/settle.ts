@@ -71,3 +71,13 @@ async function settleThen(answer: unknown, then: Then, ms: number | undefined): 
 export function andThen<T, R>(value: T | Promise<T>, next: (settled: T) => R | Promise<R>): R | Promise<R> {
   return value instanceof Promise ? value.then(next) : next(value);
 }
+
+/**
+ * A rejected promise made by the language itself (`Promise.reject` may have been replaced since).
+ *
+ * @param error - what it rejects with
+ */
+// eslint-disable-next-line @typescript-eslint/require-await
+export async function rejected(error: Error): Promise<never> {
+  throw error;
+}

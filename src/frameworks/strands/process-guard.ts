@@ -65,8 +65,9 @@ import {
   ZodTool,
 } from './sdk-internals.js';
 import { sdkRootOf, SDK_PACKAGE } from './sdk-package.js';
-import { copyRegistry, realOr, refuseRuns, registryOf, takeCopyAt } from './sdk-copies.js';
+import { copyRegistry, freezeChain, realOr, refuseRuns, takeCopyAt } from './sdk-copies.js';
 import { ensureSdk } from './sdk-check.js';
+import { rejected } from '../../enforce/settle.js';
 
 export { guardProcess, startProcessGuard };
 
@@ -229,12 +230,6 @@ function judgeStart(guard: GuardState, event: object, role: Role): string | unde
   );
 }
 
-/** A rejected promise made by the language itself (`Promise.reject` may have been replaced since). */
-// eslint-disable-next-line @typescript-eslint/require-await
-async function rejected(error: Error): Promise<never> {
-  throw error;
-}
-
 function refusal(failure: string, event: object): GateFailedError {
   stopRun(readData(event, 'invocationState'), failure);
   // An agent a governed custom node's run started belongs to that root run: it stops too.
@@ -263,7 +258,7 @@ function standOn(proto: object, root: string, own: boolean): void {
   // One wrapper per copy, shared with the gate's dispatch check: a refusal stops the run, holds the event's cancel
   // and rejects.
   standOnDispatch(proto, (what) => shapeError(root, what), own ? judgeDispatch : (event) => refused(foreign, event));
-  lockChain(proto);
+  freezeChain(proto);
   guardedPrototypes.add(proto);
   if (!copyRoots.includes(root)) copyRoots.push(root);
 }
@@ -394,19 +389,6 @@ function pinRegistry(target: object, role: Role): string | undefined {
 }
 
 /**
- * Makes every member of a prototype, and of the prototypes it inherits from, read-only for good (a method cannot
- * be reassigned, an accessor cannot be redefined): code that runs after the guard cannot change what the SDK's
- * classes do around the registry the guard stands on.
- */
-function lockChain(proto: object): void {
-  // One freeze per prototype (a transition to a frozen map), not a redefinition per member: a prototype whose
-  // members are redefined one by one can fall into slow (dictionary) mode, and every call through it pays.
-  for (let p: unknown = proto; typeof p === 'object' && p !== null && p !== Object.prototype; p = getPrototypeOf(p)) {
-    Object.freeze(p);
-  }
-}
-
-/**
  * gate-audit's own copy: the run of `Agent`, `Graph` and `Swarm` is checked at its first step, and every member of
  * their classes, of the registries, of the SDK's tool executors and tool classes is read-only from then on.
  */
@@ -427,7 +409,7 @@ function lockOwnCopy(): void {
     FunctionTool.prototype,
     ZodTool.prototype,
   ] as object[]) {
-    lockChain(proto);
+    freezeChain(proto);
   }
 }
 
@@ -494,14 +476,6 @@ function start(): void {
 standOnStrands({
   start,
   take,
-  required(exports: unknown, url: string, root: string): void {
-    if (registryOf(exports) !== undefined) take(exports, url);
-    // Any other file of a copy (a subpath, a deep require): the copy itself is guarded through its entry.
-    else guardCopyAt(realOr(root));
-  },
-  cached(exports: unknown, url: string): void {
-    if (registryOf(exports) !== undefined) take(exports, url);
-  },
   guardCopyAt,
   ownRoot: () => realOr(ownRoot()),
   copies: () => [...copyRoots],

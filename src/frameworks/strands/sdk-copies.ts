@@ -135,6 +135,24 @@ export function takeCopyAt(
   if (!taken()) throw fail(root, 'its entry exports no HookRegistry class');
 }
 
+/**
+ * Makes every member of a prototype, and of the prototypes it inherits from, read-only for good (a method cannot be
+ * reassigned, an accessor cannot be redefined). One freeze per prototype (a transition to a frozen map), not a
+ * redefinition per member: a prototype whose members are redefined one by one can fall into slow (dictionary)
+ * mode, and every call through it pays.
+ *
+ * @param proto - the prototype
+ */
+export function freezeChain(proto: object): void {
+  for (
+    let p: unknown = proto;
+    typeof p === 'object' && p !== null && p !== Object.prototype;
+    p = Object.getPrototypeOf(p)
+  ) {
+    Object.freeze(p);
+  }
+}
+
 /** The classes whose runs a refused copy's modules export. */
 const RUN_CLASSES = ['Agent', 'Graph', 'Swarm'];
 /** Their prototypes refused so far. */
