@@ -5,6 +5,7 @@
  * whether each carries the gate (from its own marks, never from names), which mutations gate it (each checked
  * before any is applied, each undone on rollback), and how a native tool call reads as a `ToolCallRequest`.
  */
+import type { FindingKind } from '../errors.js';
 
 /** The frameworks gate-audit knows. */
 export type Framework = 'strands' | 'langgraph';
@@ -29,10 +30,13 @@ export interface SeamTool {
   readonly gateable: boolean;
 }
 
-/** One child of a value: where it sits under its parent, and what it is. */
-export interface SeamChild {
-  /** Its path segment (escaped by the walk). */
-  readonly segment: string;
+/**
+ * One child of a value: where it sits under its parent, and what it is. `Native` is what the adapter read there
+ * for its own use (the walk carries it on the entry untouched).
+ */
+export interface SeamChild<Native = unknown> {
+  /** Its id under its parent (escaped into a path segment by the walk; `#unnamed` when it is not a string). */
+  readonly segment: unknown;
   /** The value itself, or undefined for a place with no value of its own (a provider's tool). */
   readonly value: unknown;
   /** What it is: the walk asks the adapter again for values it recognises, and takes this for the rest. */
@@ -40,14 +44,22 @@ export interface SeamChild {
   /** Why it cannot be gated, when it cannot (with the fix, and whether `accept` may acknowledge it). */
   readonly problem?: SeamProblem;
   /** For a custom node that declares what it runs: the declared values, each walked as its child. */
-  readonly declared?: readonly SeamChild[];
+  readonly declared?: readonly SeamChild<Native>[];
   /** Tools it runs, for an agent. */
   readonly tools?: readonly SeamTool[];
+  /**
+   * Whether the walk opens it (walks what sits under it, once, and reports a second place as `sameAs` and a place
+   * inside itself as a cycle). By default an orchestrator or an agent without a problem is opened; an orchestrator
+   * whose problem still leaves its nodes readable says `true`.
+   */
+  readonly opens?: boolean;
+  /** What the adapter read here, for its own use. */
+  readonly native?: Native;
 }
 
 /** Why a place cannot be gated. */
 export interface SeamProblem {
-  readonly kind: 'remote' | 'custom-node' | 'foreign-executor' | 'tool-executor';
+  readonly kind: FindingKind;
   readonly reason: string;
   readonly fix: string;
   /** Whether `accept` may acknowledge it (a remote or an opaque node may be; a broken shape may not). */
@@ -76,16 +88,14 @@ export interface Mutation {
  * What an adapter gives the neutral parts. Every method but `plan`'s mutations is pure: it reads, never
  * writes, never runs anything.
  */
-export interface FrameworkAdapter<Root = unknown> {
+export interface FrameworkAdapter<Root = unknown, Native = unknown> {
   readonly framework: Framework;
   /** The root a value stands for (`createAgent`'s agent stands for its graph), or undefined when not this framework's. */
   recognise(value: unknown): Root | undefined;
-  /** The root's id. */
-  rootId(root: Root): string;
-  /** What the root is (an orchestrator, or an agent walked on its own). */
-  rootKind(root: Root): SeamKind;
-  /** What sits under an orchestrator. */
-  children(orchestrator: unknown): readonly SeamChild[];
+  /** The root as the walk's first place: its id, what it is, and why it cannot be gated when it cannot. */
+  root(root: Root): SeamChild<Native>;
+  /** What sits under an opened orchestrator or agent (`native`: what the adapter read at its place). */
+  children(value: unknown, native: Native | undefined): readonly SeamChild<Native>[];
   /** Why an installed guard lets a part through unjudged (`accept` at install), when it does. */
   acceptedAt(orchestrator: unknown, segment: string): string | undefined;
   /** Whether a value carries the gate (and, when gated, the gate's key, name and identity). */

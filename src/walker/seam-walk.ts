@@ -1,16 +1,21 @@
 /**
- * The framework-neutral walk over an adapter (`src/frameworks/seam.ts`): paths of escaped segments from the
- * root, each value walked once (a value met again is an entry `sameAs` its first place), a value met inside
- * itself is a cycle finding, and depth is bounded. Pure: it only calls the adapter's readers.
+ * The framework-neutral walk over an adapter (`src/frameworks/seam.ts`), used by both frameworks: paths of escaped
+ * segments from the root, made unique among siblings; each value the walk opens is walked once (met again, it is
+ * an entry `sameAs` its first place; met inside itself, a cycle finding); depth is bounded, and a tree nested
+ * deeper is refused with `TOO_DEEP`. Pure: it only calls the adapter's readers.
  */
-import type { Finding } from '../errors.js';
+import { type Finding, GateAuditError } from '../errors.js';
 import type { FrameworkAdapter, SeamChild, SeamKind, SeamProblem, SeamTool } from '../frameworks/seam.js';
 import { segmentOf, UNNAMED } from '../tree-paths.js';
 import { MAX_DEPTH } from './limits.js';
 
+/** How many places one value may be found at before its places count as unknown (conservatively). */
+export const MAX_PLACES = 64;
+
 /** One place of a walked tree. */
-export interface SeamEntry {
+export interface SeamEntry<Native = unknown> {
   readonly path: readonly string[];
+  /** The last segment of the path. */
   readonly id: string;
   readonly kind: SeamKind;
   /** The value here (undefined for a place with no value of its own). */
@@ -21,17 +26,39 @@ export interface SeamEntry {
   /** For a custom node that declares what it runs: how many of its children it declared. */
   readonly declares?: number;
   readonly tools: readonly SeamTool[];
+  /** Whether the walk went inside it here (its first place, not a cycle). */
+  readonly opened: boolean;
+  /** What the adapter read here. */
+  readonly native?: Native;
 }
 
-/** A walked tree: every place, root first, and every problem found. */
-export interface SeamInventory {
-  readonly root: SeamEntry;
-  readonly entries: readonly SeamEntry[];
+/** One containment step: `child` sits under `parent` as `segment`. */
+export interface Containment {
+  readonly parent: object;
+  readonly segment: string;
+  readonly child: object;
+}
+
+/** A walked tree: every place, root first, every problem found, and what sits under what. */
+export interface SeamInventory<Native = unknown> {
+  readonly root: SeamEntry<Native>;
+  readonly entries: readonly SeamEntry<Native>[];
   readonly findings: readonly Finding[];
+  /** Every containment step met, for `placesOf`. */
+  readonly containments: readonly Containment[];
 }
 
-function findingOf(path: readonly string[], problem: SeamProblem): Finding {
-  return { path, kind: problem.kind, reason: problem.reason, fix: problem.fix };
+/** The problem of a place met inside itself. */
+const CYCLE: SeamProblem = {
+  kind: 'cycle',
+  reason: 'contains itself: this orchestrator is nested inside its own tree',
+  fix: 'remove the nesting cycle; an orchestrator cannot run inside itself',
+  acceptable: false,
+};
+
+function opens(child: SeamChild<unknown>): boolean {
+  if (child.value === undefined) return false;
+  return child.opens ?? ((child.kind === 'orchestrator' || child.kind === 'agent') && child.problem === undefined);
 }
 
 /**
@@ -39,76 +66,115 @@ function findingOf(path: readonly string[], problem: SeamProblem): Finding {
  *
  * @param adapter - the framework's adapter
  * @param root - what `adapter.recognise` returned
+ * @throws GateAuditError `TOO_DEEP` when the tree nests deeper than `MAX_DEPTH` levels
  */
-export function seamWalk<Root>(adapter: FrameworkAdapter<Root>, root: Root): SeamInventory {
-  const entries: SeamEntry[] = [];
+export function seamWalk<Root, Native>(adapter: FrameworkAdapter<Root, Native>, root: Root): SeamInventory<Native> {
+  const entries: SeamEntry<Native>[] = [];
   const findings: Finding[] = [];
+  const containments: Containment[] = [];
   const firstAt = new Map<unknown, readonly string[]>();
-  const rootEntry: SeamEntry = {
-    path: [segmentOf(adapter.rootId(root), UNNAMED)],
-    id: segmentOf(adapter.rootId(root), UNNAMED),
-    kind: adapter.rootKind(root),
-    target: root,
-    tools: [],
-  };
-  entries.push(rootEntry);
-  firstAt.set(root, rootEntry.path);
-  const visit = (parent: SeamEntry, ancestors: readonly unknown[]): void => {
-    for (const child of adapter.children(parent.target)) place(child, parent.path, [...ancestors, parent.target]);
-  };
-  // A segment is made unique among its siblings with `#2`, `#3`… in walk order (as the Strands walk does).
+  const ancestors = new Set<unknown>();
+  // A segment is made unique among its siblings with `#2`, `#3`… in walk order, so it is stable across runs; the
+  // suffix loops until the name is free, and no escaped id contains `#`.
   const used = new Map<string, Set<string>>();
-  const childPath = (under: readonly string[], segment: string): string[] => {
+  const childPath = (under: readonly string[], segment: unknown): string[] => {
+    const base = segmentOf(segment, UNNAMED);
+    if (under.length === 0) return [base];
     const key = JSON.stringify(under);
     const names = used.get(key) ?? new Set<string>();
     used.set(key, names);
-    const base = segmentOf(segment, UNNAMED);
     let name = base;
     for (let n = 2; names.has(name); n += 1) name = `${base}#${n}`;
     names.add(name);
     return [...under, name];
   };
-  const place = (child: SeamChild, under: readonly string[], ancestors: readonly unknown[]): void => {
-    const path = childPath(under, child.segment);
-    const id = path[path.length - 1]!;
-    if (path.length > MAX_DEPTH) {
-      findings.push({
-        path,
-        kind: 'topology',
-        reason: `the tree nests deeper than ${MAX_DEPTH} levels`,
-        fix: 'flatten the tree',
-      });
-      return;
-    }
-    if (child.value !== undefined && ancestors.includes(child.value)) {
-      findings.push({
-        path,
-        kind: 'cycle',
-        reason: 'contains itself (a graph is one of its own nodes or subgraphs)',
-        fix: 'remove the cycle: a graph cannot run inside itself',
-      });
-      return;
-    }
-    const seen = child.value === undefined || child.kind === 'remote' ? undefined : firstAt.get(child.value);
-    const entry: SeamEntry = {
-      path,
-      id,
-      kind: child.kind,
-      target: child.value,
-      tools: child.tools ?? [],
-      ...(child.problem === undefined ? {} : { problem: child.problem }),
-      ...(seen === undefined ? {} : { sameAs: seen }),
-      ...(child.declared === undefined ? {} : { declares: child.declared.length }),
-    };
+  const add = (entry: SeamEntry<Native>): SeamEntry<Native> => {
     entries.push(entry);
-    if (child.problem !== undefined) findings.push(findingOf(path, child.problem));
-    if (seen !== undefined) return;
-    if (child.value !== undefined) firstAt.set(child.value, path);
-    for (const declared of child.declared ?? []) place(declared, path, [...ancestors, child.value]);
-    // An orchestrator's nodes, and an agent's agents used as tools.
-    if ((child.kind === 'orchestrator' || child.kind === 'agent') && child.problem === undefined)
-      visit(entry, ancestors);
+    if (entry.problem !== undefined) {
+      const { kind, reason, fix } = entry.problem;
+      findings.push({ path: entry.path, kind, reason, fix });
+    }
+    return entry;
   };
-  visit(rootEntry, []);
-  return { root: rootEntry, entries, findings };
+  const place = (child: SeamChild<Native>, under: readonly string[], parent: unknown): SeamEntry<Native> => {
+    const path = childPath(under, child.segment);
+    if (path.length > MAX_DEPTH) {
+      throw new GateAuditError(
+        'TOO_DEEP',
+        `path=<${path.slice(0, 3).join('/')}/…> | the tree nests deeper than ${MAX_DEPTH} levels | ` +
+          'flatten the nesting of orchestrators and agents used as tools',
+      );
+    }
+    const value = child.value;
+    if (typeof parent === 'object' && parent !== null && typeof value === 'object' && value !== null) {
+      containments.push({ parent, segment: path[path.length - 1]!, child: value });
+    }
+    const base = {
+      path,
+      id: path[path.length - 1]!,
+      kind: child.kind,
+      target: value,
+      tools: child.tools ?? [],
+      ...(child.native === undefined ? {} : { native: child.native }),
+    };
+    const opened = opens(child);
+    if (opened && ancestors.has(value)) return add({ ...base, problem: CYCLE, opened: false });
+    const first = opened ? firstAt.get(value) : undefined;
+    if (first !== undefined) return add({ ...base, sameAs: first, opened: false });
+    const entry = add({
+      ...base,
+      ...(child.problem === undefined ? {} : { problem: child.problem }),
+      ...(child.declared === undefined ? {} : { declares: child.declared.length }),
+      opened,
+    });
+    for (const declared of child.declared ?? []) place(declared, path, value);
+    if (!opened) return entry;
+    firstAt.set(value, path);
+    ancestors.add(value);
+    try {
+      for (const next of adapter.children(value, child.native)) place(next, path, value);
+    } finally {
+      ancestors.delete(value);
+    }
+    return entry;
+  };
+  const rootEntry = place(adapter.root(root), [], undefined);
+  return { root: rootEntry, entries, findings, containments };
+}
+
+/**
+ * Every place each value can run at: under each place of each value that contains it, propagated from the root
+ * through every containment step. A value found at more than `MAX_PLACES` places maps to an empty list (its place
+ * counts as unknown).
+ *
+ * @param inventory - a walked tree
+ */
+export function placesOf(inventory: SeamInventory<unknown>): Map<object, string[][]> {
+  const childrenOf = new Map<object, Containment[]>();
+  for (const step of inventory.containments) {
+    const list = childrenOf.get(step.parent) ?? [];
+    list.push(step);
+    childrenOf.set(step.parent, list);
+  }
+  const places = new Map<object, string[][]>();
+  const overflow = new Set<object>();
+  const work: { target: object; path: string[] }[] = [];
+  const root = inventory.root.target;
+  if (typeof root === 'object' && root !== null) work.push({ target: root, path: [...inventory.root.path] });
+  while (work.length > 0) {
+    const { target, path } = work.pop()!;
+    if (overflow.has(target)) continue;
+    const known = places.get(target) ?? [];
+    if (known.length >= MAX_PLACES) {
+      overflow.add(target);
+      continue;
+    }
+    known.push(path);
+    places.set(target, known);
+    if (path.length > MAX_DEPTH) continue;
+    for (const step of childrenOf.get(target) ?? []) work.push({ target: step.child, path: [...path, step.segment] });
+  }
+  const all = new Map<object, string[][]>();
+  for (const [target, list] of places) all.set(target, overflow.has(target) ? [] : list);
+  return all;
 }

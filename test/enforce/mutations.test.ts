@@ -69,8 +69,7 @@ describe('installThrough', () => {
     const framework: FrameworkInstaller<string, { readonly tag: string }, never> = {
       framework: 'strands',
       recognise: () => undefined,
-      rootId: () => 't',
-      rootKind: () => 'orchestrator',
+      root: () => ({ segment: 't', value: undefined, kind: 'orchestrator' }),
       children: () => [],
       acceptedAt: () => undefined,
       gateState: () => ({ state: 'unknown' }),

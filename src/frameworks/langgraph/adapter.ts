@@ -5,7 +5,7 @@
 import { GateAuditError } from '../../errors.js';
 import { LANGGRAPH_MARK } from '../../walker/marks.js';
 import { readData } from '../../walker/safe-read.js';
-import type { FrameworkAdapter, SeamChild, SeamGateState, SeamKind, SeamTool } from '../seam.js';
+import type { FrameworkAdapter, SeamChild, SeamGateState, SeamTool } from '../seam.js';
 import { graphGuards, graphProblem, toolNodeGates, toolNodeIntact } from './runtime.js';
 import {
   graphOfAgent,
@@ -186,17 +186,23 @@ function foreignState(value: unknown): { state: SeamGateState; gateKey?: unknown
     : { state: 'gated', gateKey: foreign.key, gateName: foreign.name };
 }
 
+/**
+ * The name a LangGraph root goes by: its graph's `name`, or `LangGraph`.
+ *
+ * @param root - a compiled graph or a `createAgent` agent
+ */
+export function rootName(root: unknown): string {
+  return nameOf(graphOf(root) ?? root, 'LangGraph');
+}
+
 /** The LangGraph adapter. */
 export const langGraphAdapter: FrameworkAdapter<unknown> = {
   framework: 'langgraph',
   recognise(value: unknown): unknown {
     return graphOf(value) === undefined ? undefined : value;
   },
-  rootKind(): SeamKind {
-    return 'orchestrator';
-  },
-  rootId(root: unknown): string {
-    return nameOf(graphOf(root) ?? root, 'LangGraph');
+  root(root: unknown): SeamChild {
+    return { segment: rootName(root), value: root, kind: 'orchestrator' };
   },
   children(orchestrator: unknown): readonly SeamChild[] {
     const graph = graphOf(orchestrator);

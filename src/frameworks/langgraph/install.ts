@@ -13,7 +13,7 @@ import { checkAccept } from '../../enforce/accept.js';
 import { applyMutations, installThrough, mutation } from '../../enforce/mutations.js';
 import type { FrameworkInstaller, SeamPlan } from '../installer.js';
 import type { Mutation } from '../seam.js';
-import { foreignGate, graphOf, langGraphAdapter, type LangGraphMark, notAGraph } from './adapter.js';
+import { foreignGate, graphOf, langGraphAdapter, type LangGraphMark, notAGraph, rootName } from './adapter.js';
 import { loadInterrupt } from './approval.js';
 import { untestedToolNode } from './version.js';
 import {
@@ -394,7 +394,7 @@ export const langGraphFramework: FrameworkInstaller<LangGraphInstall, LangGraphI
   ...langGraphAdapter,
   plan(root: unknown, options: LangGraphInstallOptions | undefined): SeamPlan<LangGraphInstall> {
     if (langGraphAdapter.recognise(root) === undefined) throw notAGraph('installMultiagent');
-    const source = gateSource(options, `installMultiagent("${langGraphAdapter.rootId(root)}")`);
+    const source = gateSource(options, `installMultiagent("${rootName(root)}")`);
     const planned = planLangGraph(root, source, options?.accept);
     return {
       subject: `graph=<${planned.inventory.root.id}>`,
