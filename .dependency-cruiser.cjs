@@ -201,7 +201,7 @@ module.exports = {
       to: {
         path: '^src/',
         pathNot:
-          '^src/(errors\\.ts|enforce/(gate|process-guard)\\.ts|frameworks/langgraph/install\\.ts|report/(lines|schema|seam-audit)\\.ts|policy/)',
+          '^src/(errors\\.ts|enforce/(gate|process-guard)\\.ts|frameworks/langgraph/install\\.ts|report/(lines|schema|langgraph)\\.ts|policy/)',
       },
     },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },

@@ -18,7 +18,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.{ts,tsx}'],
-    testTimeout: 20_000,
+    // A hang guard, not a speed check: a test that runs several child processes (the built command, SDK copies)
+    // takes 8-10 s alone and two to three times that while the other worker loads the same two cores.
+    testTimeout: 60_000,
     // Most of the suite's time is spent waiting on child processes (the built command, bash, PostgreSQL, a
     // browser), so two files run at once even on a two-core machine, where vitest's default (cores - 1) runs one.
     maxWorkers: Math.max(availableParallelism() - 1, 2),

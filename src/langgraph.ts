@@ -14,7 +14,7 @@ import {
 } from './frameworks/langgraph/install.js';
 import { notGatedLines } from './report/lines.js';
 import type { CoverageReport } from './report/schema.js';
-import { type LangGraphAuditOptions, langGraphAudit, langGraphPlan } from './report/seam-audit.js';
+import { type LangGraphAuditOptions, langGraphAudit, langGraphPlan } from './report/langgraph.js';
 
 export {
   CoverageError,
@@ -41,7 +41,7 @@ export type {
   Verdict,
 } from './enforce/gate.js';
 export type { LangGraphAccept, LangGraphInstall, LangGraphInstallOptions } from './frameworks/langgraph/install.js';
-export type { LangGraphAuditOptions } from './report/seam-audit.js';
+export type { LangGraphAuditOptions } from './report/langgraph.js';
 export { CoverageReportSchema } from './report/schema.js';
 export type { CoverageNode, CoverageReport, CoverageSummary, NodeStatus } from './report/schema.js';
 export { guardProcess } from './enforce/process-guard.js';

@@ -1,6 +1,6 @@
 /**
- * What judges a tree in the audit: the Strands audit (`report/audit.ts`, which loads `@strands-agents/sdk`) when
- * the SDK is installed, else the LangGraph audit alone, so the audit runs in a LangGraph.js-only app. Both
+ * What judges a tree in the audit: the Strands audit (`report/audit.ts`, which loads `@strands-agents/sdk`) when the
+ * SDK is installed, else the LangGraph audit alone (`report/langgraph.ts`), so the audit runs in a LangGraph.js-only app. Both
  * frameworks are optional peers. Loaded once per process, before any audited module runs, so the SDK copy
  * gate-audit checks against is the one loaded first.
  */
@@ -11,7 +11,7 @@ import type { Framework } from '../frameworks/seam.js';
 import type { AuditOptions } from '../report/audit.js';
 import { gateAuditVersion, mergeGenerators } from '../report/own-version.js';
 import type { CoverageReport, Generator } from '../report/schema.js';
-import { langGraphAudit, langGraphGenerator, langGraphPlan } from '../report/seam-audit.js';
+import { langGraphAudit, langGraphGenerator, langGraphPlan } from '../report/langgraph.js';
 
 /** The audit and plan of one tree, and the generator of a run's report. */
 export interface Judges {

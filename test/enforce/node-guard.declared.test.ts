@@ -7,7 +7,7 @@
  * Mutated by hand (each killed here): the accepted branch's declaration check (both the node's own and an
  * executor's), the declaring-executor branch, the tree-gate check and the recursion into nested declarations of
  * `declaredAgentsRefusal` in `node-guard.ts`, and the walk up through nested declarations of
- * `guardingOrchestrator` in `src/report/audit.ts`.
+ * `guardingOrchestrator` in `src/report/strands.ts`.
  */
 import { AfterToolCallEvent, type Agent, type AgentResult } from '@strands-agents/sdk';
 import {

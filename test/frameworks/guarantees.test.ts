@@ -49,6 +49,8 @@ interface FrameworkCase {
   buildWithRemote(): { root: object; remotePath: string };
   /** Replaces the tool-running part of a built tree with an ungated one that calls rm too. */
   swap(root: object): void;
+  /** A tree that holds one tool-running part at two places: `first`, and `second` met again. */
+  buildShared(): { root: object; first: string; second: string };
 }
 
 const strands: FrameworkCase = {
@@ -85,6 +87,14 @@ const strands: FrameworkCase = {
         agent: scriptedAgent('a', [call('rm', { path: '/x' }), say('done')], { tools: [recordingTool('rm')] }),
       }),
     );
+  },
+  buildShared() {
+    // One agent used as a tool by two agents of the graph (itself calling an agent that runs rm).
+    const inner = scriptedAgent('inner', [say('done')], { tools: [recordingTool('rm')] });
+    const helper = scriptedAgent('helper', [say('done')], { tools: [inner] });
+    const a = scriptedAgent('a', [say('done')], { tools: [helper] });
+    const b = scriptedAgent('b', [say('done')], { tools: [helper] });
+    return { root: new Graph({ id: 'g', nodes: [a, b], edges: [] }), first: 'g/a/helper', second: 'g/b/helper' };
   },
 };
 
@@ -127,6 +137,18 @@ const langgraph: FrameworkCase = {
       writable: true,
       configurable: true,
     });
+  },
+  buildShared() {
+    // One compiled agent graph run by two nodes of the graph.
+    const agent = createAgent({ model: callsOnce('rm', { path: '/x' }), tools: [langchainTool('rm', [])], name: 'a' });
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('x', agent.graph)
+      .addNode('y', agent.graph)
+      .addEdge(START, 'x')
+      .addEdge('x', 'y')
+      .addEdge('y', END)
+      .compile({ name: 'g' });
+    return { root: graph, first: 'g/x', second: 'g/y' };
   },
 };
 
@@ -228,6 +250,24 @@ describe.each([strands, langgraph])('the guarantees, for $name', (framework) => 
     expect(audit(root).summary).toEqual(before);
     expect(installThrough(framework.installer, root, { gate: allowAll() }).length).toBeGreaterThan(0);
     expect(audit(root).summary.ungated).toBe(0);
+  });
+
+  it('one walk and one report: a part at two places is walked once, and its second row names its first', () => {
+    const { root, first, second } = framework.buildShared();
+    const rowAt = (path: string): ReturnType<typeof audit>['nodes'][number] | undefined =>
+      audit(root).nodes.find((n) => n.path.join('/') === path);
+    const below = (path: string): string[] =>
+      audit(root)
+        .nodes.filter((n) => n.path.join('/').startsWith(`${path}/`))
+        .map((n) => n.path.join('/'));
+    expect(rowAt(first)?.sameAs).toBeUndefined();
+    expect(rowAt(second)?.sameAs?.join('/')).toBe(first);
+    expect(rowAt(second)?.reason).toMatch(new RegExp(`^same object as ${first.split('/').join(' › ')}: `));
+    // What sits under it is walked at its first place only.
+    expect(below(first).length).toBeGreaterThan(0);
+    expect(below(second)).toEqual([]);
+    installMultiagent(root as Graph, { gate: allowAll() });
+    expect([rowAt(first)?.status, rowAt(second)?.status]).toEqual(['gated', 'gated']);
   });
 
   it('one request: a native call reads as the same ToolCallRequest, naming its framework', () => {

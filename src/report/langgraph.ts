@@ -1,8 +1,8 @@
 /**
- * The coverage report of a tree walked through a framework adapter (LangGraph today): the same rows, statuses,
- * summary and exit rule as a Strands tree's, each row naming its framework. Pure: reads marks, runs nothing.
+ * How a LangGraph tree's places read in the coverage report (`coverage.ts` builds it, as for Strands: the same
+ * rows, statuses, summary and exit rule), each row naming its framework. Pure: reads marks, runs nothing.
  */
-import type { Finding } from '../errors.js';
+import { type Finding, type GateConflict } from '../errors.js';
 import type { GateSource } from '../enforce/call.js';
 import { configuredDefaultGate, type Gate } from '../enforce/gate.js';
 import { CONFIGURED, DEFAULT_DECISION_TIMEOUT_MS, gateSource } from '../enforce/gate-source.js';
@@ -15,14 +15,8 @@ import { installedVersion, LANGGRAPH_TESTED } from '../frameworks/langgraph/vers
 import { inTestedRange } from '../frameworks/versions.js';
 import { gateAuditVersion } from './own-version.js';
 import { gatedVerdict, type Verdict } from './gate-verdict.js';
-import { summarize } from './lines.js';
-import {
-  type CoverageNode,
-  type CoverageReport,
-  CoverageReportSchema,
-  type Generator,
-  SCHEMA_VERSION,
-} from './schema.js';
+import { buildCoverage, conflictRefusal, type Refusal } from './coverage.js';
+import type { CoverageNode, CoverageReport, Generator } from './schema.js';
 
 const KIND: Record<SeamEntry['kind'], CoverageNode['kind']> = {
   orchestrator: 'graph',
@@ -30,8 +24,6 @@ const KIND: Record<SeamEntry['kind'], CoverageNode['kind']> = {
   remote: 'remote',
   custom: 'custom',
 };
-
-const SEVERITY: readonly CoverageNode['status'][] = ['ungated', 'ungateable', 'blocked', 'accepted'];
 
 function judge(
   adapter: FrameworkAdapter<unknown>,
@@ -116,8 +108,9 @@ export function langGraphReport(root: unknown, options: SeamReportOptions): Cove
   const generator = langGraphGenerator();
   const adapter = langGraphAdapter;
   const inventory = seamWalk(adapter, root);
+  const entryAt = new Map(inventory.entries.map((entry) => [joinPath(entry.path), entry]));
   const accepted = acceptedLangGraph(inventory, options.accept);
-  let refusals: (Pick<Finding, 'path' | 'reason' | 'fix'> & { kind: string })[] = [];
+  let refusals: Refusal[] = [];
   let wouldInstall: GateSource | undefined;
   if (options.mode === 'plan' && options.source !== undefined) {
     try {
@@ -125,77 +118,26 @@ export function langGraphReport(root: unknown, options: SeamReportOptions): Cove
       wouldInstall = options.source;
     } catch (error) {
       const findings = (error as { findings?: readonly Finding[] }).findings;
-      const conflicts = (
-        error as { conflicts?: readonly { path: readonly string[]; existing: string; requested: string }[] }
-      ).conflicts;
+      const conflicts = (error as { conflicts?: readonly GateConflict[] }).conflicts;
       if (findings !== undefined) refusals = findings.map((f) => ({ ...f }));
-      else if (conflicts !== undefined) {
-        refusals = conflicts.map((c) => ({
-          path: c.path,
-          kind: 'gate-conflict',
-          reason: `carries gate "${c.existing}", not "${c.requested}"`,
-          fix: 'install every tool node with one gate (pass the same gate object), or remove the other gate first',
-        }));
-      } else throw error;
+      else if (conflicts !== undefined) refusals = conflicts.map((c) => conflictRefusal(c, 'tool node'));
+      else throw error;
     }
   }
-  const rows = new Map<string, CoverageNode>();
-  const nodes: CoverageNode[] = [];
-  const edges: CoverageReport['edges'] = [];
-  const entryAt = new Map(inventory.entries.map((entry) => [joinPath(entry.path), entry]));
-  for (const entry of inventory.entries) {
-    const parent = entry.path.length > 1 ? entryAt.get(joinPath(entry.path.slice(0, -1))) : undefined;
-    const first = entry.sameAs === undefined ? undefined : rows.get(joinPath(entry.sameAs));
-    const verdict =
-      first === undefined
-        ? judge(adapter, entry, parent, accepted, wouldInstall)
-        : { ...first, reason: `same object as ${first.path.join(' › ')}: ${first.reason}` };
-    const node: CoverageNode = {
-      path: [...entry.path],
-      id: entry.id,
-      kind: KIND[entry.kind],
-      status: verdict.status,
-      reason: verdict.reason,
-      ...(verdict.fix === undefined ? {} : { fix: verdict.fix }),
-      ...(verdict.problem === undefined ? {} : { problem: verdict.problem }),
-      ...(verdict.gate === undefined ? {} : { gate: verdict.gate }),
-      tools: first === undefined ? entry.tools.map((tool) => tool.name) : [],
-      toolsUnknownUntilInit: false,
-      warnings: [],
-      ...(entry.sameAs === undefined ? {} : { sameAs: [...entry.sameAs] }),
+  return buildCoverage(
+    { mode: options.mode, entries: inventory.entries, rootKind: 'graph', refusals, generator },
+    {
       framework: 'langgraph',
-    };
-    rows.set(joinPath(entry.path), node);
-    nodes.push(node);
-    if (entry.path.length > 1) edges.push({ from: entry.path.slice(0, -1), to: [...entry.path], kind: 'contains' });
-  }
-  // A declaring function node answers with its worst declared child (it never reads covered above one that is not).
-  for (const entry of [...inventory.entries].reverse()) {
-    if (entry.declares === undefined || entry.problem !== undefined) continue;
-    const row = rows.get(joinPath(entry.path))!;
-    const children = nodes.filter(
-      (n) => n.path.length === entry.path.length + 1 && joinPath(n.path.slice(0, -1)) === joinPath(entry.path),
-    );
-    for (const status of SEVERITY) {
-      const worst = children.find((child) => child.status === status);
-      if (worst === undefined) continue;
-      row.status = status;
-      row.reason = `function node that runs its declared graph "${worst.id}", which is ${status}: ${worst.reason}`;
-      if (worst.fix !== undefined) row.fix = worst.fix;
-      break;
-    }
-  }
-  return CoverageReportSchema.parse({
-    schemaVersion: SCHEMA_VERSION,
-    mode: options.mode,
-    root: { id: inventory.root.id, kind: 'graph' },
-    nodes,
-    edges,
-    summary: summarize(nodes),
-    refusals: refusals.map((f) => ({ path: [...f.path], kind: f.kind, reason: f.reason, fix: f.fix })),
-    sources: [],
-    generator,
-  });
+      kind: (entry) => KIND[entry.kind],
+      verdict: (entry) => {
+        const parent = entry.path.length > 1 ? entryAt.get(joinPath(entry.path.slice(0, -1))) : undefined;
+        return judge(adapter, entry, parent, accepted, wouldInstall);
+      },
+      details: (entry) => ({ tools: entry.tools.map((tool) => tool.name), toolsUnknownUntilInit: false, warnings: [] }),
+      declares: (entry) => entry.declares !== undefined,
+      declaredReason: (worst) => `function node that runs its declared graph "${worst.id}"`,
+    },
+  );
 }
 
 /** Options of `audit` and `plan` of a LangGraph tree. */
