@@ -5,7 +5,7 @@
  * run short on a small machine.
  *
  * `GATE_AUDIT_MUTATION_TESTS` picks the set: a comma-separated list of `enforce`, `walker`, `policy`, `frameworks`,
- * `langgraph`, `otel` (default: the first four), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/execution-check.ts`.
+ * `langgraph`, `otel`, `report` (default: the first four), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/execution-check.ts`.
  */
 import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
@@ -37,6 +37,9 @@ sets.langgraph = ['test/frameworks/langgraph/**/*.test.ts', 'test/frameworks/gua
 // OpenTelemetry (a narrow run: `GATE_AUDIT_MUTATION_TESTS=otel npx stryker run --mutate src/otel/langgraph.ts`): the
 // span processor's and the LangGraph tracer's tests, which read spans back as `gate-audit observed` does.
 sets.otel = ['test/otel/**/*.test.ts'];
+// The reports (a narrow run: `GATE_AUDIT_MUTATION_TESTS=report npx stryker run --mutate src/report/coverage.ts`): the
+// report's own tests, the walk's, and the guarantee suite both frameworks share.
+sets.report = ['test/report/**/*.test.ts', 'test/walker/**/*.test.ts', 'test/frameworks/guarantees.test.ts'];
 
 const chosen = (process.env.GATE_AUDIT_MUTATION_TESTS ?? 'enforce,walker,policy,frameworks')
   .split(',')

@@ -108,7 +108,6 @@ export function langGraphReport(root: unknown, options: SeamReportOptions): Cove
   const generator = langGraphGenerator();
   const adapter = langGraphAdapter;
   const inventory = seamWalk(adapter, root);
-  const entryAt = new Map(inventory.entries.map((entry) => [joinPath(entry.path), entry]));
   const accepted = acceptedLangGraph(inventory, options.accept);
   let refusals: Refusal[] = [];
   let wouldInstall: GateSource | undefined;
@@ -129,10 +128,7 @@ export function langGraphReport(root: unknown, options: SeamReportOptions): Cove
     {
       framework: 'langgraph',
       kind: (entry) => KIND[entry.kind],
-      verdict: (entry) => {
-        const parent = entry.path.length > 1 ? entryAt.get(joinPath(entry.path.slice(0, -1))) : undefined;
-        return judge(adapter, entry, parent, accepted, wouldInstall);
-      },
+      verdict: (entry) => judge(adapter, entry, entry.parent, accepted, wouldInstall),
       details: (entry) => ({ tools: entry.tools.map((tool) => tool.name), toolsUnknownUntilInit: false, warnings: [] }),
       declares: (entry) => entry.declares !== undefined,
       declaredReason: (worst) => `function node that runs its declared graph "${worst.id}"`,

@@ -30,6 +30,8 @@ export interface SeamEntry<Native = unknown> {
   readonly opened: boolean;
   /** What the adapter read here. */
   readonly native?: Native;
+  /** The place it sits under (undefined for the root). */
+  readonly parent?: SeamEntry<Native>;
 }
 
 /** One containment step: `child` sits under `parent` as `segment`. */
@@ -56,8 +58,12 @@ const CYCLE: SeamProblem = {
   acceptable: false,
 };
 
+const NO_TOOLS: readonly SeamTool[] = Object.freeze([]);
+
+/** Where the root sits: under nothing (one array, so the root's siblings, if any, are told apart too). */
+const ROOT: readonly string[] = Object.freeze([]);
+
 function opens(child: SeamChild<unknown>): boolean {
-  if (child.value === undefined) return false;
   return child.opens ?? ((child.kind === 'orchestrator' || child.kind === 'agent') && child.problem === undefined);
 }
 
@@ -75,28 +81,22 @@ export function seamWalk<Root, Native>(adapter: FrameworkAdapter<Root, Native>, 
   const firstAt = new Map<unknown, readonly string[]>();
   const ancestors = new Set<unknown>();
   // A segment is made unique among its siblings with `#2`, `#3`… in walk order, so it is stable across runs; the
-  // suffix loops until the name is free, and no escaped id contains `#`.
-  const used = new Map<string, Set<string>>();
+  // suffix loops until the name is free, and no escaped id contains `#`. Siblings share their parent's path array.
+  const used = new Map<readonly string[], Set<string>>();
   const childPath = (under: readonly string[], segment: unknown): string[] => {
     const base = segmentOf(segment, UNNAMED);
-    if (under.length === 0) return [base];
-    const key = JSON.stringify(under);
-    const names = used.get(key) ?? new Set<string>();
-    used.set(key, names);
+    const names = used.get(under) ?? new Set<string>();
+    used.set(under, names);
     let name = base;
     for (let n = 2; names.has(name); n += 1) name = `${base}#${n}`;
     names.add(name);
     return [...under, name];
   };
-  const add = (entry: SeamEntry<Native>): SeamEntry<Native> => {
-    entries.push(entry);
-    if (entry.problem !== undefined) {
-      const { kind, reason, fix } = entry.problem;
-      findings.push({ path: entry.path, kind, reason, fix });
-    }
-    return entry;
-  };
-  const place = (child: SeamChild<Native>, under: readonly string[], parent: unknown): SeamEntry<Native> => {
+  const place = (
+    child: SeamChild<Native>,
+    under: readonly string[],
+    parent: SeamEntry<Native> | undefined,
+  ): SeamEntry<Native> => {
     const path = childPath(under, child.segment);
     if (path.length > MAX_DEPTH) {
       throw new GateAuditError(
@@ -106,39 +106,47 @@ export function seamWalk<Root, Native>(adapter: FrameworkAdapter<Root, Native>, 
       );
     }
     const value = child.value;
-    if (typeof parent === 'object' && parent !== null && typeof value === 'object' && value !== null) {
-      containments.push({ parent, segment: path[path.length - 1]!, child: value });
+    const holder = parent?.target;
+    if (typeof holder === 'object' && holder !== null && typeof value === 'object' && value !== null) {
+      containments.push({ parent: holder, segment: path[path.length - 1]!, child: value });
     }
-    const base = {
+    const opened = opens(child);
+    const cycle = opened && ancestors.has(value);
+    const first = opened && !cycle ? firstAt.get(value) : undefined;
+    // One object per place, its optional fields set only when present (the walk of a large tree makes many).
+    const entry: { -readonly [K in keyof SeamEntry<Native>]: SeamEntry<Native>[K] } = {
       path,
       id: path[path.length - 1]!,
       kind: child.kind,
       target: value,
-      tools: child.tools ?? [],
-      ...(child.native === undefined ? {} : { native: child.native }),
+      tools: child.tools ?? NO_TOOLS,
+      opened: opened && !cycle && first === undefined,
     };
-    const opened = opens(child);
-    if (opened && ancestors.has(value)) return add({ ...base, problem: CYCLE, opened: false });
-    const first = opened ? firstAt.get(value) : undefined;
-    if (first !== undefined) return add({ ...base, sameAs: first, opened: false });
-    const entry = add({
-      ...base,
-      ...(child.problem === undefined ? {} : { problem: child.problem }),
-      ...(child.declared === undefined ? {} : { declares: child.declared.length }),
-      opened,
-    });
-    for (const declared of child.declared ?? []) place(declared, path, value);
+    if (parent !== undefined) entry.parent = parent;
+    if (child.native !== undefined) entry.native = child.native;
+    const problem = cycle ? CYCLE : first === undefined ? child.problem : undefined;
+    if (problem !== undefined) {
+      entry.problem = problem;
+      findings.push({ path, kind: problem.kind, reason: problem.reason, fix: problem.fix });
+    }
+    if (first !== undefined) entry.sameAs = first;
+    entries.push(entry);
+    if (cycle || first !== undefined) return entry;
+    if (child.declared !== undefined) {
+      entry.declares = child.declared.length;
+      for (const declared of child.declared) place(declared, path, entry);
+    }
     if (!opened) return entry;
     firstAt.set(value, path);
     ancestors.add(value);
     try {
-      for (const next of adapter.children(value, child.native)) place(next, path, value);
+      for (const next of adapter.children(value, child.native)) place(next, path, entry);
     } finally {
       ancestors.delete(value);
     }
     return entry;
   };
-  const rootEntry = place(adapter.root(root), [], undefined);
+  const rootEntry = place(adapter.root(root), ROOT, undefined);
   return { root: rootEntry, entries, findings, containments };
 }
 

@@ -68,19 +68,18 @@ export interface Inventory {
 
 function entryOf(entry: SeamEntry<StrandsNative>): Entry {
   const native = entry.native!;
-  const problem: Problem | undefined =
-    entry.problem === undefined
-      ? undefined
-      : { kind: entry.problem.kind, reason: entry.problem.reason, fix: entry.problem.fix };
-  return {
+  const out: { -readonly [K in keyof Entry]: Entry[K] } = {
     path: entry.path,
     id: entry.id,
     kind: native.kind,
     target: entry.target,
-    ...(problem === undefined ? {} : { problem }),
-    ...(entry.sameAs === undefined ? {} : { sameAs: entry.sameAs }),
-    ...(entry.sameAs === undefined && 'declared' in native.classified ? { declared: native.classified.declared } : {}),
   };
+  if (entry.problem !== undefined) {
+    out.problem = { kind: entry.problem.kind, reason: entry.problem.reason, fix: entry.problem.fix };
+  }
+  if (entry.sameAs !== undefined) out.sameAs = entry.sameAs;
+  else if ('declared' in native.classified) out.declared = native.classified.declared;
+  return out;
 }
 
 /** A Graph's static edges, by the paths of the nodes at their ends. */
@@ -113,14 +112,13 @@ export function walk(root: unknown): Inventory {
   const agents: { agent: Agent; path: readonly string[] }[] = [];
   const orchestrators: { orchestrator: Orchestrator; path: readonly string[] }[] = [];
   const edges: WalkedEdge[] = [];
-  // The direct children of each opened place, in walk order (a place's children follow it).
-  const childrenAt = new Map<string, SeamEntry<StrandsNative>[]>();
+  // The direct children of each place, in walk order.
+  const childrenOf = new Map<SeamEntry<StrandsNative>, SeamEntry<StrandsNative>[]>();
   for (const entry of inventory.entries) {
-    if (entry.path.length < 2) continue;
-    const key = JSON.stringify(entry.path.slice(0, -1));
-    const list = childrenAt.get(key) ?? [];
-    list.push(entry);
-    childrenAt.set(key, list);
+    if (entry.parent === undefined) continue;
+    const list = childrenOf.get(entry.parent);
+    if (list === undefined) childrenOf.set(entry.parent, [entry]);
+    else list.push(entry);
   }
   for (const entry of inventory.entries) {
     if (!entry.opened) continue;
@@ -129,7 +127,7 @@ export function walk(root: unknown): Inventory {
     if ('orchestrator' in classified) {
       orchestrators.push({ orchestrator: classified.orchestrator, path: entry.path });
       if (classified.orchestrator instanceof Graph) {
-        const nodes = childrenAt.get(JSON.stringify(entry.path)) ?? [];
+        const nodes = childrenOf.get(entry) ?? [];
         edges.push(...edgesOf(classified.orchestrator, entry.path, nodes));
       }
     }

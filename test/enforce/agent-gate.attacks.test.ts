@@ -1,10 +1,6 @@
 /**
  * Attacks on an agent's gate (`src/enforce/agent-gate.ts`): a look-alike GatePlugin mark, a forged gate mark,
  * registries tampered with after install.
- *
- * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
- * say more than is true; the id in brackets at the end of a title is the attack's in docs/sdk-paths.md. Real SDK
- * objects throughout; the only double is the scripted model.
  */
 import { type Agent, BeforeToolCallEvent, type Plugin } from '@strands-agents/sdk';
 import { AgentNode, Graph, Node, Swarm } from '@strands-agents/sdk/multiagent';

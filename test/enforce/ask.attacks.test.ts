@@ -1,10 +1,6 @@
 /**
  * Attacks on approvals (`src/enforce/ask.ts`): outcomes that only resemble a grant, an approval answered in a
  * run that a gate failure stopped.
- *
- * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
- * say more than is true; the id in brackets at the end of a title is the attack's in docs/sdk-paths.md. Real SDK
- * objects throughout; the only double is the scripted model.
  */
 import { type InterruptResponseContentData } from '@strands-agents/sdk';
 import { describe, expect, it } from 'vitest';

@@ -1,9 +1,5 @@
 /**
  * Attacks on settling a gate's answer (`src/enforce/call.ts`): an answer that reads differently the second time.
- *
- * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
- * say more than is true; the id in brackets at the end of a title is the attack's in docs/sdk-paths.md. Real SDK
- * objects throughout; the only double is the scripted model.
  */
 import { describe, expect, it } from 'vitest';
 import { type Decision, install } from '../../src/index.js';

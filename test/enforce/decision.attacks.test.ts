@@ -1,10 +1,6 @@
 /**
  * Attacks on the decision (`src/enforce/decision.ts`): an input rewritten while the gate decides, an agent used
  * as a tool changed after install or under another gate than its caller's tree's, a decision that throws.
- *
- * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
- * say more than is true; the id in brackets at the end of a title is the attack's in docs/sdk-paths.md. Real SDK
- * objects throughout; the only double is the scripted model.
  */
 import { AfterToolCallEvent, Agent, BeforeToolsEvent, type Plugin, SequentialToolExecutor } from '@strands-agents/sdk';
 import { AgentNode, Graph, Swarm } from '@strands-agents/sdk/multiagent';

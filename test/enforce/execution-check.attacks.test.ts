@@ -1,10 +1,6 @@
 /**
  * Attacks on the execution check and the after-call audit (`src/enforce/execution-check.ts`): a middleware that answers
  * a call itself, changes it on the way in, or runs inside the check; a check handed another run than the decided one.
- *
- * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
- * say more than is true; the id in brackets at the end of a title is the attack's in docs/sdk-paths.md. Real SDK
- * objects throughout; the only double is the scripted model.
  */
 import {
   AfterToolCallEvent,

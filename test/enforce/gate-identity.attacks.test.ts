@@ -1,10 +1,6 @@
 /**
  * Attacks on which gate an agent is under (`src/enforce/gate-identity.ts`, as the audit reports it): two gates
  * under one name, a GatePlugin with no gate to use.
- *
- * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
- * say more than is true; the id in brackets at the end of a title is the attack's in docs/sdk-paths.md. Real SDK
- * objects throughout; the only double is the scripted model.
  */
 import { Graph } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';

@@ -1,10 +1,6 @@
 /**
  * Attacks on install (`src/enforce/install.ts`): Proxies and getters that show gate-audit another object than
  * the SDK, frozen objects, and what runs swapped between a check and the SDK's read of it.
- *
- * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
- * say more than is true; the id in brackets at the end of a title is the attack's in docs/sdk-paths.md. Real SDK
- * objects throughout; the only double is the scripted model.
  */
 import { BeforeNodeCallEvent, Graph, MultiAgentNode, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';

@@ -1,10 +1,6 @@
 /**
  * Attacks on the node guard (`src/enforce/node-guard.ts`): the node that runs is not the one the orchestrator
  * chose, a node map that lies, a declaration that throws, a node or nested orchestrator under another gate.
- *
- * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
- * say more than is true; the id in brackets at the end of a title is the attack's in docs/sdk-paths.md. Real SDK
- * objects throughout; the only double is the scripted model.
  */
 import { type Agent, type Plugin } from '@strands-agents/sdk';
 import { AgentNode, Edge, Graph, MultiAgentHandoffEvent, Node, Swarm } from '@strands-agents/sdk/multiagent';

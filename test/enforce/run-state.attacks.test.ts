@@ -1,10 +1,6 @@
 /**
  * Attacks on the run state (`src/enforce/run-state.ts`): a gate failure that must stop the whole run and no
  * other, the place a call runs at, a stop other code tries to lift, a loop run under another invocationState.
- *
- * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
- * say more than is true; the id in brackets at the end of a title is the attack's in docs/sdk-paths.md. Real SDK
- * objects throughout; the only double is the scripted model.
  */
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';

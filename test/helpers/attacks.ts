@@ -1,6 +1,10 @@
 /**
- * What the attack tests of test/enforce/*.attacks.test.ts share: gates that record or fail on cue, an agent that
- * calls `rm` once, a forged gate mark, and a middleware that swaps the call it hands on.
+ * What the attack tests (`*.attacks.test.ts`) share: gates that record or fail on cue, an agent that calls `rm` once,
+ * a forged gate mark, and a middleware that swaps the call it hands on.
+ *
+ * Each attack file holds attacks a review reproduced on one module, each a way to get a tool body run against the
+ * gate's decision, or the audit to say more than is true; the id in brackets at the end of a title is the attack's
+ * in docs/sdk-paths.md. Real SDK objects throughout; the only double is the scripted model.
  */
 import {
   Agent,

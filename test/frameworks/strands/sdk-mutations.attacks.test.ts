@@ -1,10 +1,6 @@
 /**
  * Attacks on what gate-audit keeps in the SDK's objects (`src/frameworks/strands/sdk-mutations.ts`): a refusal's cancel
  * cleared by a stream consumer, a tool swapped after its decision locked it.
- *
- * Attacks a review reproduced, each a way to get a tool body run against the gate's decision, or the audit to
- * say more than is true; the id in brackets at the end of a title is the attack's in docs/sdk-paths.md. Real SDK
- * objects throughout; the only double is the scripted model.
  */
 import { BeforeToolCallEvent, type Plugin } from '@strands-agents/sdk';
 import { AgentNode, BeforeNodeCallEvent, Graph } from '@strands-agents/sdk/multiagent';
