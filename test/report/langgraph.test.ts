@@ -1,0 +1,47 @@
+/**
+ * The report of a LangGraph tree (`src/report/langgraph.ts`) is built by the same walk and builder as a Strands
+ * tree's: the same sibling names, the same depth limit, the same shared warnings, on real compiled graphs.
+ */
+import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
+import { describe, expect, it } from 'vitest';
+import { audit } from '../../src/index.js';
+import { MAX_DEPTH } from '../../src/walker/limits.js';
+import { recordingTool, toolNodeGraph } from '../helpers/langgraph.js';
+
+/** A graph whose one node, `node`, is `inner`. */
+function around(name: string, inner: unknown, node = 'inner'): unknown {
+  return new StateGraph(MessagesAnnotation)
+    .addNode(node, inner as ReturnType<typeof toolNodeGraph>)
+    .addEdge(START, node as 'inner')
+    .addEdge(node as 'inner', END)
+    .compile({ name });
+}
+
+describe('the report of a LangGraph tree', () => {
+  it('tells apart declared subgraphs that share a name with #2', () => {
+    const twin = (): ReturnType<typeof toolNodeGraph> => toolNodeGraph('twin', [recordingTool('rm', [])]);
+    const graph = new StateGraph(MessagesAnnotation)
+      .addNode('step', () => ({}), { subgraphs: [twin(), twin()] })
+      .addEdge(START, 'step')
+      .addEdge('step', END)
+      .compile({ name: 'g' });
+    const paths = audit(graph).nodes.map((n) => n.path.join('/'));
+    expect(paths).toContain('g/step/twin');
+    expect(paths).toContain('g/step/twin#2');
+  });
+
+  it(`refuses a tree nested deeper than ${MAX_DEPTH} levels with TOO_DEEP`, () => {
+    let graph: unknown = toolNodeGraph('leaf', [recordingTool('rm', [])]);
+    for (let i = 0; i < MAX_DEPTH; i += 1) graph = around(`g${i}`, graph);
+    expect(() => audit(graph)).toThrow(expect.objectContaining({ code: 'TOO_DEEP' }));
+  });
+
+  it('warns on an id with hidden characters', () => {
+    const graph = around('g', toolNodeGraph('sub', [recordingTool('rm', [])]), 'safe\u202egpj.exe');
+    const row = audit(graph).nodes.find((n) => n.path.length === 2)!;
+    expect(row.framework).toBe('langgraph');
+    expect(row.warnings).toContain(
+      'its id holds control, bidi or invisible characters (shown escaped): check where the id comes from',
+    );
+  });
+});
