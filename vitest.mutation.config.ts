@@ -38,8 +38,9 @@ sets.langgraph = ['test/frameworks/langgraph/**/*.test.ts', 'test/frameworks/gua
 // span processor's and the LangGraph tracer's tests, which read spans back as `gate-audit observed` does.
 sets.otel = ['test/otel/**/*.test.ts'];
 // The reports (a narrow run: `GATE_AUDIT_MUTATION_TESTS=report npx stryker run --mutate src/report/coverage.ts`): the
-// report's own tests, the walk's, and the guarantee suite both frameworks share.
-sets.report = ['test/report/**/*.test.ts', 'test/walker/**/*.test.ts', 'test/frameworks/guarantees.test.ts'];
+// report's own tests (not the renderers', which open a browser and run the command for each mutant), the walk's, and
+// the guarantee suite both frameworks share.
+sets.report = ['test/report/*.test.ts', 'test/walker/**/*.test.ts', 'test/frameworks/guarantees.test.ts'];
 
 const chosen = (process.env.GATE_AUDIT_MUTATION_TESTS ?? 'enforce,walker,policy,frameworks')
   .split(',')
