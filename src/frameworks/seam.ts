@@ -43,8 +43,11 @@ export interface SeamChild<Native = unknown> {
   readonly kind: SeamKind;
   /** Why it cannot be gated, when it cannot (with the fix, and whether `accept` may acknowledge it). */
   readonly problem?: SeamProblem;
-  /** For a custom node that declares what it runs: the declared values, each walked as its child. */
-  readonly declared?: readonly SeamChild<Native>[];
+  /**
+   * For a custom node that declares what it runs: the declared values, each walked as its child. Read when the walk
+   * gets there (after its depth check), so a declaration that names itself is refused as too deep, not recursed into.
+   */
+  readonly declared?: () => readonly SeamChild<Native>[];
   /** Tools it runs, for an agent. */
   readonly tools?: readonly SeamTool[];
   /**
@@ -96,8 +99,11 @@ export interface FrameworkAdapter<Root = unknown, Native = unknown> {
   root(root: Root): SeamChild<Native>;
   /** What sits under an opened orchestrator or agent (`native`: what the adapter read at its place). */
   children(value: unknown, native: Native | undefined): readonly SeamChild<Native>[];
-  /** Why an installed guard lets a part through unjudged (`accept` at install), when it does. */
-  acceptedAt(orchestrator: unknown, segment: string): string | undefined;
+  /**
+   * Why an installed guard lets a part through unjudged (`accept` at install), when it does: only the value it
+   * accepted there (`value`, what sits there now).
+   */
+  acceptedAt(orchestrator: unknown, segment: string, value: unknown): string | undefined;
   /** Whether a value carries the gate (and, when gated, the gate's key, name and identity). */
   gateState(value: unknown): { readonly state: SeamGateState; readonly gateKey?: unknown; readonly gateName?: string };
 }

@@ -79,31 +79,36 @@ interface EdgeAttributes {
 
 const keyOf = (path: readonly string[]): string => JSON.stringify(path);
 
-/** The first cycle among the flow edges between the children of one orchestrator, as node ids (iterative). */
+/**
+ * The first cycle among the flow edges between the children of one orchestrator, as node ids (iterative). It starts
+ * from the orchestrator's own children only: the flow edges of the orchestrator itself (it is a node of its parent)
+ * are its parent's.
+ */
 function flowCycle(graph: DirectedGraph<NodeAttributes, EdgeAttributes>, orchestrator: string): string[] | undefined {
   const state = new Map<string, 'open' | 'done'>();
-  const flowNext = (key: string): string[] =>
-    graph.outNeighbors(key).filter((next) => graph.getEdgeAttribute(graph.edge(key, next), 'kind') === 'flow');
-  for (const child of graph.outNeighbors(orchestrator)) {
+  const next = (key: string, kind: EdgeAttributes['kind']): string[] =>
+    graph.outNeighbors(key).filter((to) => graph.getEdgeAttribute(graph.edge(key, to), 'kind') === kind);
+  const flowNext = (key: string): string[] => next(key, 'flow');
+  for (const child of next(orchestrator, 'contains')) {
     if (state.get(child) !== undefined) continue;
     const stack: { key: string; next: string[] }[] = [{ key: child, next: flowNext(child) }];
     state.set(child, 'open');
     while (stack.length > 0) {
       const top = stack[stack.length - 1]!;
-      const next = top.next.pop();
-      if (next === undefined) {
+      const to = top.next.pop();
+      if (to === undefined) {
         state.set(top.key, 'done');
         stack.pop();
         continue;
       }
-      if (state.get(next) === 'open') {
+      if (state.get(to) === 'open') {
         const keys = stack.map((frame) => frame.key);
-        const loop = keys.slice(keys.indexOf(next));
-        return [...loop, next].map((k) => graph.getNodeAttribute(k, 'node').id);
+        const loop = keys.slice(keys.indexOf(to));
+        return [...loop, to].map((k) => graph.getNodeAttribute(k, 'node').id);
       }
-      if (state.get(next) === undefined) {
-        state.set(next, 'open');
-        stack.push({ key: next, next: flowNext(next) });
+      if (state.get(to) === undefined) {
+        state.set(to, 'open');
+        stack.push({ key: to, next: flowNext(to) });
       }
     }
   }

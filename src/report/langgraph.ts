@@ -35,8 +35,9 @@ function judge(
   if (entry.problem !== undefined) {
     const reason =
       accepted.get(joinPath(entry.path)) ??
-      (parent === undefined ? undefined : adapter.acceptedAt(parent.target, entry.id));
-    if (reason !== undefined) {
+      (parent === undefined ? undefined : adapter.acceptedAt(parent.target, entry.id, entry.target));
+    // Only a problem `accept` may acknowledge (a cycle, a broken tool node never are).
+    if (reason !== undefined && entry.problem.acceptable) {
       return {
         status: 'accepted',
         reason: `accepted: ${reason} (it ${entry.problem.reason})`,

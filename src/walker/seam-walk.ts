@@ -133,8 +133,9 @@ export function seamWalk<Root, Native>(adapter: FrameworkAdapter<Root, Native>, 
     entries.push(entry);
     if (cycle || first !== undefined) return entry;
     if (child.declared !== undefined) {
-      entry.declares = child.declared.length;
-      for (const declared of child.declared) place(declared, path, entry);
+      const declared = child.declared();
+      entry.declares = declared.length;
+      for (const inner of declared) place(inner, path, entry);
     }
     if (!opened) return entry;
     firstAt.set(value, path);

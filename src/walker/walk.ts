@@ -12,6 +12,7 @@ import type { EntryKind, Problem } from './classify.js';
 import type { Declared } from './declare.js';
 import { type Agent, Graph, isConditionalEdge, type Orchestrator } from '../frameworks/strands/sdk-internals.js';
 import { readData } from './safe-read.js';
+import { nodeMap } from './topology.js';
 import { MAX_PLACES, placesOf, type SeamEntry, seamWalk } from './seam-walk.js';
 
 import { MAX_DEPTH } from './limits.js';
@@ -85,7 +86,8 @@ function entryOf(entry: SeamEntry<StrandsNative>): Entry {
 /** A Graph's static edges, by the paths of the nodes at their ends. */
 function edgesOf(graph: Graph, path: readonly string[], nodes: readonly SeamEntry<StrandsNative>[]): WalkedEdge[] {
   const edges = readData(graph, 'edges');
-  if (!Array.isArray(edges)) return [];
+  // A node map that cannot be read gives no node paths to join (its graph's guard cancels every node).
+  if (!Array.isArray(edges) || typeof nodeMap(graph) === 'string') return [];
   const pathOfNode = new Map<unknown, readonly string[]>();
   for (const node of nodes) if (node.native?.node !== undefined) pathOfNode.set(node.native.node, node.path);
   return edges.map((edge: unknown) => {
@@ -124,14 +126,18 @@ export function walk(root: unknown): Inventory {
     if (!entry.opened) continue;
     const classified = entry.native!.classified;
     if ('agent' in classified) agents.push({ agent: classified.agent, path: entry.path });
-    if ('orchestrator' in classified) {
-      orchestrators.push({ orchestrator: classified.orchestrator, path: entry.path });
-      if (classified.orchestrator instanceof Graph) {
-        const nodes = childrenOf.get(entry) ?? [];
-        edges.push(...edgesOf(classified.orchestrator, entry.path, nodes));
-      }
-    }
+    if ('orchestrator' in classified) orchestrators.push({ orchestrator: classified.orchestrator, path: entry.path });
   }
+  // A Graph's edges follow those of everything nested in it (children first, as its nodes are walked first).
+  const edgesBelow = (entry: SeamEntry<StrandsNative>): void => {
+    const nodes = childrenOf.get(entry) ?? [];
+    for (const node of nodes) edgesBelow(node);
+    const classified = entry.native!.classified;
+    if (entry.opened && 'orchestrator' in classified && classified.orchestrator instanceof Graph) {
+      edges.push(...edgesOf(classified.orchestrator, entry.path, nodes));
+    }
+  };
+  edgesBelow(inventory.root);
   return {
     root: entries[0]!,
     entries,

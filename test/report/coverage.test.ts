@@ -285,6 +285,24 @@ describe('buildCoverage', () => {
       expect(rowOf(diamond, 'g/x').warnings).toEqual([]);
     });
 
+    it("leaves a nested orchestrator that is a node of its parent's cycle to its parent, and a cycle row alike", () => {
+      const report = build(
+        [
+          place('g', 'graph', gated()),
+          place('g/a', 'agent', gated()),
+          place('g/x', 'swarm', gated()),
+          place('g/x/i', 'agent', gated()),
+          place('g/y', 'graph', status('ungateable', 'contains itself')),
+        ],
+        { flows: [flow('g/a', 'g/x'), flow('g/x', 'g/a'), flow('g/x', 'g/y'), flow('g/y', 'g/x')] },
+      );
+      expect(rowOf(report, 'g').warnings).toEqual([
+        'its edges form a cycle (x → y → x): nodes can run more than once, each time under the guard',
+      ]);
+      expect(rowOf(report, 'g/x').warnings).toEqual([]);
+      expect(rowOf(report, 'g/y').warnings).toEqual([]);
+    });
+
     it('does not warn on a place met again (its first place does)', () => {
       const report = build(nodes('graph', ['g', 'y']), { flows: [flow('g/x/a', 'g/x/a')] });
       expect(rowOf(report, 'g/x').warnings).toEqual([]);

@@ -4,7 +4,8 @@
  */
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { describe, expect, it } from 'vitest';
-import { audit } from '../../src/index.js';
+import { RunnableLambda } from '@langchain/core/runnables';
+import { allowAll, audit, installMultiagent } from '../../src/index.js';
 import { MAX_DEPTH } from '../../src/walker/limits.js';
 import { recordingTool, toolNodeGraph } from '../helpers/langgraph.js';
 
@@ -34,6 +35,33 @@ describe('the report of a LangGraph tree', () => {
     let graph: unknown = toolNodeGraph('leaf', [recordingTool('rm', [])]);
     for (let i = 0; i < MAX_DEPTH; i += 1) graph = around(`g${i}`, graph);
     expect(() => audit(graph)).toThrow(expect.objectContaining({ code: 'TOO_DEEP' }));
+  });
+
+  it('reads an accepted node as accepted only while it holds what was accepted, and never a cycle', () => {
+    const inner = toolNodeGraph('inner', [recordingTool('rm', [])]);
+    const root = new StateGraph(MessagesAnnotation)
+      .addNode('f', RunnableLambda.from((s: unknown) => s) as never)
+      .addNode('sub', inner)
+      .addEdge(START, 'f')
+      .addEdge('f', 'sub')
+      .addEdge('sub', END)
+      .compile({ name: 'root' });
+    installMultiagent(root, { gate: allowAll(), accept: [{ path: 'root/f', reason: 'reviewed' }] });
+    const rowF = (): ReturnType<typeof audit>['nodes'][number] =>
+      audit(root).nodes.find((n) => n.path.join('/') === 'root/f')!;
+    expect(rowF().status).toBe('accepted');
+    // The function node's runnable swapped for the graph itself: a cycle, which no acceptance covers.
+    const nodes = (root as unknown as { nodes: Record<string, object> }).nodes;
+    const swapped = Object.assign(Object.create(Object.getPrototypeOf(nodes.f!) as object) as object, nodes.f, {
+      bound: root,
+    });
+    nodes.f = swapped;
+    expect(rowF()).toMatchObject({ status: 'ungateable', problem: 'cycle' });
+    // Swapped for another function node: not what was accepted.
+    nodes.f = Object.assign(Object.create(Object.getPrototypeOf(swapped) as object) as object, swapped, {
+      bound: RunnableLambda.from((s: unknown) => s),
+    });
+    expect(rowF()).toMatchObject({ status: 'ungateable', problem: 'custom-node' });
   });
 
   it('warns on an id with hidden characters', () => {

@@ -163,6 +163,47 @@ describe('the neutral walk', () => {
     ).toEqual(['g', 'g/s1', 'g/s2']);
   });
 
+  it('refuses a node that declares itself as too deep, as any tree nested past the limit (not a stack overflow)', () => {
+    class SelfNode extends Node {
+      constructor() {
+        super('self', {});
+      }
+      [GOVERNS](): GovernanceDeclaration {
+        return { agents: [this] };
+      }
+      // eslint-disable-next-line require-yield, @typescript-eslint/require-await
+      async *handle(): ReturnType<Node['handle']> {
+        return { content: [] };
+      }
+    }
+    const graph = new Graph({ id: 'g', nodes: [new SelfNode()], edges: [] });
+    expect(() => walk(graph)).toThrow(expect.objectContaining({ code: 'TOO_DEEP' }));
+    expect(() => walk(graph)).toThrow(/^path=<g\/self\/self\/…> \| the tree nests deeper than/);
+  });
+
+  it("lists a graph's edges after those of the graphs nested in it, and none where its node map cannot be read", () => {
+    const inner = new Graph({
+      id: 'inner',
+      nodes: [scriptedAgent('c', [say('x')]), scriptedAgent('t', [say('x')])],
+      edges: [['c', 't']],
+    });
+    const outer = new Graph({ id: 'outer', nodes: [inner, scriptedAgent('n', [say('x')])], edges: [['inner', 'n']] });
+    expect(walk(outer).edges.map((e) => `${e.from.join('/')}→${e.to.join('/')}`)).toEqual([
+      'outer/inner/c→outer/inner/t',
+      'outer/inner→outer/n',
+    ]);
+    const unreadable = new Graph({
+      id: 'g',
+      nodes: ['a', 'b', 'c'].map((id) => scriptedAgent(id, [say('x')])),
+      edges: [
+        ['a', 'b'],
+        ['b', 'c'],
+      ],
+    });
+    (unreadable.nodes as unknown as Record<string, unknown>).extra = 1;
+    expect(walk(unreadable).edges).toEqual([]);
+  });
+
   it('a declaring node tells how many it declares, and is not opened itself', () => {
     const agents = ['x', 'y'].map((id) => scriptedAgent(id, [say('x')]));
     const inventory = seamWalk(strandsAdapter, new Graph({ id: 'g', nodes: [declaring('step', agents)], edges: [] }));

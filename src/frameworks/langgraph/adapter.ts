@@ -131,7 +131,8 @@ function childOf(segment: string, value: unknown, node: PregelNodeLike | undefin
       segment,
       value,
       kind: 'custom',
-      declared: subgraphs.map((declared, index) => childOf(nameOf(declared, `subgraph-${index}`), declared, undefined)),
+      declared: () =>
+        subgraphs.map((declared, index) => childOf(nameOf(declared, `subgraph-${index}`), declared, undefined)),
     };
   }
   return {
@@ -233,9 +234,12 @@ export const langGraphAdapter: FrameworkAdapter<unknown> = {
     }
     return children;
   },
-  acceptedAt(orchestrator: unknown, segment: string): string | undefined {
+  acceptedAt(orchestrator: unknown, segment: string, value: unknown): string | undefined {
     const graph = graphOf(orchestrator);
-    return graph === undefined ? undefined : graphGuards.get(graph)?.accepted.get(segment);
+    const guard = graph === undefined ? undefined : graphGuards.get(graph);
+    const reason = guard?.accepted.get(segment);
+    // A node swapped since install is not what was accepted (the guard cancels it).
+    return reason !== undefined && guard!.nodes.get(segment)?.bound === value ? reason : undefined;
   },
   gateState(value: unknown): { state: SeamGateState; gateKey?: unknown; gateName?: string } {
     if (isToolNode(value)) {

@@ -296,7 +296,8 @@ export function planLangGraph(root: unknown, source: GateSource, accept?: readon
   const graphName = new Map<unknown, string>();
   for (const entry of inventory.entries) {
     if (entry.sameAs !== undefined) continue;
-    if (entry.kind === 'orchestrator') {
+    // A graph met inside itself (a cycle row) is its ancestor's place: planned there, once.
+    if (entry.kind === 'orchestrator' && entry.opened) {
       const graph = graphOf(entry.target);
       if (graph !== undefined) {
         graphName.set(graph, entry.id);

@@ -75,10 +75,11 @@ function childOf(
       value,
       kind: 'custom',
       native,
-      declared: classified.declared.agents.map((agent) => {
-        const inner = classifyExecutor(agent);
-        return childOf(readData(agent, 'id'), agent, inner);
-      }),
+      declared: () =>
+        classified.declared.agents.map((agent) => {
+          const inner = classifyExecutor(agent);
+          return childOf(readData(agent, 'id'), agent, inner);
+        }),
     };
   }
   const walked =
