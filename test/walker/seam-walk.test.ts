@@ -204,6 +204,25 @@ describe('the neutral walk', () => {
     expect(walk(unreadable).edges).toEqual([]);
   });
 
+  it('walks into a graph with a problem once, and reports its problem at its first place only', () => {
+    const frozen = Object.freeze(new Graph({ id: 'frozen', nodes: [scriptedAgent('a', [say('x')])], edges: [] }));
+    const graph = new Graph({
+      id: 'g',
+      nodes: [new Swarm({ id: 's1', nodes: [scriptedAgent('x', [say('x')])] }), scriptedAgent('y', [say('x')])],
+      edges: [],
+    });
+    nodesOf(graph).set('f1', new MultiAgentNode({ orchestrator: frozen }));
+    nodesOf(graph).set('f2', new MultiAgentNode({ orchestrator: frozen }));
+    const inventory = walk(graph);
+    expect(inventory.findings.map((f) => [f.path.join('/'), f.kind])).toEqual(
+      expect.arrayContaining([['g/f1', 'custom-orchestrator']]),
+    );
+    expect(inventory.findings.filter((f) => f.path.join('/') === 'g/f2')).toEqual([]);
+    expect(inventory.entries.find((e) => e.path.join('/') === 'g/f2')).toMatchObject({ sameAs: ['g', 'f1'] });
+    expect(inventory.entries.find((e) => e.path.join('/') === 'g/f2')?.problem).toBeUndefined();
+    expect(inventory.entries.map((e) => e.path.join('/'))).toContain('g/f1/a');
+  });
+
   it('a declaring node tells how many it declares, and is not opened itself', () => {
     const agents = ['x', 'y'].map((id) => scriptedAgent(id, [say('x')]));
     const inventory = seamWalk(strandsAdapter, new Graph({ id: 'g', nodes: [declaring('step', agents)], edges: [] }));
