@@ -1,5 +1,6 @@
 import { A2AAgent } from '@strands-agents/sdk/a2a';
-import { Graph, MultiAgentNode, Node, Swarm } from '@strands-agents/sdk/multiagent';
+import { AgentNode, Graph, MultiAgentNode, Node, Swarm } from '@strands-agents/sdk/multiagent';
+import { GOVERNS, type GovernanceDeclaration } from '../../src/index.js';
 import { describe, expect, it } from 'vitest';
 import { walk } from '../../src/walker/walk.js';
 import { buildResearchGraph } from '../../fixtures/graphs/research-graph.js';
@@ -149,5 +150,68 @@ describe('walk', () => {
       expect(f.fix.length).toBeGreaterThan(10);
     }
     expect(findings[3]?.reason).toContain('"stream"');
+  });
+
+  describe('the Strands views of the shared walk', () => {
+    const edgesOf = (root: Graph): string[] =>
+      walk(root).edges.map((e) => `${e.from.join('/')}→${e.to.join('/')}${e.conditional ? ' (if)' : ''}`);
+
+    it("names a graph's edges by where their nodes sit, a node keyed apart from its id included", () => {
+      const inner = new Graph({ id: 'inner', nodes: [scriptedAgent('i', [say('x')])], edges: [] });
+      const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')]), inner], edges: [['a', 'inner']] });
+      for (const [id, key] of [
+        ['a', 'first'],
+        ['inner', 'sub'],
+      ] as const) {
+        const node = nodesOf(graph).get(id)!;
+        nodesOf(graph).delete(id);
+        nodesOf(graph).set(key, node);
+      }
+      // The edge's ends are the node objects now keyed `first` and `sub`: their places, not their ids.
+      expect(edgesOf(graph)).toEqual(['g/first→g/sub']);
+    });
+
+    it('names an edge whose node was swapped out of the map by the id it had', () => {
+      const graph = new Graph({
+        id: 'g',
+        nodes: [scriptedAgent('a', [say('x')]), scriptedAgent('b', [say('x')])],
+        edges: [['a', 'b']],
+      });
+      nodesOf(graph).set('b', new AgentNode({ agent: scriptedAgent('b', [say('x')]) }));
+      expect(edgesOf(graph)).toEqual(['g/a→g/b']);
+    });
+
+    it('lists the edges of a graph met twice once, at its first place', () => {
+      const inner = new Graph({
+        id: 'inner',
+        nodes: [scriptedAgent('x', [say('x')]), scriptedAgent('y', [say('x')])],
+        edges: [['x', 'y']],
+      });
+      const graph = new Graph({ id: 'g', nodes: [new Graph({ id: 'mid', nodes: [inner], edges: [] })], edges: [] });
+      nodesOf(graph).set('again', new MultiAgentNode({ orchestrator: inner }));
+      expect(edgesOf(graph)).toEqual(['g/mid/inner/x→g/mid/inner/y']);
+    });
+
+    it('hands a declaring node its declaration, and only there', () => {
+      const agents = [scriptedAgent('d', [say('x')])];
+      class Step extends Node {
+        constructor() {
+          super('step', {});
+        }
+        [GOVERNS](): GovernanceDeclaration {
+          return { agents: agents };
+        }
+        // eslint-disable-next-line require-yield, @typescript-eslint/require-await
+        async *handle(): ReturnType<Node['handle']> {
+          return { content: [] };
+        }
+      }
+      const entries = walk(new Graph({ id: 'g', nodes: [new Step()], edges: [] })).entries;
+      expect(entries.map((e) => [e.path.join('/'), e.declared?.agents.map((a) => (a as { id: string }).id)])).toEqual([
+        ['g', undefined],
+        ['g/step', ['d']],
+        ['g/step/d', undefined],
+      ]);
+    });
   });
 });
