@@ -44,12 +44,12 @@ module.exports = {
       name: 'langgraph-whitelist',
       severity: 'error',
       comment:
-        'the LangGraph adapter builds on the seam, the safe reads, the marks, the neutral gate (decision, digest, records) and the package-name reader',
+        'the LangGraph adapter builds on the seam, the safe reads, the marks, the neutral gate (decision, gate answers, digest, records) and the package-name reader',
       from: { path: '^src/frameworks/langgraph/' },
       to: {
         path: '^src/',
         pathNot:
-          '^src/(frameworks/langgraph/|frameworks/(seam|installer|versions)\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(accept|approval-request|call|judge|digest|gate|gate-identity|gate-source|mutations|observe|settle|texts|read-decision)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
+          '^src/(frameworks/langgraph/|frameworks/(seam|installer|versions)\\.ts$|frameworks/strands/sdk-package\\.ts$|walker/|enforce/(accept|approval-request|call|judge|digest|gate|gate-answer|gate-identity|gate-source|mutations|observe|settle|texts|read-decision)\\.ts$|errors\\.ts$|tree-paths\\.ts$)',
       },
     },
     {

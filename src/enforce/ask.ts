@@ -10,63 +10,35 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { JSONValue } from '@strands-agents/sdk';
-import { messageOf } from '../errors.js';
 import { isInterruptError } from '../frameworks/strands/sdk-internals.js';
 import {
   type Call,
   fail,
   type GateState,
-  Late,
   type Outcomes,
   observe,
   recordOf,
   settle,
+  type Settled,
   writeRecord,
 } from './call.js';
 import type { ApprovalBinding, AskDecision, RaisedApproval, ToolCallRequest } from './gate.js';
 import { runFailure } from './run-state.js';
 import { approvalPayload, raisedApproval } from './approval-request.js';
+import {
+  type ApprovalOutcome,
+  approvalCheckFailure,
+  approvalPathOf,
+  approvalRefused,
+  askApprover,
+  noApprovalPath,
+  pendingNotStored,
+  readApprovalOutcome,
+  readMember,
+} from './gate-answer.js';
 
 /** Name of the interrupt an `ask` raises on the tool call (its id is `hook:beforeToolCall:<toolUseId>:<name>`). */
 export const APPROVAL_INTERRUPT = 'gate-audit:approval';
-
-/** An approval outcome, read once: granted only for exactly `granted: true`; the ids it names, when strings. */
-function readOutcome(value: unknown): ({ granted: true } | { granted: false; reason: string }) & {
-  ids: { approvalId?: string; approverId?: string };
-} {
-  if (typeof value !== 'object' || value === null)
-    return { granted: false, reason: 'the approval answered no outcome', ids: {} };
-  let granted: unknown;
-  let reason: unknown;
-  let approvalId: unknown;
-  let approverId: unknown;
-  try {
-    ({ granted, reason, approvalId, approverId } = value as Record<string, unknown>);
-  } catch (error) {
-    return { granted: false, reason: `reading the approval outcome threw: ${messageOf(error)}`, ids: {} };
-  }
-  const ids = {
-    ...(typeof approvalId === 'string' ? { approvalId } : {}),
-    ...(typeof approverId === 'string' ? { approverId } : {}),
-  };
-  if (granted === true) return { granted: true, ids };
-  return { granted: false, reason: typeof reason === 'string' && reason !== '' ? reason : 'no reason given', ids };
-}
-
-/** Why a settled approval check failed (late or thrown), or undefined when it answered. */
-function failureOf(settled: { value: unknown } | Late | { thrown: unknown }): string | undefined {
-  if (settled instanceof Late) return `the approval check did not answer within ${settled.ms} ms`;
-  if ('thrown' in settled) return `the approval check failed: ${messageOf(settled.thrown)}`;
-  return undefined;
-}
-
-function readMember(owner: object, key: string): unknown {
-  try {
-    return (owner as Record<string, unknown>)[key];
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Settles an `ask` decision.
@@ -82,28 +54,17 @@ export async function settleAsk(
   const view = call.gate!;
   const request = call.request!;
   const rule = decision.rule === undefined ? {} : { rule: decision.rule };
-  const approval = view.approval;
-  const via = approval === undefined ? undefined : readMember(approval, 'via');
-  const method = approval === undefined ? undefined : readMember(approval, via === 'callback' ? 'ask' : 'check');
-  if (approval === undefined || (via !== 'interrupt' && via !== 'callback') || typeof method !== 'function') {
-    const reason = `approval required (${decision.reason}) but no approval path is configured`;
-    await outcomes.deny(state, call, reason, 'deny', rule);
+  const path = approvalPathOf(view);
+  if (path === undefined) {
+    await outcomes.deny(state, call, noApprovalPath(decision), 'deny', rule);
     return undefined;
   }
   let outcome: unknown;
-  if (via === 'callback') {
-    const settled = await settle(
-      () => (method as (r: ToolCallRequest, d: AskDecision) => unknown).call(approval, request, decision),
-      undefined,
-    );
-    outcome =
-      settled instanceof Late || 'thrown' in settled
-        ? {
-            granted: false,
-            reason: `the approval step failed: ${'thrown' in settled ? messageOf(settled.thrown) : 'late'}`,
-          }
-        : settled.value;
+  let read: ApprovalOutcome | undefined;
+  if (path.via === 'callback') {
+    read = await askApprover(path, request, decision);
   } else {
+    const { approval, check: method } = path;
     const pending = state.pending.get(call.toolUseId);
     const nonce = randomBytes(16).toString('hex');
     const raise = readMember(approval, 'raise');
@@ -133,9 +94,9 @@ export async function settleAsk(
           () => (raise as (p: RaisedApproval) => unknown).call(approval, raised),
           state.source.timeoutMs,
         );
-        if (written instanceof Late || 'thrown' in written) {
-          const why = written instanceof Late ? `no answer within ${written.ms} ms` : messageOf(written.thrown);
-          fail(state, call, `gate "${view.name}" could not store the pending approval: ${why}`);
+        const unstored = pendingNotStored(view, written);
+        if (unstored !== undefined) {
+          fail(state, call, unstored);
           return undefined;
         }
       }
@@ -158,7 +119,7 @@ export async function settleAsk(
       fail(state, call, `the approval of tool "${call.name}" was asked in a run that was stopped (${stopped})`);
       return undefined;
     }
-    let settled: { value: unknown } | Late | { thrown: unknown } | undefined;
+    let settled: Settled | undefined;
     const resume = readMember(approval, 'resume');
     if (pending === undefined && typeof resume === 'function') {
       // Raised by another process (or before a restart): the durable path must prove this gate raised it.
@@ -200,7 +161,7 @@ export async function settleAsk(
     if (settled !== undefined) {
       // A check that throws or hangs is a gate error (a store that is down, a forged or spent approval):
       // the call is refused and the run stops.
-      const failure = failureOf(settled);
+      const failure = approvalCheckFailure(settled);
       if (failure !== undefined) {
         fail(state, call, failure);
         return undefined;
@@ -208,9 +169,9 @@ export async function settleAsk(
       outcome = (settled as { value: unknown }).value;
     }
   }
-  const read = readOutcome(outcome);
+  read ??= readApprovalOutcome(outcome);
   const tags = { ...rule, ...read.ids };
   if (read.granted) return outcomes.allow(state, call, 'approval-granted', tags, decision.reason);
-  await outcomes.deny(state, call, `approval refused (${read.reason})`, 'approval-refused', tags);
+  await outcomes.deny(state, call, approvalRefused(read), 'approval-refused', tags);
   return undefined;
 }

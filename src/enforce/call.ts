@@ -5,7 +5,7 @@
  */
 import { type Agent, type BeforeToolCallEvent, TextBlock, ToolResultBlock } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
-import { andThen, Late, settle, type Settled } from './settle.js';
+import { writeRecord as writeGateRecord } from './gate-answer.js';
 import { ERROR } from './texts.js';
 import { joinPath } from '../tree-paths.js';
 import type { InputSnapshot } from './digest.js';
@@ -270,16 +270,8 @@ export function recordOf(
   return record;
 }
 
-/** Why a record was not taken, from how writing it settled. */
-function recordProblem(view: GateView, outcome: Settled): string | undefined {
-  if (outcome instanceof Late) return `gate "${view.name}" did not record the decision within ${outcome.ms} ms`;
-  if ('thrown' in outcome) return `gate "${view.name}" could not record the decision: ${messageOf(outcome.thrown)}`;
-  return undefined;
-}
-
 /**
- * Gives the gate its record of a call and waits for it when it returns a promise. The record is built only
- * when the gate takes records.
+ * Gives the gate its record of a call within the run's timeout (`writeRecord` of `gate-answer.ts`).
  *
  * @param make - builds the record
  * @returns undefined when the record was taken (or the gate takes none), else why it was not; a promise of
@@ -290,13 +282,7 @@ export function writeRecord(
   view: GateView,
   make: () => GateRecord,
 ): string | undefined | Promise<string | undefined> {
-  const record_ = view.record;
-  if (record_ === undefined) return undefined;
-  const record = make();
-  return andThen(
-    settle(() => record_(record), state.source.timeoutMs),
-    (outcome) => recordProblem(view, outcome),
-  );
+  return writeGateRecord(view, state.source.timeoutMs, make);
 }
 
 /** The view of a gate when it is a usable gate, else undefined. */

@@ -7,7 +7,7 @@
  */
 import type { BeforeToolCallEvent } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
-import { type ReadDecision, readDecision } from './read-decision.js';
+import { askGate, type Decision } from './gate-answer.js';
 import { executorRefusal } from '../walker/classify.js';
 import { toolFacts } from '../frameworks/strands/sdk-internals.js';
 import { ownDataShape, readData } from '../walker/safe-read.js';
@@ -24,14 +24,11 @@ import {
   type GateState,
   observe,
   otherRun,
-  Late,
   recordBestEffort,
   type RecordTags,
   recordOf,
   refuse,
   seal,
-  type Settled,
-  settle,
   viewOf,
   writeRecord,
 } from './call.js';
@@ -199,35 +196,17 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
   );
   call.request = request;
   const context = { agent: state.agent, invocationState: event.invocationState };
-  const answer = settle(() => view.decide(request, context), state.source.timeoutMs);
-  return andThen(answer, (settled) => judge(state, call, settled));
-}
-
-/** Reads the gate's settled answer and applies it. */
-function judge(state: GateState, call: Call, answer: Settled): Decided | Promise<Decided> {
-  const view = call.gate!;
-  if (answer instanceof Late) {
-    fail(state, call, `gate "${view.name}" did not decide within ${answer.ms} ms`);
-    return undefined;
-  }
-  if ('thrown' in answer) {
-    fail(state, call, `gate "${view.name}" threw: ${messageOf(answer.thrown)}`);
-    return undefined;
-  }
-  const decision = readDecision(answer.value);
-  if ('error' in decision) {
-    fail(state, call, `gate "${view.name}" answered garbage: ${decision.error}`);
-    return undefined;
-  }
-  return conclude(state, call, decision);
+  return andThen(askGate(view, request, context, state.source.timeoutMs), (answer) => {
+    if ('failure' in answer) {
+      fail(state, call, answer.failure);
+      return undefined;
+    }
+    return conclude(state, call, answer);
+  });
 }
 
 /** After the gate answered: the run may have been stopped or the call changed meanwhile; else apply the verdict. */
-function conclude(
-  state: GateState,
-  call: Call,
-  decision: Exclude<ReadDecision, { error: string }>,
-): Decided | Promise<Decided> {
+function conclude(state: GateState, call: Call, decision: Decision): Decided | Promise<Decided> {
   const rule = decision.rule === undefined ? {} : { rule: decision.rule };
   const stopped = runFailure(call.invocation);
   if (stopped !== undefined) {

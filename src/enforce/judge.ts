@@ -1,14 +1,14 @@
 /**
- * One decision for a framework adapter's tool call, framework-neutral: the gate resolved now, asked once within
- * its timeout, its answer read once, an `ask` settled through the gate's `callback` approval path, and the
- * record written (and awaited) before the answer is given. Anything that goes wrong is a failure: the caller
+ * One decision for an adapter whose tool call is decided in one awaited step (LangGraph's tool node): the gate
+ * resolved now, asked once within its timeout, its answer read once, an `ask` settled through the gate's
+ * `callback` approval path, and the record written (and awaited) before the answer is given. Asking, reading,
+ * recording and the callback approval are `gate-answer.ts`, the same steps the Strands hook takes (`decision.ts`),
+ * so both frameworks decide, refuse and fail in the same words. Anything that goes wrong is a failure: the caller
  * refuses the call and stops the run.
  */
-import { messageOf } from '../errors.js';
 import type { GateSource } from './call.js';
-import { readDecision } from './read-decision.js';
-import { Late, settle } from './settle.js';
-import type { GateRecord, ToolCallRequest } from './gate.js';
+import { approvalPathOf, approvalRefused, askApprover, askGate, noApprovalPath, writeRecord } from './gate-answer.js';
+import type { AskDecision, GateRecord, ToolCallRequest } from './gate.js';
 import { type GateView, viewGate } from './gate-identity.js';
 
 /** What judging a call gives: allowed, refused with a reason, or a failure that stops the run. */
@@ -23,22 +23,13 @@ export type Judgement =
 export const NO_PAUSE =
   "the gate asked for approval through an interrupt, and this run cannot pause for one: give the graph a checkpointer, or use an approval path with via: 'callback'";
 
-function lateOrThrown(view: GateView, what: string, settled: Late | { thrown: unknown }): string {
-  return settled instanceof Late
-    ? `gate "${view.name}" did not ${what} within ${settled.ms} ms`
-    : `gate "${view.name}" threw while it tried to ${what}: ${messageOf(settled.thrown)}`;
-}
-
 /**
- * Gives a gate its record and waits for it within the timeout.
+ * Gives a gate its record and waits for it within the timeout (`writeRecord` of `gate-answer.ts`).
  *
  * @returns why the record was not taken, or undefined when it was (or the gate takes none)
  */
 export async function record(view: GateView, timeoutMs: number, entry: GateRecord): Promise<string | undefined> {
-  const write = view.record;
-  if (write === undefined) return undefined;
-  const settled = await settle(() => write.call(view.gate, entry), timeoutMs);
-  return 'value' in settled ? undefined : lateOrThrown(view, 'record the decision', settled);
+  return writeRecord(view, timeoutMs, () => entry);
 }
 
 /**
@@ -74,7 +65,7 @@ export async function judgeCall(source: GateSource, request: ToolCallRequest, pa
   if ('error' in view) return { failure: `the gate cannot be used: ${view.error}` };
   const base = recordBase(request, view.id);
   const done = async (
-    entry: Pick<GateRecord, 'event' | 'verdict' | 'rule' | 'reason'>,
+    entry: Pick<GateRecord, 'event' | 'verdict' | 'rule' | 'reason' | 'approvalId' | 'approverId'>,
     judgement: Judgement,
   ): Promise<Judgement> => {
     const problem = await record(view, source.timeoutMs, {
@@ -84,17 +75,10 @@ export async function judgeCall(source: GateSource, request: ToolCallRequest, pa
     });
     return problem === undefined ? judgement : { failure: problem };
   };
-  const settled = await settle(() => view.decide(request), source.timeoutMs);
-  if (!('value' in settled)) {
-    const failure = lateOrThrown(view, 'decide', settled);
-    await record(view, source.timeoutMs, { ...base, event: 'error', verdict: 'deny', reason: failure });
-    return { failure };
-  }
-  const decision = readDecision(settled.value);
-  if ('error' in decision) {
-    const failure = `gate "${view.name}" gave no usable answer: ${decision.error}`;
-    await record(view, source.timeoutMs, { ...base, event: 'error', verdict: 'deny', reason: failure });
-    return { failure };
+  const decision = await askGate(view, request, undefined, source.timeoutMs);
+  if ('failure' in decision) {
+    await record(view, source.timeoutMs, { ...base, event: 'error', verdict: 'deny', reason: decision.failure });
+    return decision;
   }
   const rule = decision.rule === undefined ? {} : { rule: decision.rule };
   if (decision.verdict === 'allow')
@@ -105,34 +89,29 @@ export async function judgeCall(source: GateSource, request: ToolCallRequest, pa
       { verdict: 'deny', reason: decision.reason, ...rule, gateId: view.id },
     );
   }
-  const approval = view.approval;
-  if (approval?.via === 'interrupt' && pauses) {
+  const ask: AskDecision = { verdict: 'ask', reason: decision.reason, ...rule };
+  const path = approvalPathOf(view);
+  if (path?.via === 'interrupt' && pauses) {
     return { verdict: 'ask', reason: decision.reason, ...rule, view };
   }
-  if (approval === undefined || approval.via !== 'callback') {
-    const reason = approval === undefined ? `${decision.reason} (no approval path is configured)` : NO_PAUSE;
+  if (path?.via !== 'callback') {
+    const reason = path === undefined ? noApprovalPath(ask) : NO_PAUSE;
     return done(
       { event: 'deny', verdict: 'deny', reason, ...rule },
       { verdict: 'deny', reason, ...rule, gateId: view.id },
     );
   }
-  const answered = await settle(
-    () => approval.ask(request, { verdict: 'ask', reason: decision.reason, ...rule }),
-    source.timeoutMs,
-  );
-  let granted = false;
-  let why = 'the approver refused';
-  if ('value' in answered) {
-    const outcome = answered.value as { granted?: unknown; reason?: unknown } | null;
-    granted = typeof outcome === 'object' && outcome !== null && outcome.granted === true;
-    if (!granted && typeof outcome?.reason === 'string') why = outcome.reason;
-  } else {
-    why = lateOrThrown(view, 'settle the approval', answered);
+  const outcome = await askApprover(path, request, ask);
+  const tags = { ...rule, ...outcome.ids };
+  if (outcome.granted) {
+    return done(
+      { event: 'approval-granted', verdict: 'allow', reason: decision.reason, ...tags },
+      { verdict: 'allow', ...rule, gateId: view.id },
+    );
   }
-  return granted
-    ? done({ event: 'approval-granted', verdict: 'allow', ...rule }, { verdict: 'allow', ...rule, gateId: view.id })
-    : done(
-        { event: 'approval-refused', verdict: 'deny', reason: why, ...rule },
-        { verdict: 'deny', reason: why, ...rule, gateId: view.id },
-      );
+  const why = approvalRefused(outcome);
+  return done(
+    { event: 'approval-refused', verdict: 'deny', reason: why, ...tags },
+    { verdict: 'deny', reason: why, ...rule, gateId: view.id },
+  );
 }

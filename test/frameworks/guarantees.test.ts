@@ -270,6 +270,91 @@ describe.each([strands, langgraph])('the guarantees, for $name', (framework) => 
     expect([rowAt(first)?.status, rowAt(second)?.status]).toEqual(['gated', 'gated']);
   });
 
+  // One decision pipeline: each answer of the gate is asked, read, settled and recorded by the same steps in both
+  // frameworks, so a record says the same thing whichever framework made the call.
+  it.each([
+    {
+      what: 'an answer that is not a decision fails the run',
+      gate: { decide: (): unknown => 42 },
+      failed: true,
+      ran: [],
+      record: {
+        event: 'error',
+        verdict: 'deny',
+        reason: 'gate "g" answered garbage: decision is number, not an object',
+      },
+    },
+    {
+      what: 'a decide that throws fails the run',
+      gate: {
+        decide: (): never => {
+          throw new Error('store down');
+        },
+      },
+      failed: true,
+      ran: [],
+      record: { event: 'error', verdict: 'deny', reason: 'gate "g" threw: store down' },
+    },
+    {
+      what: 'an ask without an approval path is a deny',
+      gate: { decide: () => ({ verdict: 'ask', reason: 'risky' }) },
+      failed: false,
+      ran: [],
+      record: {
+        event: 'deny',
+        verdict: 'deny',
+        reason: 'approval required (risky) but no approval path is configured',
+      },
+    },
+    {
+      what: 'an ask granted in-process runs the call, naming who granted it',
+      gate: {
+        decide: () => ({ verdict: 'ask', reason: 'risky' }),
+        approval: { via: 'callback', ask: () => ({ granted: true, approverId: 'bob' }) },
+      },
+      failed: false,
+      ran: ['rm'],
+      record: { event: 'approval-granted', verdict: 'allow', reason: 'risky', approverId: 'bob' },
+    },
+    {
+      what: 'an approval outcome whose getter throws is a refusal',
+      gate: {
+        decide: () => ({ verdict: 'ask', reason: 'risky' }),
+        approval: {
+          via: 'callback',
+          ask: () => ({
+            get granted(): never {
+              throw new Error('boom');
+            },
+          }),
+        },
+      },
+      failed: false,
+      ran: [],
+      record: {
+        event: 'approval-refused',
+        verdict: 'deny',
+        reason: 'approval refused (reading the approval outcome threw: boom)',
+      },
+    },
+  ])('one decision: $what, recorded in the same words', async ({ gate, failed, ran, record }) => {
+    const records: Record<string, unknown>[] = [];
+    const built = framework.build();
+    installMultiagent(built.root as Graph, {
+      gate: { name: 'g', ...gate, record: (r) => void records.push({ ...r }) } as Gate,
+    });
+    expect((await built.run()).failed).toBe(failed);
+    expect(built.ran()).toEqual(ran);
+    expect(
+      records.map((r) => ({
+        event: r.event,
+        verdict: r.verdict,
+        reason: r.reason,
+        ...(r.approverId === undefined ? {} : { approverId: r.approverId }),
+      })),
+    ).toEqual([record]);
+  });
+
   it('one request: a native call reads as the same ToolCallRequest, naming its framework', () => {
     const input = Object.freeze({ path: '/x' });
     const place = {

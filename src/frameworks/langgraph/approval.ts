@@ -14,9 +14,17 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { messageOf } from '../../errors.js';
-import { Late, settle } from '../../enforce/settle.js';
+import { type Settled, settle } from '../../enforce/settle.js';
 import type { InputSnapshot } from '../../enforce/digest.js';
-import type { ApprovalBinding, GateRecord, ToolCallRequest } from '../../enforce/gate.js';
+import type { ApprovalBinding, GateRecord, RaisedApproval, ToolCallRequest } from '../../enforce/gate.js';
+import {
+  approvalCheckFailure,
+  approvalPathOf,
+  approvalRefused,
+  pendingNotStored,
+  readApprovalOutcome,
+  readMember,
+} from '../../enforce/gate-answer.js';
 import type { GateView } from '../../enforce/gate-identity.js';
 import { record } from '../../enforce/judge.js';
 import { approvalPayload, raisedApproval } from '../../enforce/approval-request.js';
@@ -74,12 +82,6 @@ function isGraphInterrupt(error: unknown): boolean {
   return name === 'GraphInterrupt' || name === 'NodeInterrupt';
 }
 
-function failureOf(view: GateView, what: string, settled: Late | { thrown: unknown }): string {
-  return settled instanceof Late
-    ? `gate "${view.name}" did not ${what} within ${settled.ms} ms`
-    : `gate "${view.name}" could not ${what}: ${messageOf(settled.thrown)}`;
-}
-
 /**
  * The key a pause is kept under: the thread and checkpoint namespace it paused in, and the tool call's id (a call
  * with the same id in another thread is another call).
@@ -134,9 +136,12 @@ export async function settleAskByInterrupt(
   base: Omit<GateRecord, 'event' | 'verdict'>,
   key: string,
 ): Promise<AskOutcome> {
-  const approval = view.approval;
-  if (approval?.via !== 'interrupt' || interruptFn === undefined)
-    return { deny: 'no approval path can pause this run' };
+  const path = approvalPathOf(view);
+  if (path?.via !== 'interrupt' || interruptFn === undefined) return { deny: 'no approval path can pause this run' };
+  const { approval, check } = path;
+  // Each member of the path is read once: a getter cannot hand the pause one method and the resume another.
+  const raise = readMember(approval, 'raise');
+  const resume = readMember(approval, 'resume');
   const rule = decision.rule === undefined ? {} : { rule: decision.rule };
   const byCall = pauses.get(view.gate) ?? new Map<string, Pause>();
   pauses.set(view.gate, byCall);
@@ -147,7 +152,7 @@ export async function settleAskByInterrupt(
   }
   const nonce = pending?.nonce ?? randomBytes(16).toString('hex');
   const approvalId =
-    pending === undefined ? (typeof approval.raise === 'function' ? randomUUID() : undefined) : pending.approvalId;
+    pending === undefined ? (typeof raise === 'function' ? randomUUID() : undefined) : pending.approvalId;
   const payload = approvalPayload({ gate: view, decision, request, nonce, approvalId });
   let answer: unknown;
   try {
@@ -164,11 +169,13 @@ export async function settleAskByInterrupt(
       ...rule,
     });
     if (problem !== undefined) return { failure: problem };
-    if (approvalId !== undefined && approval.raise !== undefined) {
-      const raise = approval.raise.bind(approval);
+    if (approvalId !== undefined && typeof raise === 'function') {
       const raised = raisedApproval({ gate: view, decision, request, nonce }, approvalId);
-      const written = await settle(() => raise(raised), timeoutMs);
-      if (!('value' in written)) return { failure: failureOf(view, 'store the pending approval', written) };
+      const unstored = pendingNotStored(
+        view,
+        await settle(() => (raise as (p: RaisedApproval) => unknown).call(approval, raised), timeoutMs),
+      );
+      if (unstored !== undefined) return { failure: unstored };
     }
     byCall.set(key, {
       gate: view.gate,
@@ -183,57 +190,55 @@ export async function settleAskByInterrupt(
   }
   // Each pause is answered once, whatever the answer.
   byCall.delete(key);
-  let settled;
+  let settled: Settled;
   if (pending === undefined) {
-    const resume = approval.resume?.bind(approval);
-    if (resume === undefined) {
+    if (typeof resume !== 'function') {
       const reason =
         'the approval answer was not requested by this gate in this process (sent before any pause, or after a restart?)';
+      const refused = approvalRefused({ granted: false, reason, ids: {} });
       const problem = await record(view, timeoutMs, {
         ...base,
         event: 'approval-refused',
         verdict: 'deny',
-        reason,
+        reason: refused,
         ...rule,
       });
-      return problem === undefined ? { deny: `approval refused (${reason})` } : { failure: problem };
+      return problem === undefined ? { deny: refused } : { failure: problem };
     }
-    settled = await settle(() => resume(request, answer, { gateId: view.id }), timeoutMs);
+    settled = await settle(
+      () =>
+        (resume as (r: ToolCallRequest, a: unknown, g: { gateId: string }) => unknown).call(approval, request, answer, {
+          gateId: view.id,
+        }),
+      timeoutMs,
+    );
   } else {
     const binding: ApprovalBinding = { gateId: view.id, nonce, ...(approvalId === undefined ? {} : { approvalId }) };
-    settled = await settle(() => approval.check(request, answer, binding), timeoutMs);
+    settled = await settle(() => check.call(approval, request, answer, binding), timeoutMs);
   }
   // A check that throws or hangs (a store that is down, a forged or spent answer) refuses the call and stops the run.
-  if (!('value' in settled)) return { failure: failureOf(view, 'check the approval', settled) };
-  const outcome = settled.value as {
-    granted?: unknown;
-    reason?: unknown;
-    approvalId?: unknown;
-    approverId?: unknown;
-  } | null;
-  const granted = typeof outcome === 'object' && outcome !== null && outcome.granted === true;
-  const ids = {
-    ...(typeof outcome?.approvalId === 'string' ? { approvalId: outcome.approvalId } : {}),
-    ...(typeof outcome?.approverId === 'string' ? { approverId: outcome.approverId } : {}),
-  };
-  if (granted) {
+  const failure = approvalCheckFailure(settled);
+  if (failure !== undefined) return { failure };
+  const outcome = readApprovalOutcome((settled as { value: unknown }).value);
+  const ids = outcome.ids;
+  if (outcome.granted) {
     const problem = await record(view, timeoutMs, {
       ...base,
       event: 'approval-granted',
       verdict: 'allow',
+      reason: decision.reason,
       ...rule,
       ...ids,
     });
     return problem === undefined ? { allow: true } : { failure: problem };
   }
-  const why = typeof outcome?.reason === 'string' && outcome.reason !== '' ? outcome.reason : 'no reason given';
   const problem = await record(view, timeoutMs, {
     ...base,
     event: 'approval-refused',
     verdict: 'deny',
-    reason: why,
+    reason: approvalRefused(outcome),
     ...rule,
     ...ids,
   });
-  return problem === undefined ? { deny: `approval refused (${why})` } : { failure: problem };
+  return problem === undefined ? { deny: approvalRefused(outcome) } : { failure: problem };
 }

@@ -92,6 +92,8 @@ describe('approvals of a LangGraph run', () => {
       await agent.invoke(new Command({ resume: approve(paused.request, { secret }) }), config);
       expect(ran).toEqual(['rm({"path":"/tmp/x"})']);
       expect(records.map((r) => r.event)).toEqual(['ask', 'approval-granted']);
+      // Recorded in the words a Strands approval is: the granted record keeps why the gate asked.
+      expect(records[1]).toMatchObject({ verdict: 'allow', reason: 'deleting needs a human' });
       expect(decided).toHaveLength(1);
     });
 
@@ -103,6 +105,7 @@ describe('approvals of a LangGraph run', () => {
       expect(ran).toEqual([]);
       expect(messagesOf(result as never).find((m) => m.startsWith('tool:'))).toMatch(/approval refused/);
       expect(records.map((r) => r.event)).toEqual(['ask', 'approval-refused']);
+      expect(records[1]?.reason).toMatch(/^approval refused \(.+\)$/);
     });
 
     it('refuses the call when its arguments were rewritten with updateState before the resume', async () => {
@@ -137,6 +140,9 @@ describe('approvals of a LangGraph run', () => {
         /not requested by this gate in this process/,
       );
       expect(restarted.records[0]?.event).toBe('approval-refused');
+      expect(restarted.records[0]?.reason).toMatch(
+        /^approval refused \(the approval answer was not requested by this gate/,
+      );
       expect(restarted.records.filter((r) => r.event === 'approval-granted')).toEqual([]);
     });
   });
