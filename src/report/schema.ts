@@ -52,7 +52,7 @@ export const CoverageNodeSchema = z.strictObject({
    * an ungated agent it calls, declared or not, is refused.
    */
   processGuarded: z.boolean().optional(),
-  /** The framework the node belongs to, when it is not Strands (absent in reports of Strands trees). */
+  /** The framework the node belongs to (absent only in reports written before Strands rows were tagged: Strands). */
   framework: z.enum(['strands', 'langgraph']).optional(),
 });
 

@@ -328,6 +328,7 @@ export function strandsReport(
           warnings: agentWarnings(entry.target as Agent, shared),
         };
       },
+      framework: 'strands',
       declares: (entry) => entry.declared !== undefined,
       declaredReason: (worst) =>
         `custom node that runs its declared ${worst.kind === 'remote' ? 'remote agent' : worst.kind} "${worst.id}"`,

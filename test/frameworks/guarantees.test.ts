@@ -355,6 +355,15 @@ describe.each([strands, langgraph])('the guarantees, for $name', (framework) => 
     ).toEqual([record]);
   });
 
+  it('one report: every row names its framework, in the report and in its JSON', () => {
+    const { root } = framework.build();
+    const report = audit(root);
+    expect(report.nodes.length).toBeGreaterThan(0);
+    expect(new Set(report.nodes.map((n) => n.framework))).toEqual(new Set([framework.name]));
+    const json = JSON.parse(JSON.stringify(report)) as { nodes: { framework?: string }[] };
+    expect(json.nodes.every((n) => n.framework === framework.name)).toBe(true);
+  });
+
   it('one request: a native call reads as the same ToolCallRequest, naming its framework', () => {
     const input = Object.freeze({ path: '/x' });
     const place = {
