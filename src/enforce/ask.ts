@@ -26,7 +26,7 @@ import type { ApprovalBinding, AskDecision, RaisedApproval, ToolCallRequest } fr
 import { runFailure } from './run-state.js';
 import { approvalPayload, raisedApproval } from './approval-request.js';
 import {
-  type ApprovalOutcome,
+  type OutcomeRead,
   approvalCheckFailure,
   approvalPathOf,
   approvalRefused,
@@ -60,7 +60,7 @@ export async function settleAsk(
     return undefined;
   }
   let outcome: unknown;
-  let read: ApprovalOutcome | undefined;
+  let read: OutcomeRead | undefined;
   if (path.via === 'callback') {
     read = await askApprover(path, request, decision);
   } else {

@@ -7,7 +7,7 @@
  */
 import type { BeforeToolCallEvent } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
-import { askGate, type Decision } from './gate-answer.js';
+import { askGate, type Decision, gateNow } from './gate-answer.js';
 import { executorRefusal } from '../walker/classify.js';
 import { toolFacts } from '../frameworks/strands/sdk-internals.js';
 import { ownDataShape, readData } from '../walker/safe-read.js';
@@ -34,7 +34,6 @@ import {
 } from './call.js';
 import { sameInput, snapshotInput } from './digest.js';
 import type { AskDecision } from './gate.js';
-import { viewGate } from './gate-identity.js';
 import { placeNow, runFailure } from './run-state.js';
 import { lockedToolFacts, lockSdkTool, moveMiddlewareInnermost } from '../frameworks/strands/sdk-mutations.js';
 
@@ -173,14 +172,9 @@ export function decideCall(state: GateState, event: BeforeToolCallEvent): Decide
       return refuseRecorded(state, call, `${BLOCKED} ${reason}`, reason).then(() => undefined);
     }
   }
-  const gate = state.source.resolve();
-  if (gate === undefined) {
-    fail(state, call, 'no gate is configured any more (configureGate(undefined) was called)');
-    return undefined;
-  }
-  const view = viewGate(gate);
-  if ('error' in view) {
-    fail(state, call, view.error);
+  const view = gateNow(state.source);
+  if ('failure' in view) {
+    fail(state, call, view.failure);
     return undefined;
   }
   call.gate = view;

@@ -9,7 +9,8 @@ import { messageOf } from '../errors.js';
 import { type ReadDecision, readDecision } from './read-decision.js';
 import { andThen, Late, type Settled, settle } from './settle.js';
 import type { AskDecision, DecideContext, GateRecord, ToolCallRequest } from './gate.js';
-import type { GateView } from './gate-identity.js';
+import { type GateView, viewGate } from './gate-identity.js';
+import type { GateSource } from './call.js';
 
 /** A usable decision of the gate. */
 export type Decision = Exclude<ReadDecision, { error: string }>;
@@ -22,6 +23,20 @@ function notAnswered(view: GateView, settled: Settled, what: string): string | u
   if (settled instanceof Late) return `gate "${view.name}" did not ${what} within ${settled.ms} ms`;
   if ('thrown' in settled) return `gate "${view.name}" threw: ${messageOf(settled.thrown)}`;
   return undefined;
+}
+
+/**
+ * The gate a call is decided by, resolved now (a configured gate may have been replaced or unset since install)
+ * and read once.
+ *
+ * @param source - where the gate comes from
+ * @returns the gate's view, or why there is no usable gate (a failure: the call is refused, the run stops)
+ */
+export function gateNow(source: GateSource): GateView | { readonly failure: string } {
+  const gate = source.resolve();
+  if (gate === undefined) return { failure: 'no gate is configured any more (configureGate(undefined) was called)' };
+  const view = viewGate(gate);
+  return 'error' in view ? { failure: view.error } : view;
 }
 
 /**
@@ -75,7 +90,7 @@ export function writeRecord(
 }
 
 /** An approval's outcome, read once: granted only for exactly `granted: true`, with the ids it names. */
-export type ApprovalOutcome = ({ readonly granted: true } | { readonly granted: false; readonly reason: string }) & {
+export type OutcomeRead = ({ readonly granted: true } | { readonly granted: false; readonly reason: string }) & {
   readonly ids: { readonly approvalId?: string; readonly approverId?: string };
 };
 
@@ -85,7 +100,7 @@ export type ApprovalOutcome = ({ readonly granted: true } | { readonly granted: 
  *
  * @param value - what the approval path answered
  */
-export function readApprovalOutcome(value: unknown): ApprovalOutcome {
+export function readApprovalOutcome(value: unknown): OutcomeRead {
   if (typeof value !== 'object' || value === null)
     return { granted: false, reason: 'the approval answered no outcome', ids: {} };
   let granted: unknown;
@@ -131,7 +146,7 @@ export type UsableApproval =
  */
 export function approvalPathOf(view: GateView): UsableApproval | undefined {
   const approval = view.approval;
-  if (approval === undefined || approval === null || typeof approval !== 'object') return undefined;
+  if (approval === undefined) return undefined;
   const via = readMember(approval, 'via');
   if (via !== 'interrupt' && via !== 'callback') return undefined;
   const method = readMember(approval, via === 'callback' ? 'ask' : 'check');
@@ -158,7 +173,7 @@ export async function askApprover(
   path: Extract<UsableApproval, { via: 'callback' }>,
   request: ToolCallRequest,
   decision: AskDecision,
-): Promise<ApprovalOutcome> {
+): Promise<OutcomeRead> {
   const settled = await settle(() => path.ask.call(path.approval, request, decision), undefined);
   if (settled instanceof Late || 'thrown' in settled) {
     const why = 'thrown' in settled ? messageOf(settled.thrown) : 'late';
@@ -168,7 +183,7 @@ export async function askApprover(
 }
 
 /** The text a refused approval is refused with. */
-export function approvalRefused(outcome: Extract<ApprovalOutcome, { granted: false }>): string {
+export function approvalRefused(outcome: Extract<OutcomeRead, { granted: false }>): string {
   return `approval refused (${outcome.reason})`;
 }
 

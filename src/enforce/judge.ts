@@ -7,9 +7,17 @@
  * refuses the call and stops the run.
  */
 import type { GateSource } from './call.js';
-import { approvalPathOf, approvalRefused, askApprover, askGate, noApprovalPath, writeRecord } from './gate-answer.js';
+import {
+  approvalPathOf,
+  approvalRefused,
+  askApprover,
+  askGate,
+  gateNow,
+  noApprovalPath,
+  writeRecord,
+} from './gate-answer.js';
 import type { AskDecision, GateRecord, ToolCallRequest } from './gate.js';
-import { type GateView, viewGate } from './gate-identity.js';
+import type { GateView } from './gate-identity.js';
 
 /** What judging a call gives: allowed, refused with a reason, or a failure that stops the run. */
 export type Judgement =
@@ -59,10 +67,8 @@ export function recordBase(request: ToolCallRequest, gateId: string): Omit<GateR
  */
 export async function judgeCall(source: GateSource, request: ToolCallRequest, pauses = false): Promise<Judgement> {
   const started = performance.now();
-  const gate = source.resolve();
-  if (gate === undefined) return { failure: 'no gate is configured (configureGate was unset)' };
-  const view = viewGate(gate);
-  if ('error' in view) return { failure: `the gate cannot be used: ${view.error}` };
+  const view = gateNow(source);
+  if ('failure' in view) return view;
   const base = recordBase(request, view.id);
   const done = async (
     entry: Pick<GateRecord, 'event' | 'verdict' | 'rule' | 'reason' | 'approvalId' | 'approverId'>,
@@ -77,7 +83,8 @@ export async function judgeCall(source: GateSource, request: ToolCallRequest, pa
   };
   const decision = await askGate(view, request, undefined, source.timeoutMs);
   if ('failure' in decision) {
-    await record(view, source.timeoutMs, { ...base, event: 'error', verdict: 'deny', reason: decision.failure });
+    // Failed whatever the record does: a record that fails too does not change the failure it reports.
+    await done({ event: 'error', verdict: 'deny', reason: decision.failure }, decision);
     return decision;
   }
   const rule = decision.rule === undefined ? {} : { rule: decision.rule };

@@ -7,9 +7,11 @@ import {
   approvalPathOf,
   askApprover,
   askGate,
+  gateNow,
   readApprovalOutcome,
   writeRecord,
 } from '../../src/enforce/gate-answer.js';
+import type { GateSource } from '../../src/enforce/call.js';
 import type { Gate, GateRecord, ToolCallRequest } from '../../src/enforce/gate.js';
 import { type GateView, viewGate } from '../../src/enforce/gate-identity.js';
 
@@ -29,6 +31,26 @@ function view(gate: Partial<Gate> & Record<string, unknown>): GateView {
   if ('error' in read) throw new Error(read.error);
   return read;
 }
+
+describe('gateNow', () => {
+  const source = (gate: unknown): GateSource => ({
+    name: 'configured',
+    key: 'configured',
+    resolve: () => gate as Gate | undefined,
+    timeoutMs: 50,
+  });
+
+  it('reads the gate resolved now', () => {
+    expect(gateNow(source({ name: 'g', decide: () => ({ verdict: 'allow' }) }))).toMatchObject({ name: 'g' });
+  });
+
+  it('is a failure when the configured gate was unset, or the gate cannot be used', () => {
+    expect(gateNow(source(undefined))).toEqual({
+      failure: 'no gate is configured any more (configureGate(undefined) was called)',
+    });
+    expect(gateNow(source({ name: 'g' }))).toEqual({ failure: 'gate "g" has no decide() method' });
+  });
+});
 
 describe('askGate', () => {
   describe('when the gate answers at once', () => {
@@ -112,6 +134,10 @@ describe('readApprovalOutcome', () => {
     expect(readApprovalOutcome({ granted: true, approverId: 'bob', approvalId: 7 })).toEqual({
       granted: true,
       ids: { approverId: 'bob' },
+    });
+    expect(readApprovalOutcome({ granted: true, approvalId: 'p1', approverId: 7 })).toEqual({
+      granted: true,
+      ids: { approvalId: 'p1' },
     });
     expect(readApprovalOutcome({ granted: 'true' })).toEqual({ granted: false, reason: 'no reason given', ids: {} });
     expect(readApprovalOutcome(null)).toMatchObject({ granted: false, reason: 'the approval answered no outcome' });

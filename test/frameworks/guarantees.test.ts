@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import {
   allowAll,
   audit,
+  configureGate,
   type Gate,
   GateConflictError,
   installMultiagent,
@@ -44,7 +45,7 @@ interface FrameworkCase {
   /** A native tool call of this framework: id, tool name and input. */
   nativeCall(id: string, name: string, input: unknown): unknown;
   /** A tree whose tool-running part calls rm({path: '/x'}) once. */
-  build(): { root: object; run(): Promise<{ failed: boolean }>; ran(): string[] };
+  build(): { root: object; run(): Promise<{ failed: boolean; error: string }>; ran(): string[] };
   /** The same, plus a part that cannot be gated (a remote agent or graph). */
   buildWithRemote(): { root: object; remotePath: string };
   /** Replaces the tool-running part of a built tree with an ungated one that calls rm too. */
@@ -64,9 +65,15 @@ const strands: FrameworkCase = {
       root: graph,
       run: async () => {
         const result = await settle(
-          graph.invoke('go').then((r) => (r.status === 'COMPLETED' ? undefined : Promise.reject(new Error(r.status)))),
+          graph
+            .invoke('go')
+            .then((r) =>
+              r.status === 'COMPLETED'
+                ? undefined
+                : Promise.reject(new Error(r.results.map((node) => node.error ?? node.status).join('; '))),
+            ),
         );
-        return { failed: result !== undefined };
+        return { failed: result !== undefined, error: String(result) };
       },
       ran: () => strandsRan.filter((r) => r.startsWith('rm(')).map(() => 'rm'),
     };
@@ -112,9 +119,10 @@ const langgraph: FrameworkCase = {
       .compile({ name: 'g' });
     return {
       root: graph,
-      run: async () => ({
-        failed: (await settle(graph.invoke({ messages: [{ role: 'user', content: 'go' }] }))) !== undefined,
-      }),
+      run: async () => {
+        const result = await settle(graph.invoke({ messages: [{ role: 'user', content: 'go' }] }));
+        return { failed: result !== undefined, error: String(result) };
+      },
       ran: () => ran.map(() => 'rm'),
     };
   },
@@ -274,6 +282,20 @@ describe.each([strands, langgraph])('the guarantees, for $name', (framework) => 
   // frameworks, so a record says the same thing whichever framework made the call.
   it.each([
     {
+      what: 'an allow runs the call',
+      gate: { decide: () => ({ verdict: 'allow' }) },
+      failed: false,
+      ran: ['rm'],
+      record: { event: 'allow', verdict: 'allow' },
+    },
+    {
+      what: 'a deny refuses it, naming the rule',
+      gate: { decide: () => ({ verdict: 'deny', reason: 'no rm', rule: 'no-rm' }) },
+      failed: false,
+      ran: [],
+      record: { event: 'deny', verdict: 'deny', reason: 'no rm', rule: 'no-rm' },
+    },
+    {
       what: 'an answer that is not a decision fails the run',
       gate: { decide: (): unknown => 42 },
       failed: true,
@@ -341,7 +363,7 @@ describe.each([strands, langgraph])('the guarantees, for $name', (framework) => 
     const records: Record<string, unknown>[] = [];
     const built = framework.build();
     installMultiagent(built.root as Graph, {
-      gate: { name: 'g', ...gate, record: (r) => void records.push({ ...r }) } as Gate,
+      gate: { name: 'g', id: 'g', ...gate, record: (r) => void records.push({ ...r }) } as Gate,
     });
     expect((await built.run()).failed).toBe(failed);
     expect(built.ran()).toEqual(ran);
@@ -349,10 +371,30 @@ describe.each([strands, langgraph])('the guarantees, for $name', (framework) => 
       records.map((r) => ({
         event: r.event,
         verdict: r.verdict,
-        reason: r.reason,
+        ...(r.reason === undefined ? {} : { reason: r.reason }),
+        ...(r.rule === undefined ? {} : { rule: r.rule }),
         ...(r.approverId === undefined ? {} : { approverId: r.approverId }),
       })),
     ).toEqual([record]);
+    // Every record names the call it is about and how long its decision took.
+    expect(records[0]).toMatchObject({ toolName: 'rm', input: { path: '/x' }, gateId: 'g' });
+    expect(records[0]?.durationMs).toBeGreaterThanOrEqual(0);
+    expect(records[0]?.durationMs).toBeLessThan(60_000);
+  });
+
+  it('one decision: a configured gate unset after install fails the run in the same words', async () => {
+    const built = framework.build();
+    configureGate(allowAll());
+    try {
+      installMultiagent(built.root as Graph);
+      configureGate(undefined);
+      const run = await built.run();
+      expect(run.failed).toBe(true);
+      expect(run.error).toMatch(/no gate is configured any more \(configureGate\(undefined\) was called\)/);
+      expect(built.ran()).toEqual([]);
+    } finally {
+      configureGate(undefined);
+    }
   });
 
   it('one report: every row names its framework, in the report and in its JSON', () => {
