@@ -6,6 +6,7 @@
 import { type Agent, type BeforeToolCallEvent, TextBlock, ToolResultBlock } from '@strands-agents/sdk';
 import { messageOf } from '../errors.js';
 import { writeRecord as writeGateRecord } from './gate-answer.js';
+import type { GateSource } from './gate-source.js';
 import { ERROR } from './texts.js';
 import { joinPath } from '../tree-paths.js';
 import type { InputSnapshot } from './digest.js';
@@ -20,16 +21,7 @@ import type { AgentToolRead } from '../frameworks/strands/sdk-internals.js';
 export { BLOCKED, ERROR } from './texts.js';
 export { andThen, Late, settle, type Settled } from './settle.js';
 
-/** Where the gate comes from: a fixed gate, or the process-wide one resolved at each call. */
-export interface GateSource {
-  /** Name of the gate, or `configured`. */
-  readonly name: string;
-  /** What identifies the source for conflicts: the gate object, or `configured`. */
-  readonly key: unknown;
-  resolve(): Gate | undefined;
-  /** How long an asynchronous decision (or record) may take, in milliseconds. */
-  readonly timeoutMs: number;
-}
+export type { GateSource } from './gate-source.js';
 
 /** What the gate of one agent keeps between the decision and the execution of a call. */
 export interface Seal {

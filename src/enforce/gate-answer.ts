@@ -10,7 +10,7 @@ import { type ReadDecision, readDecision } from './read-decision.js';
 import { andThen, Late, type Settled, settle } from './settle.js';
 import type { AskDecision, DecideContext, GateRecord, ToolCallRequest } from './gate.js';
 import { type GateView, viewGate } from './gate-identity.js';
-import type { GateSource } from './call.js';
+import type { GateSource } from './gate-source.js';
 
 /** A usable decision of the gate. */
 export type Decision = Exclude<ReadDecision, { error: string }>;

@@ -3,9 +3,19 @@
  * it) or the process-wide gate resolved at each call, with the decision timeout.
  */
 import { GateAuditError, NoGateError } from '../errors.js';
-import type { GateSource } from './call.js';
 import { configuredDefaultGate, type Gate, isGate } from './gate.js';
 import { viewGate } from './gate-identity.js';
+
+/** Where the gate comes from: a fixed gate, or the process-wide one resolved at each call. */
+export interface GateSource {
+  /** Name of the gate, or `configured`. */
+  readonly name: string;
+  /** What identifies the source for conflicts: the gate object, or `configured`. */
+  readonly key: unknown;
+  resolve(): Gate | undefined;
+  /** How long an asynchronous decision (or record) may take, in milliseconds. */
+  readonly timeoutMs: number;
+}
 
 /** How long an asynchronous gate decision may take by default, in milliseconds. */
 export const DEFAULT_DECISION_TIMEOUT_MS = 30_000;

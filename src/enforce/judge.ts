@@ -6,7 +6,7 @@
  * so both frameworks decide, refuse and fail in the same words. Anything that goes wrong is a failure: the caller
  * refuses the call and stops the run.
  */
-import type { GateSource } from './call.js';
+import type { GateSource } from './gate-source.js';
 import {
   approvalPathOf,
   approvalRefused,

@@ -3,7 +3,7 @@
  * rows, statuses, summary and exit rule), each row naming its framework. Pure: reads marks, runs nothing.
  */
 import { type Finding, type GateConflict } from '../errors.js';
-import type { GateSource } from '../enforce/call.js';
+import type { GateSource } from '../enforce/gate-source.js';
 import { configuredDefaultGate, type Gate } from '../enforce/gate.js';
 import { CONFIGURED, DEFAULT_DECISION_TIMEOUT_MS, gateSource } from '../enforce/gate-source.js';
 import { langGraphAdapter, notAGraph } from '../frameworks/langgraph/adapter.js';

@@ -4,8 +4,7 @@
  * when one throws. What each mutation puts in place and what it does at run time is in `runtime.ts`.
  */
 import { GateConflictError, type Finding, UngateableError } from '../../errors.js';
-import type { GateSource } from '../../enforce/call.js';
-import { gateSource, type GateSourceOptions } from '../../enforce/gate-source.js';
+import { type GateSource, gateSource, type GateSourceOptions } from '../../enforce/gate-source.js';
 import { joinPath } from '../../tree-paths.js';
 import { type SeamEntry, type SeamInventory, seamWalk } from '../../walker/seam-walk.js';
 import { LANGGRAPH_MARK } from '../../walker/marks.js';

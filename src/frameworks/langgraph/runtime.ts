@@ -23,7 +23,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import { GateFailedError, messageOf } from '../../errors.js';
-import type { GateSource } from '../../enforce/call.js';
+import type { GateSource } from '../../enforce/gate-source.js';
 import type { ToolCallRequest } from '../../enforce/gate.js';
 import type { SeamPlace } from '../installer.js';
 import { type InputSnapshot, sameInput, snapshotInput } from '../../enforce/digest.js';
