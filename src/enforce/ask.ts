@@ -32,6 +32,7 @@ import {
   approvalRefused,
   askApprover,
   noApprovalPath,
+  pausedUncheckable,
   pendingNotStored,
   readApprovalOutcome,
   readMember,
@@ -56,6 +57,13 @@ export async function settleAsk(
   const rule = decision.rule === undefined ? {} : { rule: decision.rule };
   const path = approvalPathOf(view);
   if (path === undefined) {
+    // A call this gate paused must be checked by the path that paused it: one that is gone now (a getter that
+    // throws, a member replaced) cannot, and a pause is answered once, so it is forgotten too.
+    if (state.pending.has(call.toolUseId)) {
+      state.pending.delete(call.toolUseId);
+      fail(state, call, pausedUncheckable(view, call.name));
+      return undefined;
+    }
     await outcomes.deny(state, call, noApprovalPath(decision), 'deny', rule);
     return undefined;
   }

@@ -211,3 +211,14 @@ export function pendingNotStored(view: GateView, settled: Settled): string | und
   const why = settled instanceof Late ? `no answer within ${settled.ms} ms` : messageOf(settled.thrown);
   return `gate "${view.name}" could not store the pending approval: ${why}`;
 }
+
+/**
+ * Why a paused call cannot be settled: the gate's approval path that paused it cannot be read as one any more (a
+ * getter that throws now, a member replaced). A gate failure: the call is refused and the run stops.
+ *
+ * @param view - the gate that paused the call
+ * @param toolName - the paused call's tool
+ */
+export function pausedUncheckable(view: GateView, toolName: string): string {
+  return `gate "${view.name}" paused the call of tool "${toolName}" for approval, and its approval path cannot check it any more`;
+}

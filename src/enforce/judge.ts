@@ -32,15 +32,6 @@ export const NO_PAUSE =
   "the gate asked for approval through an interrupt, and this run cannot pause for one: give the graph a checkpointer, or use an approval path with via: 'callback'";
 
 /**
- * Gives a gate its record and waits for it within the timeout (`writeRecord` of `gate-answer.ts`).
- *
- * @returns why the record was not taken, or undefined when it was (or the gate takes none)
- */
-export async function record(view: GateView, timeoutMs: number, entry: GateRecord): Promise<string | undefined> {
-  return writeRecord(view, timeoutMs, () => entry);
-}
-
-/**
  * The fields every record of one call carries: the call, where it runs, its judged input, and the gate's identity.
  *
  * @param request - the call
@@ -74,11 +65,11 @@ export async function judgeCall(source: GateSource, request: ToolCallRequest, pa
     entry: Pick<GateRecord, 'event' | 'verdict' | 'rule' | 'reason' | 'approvalId' | 'approverId'>,
     judgement: Judgement,
   ): Promise<Judgement> => {
-    const problem = await record(view, source.timeoutMs, {
+    const problem = await writeRecord(view, source.timeoutMs, () => ({
       ...base,
       ...entry,
       durationMs: performance.now() - started,
-    });
+    }));
     return problem === undefined ? judgement : { failure: problem };
   };
   const decision = await askGate(view, request, undefined, source.timeoutMs);

@@ -366,6 +366,27 @@ describe('ask.ts, the interrupt path, line by line', () => {
     });
   }
 
+  it('a paused call its approval path cannot check any more refuses the resumed call and stops the run', async () => {
+    const agent = scriptedAgent('a', [call('rm'), say('done')], { tools: [recordingTool('rm')] });
+    let broken = false;
+    const approval = {
+      via: 'interrupt' as const,
+      get check(): () => { granted: true } {
+        if (broken) throw new Error('the approvals module was unloaded');
+        return () => ({ granted: true });
+      },
+    };
+    install(agent, { gate: { ...interruptGate(() => ({ granted: true })), approval } });
+    const { id } = await paused(agent);
+    broken = true;
+    const error = await settle(agent.invoke(answerTo(id, 'yes')));
+    expect(error).toBeInstanceOf(GateFailedError);
+    expect((error as GateFailedError).failure).toMatch(
+      /gate "asks" paused the call of tool "rm" for approval, and its approval path cannot check it any more/,
+    );
+    expect(ran).toEqual([]);
+  });
+
   it('an answer resumed after the configured gate changed is not given to the new gate', async () => {
     const asked: string[] = [];
     const first = interruptGate(() => ({ granted: true }));

@@ -1,6 +1,23 @@
 /**
  * The steps both frameworks' drivers take with the gate: asking it once, recording, and the in-process approval.
  * Each failure is data in one set of words; a gate that answers at once is read at once, without a promise.
+ *
+ * Stryker (`GATE_AUDIT_MUTATION_TESTS=langgraph,enforce`, `--force`, with `judge.ts`): gate-answer.ts 98.0%
+ * (149 / 2 / 1 no coverage), judge.ts 92.0% (80 / 6 / 1). The survivors, each equivalent:
+ * - gate-answer.ts, `readMember`'s empty `catch`: the function returns undefined either way.
+ * - gate-answer.ts, `approvalPathOf`'s `approval === undefined` check made false: reading `via` of undefined throws
+ *   inside `readMember`, which reads as absent, so there is no path either way.
+ * - gate-answer.ts, `askApprover`'s 'late' (no coverage): it settles without a deadline, so it is never late.
+ * - judge.ts, `pauses = false` made true (no coverage): every caller passes it.
+ * - judge.ts, `{ rule }` built when the rule is undefined: a record with `rule: undefined` reads and serialises as
+ *   one without it.
+ * - judge.ts, the allow judgement's object and its `verdict` (4 mutants): the tool node runs a call whose judgement
+ *   is not a failure, a deny or an ask, and passes its rule to the observer only.
+ * - judge.ts, `path?.via === 'interrupt'` made true when the run can pause: killed since by "the approver is asked at
+ *   once, without a pause" (test/frameworks/langgraph/approval.test.ts), mutated by hand.
+ * The guarantee suite's table of answers was named with `$what`, which vitest shortens past 40 characters; Stryker
+ * picks a mutant's tests by full name, so those tests never ran for a mutant and 3 of judge.ts's mutants read as
+ * survivors in an earlier run. They are named with `%s` now (as are test/policy/shell/disagreements.test.ts's).
  */
 import { describe, expect, it } from 'vitest';
 import {

@@ -280,86 +280,90 @@ describe.each([strands, langgraph])('the guarantees, for $name', (framework) => 
 
   // One decision pipeline: each answer of the gate is asked, read, settled and recorded by the same steps in both
   // frameworks, so a record says the same thing whichever framework made the call.
-  it.each([
-    {
-      what: 'an allow runs the call',
-      gate: { decide: () => ({ verdict: 'allow' }) },
-      failed: false,
-      ran: ['rm'],
-      record: { event: 'allow', verdict: 'allow' },
-    },
-    {
-      what: 'a deny refuses it, naming the rule',
-      gate: { decide: () => ({ verdict: 'deny', reason: 'no rm', rule: 'no-rm' }) },
-      failed: false,
-      ran: [],
-      record: { event: 'deny', verdict: 'deny', reason: 'no rm', rule: 'no-rm' },
-    },
-    {
-      what: 'an answer that is not a decision fails the run',
-      gate: { decide: (): unknown => 42 },
-      failed: true,
-      ran: [],
-      record: {
-        event: 'error',
-        verdict: 'deny',
-        reason: 'gate "g" answered garbage: decision is number, not an object',
+  // Named with %s, not $what: vitest shortens an interpolated value past 40 characters, and Stryker picks the tests to
+  // run for a mutant by their full names.
+  it.each(
+    [
+      {
+        what: 'an allow runs the call',
+        gate: { decide: () => ({ verdict: 'allow' }) },
+        failed: false,
+        ran: ['rm'],
+        record: { event: 'allow', verdict: 'allow' },
       },
-    },
-    {
-      what: 'a decide that throws fails the run',
-      gate: {
-        decide: (): never => {
-          throw new Error('store down');
+      {
+        what: 'a deny refuses it, naming the rule',
+        gate: { decide: () => ({ verdict: 'deny', reason: 'no rm', rule: 'no-rm' }) },
+        failed: false,
+        ran: [],
+        record: { event: 'deny', verdict: 'deny', reason: 'no rm', rule: 'no-rm' },
+      },
+      {
+        what: 'an answer that is not a decision fails the run',
+        gate: { decide: (): unknown => 42 },
+        failed: true,
+        ran: [],
+        record: {
+          event: 'error',
+          verdict: 'deny',
+          reason: 'gate "g" answered garbage: decision is number, not an object',
         },
       },
-      failed: true,
-      ran: [],
-      record: { event: 'error', verdict: 'deny', reason: 'gate "g" threw: store down' },
-    },
-    {
-      what: 'an ask without an approval path is a deny',
-      gate: { decide: () => ({ verdict: 'ask', reason: 'risky' }) },
-      failed: false,
-      ran: [],
-      record: {
-        event: 'deny',
-        verdict: 'deny',
-        reason: 'approval required (risky) but no approval path is configured',
+      {
+        what: 'a decide that throws fails the run',
+        gate: {
+          decide: (): never => {
+            throw new Error('store down');
+          },
+        },
+        failed: true,
+        ran: [],
+        record: { event: 'error', verdict: 'deny', reason: 'gate "g" threw: store down' },
       },
-    },
-    {
-      what: 'an ask granted in-process runs the call, naming who granted it',
-      gate: {
-        decide: () => ({ verdict: 'ask', reason: 'risky' }),
-        approval: { via: 'callback', ask: () => ({ granted: true, approverId: 'bob' }) },
-      },
-      failed: false,
-      ran: ['rm'],
-      record: { event: 'approval-granted', verdict: 'allow', reason: 'risky', approverId: 'bob' },
-    },
-    {
-      what: 'an approval outcome whose getter throws is a refusal',
-      gate: {
-        decide: () => ({ verdict: 'ask', reason: 'risky' }),
-        approval: {
-          via: 'callback',
-          ask: () => ({
-            get granted(): never {
-              throw new Error('boom');
-            },
-          }),
+      {
+        what: 'an ask without an approval path is a deny',
+        gate: { decide: () => ({ verdict: 'ask', reason: 'risky' }) },
+        failed: false,
+        ran: [],
+        record: {
+          event: 'deny',
+          verdict: 'deny',
+          reason: 'approval required (risky) but no approval path is configured',
         },
       },
-      failed: false,
-      ran: [],
-      record: {
-        event: 'approval-refused',
-        verdict: 'deny',
-        reason: 'approval refused (reading the approval outcome threw: boom)',
+      {
+        what: 'an ask granted in-process runs the call, naming who granted it',
+        gate: {
+          decide: () => ({ verdict: 'ask', reason: 'risky' }),
+          approval: { via: 'callback', ask: () => ({ granted: true, approverId: 'bob' }) },
+        },
+        failed: false,
+        ran: ['rm'],
+        record: { event: 'approval-granted', verdict: 'allow', reason: 'risky', approverId: 'bob' },
       },
-    },
-  ])('one decision: $what, recorded in the same words', async ({ gate, failed, ran, record }) => {
+      {
+        what: 'an approval outcome whose getter throws is a refusal',
+        gate: {
+          decide: () => ({ verdict: 'ask', reason: 'risky' }),
+          approval: {
+            via: 'callback',
+            ask: () => ({
+              get granted(): never {
+                throw new Error('boom');
+              },
+            }),
+          },
+        },
+        failed: false,
+        ran: [],
+        record: {
+          event: 'approval-refused',
+          verdict: 'deny',
+          reason: 'approval refused (reading the approval outcome threw: boom)',
+        },
+      },
+    ].map((c) => [c.what, c] as const),
+  )('one decision: %s, recorded in the same words', async (_what, { gate, failed, ran, record }) => {
     const records: Record<string, unknown>[] = [];
     const built = framework.build();
     installMultiagent(built.root as Graph, {
@@ -380,6 +384,43 @@ describe.each([strands, langgraph])('the guarantees, for $name', (framework) => 
     expect(records[0]).toMatchObject({ toolName: 'rm', input: { path: '/x' }, gateId: 'g' });
     expect(records[0]?.durationMs).toBeGreaterThanOrEqual(0);
     expect(records[0]?.durationMs).toBeLessThan(60_000);
+  });
+
+  it('one decision: a record that fails stops the run, and the allowed call never runs', async () => {
+    const built = framework.build();
+    installMultiagent(built.root as Graph, {
+      gate: {
+        name: 'g',
+        decide: () => ({ verdict: 'allow' }),
+        record: () => {
+          throw new Error('log down');
+        },
+      },
+    });
+    const run = await built.run();
+    expect(run.failed).toBe(true);
+    expect(run.error).toMatch(/gate "g" could not record the decision: log down/);
+    expect(built.ran()).toEqual([]);
+  });
+
+  it('one decision: an in-process approver is shown the call and the ask', async () => {
+    const shown: unknown[][] = [];
+    const built = framework.build();
+    installMultiagent(built.root as Graph, {
+      gate: {
+        name: 'g',
+        decide: () => ({ verdict: 'ask', reason: 'risky', rule: 'r1' }),
+        approval: { via: 'callback', ask: (...args: unknown[]) => (shown.push(args), { granted: true }) },
+      },
+    });
+    await built.run();
+    expect(shown).toEqual([
+      [
+        expect.objectContaining({ toolName: 'rm', input: { path: '/x' }, framework: framework.name }),
+        { verdict: 'ask', reason: 'risky', rule: 'r1' },
+      ],
+    ]);
+    expect(built.ran()).toEqual(['rm']);
   });
 
   it('one decision: a configured gate unset after install fails the run in the same words', async () => {

@@ -21,12 +21,13 @@ import {
   approvalCheckFailure,
   approvalPathOf,
   approvalRefused,
+  pausedUncheckable,
   pendingNotStored,
   readApprovalOutcome,
   readMember,
+  writeRecord,
 } from '../../enforce/gate-answer.js';
 import type { GateView } from '../../enforce/gate-identity.js';
-import { record } from '../../enforce/judge.js';
 import { approvalPayload, raisedApproval } from '../../enforce/approval-request.js';
 
 /** What a paused call left in this process. */
@@ -126,6 +127,8 @@ export function pausedCall(view: GateView, key: string): { reason: string; rule?
  * @param snapshot - its frozen input
  * @param decision - why the gate asked, and which rule
  * @param base - the fields of every record of this call
+ * @param key - where the pause is kept (`pauseKey`)
+ * @param started - when the tool node took the call (`performance.now()`), for each record's `durationMs`
  */
 export async function settleAskByInterrupt(
   view: GateView,
@@ -135,17 +138,32 @@ export async function settleAskByInterrupt(
   decision: { readonly reason: string; readonly rule?: string },
   base: Omit<GateRecord, 'event' | 'verdict'>,
   key: string,
+  started: number,
 ): Promise<AskOutcome> {
+  const rule = decision.rule === undefined ? {} : { rule: decision.rule };
+  const record = (
+    entry: Pick<GateRecord, 'event' | 'verdict' | 'reason' | 'rule' | 'approvalId' | 'approverId'>,
+  ): string | undefined | Promise<string | undefined> =>
+    writeRecord(view, timeoutMs, () => ({ ...base, ...entry, durationMs: performance.now() - started }));
+  const byCall = pauses.get(view.gate) ?? new Map<string, Pause>();
+  pauses.set(view.gate, byCall);
+  const pending = byCall.get(key);
   const path = approvalPathOf(view);
-  if (path?.via !== 'interrupt' || interruptFn === undefined) return { deny: 'no approval path can pause this run' };
+  if (path?.via !== 'interrupt' || interruptFn === undefined) {
+    if (pending !== undefined) {
+      // A call paused by this gate must be checked by the path that paused it: one that is gone (a getter that
+      // throws now, a member replaced) cannot, and the pause is answered once, so it is forgotten too.
+      byCall.delete(key);
+      return { failure: pausedUncheckable(view, pending.name) };
+    }
+    const reason = 'no approval path can pause this run';
+    const problem = await record({ event: 'deny', verdict: 'deny', reason, ...rule });
+    return problem === undefined ? { deny: reason } : { failure: problem };
+  }
   const { approval, check } = path;
   // Each member of the path is read once: a getter cannot hand the pause one method and the resume another.
   const raise = readMember(approval, 'raise');
   const resume = readMember(approval, 'resume');
-  const rule = decision.rule === undefined ? {} : { rule: decision.rule };
-  const byCall = pauses.get(view.gate) ?? new Map<string, Pause>();
-  pauses.set(view.gate, byCall);
-  const pending = byCall.get(key);
   if (pending !== undefined && (pending.name !== request.toolName || pending.canonical !== snapshot.canonical)) {
     byCall.delete(key);
     return { failure: `the call of tool "${pending.name}" that waited for approval was changed before it resumed` };
@@ -161,8 +179,7 @@ export async function settleAskByInterrupt(
     if (!isGraphInterrupt(error)) return { failure: `pausing for approval failed: ${messageOf(error)}` };
     if (pending !== undefined) return { pause: error };
     // The run pauses: the record first (a failing record refuses instead), then the durable store.
-    const problem = await record(view, timeoutMs, {
-      ...base,
+    const problem = await record({
       event: 'ask',
       verdict: 'ask',
       reason: decision.reason,
@@ -196,8 +213,7 @@ export async function settleAskByInterrupt(
       const reason =
         'the approval answer was not requested by this gate in this process (sent before any pause, or after a restart?)';
       const refused = approvalRefused({ granted: false, reason, ids: {} });
-      const problem = await record(view, timeoutMs, {
-        ...base,
+      const problem = await record({
         event: 'approval-refused',
         verdict: 'deny',
         reason: refused,
@@ -222,8 +238,7 @@ export async function settleAskByInterrupt(
   const outcome = readApprovalOutcome((settled as { value: unknown }).value);
   const ids = outcome.ids;
   if (outcome.granted) {
-    const problem = await record(view, timeoutMs, {
-      ...base,
+    const problem = await record({
       event: 'approval-granted',
       verdict: 'allow',
       reason: decision.reason,
@@ -232,8 +247,7 @@ export async function settleAskByInterrupt(
     });
     return problem === undefined ? { allow: true } : { failure: problem };
   }
-  const problem = await record(view, timeoutMs, {
-    ...base,
+  const problem = await record({
     event: 'approval-refused',
     verdict: 'deny',
     reason: approvalRefused(outcome),

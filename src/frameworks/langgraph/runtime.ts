@@ -260,6 +260,7 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
     config: unknown,
     state: unknown,
   ): Promise<unknown> {
+    const started = performance.now();
     const run = runOf(config) ?? runOf(implicitConfig());
     if (run?.state.failure !== undefined) throw new GateFailedError(run.state.failure);
     let snapshot: InputSnapshot;
@@ -316,6 +317,7 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
         judgement,
         base,
         pauseKey(config, request.toolUseId),
+        started,
       );
       if ('pause' in outcome) {
         observeCall(gate, request, gateName, { verdict: 'ask', rule, reason: 'paused for approval' });

@@ -94,6 +94,8 @@ describe('approvals of a LangGraph run', () => {
       expect(records.map((r) => r.event)).toEqual(['ask', 'approval-granted']);
       // Recorded in the words a Strands approval is: the granted record keeps why the gate asked.
       expect(records[1]).toMatchObject({ verdict: 'allow', reason: 'deleting needs a human' });
+      // Each record says how long its decision took, as a Strands record does.
+      expect(records.map((r) => typeof r.durationMs === 'number' && r.durationMs >= 0)).toEqual([true, true]);
       expect(decided).toHaveLength(1);
     });
 
@@ -159,6 +161,57 @@ describe('approvals of a LangGraph run', () => {
       expect(ran).toEqual([]);
       expect(messagesOf(result as never).find((m) => m.startsWith('tool:'))).toMatch(/approval refused/);
       await agent.invoke(new Command({ resume: approve(pausedA.request, { secret }) }), first);
+      expect(ran).toEqual(['rm({"path":"/tmp/x"})']);
+    });
+  });
+
+  describe('when the approval path changes while a call waits', () => {
+    it('a paused call its path cannot check any more stops the run, and the pause is forgotten', async () => {
+      const ran: string[] = [];
+      let broken = false;
+      const approval = {
+        via: 'interrupt' as const,
+        get check(): (request: ToolCallRequest, answer: unknown) => { granted: true } {
+          if (broken) throw new Error('the approvals module was unloaded');
+          return () => ({ granted: true });
+        },
+      };
+      const agent = createAgent({
+        model: callsOnce('rm', { path: '/tmp/x' }),
+        tools: [recordingTool('rm', ran)],
+        checkpointer: new MemorySaver(),
+      });
+      installMultiagent(agent, {
+        gate: { name: 'g', decide: () => ({ verdict: 'ask', reason: 'risky' }), approval },
+      });
+      const config = { configurable: { thread_id: 'tc' } };
+      await agent.invoke(hi, config);
+      broken = true;
+      const outcome = await settle(agent.invoke(new Command({ resume: 'yes' }), config));
+      expect(String(outcome)).toMatch(
+        /gate "g" paused the call of tool "rm" for approval, and its approval path cannot check it any more/,
+      );
+      expect(ran).toEqual([]);
+    });
+  });
+
+  describe('when the graph has a checkpointer and the gate approves in-process', () => {
+    it('the approver is asked at once, without a pause', async () => {
+      const ran: string[] = [];
+      const agent = createAgent({
+        model: callsOnce('rm', { path: '/tmp/x' }),
+        tools: [recordingTool('rm', ran)],
+        checkpointer: new MemorySaver(),
+      });
+      installMultiagent(agent, {
+        gate: {
+          name: 'g',
+          decide: () => ({ verdict: 'ask', reason: 'risky' }),
+          approval: { via: 'callback', ask: () => ({ granted: true }) },
+        },
+      });
+      const result: unknown = await agent.invoke(hi, { configurable: { thread_id: 'td' } });
+      expect((result as { __interrupt__?: unknown }).__interrupt__).toBeUndefined();
       expect(ran).toEqual(['rm({"path":"/tmp/x"})']);
     });
   });
