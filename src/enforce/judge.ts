@@ -14,6 +14,7 @@ import {
   askGate,
   gateNow,
   noApprovalPath,
+  type UsableApproval,
   writeRecord,
 } from './gate-answer.js';
 import type { AskDecision, GateRecord, ToolCallRequest } from './gate.js';
@@ -23,7 +24,14 @@ import type { GateView } from './gate-identity.js';
 export type Judgement =
   | { readonly verdict: 'allow'; readonly rule?: string; readonly gateId: string }
   /** An `ask` whose approval path pauses the run (`via: 'interrupt'`): the adapter pauses, records and settles it. */
-  | { readonly verdict: 'ask'; readonly reason: string; readonly rule?: string; readonly view: GateView }
+  | {
+      readonly verdict: 'ask';
+      readonly reason: string;
+      readonly rule?: string;
+      readonly view: GateView;
+      /** The approval path as read when the gate asked (read once: the pause uses it, not a second read). */
+      readonly path?: Extract<UsableApproval, { via: 'interrupt' }>;
+    }
   | { readonly verdict: 'deny'; readonly reason: string; readonly rule?: string; readonly gateId: string }
   | { readonly failure: string };
 
@@ -90,7 +98,7 @@ export async function judgeCall(source: GateSource, request: ToolCallRequest, pa
   const ask: AskDecision = { verdict: 'ask', reason: decision.reason, ...rule };
   const path = approvalPathOf(view);
   if (path?.via === 'interrupt' && pauses) {
-    return { verdict: 'ask', reason: decision.reason, ...rule, view };
+    return { verdict: 'ask', reason: decision.reason, ...rule, view, path };
   }
   if (path?.via !== 'callback') {
     const reason = path === undefined ? noApprovalPath(ask) : NO_PAUSE;

@@ -25,6 +25,7 @@ import {
   pendingNotStored,
   readApprovalOutcome,
   readMember,
+  type UsableApproval,
   writeRecord,
 } from '../../enforce/gate-answer.js';
 import type { GateView } from '../../enforce/gate-identity.js';
@@ -129,6 +130,8 @@ export function pausedCall(view: GateView, key: string): { reason: string; rule?
  * @param base - the fields of every record of this call
  * @param key - where the pause is kept (`pauseKey`)
  * @param started - when the tool node took the call (`performance.now()`), for each record's `durationMs`
+ * @param read - the approval path as read when the gate asked, on the pass that pauses (read now when absent: a
+ *   resumed call is not decided again)
  */
 export async function settleAskByInterrupt(
   view: GateView,
@@ -139,6 +142,7 @@ export async function settleAskByInterrupt(
   base: Omit<GateRecord, 'event' | 'verdict'>,
   key: string,
   started: number,
+  read?: UsableApproval,
 ): Promise<AskOutcome> {
   const rule = decision.rule === undefined ? {} : { rule: decision.rule };
   const record = (
@@ -148,7 +152,7 @@ export async function settleAskByInterrupt(
   const byCall = pauses.get(view.gate) ?? new Map<string, Pause>();
   pauses.set(view.gate, byCall);
   const pending = byCall.get(key);
-  const path = approvalPathOf(view);
+  const path = read ?? approvalPathOf(view);
   if (path?.via !== 'interrupt' || interruptFn === undefined) {
     if (pending !== undefined) {
       // A call paused by this gate must be checked by the path that paused it: one that is gone (a getter that

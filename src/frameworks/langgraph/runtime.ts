@@ -318,6 +318,7 @@ export function gatedRunTool(node: ToolNodeLike, gate: ToolNodeGate): ToolNodeLi
         base,
         pauseKey(config, request.toolUseId),
         started,
+        judgement.path,
       );
       if ('pause' in outcome) {
         observeCall(gate, request, gateName, { verdict: 'ask', rule, reason: 'paused for approval' });

@@ -195,6 +195,39 @@ describe('approvals of a LangGraph run', () => {
     });
   });
 
+  describe('when the approval path is read', () => {
+    it('each member is read once on the pass that pauses, and once on the resume', async () => {
+      const reads: string[] = [];
+      const approval = {
+        get via(): 'interrupt' {
+          reads.push('via');
+          return 'interrupt';
+        },
+        get check(): () => { granted: true } {
+          reads.push('check');
+          return () => ({ granted: true });
+        },
+      };
+      const ran: string[] = [];
+      const agent = createAgent({
+        model: callsOnce('rm', { path: '/tmp/x' }),
+        tools: [recordingTool('rm', ran)],
+        checkpointer: new MemorySaver(),
+      });
+      installMultiagent(agent, {
+        gate: { name: 'g', decide: () => ({ verdict: 'ask', reason: 'risky' }), approval },
+      });
+      const config = { configurable: { thread_id: 'te' } };
+      reads.length = 0;
+      await agent.invoke(hi, config);
+      expect(reads).toEqual(['via', 'check']);
+      reads.length = 0;
+      await agent.invoke(new Command({ resume: 'yes' }), config);
+      expect(reads).toEqual(['via', 'check']);
+      expect(ran).toEqual(['rm({"path":"/tmp/x"})']);
+    });
+  });
+
   describe('when the graph has a checkpointer and the gate approves in-process', () => {
     it('the approver is asked at once, without a pause', async () => {
       const ran: string[] = [];
