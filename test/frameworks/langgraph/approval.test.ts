@@ -4,7 +4,14 @@ import type { ChatResult } from '@langchain/core/outputs';
 import { Command, MemorySaver } from '@langchain/langgraph';
 import { createAgent } from 'langchain';
 import { describe, expect, it } from 'vitest';
-import { approve, type GateRecord, installMultiagent, policyGate, type ToolCallRequest } from '../../../src/index.js';
+import {
+  approve,
+  type Gate,
+  type GateRecord,
+  installMultiagent,
+  policyGate,
+  type ToolCallRequest,
+} from '../../../src/index.js';
 import { askPolicy } from '../../helpers/approvals.js';
 import { callsOnce, messagesOf, recordingTool } from '../../helpers/langgraph.js';
 import { settle } from '../../helpers/runs.js';
@@ -72,6 +79,18 @@ function asking(
     },
   });
   return { agent, ran, records, decided };
+}
+
+/** A createAgent agent with a checkpointer whose gate asks for rm, settled through `approval`. */
+function askingThrough(approval: Gate['approval']): { agent: ReturnType<typeof createAgent>; ran: string[] } {
+  const ran: string[] = [];
+  const agent = createAgent({
+    model: callsOnce('rm', { path: '/tmp/x' }),
+    tools: [recordingTool('rm', ran)],
+    checkpointer: new MemorySaver(),
+  });
+  installMultiagent(agent, { gate: { name: 'g', decide: () => ({ verdict: 'ask', reason: 'risky' }), approval } });
+  return { agent, ran };
 }
 
 function pauseOf(result: unknown): PausePayload {
@@ -167,7 +186,6 @@ describe('approvals of a LangGraph run', () => {
 
   describe('when the approval path changes while a call waits', () => {
     it('a paused call its path cannot check any more stops the run, and the pause is forgotten', async () => {
-      const ran: string[] = [];
       let broken = false;
       const approval = {
         via: 'interrupt' as const,
@@ -176,14 +194,7 @@ describe('approvals of a LangGraph run', () => {
           return () => ({ granted: true });
         },
       };
-      const agent = createAgent({
-        model: callsOnce('rm', { path: '/tmp/x' }),
-        tools: [recordingTool('rm', ran)],
-        checkpointer: new MemorySaver(),
-      });
-      installMultiagent(agent, {
-        gate: { name: 'g', decide: () => ({ verdict: 'ask', reason: 'risky' }), approval },
-      });
+      const { agent, ran } = askingThrough(approval);
       const config = { configurable: { thread_id: 'tc' } };
       await agent.invoke(hi, config);
       broken = true;
@@ -208,15 +219,7 @@ describe('approvals of a LangGraph run', () => {
           return () => ({ granted: true });
         },
       };
-      const ran: string[] = [];
-      const agent = createAgent({
-        model: callsOnce('rm', { path: '/tmp/x' }),
-        tools: [recordingTool('rm', ran)],
-        checkpointer: new MemorySaver(),
-      });
-      installMultiagent(agent, {
-        gate: { name: 'g', decide: () => ({ verdict: 'ask', reason: 'risky' }), approval },
-      });
+      const { agent, ran } = askingThrough(approval);
       const config = { configurable: { thread_id: 'te' } };
       reads.length = 0;
       await agent.invoke(hi, config);
@@ -230,19 +233,7 @@ describe('approvals of a LangGraph run', () => {
 
   describe('when the graph has a checkpointer and the gate approves in-process', () => {
     it('the approver is asked at once, without a pause', async () => {
-      const ran: string[] = [];
-      const agent = createAgent({
-        model: callsOnce('rm', { path: '/tmp/x' }),
-        tools: [recordingTool('rm', ran)],
-        checkpointer: new MemorySaver(),
-      });
-      installMultiagent(agent, {
-        gate: {
-          name: 'g',
-          decide: () => ({ verdict: 'ask', reason: 'risky' }),
-          approval: { via: 'callback', ask: () => ({ granted: true }) },
-        },
-      });
+      const { agent, ran } = askingThrough({ via: 'callback', ask: () => ({ granted: true }) });
       const result: unknown = await agent.invoke(hi, { configurable: { thread_id: 'td' } });
       expect((result as { __interrupt__?: unknown }).__interrupt__).toBeUndefined();
       expect(ran).toEqual(['rm({"path":"/tmp/x"})']);
