@@ -1,12 +1,41 @@
 /**
  * Which custom nodes install runs in the run context (their `stream` wrapped, marked): one that declares what it
  * runs, and one accepted as opaque; never a remote node accepted (it runs nothing here). (An object met at two
- * places is listed once; listing it twice would change nothing, as the wrap of a marked node is a no-op.)
+ * places is listed once; listing it twice would change nothing, as the wrap of a marked node is a no-op.) A node
+ * that declares what it runs but whose run cannot be wrapped is refused before anything is gated.
+ *
+ * Stryker on `src/frameworks/strands/install.ts` (enforce and walker sets, `--force`, 2026-12-06): 89.0% of 382
+ * (340 killed / 39 survived / 3 no coverage). Killed since, mutated by hand: the fix given to a declaring node that
+ * cannot be wrapped (line 201, here). Of the rest:
+ * - Unreachable once the preflight passed (it read every orchestrator and node map, or refused): the
+ *   `orchestrator === undefined` and `typeof nodes === 'string'` guards of `acceptedByOrchestrator`,
+ *   `nodeRunsOf` and `lockTree` (7 mutants); the fallbacks of `existingHandle` when an agent found gated has no
+ *   mark (3, no coverage).
+ * - Equivalent: `wrapsLocal`'s early return for a remote entry (3: nothing local is behind an A2A agent);
+ *   `acceptedEntries`' entry-kind test (1: only remote and custom entries have an acceptable problem);
+ *   `acceptedByOrchestrator`'s executor test made true (1: a custom node has no executor, and the node itself is
+ *   compared next); `nodeRunsOf`'s list seeded with a string (1: the filter after it drops what is not an object)
+ *   and its object and `seen` guards (6: a node is an object, and the wrap of a marked node is a no-op); a plugin's
+ *   source set when there is none (1: read back as `?? source`).
+ * - Not triaged (18): the message for a local object behind a wrapper that has a problem of its own (61);
+ *   `parent === undefined` (77, a root is never accepted); the accepted object matched by its executor only
+ *   (99); the `isExecutor`, `opaque` and `isAccepted` tests of `nodeRunsOf` and the kind it passes (135, 140, 141,
+ *   146); a pending plugin's gate taken for an agent in a tree (275, 354, 356: no test installs a tree over an agent
+ *   waiting on its GatePlugin and reads which gate it got); `lockAgentTools` on tools that are not agents (295);
+ *   the path and gate name of an existing handle (266, 267); a mutation's label (382).
  */
 import { A2AAgent } from '@strands-agents/sdk/a2a';
 import { Graph, Node } from '@strands-agents/sdk/multiagent';
+import type { Agent } from '@strands-agents/sdk';
 import { describe, expect, it } from 'vitest';
-import { allowAll, installMultiagent } from '../../../src/index.js';
+import {
+  allowAll,
+  GOVERNS,
+  type GovernanceDeclaration,
+  installMultiagent,
+  isGated,
+  UngateableError,
+} from '../../../src/index.js';
 import { nodeRunMark } from '../../../src/walker/marks.js';
 import { isolateEachTest, say, scriptedAgent } from '../../helpers/sdk.js';
 
@@ -20,6 +49,19 @@ class Opaque extends Node {
   // eslint-disable-next-line require-yield, @typescript-eslint/require-await
   async *handle(): ReturnType<Node['handle']> {
     return { content: [] };
+  }
+}
+
+/** A custom node that declares the agent it runs. */
+class Declaring extends Opaque {
+  constructor(
+    id: string,
+    private readonly _agent: Agent,
+  ) {
+    super(id);
+  }
+  [GOVERNS](): GovernanceDeclaration {
+    return { agents: [this._agent] };
   }
 }
 
@@ -43,6 +85,34 @@ describe('installMultiagent, the runs of custom nodes', () => {
       installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'g/remote', reason: 'gated on its server' }] });
       expect(nodeRunMark(remote)).toBeUndefined();
       expect(Object.hasOwn(remote, 'stream')).toBe(false);
+    });
+  });
+
+  describe('when a node declares what it runs and its run cannot be wrapped', () => {
+    it.each([
+      ['frozen', (node: object): unknown => Object.freeze(node), 'is frozen or sealed, so its run cannot be wrapped'],
+      [
+        'given a fixed own stream',
+        (node: object): unknown =>
+          Object.defineProperty(node, 'stream', { value: () => undefined, configurable: false }),
+        'has a stream that cannot be redefined, so its run cannot be wrapped',
+      ],
+    ])('%s: refuses before gating anything, naming the node and the fix', (_how, fix, reason) => {
+      const inner = scriptedAgent('inner', [say('x')]);
+      const step = new Declaring('step', inner);
+      fix(step);
+      const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')]), step], edges: [] });
+      let error: unknown;
+      try {
+        installMultiagent(graph, { gate: allowAll() });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(UngateableError);
+      expect((error as Error).message).toContain(
+        `"g › step" ${reason} | keep the node extensible, with a stream method that is plain data (no getter, no fixed own stream)`,
+      );
+      expect(isGated(inner)).toBe(false);
     });
   });
 });
