@@ -57,6 +57,27 @@ export function recordBase(request: ToolCallRequest, gateId: string): Omit<GateR
   };
 }
 
+/** What one record of a call adds to the fields every record of it carries. */
+export type RecordEntry = Pick<GateRecord, 'event' | 'verdict' | 'rule' | 'reason' | 'approvalId' | 'approverId'>;
+
+/**
+ * Writes one record of a call: the fields every record of it carries, the entry, and how long since the call was
+ * taken. Within the gate's timeout (`writeRecord` of `gate-answer.ts`).
+ *
+ * @param base - the fields every record of the call carries (`recordBase`)
+ * @param started - when the call was taken (`performance.now()`)
+ * @returns why the record was not taken, or undefined when it was (or the gate takes none)
+ */
+export function recordCall(
+  view: GateView,
+  timeoutMs: number,
+  base: Omit<GateRecord, 'event' | 'verdict'>,
+  started: number,
+  entry: RecordEntry,
+): string | undefined | Promise<string | undefined> {
+  return writeRecord(view, timeoutMs, () => ({ ...base, ...entry, durationMs: performance.now() - started }));
+}
+
 /**
  * Judges one call.
  *
@@ -69,15 +90,8 @@ export async function judgeCall(source: GateSource, request: ToolCallRequest, pa
   const view = gateNow(source);
   if ('failure' in view) return view;
   const base = recordBase(request, view.id);
-  const done = async (
-    entry: Pick<GateRecord, 'event' | 'verdict' | 'rule' | 'reason' | 'approvalId' | 'approverId'>,
-    judgement: Judgement,
-  ): Promise<Judgement> => {
-    const problem = await writeRecord(view, source.timeoutMs, () => ({
-      ...base,
-      ...entry,
-      durationMs: performance.now() - started,
-    }));
+  const done = async (entry: RecordEntry, judgement: Judgement): Promise<Judgement> => {
+    const problem = await recordCall(view, source.timeoutMs, base, started, entry);
     return problem === undefined ? judgement : { failure: problem };
   };
   const decision = await askGate(view, request, undefined, source.timeoutMs);

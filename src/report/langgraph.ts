@@ -3,9 +3,8 @@
  * rows, statuses, summary and exit rule), each row naming its framework. Pure: reads marks, runs nothing.
  */
 import { type Finding, type GateConflict } from '../errors.js';
-import type { GateSource } from '../enforce/gate-source.js';
 import { configuredDefaultGate, type Gate } from '../enforce/gate.js';
-import { CONFIGURED, DEFAULT_DECISION_TIMEOUT_MS, gateSource } from '../enforce/gate-source.js';
+import { CONFIGURED, DEFAULT_DECISION_TIMEOUT_MS, type GateSource, gateSource } from '../enforce/gate-source.js';
 import { langGraphAdapter, notAGraph } from '../frameworks/langgraph/adapter.js';
 import { acceptedLangGraph, type LangGraphAccept, planLangGraph } from '../frameworks/langgraph/install.js';
 import type { FrameworkAdapter } from '../frameworks/seam.js';

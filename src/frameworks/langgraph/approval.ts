@@ -26,8 +26,8 @@ import {
   readApprovalOutcome,
   readMember,
   type UsableApproval,
-  writeRecord,
 } from '../../enforce/gate-answer.js';
+import { type RecordEntry, recordCall } from '../../enforce/judge.js';
 import type { GateView } from '../../enforce/gate-identity.js';
 import { approvalPayload, raisedApproval } from '../../enforce/approval-request.js';
 
@@ -145,10 +145,8 @@ export async function settleAskByInterrupt(
   read?: UsableApproval,
 ): Promise<AskOutcome> {
   const rule = decision.rule === undefined ? {} : { rule: decision.rule };
-  const record = (
-    entry: Pick<GateRecord, 'event' | 'verdict' | 'reason' | 'rule' | 'approvalId' | 'approverId'>,
-  ): string | undefined | Promise<string | undefined> =>
-    writeRecord(view, timeoutMs, () => ({ ...base, ...entry, durationMs: performance.now() - started }));
+  const record = (entry: RecordEntry): string | undefined | Promise<string | undefined> =>
+    recordCall(view, timeoutMs, base, started, entry);
   const byCall = pauses.get(view.gate) ?? new Map<string, Pause>();
   pauses.set(view.gate, byCall);
   const pending = byCall.get(key);
