@@ -39,7 +39,8 @@ export function mutation(
 }
 
 /**
- * Applies every mutation in order. When one throws, every applied one is undone in reverse and one error says so.
+ * Applies every mutation in order. When one throws, every applied one is undone in reverse and one error says so,
+ * naming the one that threw.
  *
  * @param mutations - the plan's mutations, every check already run
  * @param subject - the tree's root as messages name it (`orchestrator=<id>`, `graph=<id>`)
@@ -48,20 +49,18 @@ export function mutation(
  */
 export function applyMutations(mutations: readonly Mutation[], subject: string): readonly Mutation[] {
   const applied: Mutation[] = [];
-  try {
-    for (const planned of mutations) {
+  for (const planned of mutations) {
+    try {
       planned.apply();
-      applied.push(planned);
+    } catch (error) {
+      for (const done of applied.reverse()) done.undo();
+      throw new GateAuditError(
+        'INSTALL_FAILED',
+        `${subject} | install failed midway (${planned.what}) and was rolled back: ${messageOf(error)}`,
+        { cause: error },
+      );
     }
-  } catch (error) {
-    for (const done of applied.reverse()) done.undo();
-    throw new GateAuditError(
-      'INSTALL_FAILED',
-      `${subject} | install failed midway and was rolled back: ${messageOf(error)}`,
-      {
-        cause: error,
-      },
-    );
+    applied.push(planned);
   }
   return applied;
 }

@@ -116,13 +116,22 @@ export function wrapNodeRun(target: object, kind: NodeRunKind): () => void {
   };
   const own = Object.getOwnPropertyDescriptor(target, 'stream');
   const mark: NodeRunMark = Object.freeze({ stream });
+  const restore = (): void => {
+    if (own === undefined) delete (target as Record<string, unknown>).stream;
+    else Object.defineProperty(target, 'stream', own);
+  };
   Object.defineProperty(target, 'stream', { value: stream, writable: false, configurable: true, enumerable: false });
-  Object.defineProperty(target, NODE_RUN_MARK, { value: mark, configurable: true, enumerable: false });
+  try {
+    Object.defineProperty(target, NODE_RUN_MARK, { value: mark, configurable: true, enumerable: false });
+  } catch (error) {
+    // The wrapper cannot be marked (the key is held, fixed in place): it is not left half-made.
+    restore();
+    throw error;
+  }
   noteNodeRunMark(target, mark);
   return () => {
     if (nodeRunMark(target) !== mark) return;
-    if (own === undefined) delete (target as Record<string, unknown>).stream;
-    else Object.defineProperty(target, 'stream', own);
+    restore();
     delete (target as Record<symbol, unknown>)[NODE_RUN_MARK];
     noteNodeRunMark(target, undefined);
   };

@@ -497,6 +497,32 @@ describe('install.ts, line by line', () => {
       });
     }
 
+    it("gives an agent of a tree that waits on its GatePlugin the plugin's timeout, not the tree's", async () => {
+      const slow: Gate = {
+        name: 'slow',
+        decide: async () => {
+          await new Promise((resolve) => setTimeout(resolve, 150));
+          return { verdict: 'allow' };
+        },
+      };
+      const agentOf = (id: string, plugins: GatePlugin[]): Agent =>
+        scriptedAgent(id, [call('ls'), say('x')], { tools: [recordingTool('ls')], plugins });
+      // Without a plugin, the tree's timeout (the default, seconds) lets the slow gate answer: the call runs.
+      const plain = agentOf('plain', []);
+      installMultiagent(new Graph({ id: 'g', nodes: [plain], edges: [] }), { gate: slow });
+      await plain.invoke('go');
+      expect(ran).toEqual(['ls({})@plain']);
+      // The plugin's 20 ms are kept: the gate times out and the call never runs.
+      const waiting = agentOf('waiting', [new GatePlugin({ gate: slow, timeoutMs: 20 })]);
+      const graph = new Graph({ id: 'g', nodes: [waiting], edges: [] });
+      installMultiagent(graph, { gate: slow });
+      const result = await graph.invoke('go');
+      expect(ran).toEqual(['ls({})@plain']);
+      expect(result.results.map((r) => `${r.nodeId}:${r.status}:${String(r.error)}`)).toEqual([
+        expect.stringMatching(/^waiting:FAILED:.*gate "slow" did not decide within 20 ms/),
+      ]);
+    });
+
     it('accepts one millisecond', () => {
       const agent = scriptedAgent('a', [say('x')]);
       expect(install(agent, { gate: allowAll(), timeoutMs: 1 }).isActive()).toBe(true);
@@ -549,6 +575,16 @@ describe('install.ts, line by line', () => {
       );
       expect(configurable(graph, 'id')).toBe(true);
       expect(configurable(team, 'id')).toBe(true);
+    });
+
+    it("leaves the fields of the app's own tools as they were, whatever they hold", () => {
+      const helper = scriptedAgent('helper', [say('x')]);
+      // A tool of the app's own that keeps an agent in a field named as the SDK's agent-as-tool names it.
+      const own = recordingTool('own');
+      Object.defineProperty(own, '_agent', { value: helper, writable: true, configurable: true, enumerable: true });
+      const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')], { tools: [own] })], edges: [] });
+      installMultiagent(graph, { gate: allowAll() });
+      expect(configurable(own, '_agent')).toBe(true);
     });
 
     it('locks nothing when the install is refused', () => {
@@ -610,7 +646,9 @@ describe('install.ts, line by line', () => {
       }
       const failed = error as GateAuditError;
       expect(failed.code).toBe('INSTALL_FAILED');
-      expect(failed.message).toMatch(/^orchestrator=<research> \| install failed midway and was rolled back: \S/);
+      expect(failed.message).toMatch(
+        /^orchestrator=<research> \| install failed midway \(guard of "research-team"\) and was rolled back: \S/,
+      );
       expect(failed.cause).toBeInstanceOf(Error);
       expect(failed.message).toContain((failed.cause as Error).message);
       expect(hookCount(graph)).toBe(hooksBefore);

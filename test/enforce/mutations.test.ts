@@ -45,7 +45,7 @@ describe('applyMutations', () => {
       expect(events).toEqual(['apply a', 'apply b', 'undo b', 'undo a']);
       expect(error).toBeInstanceOf(GateAuditError);
       expect((error as GateAuditError).code).toBe('INSTALL_FAILED');
-      expect((error as Error).message).toBe('tree=<t> | install failed midway and was rolled back: c failed');
+      expect((error as Error).message).toBe('tree=<t> | install failed midway (c) and was rolled back: c failed');
       expect((error as Error).cause).toEqual(new Error('c failed'));
     });
   });

@@ -253,7 +253,7 @@ describe.each([strands, langgraph])('the guarantees, for $name', (framework) => 
       },
     );
     expect(() => applyMutations([...planned.mutations, failing], planned.subject)).toThrow(
-      /^.*\| install failed midway and was rolled back: disk full$/,
+      /^.*\| install failed midway \(a failing change\) and was rolled back: disk full$/,
     );
     expect(audit(root).summary).toEqual(before);
     expect(installThrough(framework.installer, root, { gate: allowAll() }).length).toBeGreaterThan(0);

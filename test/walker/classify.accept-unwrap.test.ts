@@ -114,7 +114,12 @@ describe('an accept entry on a wrapper around something gateable', () => {
     const agent = shellAgent('writer');
     Object.defineProperty(agent, 'invoke', { value: () => Promise.resolve(undefined), configurable: true });
     const graph = new Graph({ id: 'app', nodes: [new TracedAgentNode({ agent })], edges: [] });
-    expect(refusal(graph, 'app/writer')).toMatch(/around a local Agent \("writer"\) that/);
+    // The agent's own problem and fix are named, not the "can be gated" advice of a plain agent.
+    expect(refusal(graph, 'app/writer')).toBe(
+      'accept=<app/writer> | is a TracedAgentNode around a local Agent ("writer") that is an Agent whose "invoke" was ' +
+        'replaced on the instance (an own property or class field), so its hooks may never run, so accept would let ' +
+        'a local Agent run ungated | do not set invoke on the instance; wrap behaviour in hooks or middleware instead',
+    );
   });
 });
 

@@ -25,11 +25,12 @@
  *   the path and gate name of an existing handle (266, 267); a mutation's label (382).
  */
 import { A2AAgent } from '@strands-agents/sdk/a2a';
-import { Graph, Node } from '@strands-agents/sdk/multiagent';
-import type { Agent } from '@strands-agents/sdk';
+import { AgentNode, Graph, MultiAgentNode, Node } from '@strands-agents/sdk/multiagent';
+import type { Agent, AgentResult } from '@strands-agents/sdk';
 import { describe, expect, it } from 'vitest';
 import {
   allowAll,
+  type Gate,
   GOVERNS,
   type GovernanceDeclaration,
   installMultiagent,
@@ -37,7 +38,7 @@ import {
   UngateableError,
 } from '../../../src/index.js';
 import { nodeRunMark } from '../../../src/walker/marks.js';
-import { isolateEachTest, say, scriptedAgent } from '../../helpers/sdk.js';
+import { isolateEachTest, ran, rmAgent, say, scriptedAgent } from '../../helpers/sdk.js';
 
 isolateEachTest();
 
@@ -65,6 +66,40 @@ class Declaring extends Opaque {
   }
 }
 
+/**
+ * A custom executor (not a Node) that runs its agents one after another: behind an `AgentNode` it is called as an
+ * agent (`stream(input, options)`), behind a `MultiAgentNode` as an orchestrator (the same signature). It declares
+ * its agents when asked to.
+ */
+class Crew {
+  constructor(
+    readonly id: string,
+    private readonly _agents: Agent[],
+    private readonly _declares: boolean,
+  ) {}
+  [GOVERNS](): GovernanceDeclaration {
+    return this._declares ? { agents: this._agents } : { agents: [] };
+  }
+  async *stream(input: unknown, options?: unknown): AsyncGenerator<unknown, AgentResult> {
+    let last: AgentResult | undefined;
+    for (const agent of this._agents) last = yield* agent.stream(input as string, options as never);
+    return last!;
+  }
+}
+
+/** A gate that allows every call and notes every place it was told the call runs at. */
+function placesGate(): Gate & { readonly places: string[] } {
+  const places: string[] = [];
+  return {
+    name: 'places',
+    places,
+    decide: (request) => {
+      places.push(request.paths.map((path) => path.join('/')).join(' | '));
+      return { verdict: 'allow' };
+    },
+  };
+}
+
 const wrapped = (node: object): boolean => nodeRunMark(node) !== undefined && Object.hasOwn(node, 'stream');
 
 describe('installMultiagent, the runs of custom nodes', () => {
@@ -75,6 +110,55 @@ describe('installMultiagent, the runs of custom nodes', () => {
       expect(wrapped(legacy)).toBe(false);
       installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'app/legacy', reason: 'reviewed' }] });
       expect(wrapped(legacy)).toBe(true);
+    });
+  });
+
+  describe('when a custom executor declares what it runs', () => {
+    it.each([
+      ['an AgentNode', (crew: Crew): Node => new AgentNode({ agent: crew as never })],
+      ['a MultiAgentNode', (crew: Crew): Node => new MultiAgentNode({ orchestrator: crew as never })],
+    ])('behind %s: wraps the executor (not the node), whose agents then run at their places', async (_, nodeOf) => {
+      const crew = new Crew('crew', [rmAgent('first'), rmAgent('second')], true);
+      const node = nodeOf(crew);
+      const graph = new Graph({ id: 'g', nodes: [node], edges: [], maxSteps: 3 });
+      const gate = placesGate();
+      installMultiagent(graph, { gate });
+      expect({ executor: wrapped(crew), node: wrapped(node) }).toEqual({ executor: true, node: false });
+      await graph.invoke('go');
+      expect(ran).toEqual(['rm({"path":"/first"})@first', 'rm({"path":"/second"})@second']);
+      // The run context the executor's wrapper opens is the graph run's: each agent's one place is known.
+      expect(gate.places).toEqual(['g/crew/first', 'g/crew/second']);
+    });
+  });
+
+  describe('when a custom executor is accepted as opaque', () => {
+    it('wraps it in the run context, behind its AgentNode', () => {
+      const crew = new Crew('crew', [], false);
+      const node = new AgentNode({ agent: crew as never });
+      const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')]), node], edges: [] });
+      installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'g/crew', reason: 'reviewed' }] });
+      expect({ executor: wrapped(crew), node: wrapped(node) }).toEqual({ executor: true, node: false });
+    });
+  });
+
+  describe('when wrapping a run fails midway', () => {
+    it('undoes everything install did, the half-made wrapper of that run included, and names the step', () => {
+      const inner = scriptedAgent('inner', [say('x')]);
+      const step = new Declaring('step', inner);
+      // The mark's key held by something else, fixed in place: the preflight sees no wrapper, and marking the
+      // wrapper fails after the node's stream was replaced.
+      Object.defineProperty(step, Symbol.for('gate-audit.node-run.v1'), { value: undefined });
+      const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')]), step], edges: [] });
+      expect(() => installMultiagent(graph, { gate: allowAll() })).toThrow(
+        expect.objectContaining({
+          code: 'INSTALL_FAILED',
+          message: expect.stringMatching(
+            /^orchestrator=<g> \| install failed midway \(run of node "g\/step"\) and was rolled back: \S/,
+          ) as string,
+        }),
+      );
+      expect(Object.hasOwn(step, 'stream')).toBe(false);
+      expect(isGated(inner)).toBe(false);
     });
   });
 
