@@ -148,8 +148,8 @@ module.exports = {
       name: 'sdk-package-is-a-leaf',
       severity: 'error',
       comment:
-        "which files are the SDK's is decided on Node's loader thread, and the names of a run's steps are read before any SDK copy loads: node builtins only",
-      from: { path: '^src/frameworks/strands/(sdk-package|run-steps)\\.ts$' },
+        "which files are the SDK's is decided on Node's loader thread, the names of a run's steps are read before any SDK copy loads, and the SDK's input key is read by both frameworks' digest: node builtins only",
+      from: { path: '^src/frameworks/strands/(sdk-package|run-steps|sdk-input)\\.ts$' },
       to: { path: '^src/', pathNot: '^$' },
     },
     {

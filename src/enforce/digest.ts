@@ -4,6 +4,7 @@
  */
 
 import { hash } from 'node:crypto';
+import { BACKGROUND_MARKER } from '../frameworks/strands/sdk-input.js';
 
 /**
  * The SHA-256 of a text (UTF-8), in lower-case hex: the one digest of the decision log's chains, the
@@ -14,9 +15,6 @@ import { hash } from 'node:crypto';
 export function sha256Hex(text: string): string {
   return hash('sha256', text, 'hex');
 }
-
-/** Input key the SDK adds to agentic background calls; it is stripped before the tool runs. */
-export const BACKGROUND_MARKER = '_background_execution';
 
 /** Removes the SDK's background-task marker from a top-level input object (without changing the input). */
 export function withoutMarker(input: unknown): unknown {

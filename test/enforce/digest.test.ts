@@ -11,14 +11,8 @@
  * - `sameInput`'s `text === snapshot.text` (→ `false`): a shortcut; the long way gives the same answer.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  BACKGROUND_MARKER,
-  canonicalJson,
-  sameInput,
-  sha256Hex,
-  snapshotInput,
-  withoutMarker,
-} from '../../src/enforce/digest.js';
+import { canonicalJson, sameInput, sha256Hex, snapshotInput, withoutMarker } from '../../src/enforce/digest.js';
+import { BACKGROUND_MARKER } from '../../src/frameworks/strands/sdk-input.js';
 
 describe('sha256Hex', () => {
   it('is the lower-case hex SHA-256 of the UTF-8 text', () => {
