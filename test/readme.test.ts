@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 
 // The README's library example, run exactly as written (the package name resolves to src/ here).
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -25,4 +26,52 @@ it('the README library example runs as written and prints what its comments say'
   const comments = [...code!.matchAll(/^\/\/ (.+)$/gm)].map((m) => m[1]!).filter((c) => c.startsWith('['));
   expect(logged[0]).toEqual(JSON.parse(comments[0]!.replaceAll("'", '"')));
   expect(logged[1]).toBe(1);
+});
+
+/** A command run shown in a page: `$ npx gate-audit …` opening a `text` block, its output, and its exit code. */
+interface ShownRun {
+  readonly page: string;
+  readonly args: string;
+  readonly output: string;
+  readonly exit: number | undefined;
+}
+
+/** Every run shown in README.md and CONTRIBUTING.md, with the exit code the paragraph above it names. */
+function shownRuns(): ShownRun[] {
+  return ['README.md', 'CONTRIBUTING.md'].flatMap((page) => {
+    const text = readFileSync(join(root, page), 'utf8');
+    return [...text.matchAll(/((?:[^\n]+\n)+)\n```text\n\$ npx gate-audit (.*)\n([\s\S]*?)```/g)].map((m) => {
+      const exit = /\bexit (\d)\)/.exec(m[1]!)?.[1];
+      return { page, args: m[2]!, output: m[3]!, exit: exit === undefined ? undefined : Number(exit) };
+    });
+  });
+}
+
+/** A report's per-process gate ids, which differ from run to run, written as the pages write them. */
+const samePerRun = (text: string): string => text.replaceAll(/process:[0-9a-f]{8}/g, 'process:…');
+
+describe('the command runs shown in README.md and CONTRIBUTING.md', () => {
+  const runs = shownRuns();
+
+  it('include the quick start: the bundled example on a terminal and a CI run', () => {
+    expect(runs.filter((r) => r.page === 'README.md').map((r) => `${r.args} (exit ${String(r.exit)})`)).toEqual([
+      'fixtures/graphs/gated-app.ts (exit 0)',
+      'fixtures/graphs/mixed-graph.ts --format github (exit 1)',
+    ]);
+  });
+
+  it.each(runs.map((run) => [`${run.page}: ${run.args}`, run] as const))(
+    '%s prints what is shown, and exits as said',
+    (_, run) => {
+      const done = spawnSync(process.execPath, [join(root, 'bin/gate-audit.js'), ...run.args.split(' ')], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+        timeout: 60_000,
+      });
+      expect(samePerRun(done.stdout)).toBe(run.output);
+      if (run.exit !== undefined) expect(done.status).toBe(run.exit);
+    },
+    60_000,
+  );
 });
