@@ -15,6 +15,7 @@ import {
   isPregel,
   isReactAgent,
   isRemoteGraph,
+  isRunnableTool,
   isToolNode,
   memberOf,
   type PregelLike,
@@ -53,11 +54,24 @@ function nameOf(value: unknown, fallback: string): string {
 }
 
 function toolsOf(tools: readonly unknown[]): SeamTool[] {
-  return tools.map((tool) =>
-    isLocalTool(tool)
-      ? { name: toolName(tool), kind: 'function' as const, gateable: true }
-      : { name: toolName(tool), kind: 'provider' as const, gateable: false },
-  );
+  return tools.map((tool) => {
+    if (isLocalTool(tool)) return { name: toolName(tool), kind: 'function' as const, gateable: true };
+    if (isRunnableTool(tool)) return { name: toolName(tool), kind: 'agent' as const, gateable: false };
+    return { name: toolName(tool), kind: 'provider' as const, gateable: false };
+  });
+}
+
+/** Why a tool node holding a tool the gate cannot stand in front of cannot be gated, and the fix. */
+function foreignToolProblem(tool: SeamTool): { reason: string; fix: string } {
+  return tool.kind === 'agent'
+    ? {
+        reason: `holds "${tool.name}", a runnable used as a tool (asTool()): what it runs is not walked, so an agent or a tool behind it would run ungated`,
+        fix: 'put the graph it runs in the tree as a node or a declared subgraph, or remove it',
+      }
+    : {
+        reason: `holds "${tool.name}", which is not a LangChain tool gate-audit can put the gate in front of`,
+        fix: 'make it a tool built with tool() (a Runnable), or remove it',
+      };
 }
 
 const UNDECLARED_FIX = (name: string): string =>
@@ -102,12 +116,7 @@ function childOf(segment: string, value: unknown, node: PregelNodeLike | undefin
       ...(foreign === undefined
         ? {}
         : {
-            problem: {
-              kind: 'tool-executor' as const,
-              reason: `holds "${foreign.name}", which is not a LangChain tool gate-audit can put the gate in front of`,
-              fix: 'make it a tool built with tool() (a Runnable), or remove it',
-              acceptable: false,
-            },
+            problem: { kind: 'tool-executor' as const, ...foreignToolProblem(foreign), acceptable: false },
           }),
     };
   }
@@ -238,8 +247,11 @@ export const langGraphAdapter: FrameworkAdapter<unknown> = {
     const graph = graphOf(orchestrator);
     const guard = graph === undefined ? undefined : graphGuards.get(graph);
     const reason = guard?.accepted.get(segment);
+    if (reason === undefined) return undefined;
+    // A provider tool has no value of its own: accepted while the agent lists it (the walk asks only then).
+    if (value === undefined) return guard!.nodes.has(segment) ? undefined : reason;
     // A node swapped since install is not what was accepted (the guard cancels it).
-    return reason !== undefined && guard!.nodes.get(segment)?.bound === value ? reason : undefined;
+    return guard!.nodes.get(segment)?.bound === value ? reason : undefined;
   },
   gateState(value: unknown): { state: SeamGateState; gateKey?: unknown; gateName?: string } {
     if (isToolNode(value)) {

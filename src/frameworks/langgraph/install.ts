@@ -231,6 +231,12 @@ function graphMutations(
           const reason = accepted.get(joinPath([...entry.path, name]));
           if (reason !== undefined) acceptedHere.set(name, reason);
         }
+        // A provider tool of a createAgent root is a place with no value of its own: accepted by its segment.
+        for (const child of langGraphAdapter.children(entry.target, undefined)) {
+          if (child.value !== undefined) continue;
+          const reason = accepted.get(joinPath([...entry.path, String(child.segment)]));
+          if (reason !== undefined) acceptedHere.set(String(child.segment), reason);
+        }
         graphGuards.set(graph, { source, path: entry.path, stream, nodes: seen, accepted: acceptedHere });
         const nodesObject = graph.nodes as object;
         graphOfNodes.set(nodesObject, graph);

@@ -133,6 +133,23 @@ export function isLocalTool(value: unknown): value is ToolLike {
   );
 }
 
+/**
+ * Whether a value is a runnable used as a tool (what `runnable.asTool()` returns, a `RunnableToolLike`): named, with a
+ * schema, run through the runnable it binds. It reaches a tool node, but what it runs (a graph, an agent) is not a
+ * tool gate-audit can put the gate in front of.
+ */
+export function isRunnableTool(value: unknown): boolean {
+  if (!isObject(value) || isLocalTool(value)) return false;
+  const bound = readData(value, 'bound');
+  return (
+    typeof readData(value, 'name') === 'string' &&
+    readData(value, 'schema') !== undefined &&
+    typeof memberOf(value, 'invoke') === 'function' &&
+    isObject(bound) &&
+    typeof memberOf(bound, 'invoke') === 'function'
+  );
+}
+
 /** The name of a tool or tool definition, for reports. */
 export function toolName(value: unknown): string {
   if (!isObject(value)) return String(value);
@@ -196,7 +213,7 @@ export function isPlumbing(bound: unknown): boolean {
 export function providerToolsOf(agent: unknown): unknown[] {
   const options = readData(agent, 'options');
   const tools = isObject(options) ? readData(options, 'tools') : undefined;
-  return Array.isArray(tools) ? tools.filter((tool) => !isLocalTool(tool)) : [];
+  return Array.isArray(tools) ? tools.filter((tool) => !isLocalTool(tool) && !isRunnableTool(tool)) : [];
 }
 
 /** Where `@langchain/core` keeps its AsyncLocalStorage (any copy in the process), and the config's key in a store. */
