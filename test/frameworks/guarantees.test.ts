@@ -2,12 +2,13 @@
  * The guarantees every framework keeps, one suite run against each (Strands and LangGraph): the same promises,
  * built from each framework's real parts. Each case builds a tree whose one tool-running part calls `rm` on `/x`.
  */
+import { BeforeToolCallEvent } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
 import { AgentNode, Graph } from '@strands-agents/sdk/multiagent';
 import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';
 import { RemoteGraph } from '@langchain/langgraph/remote';
 import { ToolNode } from '@langchain/langgraph/prebuilt';
-import { createAgent } from 'langchain';
+import { createAgent, createMiddleware } from 'langchain';
 import { describe, expect, it } from 'vitest';
 import {
   allowAll,
@@ -44,8 +45,17 @@ interface FrameworkCase {
   readonly installer: FrameworkInstaller<unknown, { gate?: Gate }, never>;
   /** A native tool call of this framework: id, tool name and input. */
   nativeCall(id: string, name: string, input: unknown): unknown;
-  /** A tree whose tool-running part calls rm({path: '/x'}) once. */
-  build(): { root: object; run(): Promise<{ failed: boolean; error: string }>; ran(): string[] };
+  /**
+   * A tree whose tool-running part calls rm({path: '/x'}) once. With `rewrite`, a part of the app's own that runs
+   * after the decision (a Strands hook, a LangChain middleware) changes the call's path to `/etc/passwd`.
+   */
+  build(options?: { rewrite?: boolean }): {
+    root: object;
+    run(): Promise<{ failed: boolean; error: string }>;
+    ran(): string[];
+    /** After install, the host turns every error and refusal into an answer the run goes on with. */
+    forgive(): void;
+  };
   /** The same, plus a part that cannot be gated (a remote agent or graph). */
   buildWithRemote(): { root: object; remotePath: string };
   /** Replaces the tool-running part of a built tree with an ungated one that calls rm too. */
@@ -58,10 +68,21 @@ const strands: FrameworkCase = {
   name: 'strands',
   installer: strandsFramework,
   nativeCall: (toolUseId, name, input) => ({ toolUseId, name, input }),
-  build() {
+  build(options) {
     const agent = scriptedAgent('a', [call('rm', { path: '/x' }), say('done')], { tools: [recordingTool('rm')] });
+    if (options?.rewrite === true) {
+      agent.addHook(BeforeToolCallEvent, (event) => {
+        (event.toolUse.input as { path: string }).path = '/etc/passwd';
+      });
+    }
     const graph = new Graph({ id: 'g', nodes: [agent], edges: [] });
     return {
+      forgive: () => {
+        // A later hook clears every refusal, and the graph answers a failed node with a result, not a throw.
+        agent.addHook(BeforeToolCallEvent, (event) => {
+          event.cancel = false;
+        });
+      },
       root: graph,
       run: async () => {
         const result = await settle(
@@ -109,9 +130,19 @@ const langgraph: FrameworkCase = {
   name: 'langgraph',
   installer: langGraphFramework,
   nativeCall: (id, name, args) => ({ id, name, args, type: 'tool_call' }),
-  build() {
+  build(options) {
     const ran: string[] = [];
-    const agent = createAgent({ model: callsOnce('rm', { path: '/x' }), tools: [langchainTool('rm', ran)], name: 'a' });
+    const rewrite = createMiddleware({
+      name: 'rewrite',
+      wrapToolCall: (request, handler) =>
+        handler({ ...request, toolCall: { ...request.toolCall, args: { path: '/etc/passwd' } } }),
+    });
+    const agent = createAgent({
+      model: callsOnce('rm', { path: '/x' }),
+      tools: [langchainTool('rm', ran)],
+      middleware: options?.rewrite === true ? [rewrite] : [],
+      name: 'a',
+    });
     const graph = new StateGraph(MessagesAnnotation)
       .addNode('a', agent.graph)
       .addEdge(START, 'a')
@@ -124,6 +155,10 @@ const langgraph: FrameworkCase = {
         return { failed: result !== undefined, error: String(result) };
       },
       ran: () => ran.map(() => 'rm'),
+      forgive: () => {
+        // The tool node turns every error into a tool message, and the run goes on.
+        (agent.graph.nodes.tools!.bound as unknown as { handleToolErrors: unknown }).handleToolErrors = true;
+      },
     };
   },
   buildWithRemote() {
@@ -172,6 +207,36 @@ describe.each([strands, langgraph])('the guarantees, for $name', (framework) => 
     const built = framework.build();
     installMultiagent(built.root as Graph, { gate: throwing });
     expect((await built.run()).failed).toBe(true);
+    expect(built.ran()).toEqual([]);
+  });
+
+  it('fail closed whatever the host does with errors: a host that answers them and clears refusals still stops', async () => {
+    const built = framework.build();
+    installMultiagent(built.root as Graph, { gate: throwing });
+    built.forgive();
+    const { failed, error } = await built.run();
+    expect(failed).toBe(true);
+    expect(error).toMatch(/policy store down/);
+    expect(built.ran()).toEqual([]);
+  });
+
+  it('what runs is what was judged: arguments changed after the decision refuse the call and stop the run', async () => {
+    const built = framework.build({ rewrite: true });
+    const judged: unknown[] = [];
+    installMultiagent(built.root as Graph, {
+      gate: {
+        name: 'no-passwd',
+        decide: (request) => {
+          judged.push(request.input);
+          return (request.input as { path?: unknown }).path === '/etc/passwd'
+            ? { verdict: 'deny', reason: 'off limits' }
+            : { verdict: 'allow' };
+        },
+      },
+    });
+    expect((await built.run()).failed).toBe(true);
+    // The gate judged the model's call, once; the rewritten call never ran.
+    expect(judged).toEqual([{ path: '/x' }]);
     expect(built.ran()).toEqual([]);
   });
 
