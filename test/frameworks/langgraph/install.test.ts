@@ -5,10 +5,12 @@ import type { StructuredToolInterface } from '@langchain/core/tools';
 import { describe, expect, it } from 'vitest';
 import {
   allowAll,
+  assertFullyGated,
   audit,
   denyAll,
   type Gate,
   GateFailedError,
+  install,
   installMultiagent,
   policyGate,
   type ToolCallRequest,
@@ -170,6 +172,23 @@ describe('installMultiagent(createAgent agent)', () => {
     expect(installMultiagent(agent, { gate })).toHaveLength(1);
     expect(installMultiagent(agent, { gate })).toEqual([]);
     expect(audit(agent).summary.ungated).toBe(0);
+  });
+});
+
+describe('install and assertFullyGated on a createAgent agent (the public API takes it as it takes a Strands tree)', () => {
+  it('install gates it, assertFullyGated then holds, and a denied call never runs', async () => {
+    const ran: string[] = [];
+    const agent = createAgent({
+      model: callsOnce('read', { path: '/tmp' }),
+      tools: [recordingTool('read', ran)],
+      name: 'r',
+    });
+    expect(() => assertFullyGated(agent)).toThrow(/not every node is gated/);
+    expect(install(agent, { gate: denyAll() })).toHaveLength(1);
+    assertFullyGated(agent);
+    const result = await agent.invoke(hi);
+    expect(ran).toEqual([]);
+    expect(messagesOf(result).some((m) => m.includes('BLOCKED'))).toBe(true);
   });
 });
 
