@@ -3,7 +3,8 @@
  * gate-audit's neutral walk and reports. Reads only (install's mutations are in `install.ts`).
  */
 import { GateAuditError } from '../../errors.js';
-import { LANGGRAPH_MARK } from '../../walker/marks.js';
+import { readDeclaration } from '../../walker/declare.js';
+import { GOVERNS, LANGGRAPH_MARK } from '../../walker/marks.js';
 import { readData } from '../../walker/safe-read.js';
 import type { FrameworkAdapter, SeamChild, SeamGateState, SeamTool } from '../seam.js';
 import { graphGuards, graphProblem, toolNodeGates, toolNodeIntact } from './runtime.js';
@@ -88,6 +89,45 @@ function isEntrypoint(graph: unknown): boolean {
   );
 }
 
+/**
+ * The one node of the functional API's `entrypoint`: opaque (its tasks are called inside its function), unless the
+ * entrypoint declares the graphs its tasks run under `GOVERNS` (as a custom Strands node declares its agents):
+ * `workflow[Symbol.for('gate-audit.governs.v1')] = () => ({ agents: [agent.graph] })`. The declared graphs are then
+ * walked, gated and judged as a declared function node's subgraphs are.
+ */
+function entrypointChild(segment: string, value: unknown, owner: unknown): SeamChild {
+  const declared = readDeclaration(owner);
+  const problem = (reason: string): SeamChild => ({
+    segment,
+    value,
+    kind: 'custom',
+    problem: {
+      kind: 'custom-node',
+      reason,
+      fix: `declare the graphs its tasks run (a [Symbol.for('${GOVERNS.description ?? ''}')]() method on the entrypoint returning { agents: [graph, ...] }), build the workflow as a StateGraph whose nodes are its tasks, or accept it`,
+      acceptable: true,
+    },
+  });
+  if (declared === undefined) {
+    return problem(
+      "is the functional API's entrypoint: the tasks it runs are called inside its function, where gate-audit cannot see them, so a tool or an agent a task runs is ungated",
+    );
+  }
+  if ('error' in declared) return problem(`is the functional API's entrypoint, and ${declared.error}`);
+  if (declared.createsGatedAgents) {
+    return problem(
+      "is the functional API's entrypoint, and its declaration says it creates gated agents, which only a Strands node can (gatedAgent())",
+    );
+  }
+  return {
+    segment,
+    value,
+    kind: 'custom',
+    declared: () =>
+      declared.agents.map((graph, index) => childOf(nameOf(graph, `subgraph-${index}`), graph, undefined)),
+  };
+}
+
 /** What one runnable is, as a child named `segment` (of the graph `owner`). */
 function childOf(segment: string, value: unknown, node: PregelNodeLike | undefined, owner?: unknown): SeamChild {
   const graph = graphOf(value);
@@ -120,20 +160,7 @@ function childOf(segment: string, value: unknown, node: PregelNodeLike | undefin
           }),
     };
   }
-  if (owner !== undefined && isEntrypoint(owner)) {
-    return {
-      segment,
-      value,
-      kind: 'custom',
-      problem: {
-        kind: 'custom-node',
-        reason:
-          "is the functional API's entrypoint: the tasks it runs are called inside its function, where gate-audit cannot see them, so a tool or an agent a task runs is ungated",
-        fix: 'build the workflow as a StateGraph whose nodes are its tasks (tool nodes and agents are then gated), or accept it',
-        acceptable: true,
-      },
-    };
-  }
+  if (owner !== undefined && isEntrypoint(owner)) return entrypointChild(segment, value, owner);
   const subgraphs = node === undefined ? undefined : readData(node, 'subgraphs');
   if (Array.isArray(subgraphs)) {
     return {

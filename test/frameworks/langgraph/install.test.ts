@@ -10,6 +10,7 @@ import {
   denyAll,
   type Gate,
   GateFailedError,
+  GOVERNS,
   install,
   installMultiagent,
   policyGate,
@@ -312,5 +313,54 @@ describe('the functional API', () => {
     expect(() => installMultiagent(flow, { gate: allowAll() })).toThrow(UngateableError);
     installMultiagent(flow, { gate: allowAll(), accept: [{ path: 'flow/flow', reason: 'its tasks call no tool' }] });
     expect(audit(flow).nodes.find((n) => n.path.join('/') === 'flow/flow')?.status).toBe('accepted');
+  });
+
+  describe('when the entrypoint declares the graphs its tasks run', () => {
+    it('walks them, gates them at install, and a task running a declared agent runs its tools under the gate', async () => {
+      const ran: string[] = [];
+      const agent = createAgent({
+        model: callsOnce('rm', { path: '/x' }),
+        tools: [recordingTool('rm', ran)],
+        name: 'worker',
+      });
+      const work = task('work', async (text: string) => agent.invoke({ messages: [{ role: 'user', content: text }] }));
+      const flow = entrypoint({ name: 'flow', checkpointer: new MemorySaver() }, async (text: string) => {
+        await work(text);
+        return 'done';
+      });
+      Object.assign(flow, { [GOVERNS]: () => ({ agents: [agent.graph] }) });
+      const statuses = (): string[] => audit(flow).nodes.map((n) => `${n.path.join('/')}:${n.status}`);
+      expect(statuses()).toEqual([
+        'flow:ungated',
+        'flow/flow:ungated',
+        'flow/flow/worker:ungated',
+        'flow/flow/worker/tools:ungated',
+      ]);
+      installMultiagent(flow, { gate: denyAll() });
+      // Declared, not proven: the entrypoint's row is attested, as a declared function node's is.
+      expect(statuses()).toEqual([
+        'flow:gated',
+        'flow/flow:attested',
+        'flow/flow/worker:gated',
+        'flow/flow/worker/tools:gated',
+      ]);
+      await flow.invoke('go', { configurable: { thread_id: 't' } });
+      expect(ran).toEqual([]);
+    });
+
+    it('a declaration that throws is the problem it reports, and install refuses it', () => {
+      const flow = entrypoint({ name: 'flow', checkpointer: new MemorySaver() }, (x: number) => x);
+      Object.assign(flow, {
+        [GOVERNS]: () => {
+          throw new Error('not ready');
+        },
+      });
+      const row = audit(flow).nodes.find((n) => n.path.join('/') === 'flow/flow');
+      expect(row).toMatchObject({
+        status: 'ungateable',
+        reason: "is the functional API's entrypoint, and its governance declaration threw: not ready",
+      });
+      expect(() => installMultiagent(flow, { gate: allowAll() })).toThrow(UngateableError);
+    });
   });
 });
