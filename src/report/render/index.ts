@@ -40,13 +40,23 @@ export type Renderer = (report: CoverageReport, options: RenderOptions) => strin
 /** A renderer that needs a moment (the HTML page lays out its picture with Graphviz). */
 export type PageRenderer = (report: CoverageReport, options: RenderOptions) => Promise<string>;
 
+/** What the docs say of a format (`npm run docs:formats` writes both into docs/cli.md). */
+interface FormatDoc {
+  /** A few words for the `--format` row of the options table. */
+  readonly summary: string;
+  /** What it writes, for the list under "Output formats" (Markdown, one paragraph). */
+  readonly doc: string;
+}
+
 /**
- * One format: the syntax its final pass writes escapes in (`own`: the renderer passes its own lines), and its
- * renderer, synchronous (`render`) or asynchronous (`page`).
+ * One format: the syntax its final pass writes escapes in (`own`: the renderer passes its own lines), its
+ * renderer, synchronous (`render`) or asynchronous (`page`), and what the docs say of it.
  */
-export type FormatEntry =
-  | { readonly escape: CommandEscape | 'own'; readonly render: Renderer }
-  | { readonly escape: CommandEscape | 'own'; readonly page: PageRenderer };
+export type FormatEntry = FormatDoc &
+  (
+    | { readonly escape: CommandEscape | 'own'; readonly render: Renderer }
+    | { readonly escape: CommandEscape | 'own'; readonly page: PageRenderer }
+  );
 
 const ruleOf = (options: RenderOptions): { exitRule?: ExitRule } =>
   options.exitRule === undefined ? {} : { exitRule: options.exitRule };
@@ -62,20 +72,83 @@ export const FORMATS = {
   text: {
     escape: 'text',
     render: (report, options) => renderText(report, { quiet: options.quiet === true, ...ruleOf(options) }),
+    summary: 'default elsewhere',
+    doc:
+      'one row per node (status glyph, indented id, kind, status, reason, its gate as `gate: name [n]`, tools), its ' +
+      'fix (none for an accepted node: its reason says why it is acknowledged) and warnings under it, then a ' +
+      "`gates:` legend with each gate's full id (a per-process id is marked as such, and two different gates under " +
+      'one name are flagged: names are not identities), then the summary. A bundle of several modules puts each ' +
+      'root under a `── module#export` heading.',
   },
-  json: { escape: 'json', render: (report) => renderJson(report) },
+  json: {
+    escape: 'json',
+    render: (report) => renderJson(report),
+    summary: 'the validated report',
+    doc:
+      "the report. The CLI's JSON report gives each source its `projectModule` (the module's path from the project " +
+      'root) and, under `--shard`, a `shard { index, count, modulesDigest }`: what `gate-audit merge` joins on.',
+  },
   markdown: {
     escape: 'backslash',
     render: (report, options) => renderMarkdown(report, { quiet: options.quiet === true, ...ruleOf(options) }),
+    summary: 'a CI step summary',
+    doc:
+      'a heading with the verdict (`✘ the run fails: …` naming every reason, `✘ not fully gated: 2 to fix`, ' +
+      '`✔ fully gated`, or `✔ nothing to fix (1 attested, 1 accepted)`), the summary, a table with the nodes that ' +
+      'are not gated first (glyph, path, kind, status, reason, gate, fix), a table of gates with full ids, warnings ' +
+      'and refusals. A bundle lists its modules.',
   },
-  sarif: { escape: 'json', render: (report, options) => renderSarif(report, options.version, options.sarif) },
-  junit: { escape: 'xml', render: (report) => renderJunit(report) },
-  mermaid: { escape: 'mermaid', render: (report) => renderMermaid(report) },
-  dot: { escape: 'backslash', render: (report) => renderDot(report) },
-  github: { escape: 'own', render: (report, options) => renderGithub(report, ruleOf(options)) },
+  sarif: {
+    escape: 'json',
+    render: (report, options) => renderSarif(report, options.version, options.sarif),
+    summary: '2.1.0, one rule per problem kind, a stable fingerprint per node path',
+    doc:
+      'one result per node that fails a run, an `error` for each note that fails it, an accepted node as a `note` ' +
+      "with a `suppressions` entry carrying its reason; each result's `properties` carry the node's `status` and " +
+      "`gate`, the run's `properties.gates` every gate of the report with its node count.",
+  },
+  junit: {
+    escape: 'xml',
+    render: (report) => renderJunit(report),
+    summary: 'one test case per node',
+    doc:
+      'one test case per node and per note; a `<failure>` exactly for the nodes and notes that fail a run, ' +
+      '`<skipped>` with the reason for an accepted node. A bundle gets one test suite per module ' +
+      "(`module#export`); class names are the node's parents joined with ` › `, with each `.` written `․` " +
+      "(U+2024) so CI viewers do not split an id like `v1.2` or a module's file name into packages.",
+  },
+  mermaid: {
+    escape: 'mermaid',
+    render: (report) => renderMermaid(report),
+    summary: 'a picture of the coverage graph, for Markdown',
+    doc: 'a picture of the coverage graph, as a Mermaid flowchart ([Pictures](#pictures-of-the-coverage-graph)).',
+  },
+  dot: {
+    escape: 'backslash',
+    render: (report) => renderDot(report),
+    summary: 'a picture of the coverage graph, for Graphviz',
+    doc: 'a picture of the coverage graph, as Graphviz DOT ([Pictures](#pictures-of-the-coverage-graph)).',
+  },
+  github: {
+    escape: 'own',
+    render: (report, options) => renderGithub(report, ruleOf(options)),
+    summary: 'GitHub Actions annotations',
+    doc:
+      'GitHub Actions workflow commands, one per line: an `::error` for each node that fails the run under the ' +
+      'exit rule in force (with `--min-coverage`, only orchestrators that are not gated, plus an `::error` when ' +
+      'coverage is under the minimum), an `::error` for each note that fails the run, a `::warning` for each ' +
+      "accepted node (with its reason) and each other node that is not gated, each with `file` (the node's module, " +
+      'when the report knows it) and a `title` naming the status, kind and path; then one `::notice` with the ' +
+      'summary, which names every reason the run fails. GitHub shows at most 10 errors and 10 warnings per step; ' +
+      'the notice counts them all.',
+  },
   html: {
     escape: 'xml',
     page: async (report, options) => await renderHtmlPage(report, options.exitRule ?? {}, options.warn),
+    summary: 'one self-contained page to open in a browser, [below](#in-a-browser---format-html)',
+    doc:
+      'one self-contained page with the summary, the tree, the detail of the selected node, filters and the ' +
+      'picture of the coverage graph ([In a browser](#in-a-browser---format-html)).',
   },
 } as const satisfies Readonly<Record<string, FormatEntry>>;
 

@@ -3,6 +3,7 @@
  * the docs' list are read from it, and every format in it, whatever it is, goes through the hostile-data checks
  * (nothing hidden, no line a CI runner reads as a command but `github`'s own) without being named here.
  */
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -33,18 +34,22 @@ describe('the map of formats', () => {
   describe('docs/cli.md', () => {
     const doc = readFileSync(join(root, 'docs/cli.md'), 'utf8');
 
-    it('describes exactly the formats of the map under "Output formats"', () => {
+    it('is what `npm run docs:formats` writes from the map (its --format row and its list of formats)', () => {
+      const script = spawnSync(process.execPath, ['scripts/docs-formats.mjs'], { cwd: root, encoding: 'utf8' });
+      expect(script.status, script.stderr).toBe(0);
+      expect(doc, 'docs/cli.md is behind the map of formats: run `npm run docs:formats`').toBe(script.stdout);
+    });
+
+    it('describes exactly the formats of the map under "Output formats", each with its doc', () => {
       const section = /\n## Output formats\n([\s\S]*?)\n##/.exec(doc)?.[1] ?? '';
-      const listed = [...section.matchAll(/^- ((?:`[a-z]+`(?:, )?)+):/gm)].flatMap((m) =>
-        [...(m[1] ?? '').matchAll(/`([a-z]+)`/g)].map((n) => n[1] ?? ''),
-      );
-      expect(listed.sort()).toEqual([...MAP_NAMES].sort());
+      const listed = [...section.matchAll(/^- `([a-z]+)`:/gm)].map((m) => m[1] ?? '');
+      expect(listed).toEqual(MAP_NAMES);
     });
 
     it('names exactly the reporter formats in the row of --format', () => {
       const row = doc.split('\n').find((line) => line.startsWith('| `--format <name>`')) ?? '';
       const described = row.split(' | ')[1] ?? '';
-      const named = [...described.matchAll(/`([a-z]+)`/g)].map((m) => m[1] ?? '');
+      const named = [...described.matchAll(/`([a-z]+)` \(/g)].map((m) => m[1] ?? '');
       expect(named.sort()).toEqual([...REPORTER_FORMATS].sort());
     });
   });
