@@ -6,11 +6,16 @@
  */
 import { inTestedRange, readPackageVersion } from '../versions.js';
 
-/** The versions the suite ran on, both ends included (CI runs the oldest and the newest). */
+/**
+ * The versions the suite ran on, both ends included (CI runs the oldest and the newest). A tool node is refused
+ * outside its package's range (`@langchain/langgraph` for the prebuilt one, `langchain` for `createAgent`'s);
+ * `@langchain/core` (tools, messages, callbacks) is reported by `--version` against its range.
+ */
 export const LANGGRAPH_TESTED: Readonly<Record<string, { readonly min: string; readonly max: string }>> = Object.freeze(
   {
     '@langchain/langgraph': Object.freeze({ min: '1.4.18', max: '1.7.3' }),
     langchain: Object.freeze({ min: '1.5.0', max: '1.5.14' }),
+    '@langchain/core': Object.freeze({ min: '1.2.0', max: '1.4.0' }),
   },
 );
 

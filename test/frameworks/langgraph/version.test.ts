@@ -1,17 +1,32 @@
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { createAgent } from 'langchain';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { allowAll, audit, installMultiagent, UngateableError } from '../../../src/index.js';
 import { installedVersion, LANGGRAPH_TESTED, setLangGraphVersions } from '../../../src/frameworks/langgraph/version.js';
 import { inTestedRange } from '../../../src/frameworks/versions.js';
+import { root } from '../../helpers/cli.js';
 import { callsOnce, recordingTool } from '../../helpers/langgraph.js';
 
 afterEach(() => setLangGraphVersions());
 
 describe('the tested LangGraph range', () => {
   it('holds the versions installed here (CI runs the oldest and the newest: the lock file pins the newest)', () => {
-    for (const name of ['@langchain/langgraph', 'langchain']) {
+    expect(Object.keys(LANGGRAPH_TESTED).sort()).toEqual(['@langchain/core', '@langchain/langgraph', 'langchain']);
+    for (const name of Object.keys(LANGGRAPH_TESTED)) {
       expect(inTestedRange(installedVersion(name) ?? 'none', LANGGRAPH_TESTED[name]!), name).toBe(true);
+    }
+  });
+
+  it("is the peer range's lower end and the pinned devDependency, package by package (what CI installs)", () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      peerDependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    for (const [name, range] of Object.entries(LANGGRAPH_TESTED)) {
+      expect(manifest.peerDependencies[name], name).toMatch(new RegExp(`^>=${range.min.replaceAll('.', '\\.')} `));
+      expect(manifest.devDependencies[name], name).toBe(range.max);
     }
   });
 

@@ -277,10 +277,11 @@ describe('gate-audit (the CLI)', () => {
       /^@strands-agents\/sdk 1\.\d+\.\d+ \(.*node_modules\/@strands-agents\/sdk\/package\.json\): inside the tested range$/,
     );
     expect(lines[2]).toBe(`tested range: @strands-agents/sdk ${RANGE}`);
-    // Then each LangGraph.js package installed (both are, here), with its own tested range.
+    // Then each LangGraph.js package installed (all three are, here), with its own tested range.
     expect(lines.slice(3)).toEqual([
       expect.stringMatching(/^@langchain\/langgraph \d+\.\d+\.\d+: inside the tested range \(>=\S+ <=\S+\)$/),
       expect.stringMatching(/^langchain \d+\.\d+\.\d+: inside the tested range \(>=\S+ <=\S+\)$/),
+      expect.stringMatching(/^@langchain\/core \d+\.\d+\.\d+: inside the tested range \(>=\S+ <=\S+\)$/),
     ]);
     pretend('1.25.0');
     expect((await cli('--version')).out).toContain('@strands-agents/sdk 1.25.0 ((simulated by the test)): OUTSIDE');
