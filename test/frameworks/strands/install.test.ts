@@ -51,7 +51,7 @@ describe('strandsFramework.plan with an accepted opaque node', () => {
     const accept = [{ path: 'app/legacy', reason: 'reviewed: runs no tools' }];
     const planned = strandsFramework.plan(graph, { gate: allowAll(), accept });
     // No mutation wraps the frozen node's run: it is left as it was.
-    expect(planned.mutations.map((m) => m.what)).toEqual(['agent "writer"', 'guard of app']);
+    expect(planned.mutations.map((m) => m.what)).toEqual(['agent "writer"', 'guard of "app"']);
     planned.commit(applyMutations(planned.mutations, planned.subject));
     expect(audit(graph).nodes.map((n) => `${n.id}:${n.status}`)).toEqual([
       'app:gated',
@@ -67,6 +67,6 @@ const PLACES: [string, string][] = [
   ['agent "tester"', 'release/build/tester'],
   ['agent "tester"', 'release/tester'],
   ['agent "notes"', 'release/notes'],
-  ['guard of release', 'release'],
-  ['guard of build', 'release/build'],
+  ['guard of "release"', 'release'],
+  ['guard of "build"', 'release/build'],
 ];
