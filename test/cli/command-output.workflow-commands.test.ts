@@ -2,7 +2,7 @@
  * No output of any command can be made to start a CI runner's workflow command (issue 37, items 8 and 11),
  * through the built command (`dist/`) in its own process: stdout, stderr and every report file, of the audit,
  * `merge`, `observed`, `verify-log`, `check-policy` and `approvals`, and what a loading module prints through
- * the CLI. Each output is read by the runner's rule (`../report/runner-commands.ts`); the `github` format's own
+ * the CLI. Each output is read by the runner's rule (`../helpers/runner-commands.ts`); the `github` format's own
  * command lines are the one exemption.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gateAudit, type Run, scratchFolder } from '../helpers/built-command.js';
 import { FORMAT_NAMES } from '../../src/report/render/index.js';
 import { OBSERVED_FORMAT_NAMES } from '../../src/report/render/observed/index.js';
-import { OWN_COMMAND, runnerCommands } from '../report/runner-commands.js';
+import { OWN_COMMAND, runnerCommands } from '../helpers/runner-commands.js';
 
 const { scratch, at, rel } = scratchFolder('workflow-commands');
 

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { type Gate, install, installMultiagent, type ToolCallRequest } from '../../src/index.js';
 import { runOrchestrator, say, scriptedAgent } from '../helpers/sdk.js';
-import { watchToolResults } from './support.js';
+import { watchToolResults } from '../helpers/reliability.js';
 
 beforeEach(() => {
   vi.spyOn(console, 'error').mockImplementation(() => undefined);

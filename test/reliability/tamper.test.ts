@@ -28,7 +28,7 @@ import {
   say,
   scriptedAgent,
 } from '../helpers/sdk.js';
-import { watchToolResults } from './support.js';
+import { watchToolResults } from '../helpers/reliability.js';
 
 type Scripted = ReturnType<typeof scriptedAgent>;
 

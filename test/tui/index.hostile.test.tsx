@@ -8,7 +8,7 @@ import { summarize } from '../../src/report/audit.js';
 import { STATUS_GLYPH } from '../../src/report/render/glyphs.js';
 import { hasHiddenCharacters } from '../../src/escape.js';
 import { CoverageApp } from '../../src/tui/CoverageApp.js';
-import { hostileReport, SGR } from '../report/hostile.js';
+import { hostileReport, SGR } from '../helpers/hostile-report.js';
 
 type Rendered = ReturnType<typeof render>;
 

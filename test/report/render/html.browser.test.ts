@@ -16,7 +16,7 @@ import { type CoverageNode, type CoverageReport, CoverageReportSchema } from '..
 import { hasHiddenCharacters, visible, visiblePath } from '../../../src/escape.js';
 import { launchBrowser, openFile } from '../../helpers/browser.js';
 import { cli } from '../../helpers/cli.js';
-import { ATTACKS } from '../hostile.js';
+import { ATTACKS } from '../../helpers/hostile-report.js';
 
 let browser: Browser;
 let dir: string;

@@ -17,7 +17,7 @@ import { layoutSvg } from '../../../src/report/render/svg.js';
 import { summaryLine, tally, verdict } from '../../../src/report/render/summary.js';
 import { type CoverageNode, type CoverageReport, CoverageReportSchema } from '../../../src/report/schema.js';
 import { hasHiddenCharacters, visible, visiblePath } from '../../../src/escape.js';
-import { expectNothingHidden, hostileReport } from '../hostile.js';
+import { expectNothingHidden, hostileReport } from '../../helpers/hostile-report.js';
 
 const RUNS = { numRuns: Number(process.env.HOSTILE_RUNS ?? 150) };
 

@@ -12,8 +12,8 @@ import { REPORTER_FORMATS, ReporterSchema } from '../../../src/config.js';
 import { FORMAT_NAMES, FORMATS, PAGE_RENDERERS, RENDERERS, renderFormat } from '../../../src/report/render/index.js';
 import { hasHiddenCharacters } from '../../../src/escape.js';
 import { root } from '../../helpers/cli.js';
-import { ATTACKS, COMMAND_ATTACKS, hostileReport } from '../hostile.js';
-import { OWN_COMMAND, runnerCommands } from '../runner-commands.js';
+import { ATTACKS, COMMAND_ATTACKS, hostileReport } from '../../helpers/hostile-report.js';
+import { OWN_COMMAND, runnerCommands } from '../../helpers/runner-commands.js';
 
 const RUNS = Number(process.env.HOSTILE_RUNS ?? 40);
 

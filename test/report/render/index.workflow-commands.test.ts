@@ -12,8 +12,8 @@ import { FORMAT_NAMES, renderFormat } from '../../../src/report/render/index.js'
 import { OBSERVED_FORMAT_NAMES, OBSERVED_RENDERERS } from '../../../src/report/render/observed/index.js';
 import { type CoverageReport, CoverageReportSchema } from '../../../src/report/schema.js';
 import { CommandNeutralizer, neutralizeCommands, visible } from '../../../src/escape.js';
-import { ATTACKS, COMMAND_ATTACKS, hostileObservedReport, hostileReport } from '../hostile.js';
-import { OWN_COMMAND, runnerCommands } from '../runner-commands.js';
+import { ATTACKS, COMMAND_ATTACKS, hostileObservedReport, hostileReport } from '../../helpers/hostile-report.js';
+import { OWN_COMMAND, runnerCommands } from '../../helpers/runner-commands.js';
 
 const RUNS = { numRuns: Number(process.env.HOSTILE_RUNS ?? 60) };
 

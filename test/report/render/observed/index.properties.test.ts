@@ -11,7 +11,7 @@ import { rowAgent } from '../../../../src/report/observed.js';
 import { type ObservedReport, ObservedReportSchema } from '../../../../src/report/observed-schema.js';
 import { OBSERVED_RENDERERS } from '../../../../src/report/render/observed/index.js';
 import { visible } from '../../../../src/escape.js';
-import { expectNothingHidden, hostileObservedReport } from '../../hostile.js';
+import { expectNothingHidden, hostileObservedReport } from '../../../helpers/hostile-report.js';
 
 const RUNS = { numRuns: Number(process.env.HOSTILE_RUNS ?? 100) };
 

@@ -1,6 +1,7 @@
+/** The throwaway PostgreSQL cluster the store tests start (`test/helpers/postgres.ts`): it answers, stops and starts. */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, type TestCluster } from '../helpers/postgres.js';
+import { startCluster, type TestCluster } from './postgres.js';
 
 let cluster: TestCluster;
 beforeAll(() => {
