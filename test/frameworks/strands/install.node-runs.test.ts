@@ -4,25 +4,24 @@
  * places is listed once; listing it twice would change nothing, as the wrap of a marked node is a no-op.) A node
  * that declares what it runs but whose run cannot be wrapped is refused before anything is gated.
  *
- * Stryker on `src/frameworks/strands/install.ts` (enforce and walker sets, `--force`, 2026-12-06): 89.0% of 382
- * (340 killed / 39 survived / 3 no coverage). Killed since, mutated by hand: the fix given to a declaring node that
- * cannot be wrapped (line 201, here). Of the rest:
+ * Stryker on `src/frameworks/strands/install.ts` (enforce and walker sets, `--force`, 2026-12-06, after the tests
+ * written for its survivors): 91.9% of 382 (351 killed / 28 survived / 3 no coverage; 89.0% before them). Killed
+ * since, mutated by hand: which accepted nodes run in the run context (`isAccepted` made true wrapped plain agents:
+ * "wraps no run") and the kind a custom node's run is wrapped as (its agents then ran at no place). The rest:
  * - Unreachable once the preflight passed (it read every orchestrator and node map, or refused): the
- *   `orchestrator === undefined` and `typeof nodes === 'string'` guards of `acceptedByOrchestrator`,
- *   `nodeRunsOf` and `lockTree` (7 mutants); the fallbacks of `existingHandle` when an agent found gated has no
- *   mark (3, no coverage).
+ *   `orchestrator === undefined` and `typeof nodes === 'string'` guards of `acceptedByOrchestrator`, `nodeRunsOf`
+ *   and `lockTree` (7).
+ * - `existingHandle`'s fallbacks (2 survived, 3 no coverage): it is reached only for an agent this copy's hooks gate,
+ *   which always has a mark, and a GatePlugin's mark path is the agent's id, as the fallback is.
  * - Equivalent: `wrapsLocal`'s early return for a remote entry (3: nothing local is behind an A2A agent);
- *   `acceptedEntries`' entry-kind test (1: only remote and custom entries have an acceptable problem);
- *   `acceptedByOrchestrator`'s executor test made true (1: a custom node has no executor, and the node itself is
- *   compared next); `nodeRunsOf`'s list seeded with a string (1: the filter after it drops what is not an object)
- *   and its object and `seen` guards (6: a node is an object, and the wrap of a marked node is a no-op); a plugin's
- *   source set when there is none (1: read back as `?? source`).
- * - Not triaged (18): the message for a local object behind a wrapper that has a problem of its own (61);
- *   `parent === undefined` (77, a root is never accepted); the accepted object matched by its executor only
- *   (99); the `isExecutor`, `opaque` and `isAccepted` tests of `nodeRunsOf` and the kind it passes (135, 140, 141,
- *   146); a pending plugin's gate taken for an agent in a tree (275, 354, 356: no test installs a tree over an agent
- *   waiting on its GatePlugin and reads which gate it got); `lockAgentTools` on tools that are not agents (295);
- *   the path and gate name of an existing handle (266, 267); a mutation's label (382).
+ *   `acceptedEntries`' entry-kind test (1: only remote and custom entries have an acceptable problem) and its
+ *   `parent === undefined` (1: a root is never accepted, and every other entry's parent is an entry);
+ *   `acceptedByOrchestrator`'s executor test made true and its `node === entry.target` (2: an accepted entry's target
+ *   is the executor behind an `AgentNode`/`MultiAgentNode`, else the node itself); `nodeRunsOf`'s list seeded with a
+ *   string (1: the filter after it drops what is not an object) and its object and `seen` guards (6: a node is an
+ *   object, and the wrap of a marked node is a no-op); `pendingGatePluginSource` asked of every agent (1: an agent
+ *   gated by another copy promises the gate a conflict check already matched, and a plugin of its own ends the
+ *   lookup first) and the pending source set when there is none (1: read back as `?? source`).
  */
 import { A2AAgent } from '@strands-agents/sdk/a2a';
 import { AgentNode, Graph, MultiAgentNode, Node } from '@strands-agents/sdk/multiagent';
@@ -110,6 +109,43 @@ describe('installMultiagent, the runs of custom nodes', () => {
       expect(wrapped(legacy)).toBe(false);
       installMultiagent(graph, { gate: allowAll(), accept: [{ path: 'app/legacy', reason: 'reviewed' }] });
       expect(wrapped(legacy)).toBe(true);
+    });
+  });
+
+  describe('when a custom node declares the agent it runs', () => {
+    it("runs the node's agents at their places: its run context is the graph run's", async () => {
+      /** A custom node that runs its declared agent, handing it nothing of the run. */
+      class Running extends Declaring {
+        constructor(private readonly _runs: Agent) {
+          super('step', _runs);
+        }
+        // eslint-disable-next-line require-yield
+        override async *handle(input: unknown): ReturnType<Node['handle']> {
+          await this._runs.invoke(input as string);
+          return { content: [] };
+        }
+      }
+      const step = new Running(rmAgent('inner'));
+      const graph = new Graph({ id: 'g', nodes: [step], edges: [], maxSteps: 3 });
+      const gate = placesGate();
+      installMultiagent(graph, { gate });
+      expect(wrapped(step)).toBe(true);
+      await graph.invoke('go');
+      expect(ran).toEqual(['rm({"path":"/inner"})@inner']);
+      expect(gate.places).toEqual(['g/step/inner']);
+    });
+  });
+
+  describe('when nodes are plain agents and orchestrators', () => {
+    it('wraps no run: their stream stays the class member', () => {
+      const inner = new Graph({ id: 'inner', nodes: [scriptedAgent('b', [say('x')])], edges: [] });
+      const agent = scriptedAgent('a', [say('x')]);
+      const graph = new Graph({ id: 'g', nodes: [agent, inner], edges: [] });
+      installMultiagent(graph, { gate: allowAll() });
+      const nodes = [...graph.nodes.values()];
+      expect([agent, inner, ...nodes].map((value) => wrapped(value) || Object.hasOwn(value, 'stream'))).toEqual(
+        [agent, inner, ...nodes].map(() => false),
+      );
     });
   });
 
