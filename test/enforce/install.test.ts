@@ -71,6 +71,17 @@ const denyRm: Gate = {
   decide: (r) => (r.toolName === 'rm' ? { verdict: 'deny', reason: 'no rm' } : { verdict: 'allow' }),
 };
 
+/** A gate that allows after 150 ms: within the default timeout, past a GatePlugin's 20 ms. */
+function slowGate(): Gate {
+  return {
+    name: 'slow',
+    decide: async () => {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      return { verdict: 'allow' };
+    },
+  };
+}
+
 function hookCount(graph: Graph | Swarm): number {
   let n = nodeCallHooks(graph)?.length ?? 0;
   for (const node of graph.nodes.values()) {
@@ -498,13 +509,7 @@ describe('install.ts, line by line', () => {
     }
 
     it("gives an agent of a tree that waits on its GatePlugin the plugin's timeout, not the tree's", async () => {
-      const slow: Gate = {
-        name: 'slow',
-        decide: async () => {
-          await new Promise((resolve) => setTimeout(resolve, 150));
-          return { verdict: 'allow' };
-        },
-      };
+      const slow = slowGate();
       const agentOf = (id: string, plugins: GatePlugin[]): Agent =>
         scriptedAgent(id, [call('ls'), say('x')], { tools: [recordingTool('ls')], plugins });
       // Without a plugin, the tree's timeout (the default, seconds) lets the slow gate answer: the call runs.
@@ -828,13 +833,7 @@ describe('install.ts, line by line', () => {
     });
 
     it("installs a pending GatePlugin's own gate source (its timeout) when the same gate is requested", async () => {
-      const gate: Gate = {
-        name: 'slow',
-        decide: async () => {
-          await new Promise((resolve) => setTimeout(resolve, 150));
-          return { verdict: 'allow' };
-        },
-      };
+      const gate = slowGate();
       const agent = scriptedAgent('a', [call('ls'), say('x')], {
         tools: [recordingTool('ls')],
         plugins: [new GatePlugin({ gate, timeoutMs: 20 })],

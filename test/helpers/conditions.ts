@@ -4,10 +4,11 @@
  */
 import { type Decision, type PolicyInput, policyGate, type ToolCallRequest } from '../../src/index.js';
 
-function request(input: unknown): ToolCallRequest {
+/** A call of tool `toolName` (default `t`) with this input, by agent `a` at place `a`. */
+export function request(input: unknown, toolName = 't'): ToolCallRequest {
   return {
     toolUseId: 't',
-    toolName: 't',
+    toolName,
     input,
     agentId: 'a',
     agentName: 'a',

@@ -5,23 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type Decision, PolicyError, type PolicyInput, policyGate, type ToolCallRequest } from '../../src/index.js';
+import { type Decision, PolicyError, type PolicyInput, policyGate } from '../../src/index.js';
 import { parsePolicy } from '../../src/policy/load.js';
 import { PRESETS } from '../../src/policy/schema.js';
 import { root } from '../helpers/cli.js';
+import { request } from '../helpers/conditions.js';
 
 function decide(policy: Parameters<typeof policyGate>[0], toolName: string, input: unknown): Decision {
-  const request: ToolCallRequest = {
-    toolUseId: 't',
-    toolName,
-    input,
-    agentId: 'a',
-    agentName: 'a',
-    path: ['a'],
-    paths: [['a']],
-    toolKind: 'function',
-  };
-  return policyGate(policy).decide(request) as Decision;
+  return policyGate(policy).decide(request(input, toolName)) as Decision;
 }
 
 describe('presets', () => {

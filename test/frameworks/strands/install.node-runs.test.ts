@@ -115,13 +115,16 @@ describe('installMultiagent, the runs of custom nodes', () => {
   describe('when a custom node declares the agent it runs', () => {
     it("runs the node's agents at their places: its run context is the graph run's", async () => {
       /** A custom node that runs its declared agent, handing it nothing of the run. */
-      class Running extends Declaring {
+      class Running extends Node {
         constructor(private readonly _runs: Agent) {
-          super('step', _runs);
+          super('step', {});
+        }
+        [GOVERNS](): GovernanceDeclaration {
+          return { agents: [this._runs] };
         }
         // eslint-disable-next-line require-yield
-        override async *handle(input: unknown): ReturnType<Node['handle']> {
-          await this._runs.invoke(input as string);
+        async *handle(...[input]: Parameters<Node['handle']>): ReturnType<Node['handle']> {
+          await this._runs.invoke(input);
           return { content: [] };
         }
       }
