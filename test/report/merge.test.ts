@@ -1,6 +1,6 @@
 /**
  * `gate-audit merge` on reports the command did not write itself (the CLI's own runs are in
- * test/cli/merge.test.ts): a library `audit()` report, and reports carrying hostile ids.
+ * test/cli/commands/merge-command.test.ts): a library `audit()` report, and reports carrying hostile ids.
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -10,7 +10,7 @@ export const approvals: CliCommand = {
   ],
   textOnly: true,
   run: async (argv, { streams, cwd, context }) =>
-    (await import('../approvals-command.js')).approvalsCommand(argv, streams, cwd, {
+    (await import('./approvals-command.js')).approvalsCommand(argv, streams, cwd, {
       ...(context.signal === undefined ? {} : { signal: context.signal }),
     }),
 };

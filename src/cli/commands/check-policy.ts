@@ -11,7 +11,7 @@ export const checkPolicy: CliCommand = {
   textOnly: true,
   run: async (argv, { streams, cwd, context }) => {
     if (context.inChild === true)
-      return await (await import('../policy-commands.js')).checkPolicyCommand(argv, streams, cwd);
+      return await (await import('./policy-commands.js')).checkPolicyCommand(argv, streams, cwd);
     const { runCommandSupervised } = await import('../load-supervised.js');
     const done = await runCommandSupervised(
       ['check-policy', ...argv],

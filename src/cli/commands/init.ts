@@ -7,5 +7,5 @@ export const init: CliCommand = {
   help: ['  gate-audit init                               write a starter gate-audit.config and print the CI step'],
   textOnly: true,
   run: async (argv, { streams, cwd }) =>
-    await Promise.resolve((await import('../init.js')).initCommand(argv, streams, cwd)),
+    await Promise.resolve((await import('./init-command.js')).initCommand(argv, streams, cwd)),
 };

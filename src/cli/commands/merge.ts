@@ -6,5 +6,5 @@ export const merge: CliCommand = {
   name: 'merge',
   help: ['  gate-audit merge <report.json...>             join the JSON reports of several jobs or shards into one'],
   textOnly: false,
-  run: async (argv, { streams, cwd }) => (await import('../merge.js')).mergeCommand(argv, streams, cwd),
+  run: async (argv, { streams, cwd }) => (await import('./merge-command.js')).mergeCommand(argv, streams, cwd),
 };

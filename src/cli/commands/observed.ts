@@ -8,5 +8,5 @@ export const observed: CliCommand = {
     '  gate-audit observed <traces...>               which tool calls in OTLP JSON traces were decided, refused or undecided',
   ],
   textOnly: false,
-  run: async (argv, { streams, cwd }) => (await import('../observed.js')).observedCommand(argv, streams, cwd),
+  run: async (argv, { streams, cwd }) => (await import('./observed-command.js')).observedCommand(argv, streams, cwd),
 };

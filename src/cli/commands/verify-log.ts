@@ -14,6 +14,6 @@ export const verifyLog: CliCommand = {
   textOnly: true,
   run: async (argv, { streams, cwd }) =>
     argv.some((a) => /^--store(-file)?(=|$)/.test(a))
-      ? await (await import('../store-commands.js')).verifyStoreLogCommand(argv, streams, cwd)
-      : await (await import('../policy-commands.js')).verifyLogCommand(argv, streams, cwd),
+      ? await (await import('./store-commands.js')).verifyStoreLogCommand(argv, streams, cwd)
+      : await (await import('./policy-commands.js')).verifyLogCommand(argv, streams, cwd),
 };

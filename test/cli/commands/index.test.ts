@@ -1,9 +1,10 @@
 /**
  * The subcommands are a table (`src/cli/commands/index.ts`): every module under `src/cli/commands/` but the
- * audit's and the table's own is in it, the first argument dispatches to it, and the audit's help lists it from
- * it.
+ * audit's, the table's own and the bodies the entries load is in it, the first argument dispatches to it, and the
+ * audit's help lists it from it. A body (`<name>-command.ts`, `<name>-commands.ts`) is loaded by an entry only when
+ * its command runs, so the audit's start loads none of them.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SUBCOMMANDS, subcommandOf } from '../../../src/cli/commands/index.js';
@@ -11,11 +12,32 @@ import { cli, root } from '../../helpers/cli.js';
 
 const NOT_SUBCOMMANDS = new Set(['audit.ts', 'command.ts', 'index.ts']);
 
+/** A command's body, which its entry loads when it runs. */
+const isBody = (file: string): boolean => /-commands?\.ts$/.test(file);
+
 describe('the table of subcommands', () => {
   it('holds every command module, each once, named as its file', () => {
-    const files = readdirSync(join(root, 'src/cli/commands')).filter((f) => !NOT_SUBCOMMANDS.has(f));
+    const files = readdirSync(join(root, 'src/cli/commands')).filter((f) => !NOT_SUBCOMMANDS.has(f) && !isBody(f));
     expect(SUBCOMMANDS.map((c) => `${c.name}.ts`).sort()).toEqual(files.sort());
     expect(new Set(SUBCOMMANDS.map((c) => c.name)).size).toBe(SUBCOMMANDS.length);
+  });
+
+  it('has each body loaded by an entry of the table, lazily (await import), and by no entry statically', () => {
+    const dir = join(root, 'src/cli/commands');
+    const entries = SUBCOMMANDS.map((c) => readFileSync(join(dir, `${c.name}.ts`), 'utf8'));
+    const bodies = readdirSync(dir).filter(isBody);
+    expect(bodies.length).toBeGreaterThan(0);
+    for (const body of bodies) {
+      const specifier = `'./${body.replace(/\.ts$/, '.js')}'`;
+      expect(
+        entries.some((text) => text.includes(`import(${specifier})`)),
+        body,
+      ).toBe(true);
+      expect(
+        entries.some((text) => text.includes(`from ${specifier}`)),
+        body,
+      ).toBe(false);
+    }
   });
 
   it('gives the audit for any other first argument', () => {

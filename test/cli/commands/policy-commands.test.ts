@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, root } from '../helpers/cli.js';
+import { cli, root } from '../../helpers/cli.js';
 
 const scratch = join(root, 'test/.generated/cli-policy');
 beforeAll(() => mkdirSync(scratch, { recursive: true }));

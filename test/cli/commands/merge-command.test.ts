@@ -6,9 +6,9 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gateAudit, type Run, scratchFolder } from '../helpers/built-command.js';
-import { shardOf } from '../../src/cli/run.js';
-import { type CoverageReport, CoverageReportSchema } from '../../src/index.js';
+import { gateAudit, type Run, scratchFolder } from '../../helpers/built-command.js';
+import { shardOf } from '../../../src/cli/run.js';
+import { type CoverageReport, CoverageReportSchema } from '../../../src/index.js';
 
 const { scratch, at, rel } = scratchFolder('merge');
 

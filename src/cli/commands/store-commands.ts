@@ -9,10 +9,10 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import { GateAuditError, messageOf } from '../errors.js';
-import type { PostgresStore, postgresStore } from '../stores/postgres.js';
-import { visible, visibleField } from '../escape.js';
-import { subcommand } from './command-output.js';
+import { GateAuditError, messageOf } from '../../errors.js';
+import type { PostgresStore, postgresStore } from '../../stores/postgres.js';
+import { visible, visibleField } from '../../escape.js';
+import { subcommand } from '../command-output.js';
 import { type Streams, signedText, writerKeyArg } from './policy-commands.js';
 
 /** A problem a store command reports with its exit code (1 refused or broken, 2 usage or store). */
@@ -104,7 +104,7 @@ export function storeUrlOf(flags: StoreFlags, cwd: string): string {
 export async function openStore(url: string): Promise<PostgresStore> {
   let open: typeof postgresStore;
   try {
-    ({ postgresStore: open } = await import('../stores/postgres.js'));
+    ({ postgresStore: open } = await import('../../stores/postgres.js'));
   } catch (error) {
     throw new StoreCommandError(
       `store=<postgres> | cannot load the PostgreSQL store (${visibleField(messageOf(error))}) | npm install pg`,
@@ -198,7 +198,7 @@ export async function verifyStoreLogCommand(argv: readonly string[], streams: St
   try {
     store = await openStore(storeUrlOf(options, cwd));
     await store.checkSchema();
-    const { verifyStoreLog } = await import('../stores/postgres.js');
+    const { verifyStoreLog } = await import('../../stores/postgres.js');
     const result = await verifyStoreLog(store, {
       expectLastHash: options.expectLastHash ?? {},
       ...(options.expectRegistryHead === undefined ? {} : { expectRegistryHead: options.expectRegistryHead }),
@@ -299,7 +299,7 @@ export async function storeCommand(argv: readonly string[], streams: Streams, cw
       );
       return 2;
     }
-    const { grantStatements } = await import('../stores/postgres-schema.js');
+    const { grantStatements } = await import('../../stores/postgres-schema.js');
     const statements = grantStatements({
       ...(roles.runtimeRole === undefined ? {} : { runtime: roles.runtimeRole }),
       ...(roles.approverRole === undefined ? {} : { approver: roles.approverRole }),

@@ -7,13 +7,13 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { GateAuditError, messageOf } from '../errors.js';
-import { approvePending, checkStored, denyPending, type ListedApproval } from '../policy/approval-answer.js';
-import { generateApproverKey, type Keyring, readKeyringFile } from '../policy/approval-keys.js';
-import type { PostgresStore } from '../stores/postgres.js';
-import { visible, visibleField } from '../escape.js';
-import { approvalLines } from './approvals-lines.js';
-import { subcommand } from './command-output.js';
+import { GateAuditError, messageOf } from '../../errors.js';
+import { approvePending, checkStored, denyPending, type ListedApproval } from '../../policy/approval-answer.js';
+import { generateApproverKey, type Keyring, readKeyringFile } from '../../policy/approval-keys.js';
+import type { PostgresStore } from '../../stores/postgres.js';
+import { visible, visibleField } from '../../escape.js';
+import { approvalLines } from '../approvals-lines.js';
+import { subcommand } from '../command-output.js';
 import type { Streams } from './policy-commands.js';
 import {
   openStore,

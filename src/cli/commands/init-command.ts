@@ -7,8 +7,8 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { CONFIG_FILES, findConfig } from './config.js';
-import { commandOutput } from './command-output.js';
+import { CONFIG_FILES, findConfig } from '../config.js';
+import { commandOutput } from '../command-output.js';
 
 /** Where `init` writes. */
 export interface InitStreams {

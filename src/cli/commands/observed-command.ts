@@ -16,8 +16,8 @@ import { relative, resolve } from 'node:path';
 import type { Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { Command, CommanderError, InvalidArgumentError } from 'commander';
-import { GateAuditError, messageOf } from '../errors.js';
-import { gateAuditVersion } from '../report/own-version.js';
+import { GateAuditError, messageOf } from '../../errors.js';
+import { gateAuditVersion } from '../../report/own-version.js';
 import {
   mergeObserved,
   ObservedCounts,
@@ -25,28 +25,28 @@ import {
   observedExitCode,
   toObservedReport,
   withAuditNotes,
-} from '../report/observed.js';
+} from '../../report/observed.js';
 import {
   OBSERVED_SCHEMA_VERSION,
   type ObservedReport,
   ObservedReportSchema,
   type ObservedSource,
-} from '../report/observed-schema.js';
-import { DecisionIndex, OBSERVED_ATTRIBUTES, ObservedTraces } from '../report/observed-traces.js';
-import { OtlpLineError, readTraceLine } from '../report/otlp.js';
+} from '../../report/observed-schema.js';
+import { DecisionIndex, OBSERVED_ATTRIBUTES, ObservedTraces } from '../../report/observed-traces.js';
+import { OtlpLineError, readTraceLine } from '../../report/otlp.js';
 import {
   isObservedFormat,
   OBSERVED_FORMAT_NAMES,
   OBSERVED_RENDERERS,
   type ObservedFormatName,
-} from '../report/render/observed/index.js';
-import { type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from '../report/schema.js';
-import { visible } from '../escape.js';
-import { Inputs, type ReporterSpec, refuseOverwrites, writeReport } from './outputs.js';
-import { type ReporterChoice, type ReporterFlags, reportersOf, splitReporter } from './reporters.js';
-import type * as postgres from '../stores/postgres.js';
+} from '../../report/render/observed/index.js';
+import { type CoverageReport, CoverageReportSchema, SCHEMA_VERSION } from '../../report/schema.js';
+import { visible } from '../../escape.js';
+import { Inputs, type ReporterSpec, refuseOverwrites, writeReport } from '../outputs.js';
+import { type ReporterChoice, type ReporterFlags, reportersOf, splitReporter } from '../reporters.js';
+import type * as postgres from '../../stores/postgres.js';
 import type { Streams } from './policy-commands.js';
-import { commandOutput } from './command-output.js';
+import { commandOutput } from '../command-output.js';
 import { StoreCommandError, storeUrlOf } from './store-commands.js';
 
 /** Longest line read; a longer one is malformed (no batch of spans is that long). */
@@ -291,7 +291,7 @@ async function readLog(file: string, shown: string, index: DecisionIndex): Promi
 async function readStore(url: string, index: DecisionIndex): Promise<ObservedSource> {
   let stores: typeof postgres;
   try {
-    stores = await import('../stores/postgres.js');
+    stores = await import('../../stores/postgres.js');
   } catch (error) {
     throw new GateAuditError(
       'USAGE',

@@ -4,18 +4,18 @@
  */
 import { resolve, sep } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { isAuditing } from '../auditing.js';
-import { GateAuditError, PolicyError } from '../errors.js';
-import { joinPath } from '../tree-paths.js';
-import type { AgentVerdicts, CheckProblem } from '../policy/check-policy.js';
-import { requireStrandsSdk } from '../frameworks/strands/sdk-required.js';
-import type { CompiledPolicy, StaticVerdict } from '../policy/compile.js';
-import { parseKeyArgument } from '../policy/decision-log-signing.js';
-import { type LogLineBreak, type LogVerification, parseLastHash, verifyLogFile } from '../policy/verify-log.js';
-import { loadCompiledPolicy } from '../policy/load.js';
-import { policyId } from '../policy/policy-gate.js';
-import { jsonVisible, neutralizeCommands, quoted, visible } from '../escape.js';
-import { subcommand } from './command-output.js';
+import { isAuditing } from '../../auditing.js';
+import { GateAuditError, PolicyError } from '../../errors.js';
+import { joinPath } from '../../tree-paths.js';
+import type { AgentVerdicts, CheckProblem } from '../../policy/check-policy.js';
+import { requireStrandsSdk } from '../../frameworks/strands/sdk-required.js';
+import type { CompiledPolicy, StaticVerdict } from '../../policy/compile.js';
+import { parseKeyArgument } from '../../policy/decision-log-signing.js';
+import { type LogLineBreak, type LogVerification, parseLastHash, verifyLogFile } from '../../policy/verify-log.js';
+import { loadCompiledPolicy } from '../../policy/load.js';
+import { policyId } from '../../policy/policy-gate.js';
+import { jsonVisible, neutralizeCommands, quoted, visible } from '../../escape.js';
+import { subcommand } from '../command-output.js';
 
 /** Where a subcommand writes. */
 export interface Streams {
@@ -172,9 +172,9 @@ function checkSarif(policyPath: string, problems: readonly CheckProblem[]): stri
 export async function checkPolicyCommand(argv: readonly string[], streams: Streams, cwd: string): Promise<number> {
   // Loaded here, not with the module: `verify-log` (also here) never needs them.
   const [{ policyProblems }, { checkLangGraphTree }, { loadModules }] = await Promise.all([
-    import('../policy/check-policy.js'),
-    import('../policy/check-langgraph.js'),
-    import('./load.js'),
+    import('../../policy/check-policy.js'),
+    import('../../policy/check-langgraph.js'),
+    import('../load.js'),
   ]);
   const command = subcommand('check-policy', streams)
     .description(
@@ -244,7 +244,7 @@ export async function checkPolicyCommand(argv: readonly string[], streams: Strea
   }
   for (const entry of options.entry ?? []) {
     // Only in the audit process (the CLI runs check-policy there): its preload stops every invocation.
-    const { runEntryInProcess } = await import('./child/entry-run.js');
+    const { runEntryInProcess } = await import('../child/entry-run.js');
     const absolute = resolve(cwd, entry);
     const end = await runEntryInProcess({
       entry: absolute,
@@ -268,7 +268,7 @@ export async function checkPolicyCommand(argv: readonly string[], streams: Strea
     if (agents === undefined) {
       // A Strands tree: its walk loads @strands-agents/sdk (an optional peer), so it is loaded only for one.
       requireStrandsSdk(`check-policy of "${source.module}#${source.exportName}" (not a LangGraph graph)`);
-      const { checkStrandsTree } = await import('../policy/check-strands.js');
+      const { checkStrandsTree } = await import('../../policy/check-strands.js');
       agents = checkStrandsTree(compiled, source.orchestrator);
     }
     checked.push({ module: source.module, exportName: source.exportName, agents });

@@ -7,10 +7,10 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parsePolicy } from '../../src/policy/load.js';
-import { cli } from '../helpers/cli.js';
+import { parsePolicy } from '../../../src/policy/load.js';
+import { cli } from '../../helpers/cli.js';
 
-const scratch = join(dirname(fileURLToPath(import.meta.url)), '../.generated/check-policy');
+const scratch = join(dirname(fileURLToPath(import.meta.url)), '../../.generated/check-policy');
 beforeAll(() => mkdirSync(scratch, { recursive: true }));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 

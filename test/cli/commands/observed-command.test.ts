@@ -11,11 +11,11 @@ import { gzipSync } from 'node:zlib';
 import { XMLValidator } from 'fast-xml-parser';
 import { type AgentNode, Graph } from '@strands-agents/sdk/multiagent';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildSupportGraph, policy, runTraced } from '../../fixtures/observed/traced-run.js';
-import { audit, installMultiagent, policyGate } from '../../src/index.js';
-import { type ObservedReport, ObservedReportSchema } from '../../src/report/observed-schema.js';
-import { hasHiddenCharacters } from '../../src/escape.js';
-import { cli, root } from '../helpers/cli.js';
+import { buildSupportGraph, policy, runTraced } from '../../../fixtures/observed/traced-run.js';
+import { audit, installMultiagent, policyGate } from '../../../src/index.js';
+import { type ObservedReport, ObservedReportSchema } from '../../../src/report/observed-schema.js';
+import { hasHiddenCharacters } from '../../../src/escape.js';
+import { cli, root } from '../../helpers/cli.js';
 
 let dir: string;
 /** Paths relative to the project root (the command's working directory). */
