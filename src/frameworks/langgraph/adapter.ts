@@ -90,6 +90,38 @@ function isEntrypoint(graph: unknown): boolean {
 }
 
 /**
+ * The graphs a tool node's tools run as agents used as tools: a tool whose function invokes an agent declares it
+ * under `GOVERNS` (`tool[Symbol.for('gate-audit.governs.v1')] = () => ({ agents: [agent.graph] })`), as a custom
+ * Strands node declares its agents. Each declared graph is walked (and gated) under the tool's name; a declaration
+ * that throws or names nothing is the tool's problem. A tool that declares nothing runs what it runs (see the
+ * limits: the process guard sees an undeclared graph start).
+ */
+function agentsAsTools(tools: readonly unknown[]): SeamChild[] {
+  const children: SeamChild[] = [];
+  for (const tool of tools) {
+    const declared = readDeclaration(tool);
+    if (declared === undefined) continue;
+    const segment = toolName(tool);
+    if ('error' in declared || declared.createsGatedAgents) {
+      children.push({
+        segment,
+        value: tool,
+        kind: 'custom',
+        problem: {
+          kind: 'custom-node',
+          reason: `is a tool whose declaration of what it runs cannot be read: ${'error' in declared ? declared.error : 'it says it creates gated agents, which only a Strands node can (gatedAgent())'}`,
+          fix: `declare the graphs it runs: a [Symbol.for('${GOVERNS.description ?? ''}')]() method on the tool returning { agents: [graph, ...] }`,
+          acceptable: false,
+        },
+      });
+      continue;
+    }
+    for (const graph of declared.agents) children.push(childOf(segment, graph, undefined));
+  }
+  return children;
+}
+
+/**
  * The one node of the functional API's `entrypoint`: opaque (its tasks are called inside its function), unless the
  * entrypoint declares the graphs its tasks run under `GOVERNS` (as a custom Strands node declares its agents):
  * `workflow[Symbol.for('gate-audit.governs.v1')] = () => ({ agents: [agent.graph] })`. The declared graphs are then
@@ -242,6 +274,7 @@ export const langGraphAdapter: FrameworkAdapter<unknown> = {
     return { segment: rootName(root), value: root, kind: 'orchestrator' };
   },
   children(orchestrator: unknown): readonly SeamChild[] {
+    if (isToolNode(orchestrator)) return agentsAsTools(orchestrator.tools);
     const graph = graphOf(orchestrator);
     if (graph === undefined) return [];
     const children: SeamChild[] = [];

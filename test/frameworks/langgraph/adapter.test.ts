@@ -7,7 +7,8 @@
 import { createAgent } from 'langchain';
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { allowAll, assertFullyGated, audit, installMultiagent, UngateableError } from '../../../src/index.js';
+import { tool } from '@langchain/core/tools';
+import { allowAll, assertFullyGated, audit, GOVERNS, installMultiagent, UngateableError } from '../../../src/index.js';
 import { callsOnce, recordingTool } from '../../helpers/langgraph.js';
 
 const rows = (root: unknown): string[] => audit(root).nodes.map((n) => `${n.path.join('/')}:${n.status}`);
@@ -40,6 +41,62 @@ describe('the LangGraph adapter, the tools of a createAgent agent', () => {
       ]);
       // Accepted at install, it is read back as accepted (as an accepted node is): the tree asserts fully gated.
       expect(() => assertFullyGated(agent)).not.toThrow();
+    });
+  });
+
+  describe('when one is a tool that runs another agent and declares it', () => {
+    it('walks the agent under the tool, gates it at install, and its tools run under the gate', async () => {
+      const ran: string[] = [];
+      const inner = createAgent({
+        model: callsOnce('rm', { path: '/' }),
+        tools: [recordingTool('rm', ran)],
+        name: 'helper',
+      });
+      const ask = tool(
+        async ({ question }: { question: string }) => {
+          await inner.invoke({ messages: [{ role: 'user', content: question }] });
+          return 'asked';
+        },
+        { name: 'ask_helper', description: 'asks the helper', schema: z.object({ question: z.string() }) },
+      );
+      Object.assign(ask, { [GOVERNS]: () => ({ agents: [inner.graph] }) });
+      const outer = createAgent({ model: callsOnce('ask_helper', { question: 'go' }), tools: [ask], name: 'outer' });
+      expect(rows(outer)).toEqual([
+        'outer:ungated',
+        'outer/tools:ungated',
+        'outer/tools/ask_helper:ungated',
+        'outer/tools/ask_helper/tools:ungated',
+      ]);
+      const judged: string[] = [];
+      installMultiagent(outer, {
+        gate: {
+          name: 'no-rm',
+          decide: (request) => {
+            judged.push(request.toolName);
+            return request.toolName === 'rm' ? { verdict: 'deny', reason: 'no rm' } : { verdict: 'allow' };
+          },
+        },
+      });
+      expect(audit(outer).summary).toMatchObject({ ungated: 0, ungateable: 0 });
+      await outer.invoke({ messages: [{ role: 'user', content: 'hi' }] });
+      expect(judged).toEqual(['ask_helper', 'rm']);
+      expect(ran).toEqual([]);
+    });
+
+    it("a declaration that throws is the tool's problem, and install refuses it", () => {
+      const ask = tool(() => 'asked', { name: 'ask_helper', description: 'asks', schema: z.object({}) });
+      Object.assign(ask, {
+        [GOVERNS]: () => {
+          throw new Error('not built yet');
+        },
+      });
+      const outer = createAgent({ model: callsOnce('ask_helper', {}), tools: [ask], name: 'outer' });
+      expect(audit(outer).nodes.find((n) => n.path.join('/') === 'outer/tools/ask_helper')).toMatchObject({
+        status: 'ungateable',
+        reason:
+          'is a tool whose declaration of what it runs cannot be read: its governance declaration threw: not built yet',
+      });
+      expect(() => installMultiagent(outer, { gate: allowAll() })).toThrow(UngateableError);
     });
   });
 
