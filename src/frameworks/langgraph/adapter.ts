@@ -90,73 +90,84 @@ function isEntrypoint(graph: unknown): boolean {
 }
 
 /**
- * The graphs a tool node's tools run as agents used as tools: a tool whose function invokes an agent declares it
- * under `GOVERNS` (`tool[Symbol.for('gate-audit.governs.v1')] = () => ({ agents: [agent.graph] })`), as a custom
- * Strands node declares its agents. Each declared graph is walked (and gated) under the tool's name; a declaration
- * that throws or names nothing is the tool's problem. A tool that declares nothing runs what it runs (see the
- * limits: the process guard sees an undeclared graph start).
+ * The graphs a value declares it runs under `GOVERNS` (as a custom Strands node declares its agents): a tool whose
+ * function invokes an agent, or an `entrypoint` whose tasks do. Undefined when it declares nothing; the reason when
+ * the declaration cannot be read or says it creates gated agents (a Strands-only form: `gatedAgent()`).
+ */
+function declaredGraphs(
+  value: unknown,
+): { readonly graphs: readonly unknown[] } | { readonly error: string } | undefined {
+  const declared = readDeclaration(value);
+  if (declared === undefined || 'error' in declared) return declared;
+  if (declared.createsGatedAgents) {
+    return { error: 'its declaration says it creates gated agents, which only a Strands node can (gatedAgent())' };
+  }
+  return { graphs: declared.agents };
+}
+
+/** How to declare what a tool or an entrypoint runs, for fixes. */
+const DECLARE_GRAPHS = `a [Symbol.for('${GOVERNS.description ?? ''}')]() method returning { agents: [graph, ...] }`;
+
+/**
+ * The graphs a tool node's tools run as agents used as tools (`tool[GOVERNS] = () => ({ agents: [agent.graph] })`).
+ * Each declared graph is walked (and gated) under the tool's name; a declaration that cannot be read is the tool's
+ * problem. A tool that declares nothing runs what it runs (see the limits: the process guard sees an undeclared graph
+ * start).
  */
 function agentsAsTools(tools: readonly unknown[]): SeamChild[] {
   const children: SeamChild[] = [];
   for (const tool of tools) {
-    const declared = readDeclaration(tool);
+    const declared = declaredGraphs(tool);
     if (declared === undefined) continue;
     const segment = toolName(tool);
-    if ('error' in declared || declared.createsGatedAgents) {
+    if ('error' in declared) {
       children.push({
         segment,
         value: tool,
         kind: 'custom',
         problem: {
           kind: 'custom-node',
-          reason: `is a tool whose declaration of what it runs cannot be read: ${'error' in declared ? declared.error : 'it says it creates gated agents, which only a Strands node can (gatedAgent())'}`,
-          fix: `declare the graphs it runs: a [Symbol.for('${GOVERNS.description ?? ''}')]() method on the tool returning { agents: [graph, ...] }`,
+          reason: `is a tool whose declaration of what it runs cannot be read: ${declared.error}`,
+          fix: `declare the graphs it runs: ${DECLARE_GRAPHS} on the tool`,
           acceptable: false,
         },
       });
       continue;
     }
-    for (const graph of declared.agents) children.push(childOf(segment, graph, undefined));
+    for (const graph of declared.graphs) children.push(childOf(segment, graph, undefined));
   }
   return children;
 }
 
 /**
  * The one node of the functional API's `entrypoint`: opaque (its tasks are called inside its function), unless the
- * entrypoint declares the graphs its tasks run under `GOVERNS` (as a custom Strands node declares its agents):
- * `workflow[Symbol.for('gate-audit.governs.v1')] = () => ({ agents: [agent.graph] })`. The declared graphs are then
- * walked, gated and judged as a declared function node's subgraphs are.
+ * entrypoint declares the graphs its tasks run (`workflow[GOVERNS] = () => ({ agents: [agent.graph] })`). The
+ * declared graphs are then walked, gated and judged as a declared function node's subgraphs are.
  */
 function entrypointChild(segment: string, value: unknown, owner: unknown): SeamChild {
-  const declared = readDeclaration(owner);
-  const problem = (reason: string): SeamChild => ({
-    segment,
-    value,
-    kind: 'custom',
-    problem: {
-      kind: 'custom-node',
-      reason,
-      fix: `declare the graphs its tasks run (a [Symbol.for('${GOVERNS.description ?? ''}')]() method on the entrypoint returning { agents: [graph, ...] }), build the workflow as a StateGraph whose nodes are its tasks, or accept it`,
-      acceptable: true,
-    },
-  });
-  if (declared === undefined) {
-    return problem(
-      "is the functional API's entrypoint: the tasks it runs are called inside its function, where gate-audit cannot see them, so a tool or an agent a task runs is ungated",
-    );
-  }
-  if ('error' in declared) return problem(`is the functional API's entrypoint, and ${declared.error}`);
-  if (declared.createsGatedAgents) {
-    return problem(
-      "is the functional API's entrypoint, and its declaration says it creates gated agents, which only a Strands node can (gatedAgent())",
-    );
+  const declared = declaredGraphs(owner);
+  if (declared === undefined || 'error' in declared) {
+    return {
+      segment,
+      value,
+      kind: 'custom',
+      problem: {
+        kind: 'custom-node',
+        reason:
+          declared === undefined
+            ? "is the functional API's entrypoint: the tasks it runs are called inside its function, where gate-audit cannot see them, so a tool or an agent a task runs is ungated"
+            : `is the functional API's entrypoint, and ${declared.error}`,
+        fix: `declare the graphs its tasks run (${DECLARE_GRAPHS} on the entrypoint), build the workflow as a StateGraph whose nodes are its tasks, or accept it`,
+        acceptable: true,
+      },
+    };
   }
   return {
     segment,
     value,
     kind: 'custom',
     declared: () =>
-      declared.agents.map((graph, index) => childOf(nameOf(graph, `subgraph-${index}`), graph, undefined)),
+      declared.graphs.map((graph, index) => childOf(nameOf(graph, `subgraph-${index}`), graph, undefined)),
   };
 }
 

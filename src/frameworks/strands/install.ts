@@ -360,7 +360,7 @@ function planStrands(orchestrator: unknown, options: InstallOptions | undefined)
   const installed: AgentGate[] = [];
   const mutations: Mutation[] = [
     ...inventory.agents.map(({ agent, path }) =>
-      mutation(`agent ${JSON.stringify(String(readData(agent, 'id')))}`, path, checked, () => {
+      mutation(`agent ${quoted(String(readData(agent, 'id')))}`, path, checked, () => {
         const handle = installAgentGate(agent, pluginSources.get(agent) ?? source, path, source);
         if (handle === undefined) return () => undefined;
         installed.push(handle);
@@ -373,13 +373,13 @@ function planStrands(orchestrator: unknown, options: InstallOptions | undefined)
       }),
     ),
     ...inventory.orchestrators.map(({ orchestrator: node, path }) =>
-      mutation(`guard of ${JSON.stringify(String(readData(node, 'id')))}`, path, checked, () => {
+      mutation(`guard of ${quoted(String(readData(node, 'id')))}`, path, checked, () => {
         const accepts: AcceptedNodes = acceptedNodes.get(node) ?? new Map();
         return installNodeGuard(node, path, () => source.resolve(), accepts, source) ?? (() => undefined);
       }),
     ),
     ...nodeRuns.map(({ target, kind, path }) =>
-      mutation(`run of ${kind} ${JSON.stringify(joinPath(path))}`, path, checked, () => wrapNodeRun(target, kind)),
+      mutation(`run of ${kind} ${quoted(joinPath(path))}`, path, checked, () => wrapNodeRun(target, kind)),
     ),
   ];
   return {
