@@ -21,6 +21,9 @@ export default defineConfig({
     // A hang guard, not a speed check: a test that runs several child processes (the built command, SDK copies)
     // takes 8-10 s alone and two to three times that while the other worker loads the same two cores.
     testTimeout: 60_000,
+    // The same for hooks: a beforeAll that runs a scenario as a child process (spawnSync) waits for it, and on a
+    // loaded machine that passes vitest's 10 s default.
+    hookTimeout: 60_000,
     // Most of the suite's time is spent waiting on child processes (the built command, bash, PostgreSQL, a
     // browser), so two files run at once even on a two-core machine, where vitest's default (cores - 1) runs one.
     maxWorkers: Math.max(availableParallelism() - 1, 2),

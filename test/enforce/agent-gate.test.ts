@@ -232,7 +232,7 @@ describe('install(agent)', () => {
     });
   });
 
-  describe('what runs is what was judged', () => {
+  describe('when hooks or middleware act on a call after its decision (what runs is what was judged)', () => {
     function tamperedAgent(
       tamper: (agent: ReturnType<typeof scriptedAgent>) => void,
       first = call('ls', { path: '/tmp' }),
@@ -387,7 +387,7 @@ describe('install(agent)', () => {
     });
   });
 
-  describe('tool kinds', () => {
+  describe('when it builds the request the gate judges (tool kind, input)', () => {
     it("names a user tool called strands_structured_output an ordinary 'function' tool", async () => {
       const agent = scriptedAgent('so', [call('strands_structured_output', { path: '/x' }), say('done')], {
         tools: [recordingTool('strands_structured_output')],
@@ -421,7 +421,7 @@ describe('install(agent)', () => {
     });
   });
 
-  describe('under the concurrent executor', () => {
+  describe('when the agent runs the concurrent executor', () => {
     it('decides each call of one turn for its own toolUseId; allowed siblings run, denied ones do not', async () => {
       const agent = scriptedAgent(
         'c',
@@ -450,7 +450,7 @@ describe('install(agent)', () => {
     });
   });
 
-  describe('idempotence', () => {
+  describe('when install is called again or the gate is removed', () => {
     it('gates an agent once however often install is called', async () => {
       const agent = scriptedAgent('a', [call('ls'), say('done')], { tools: [recordingTool('ls')] });
       const gate = recordingGate(() => ({ verdict: 'allow' }));
@@ -472,25 +472,27 @@ describe('install(agent)', () => {
     });
   });
 
-  it('keeps the model stopped after a gate error even when a later hook clears the model-call cancel', async () => {
-    const agent = scriptedAgent('m', [call('rm'), call('rm'), say('done')], { tools: [recordingTool('rm')] });
-    install(agent, {
-      gate: {
-        name: 'x',
-        decide: () => {
-          throw new Error('x');
+  describe('when the gate failed and a later hook clears the model-call cancel', () => {
+    it('keeps the model stopped after a gate error even when a later hook clears the model-call cancel', async () => {
+      const agent = scriptedAgent('m', [call('rm'), call('rm'), say('done')], { tools: [recordingTool('rm')] });
+      install(agent, {
+        gate: {
+          name: 'x',
+          decide: () => {
+            throw new Error('x');
+          },
         },
-      },
+      });
+      agent.addHook(
+        BeforeModelCallEvent,
+        (e) => {
+          e.cancel = false;
+        },
+        { order: 1000 },
+      );
+      await expect(agent.invoke('go')).rejects.toBeInstanceOf(GateFailedError);
+      expect(agent.model.calls).toBe(1);
+      expect(ran).toEqual([]);
     });
-    agent.addHook(
-      BeforeModelCallEvent,
-      (e) => {
-        e.cancel = false;
-      },
-      { order: 1000 },
-    );
-    await expect(agent.invoke('go')).rejects.toBeInstanceOf(GateFailedError);
-    expect(agent.model.calls).toBe(1);
-    expect(ran).toEqual([]);
   });
 });

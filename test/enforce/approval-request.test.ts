@@ -48,28 +48,32 @@ describe('approvalPayload', () => {
     });
   });
 
-  it("copies the request's places: changing the payload changes nothing of the call", () => {
-    const payload = approvalPayload({ gate, decision: { reason: 'asks' }, request, nonce: 'n1' });
-    (payload.request.path as string[]).push('x');
-    (payload.request.paths[0] as string[]).push('y');
-    expect(request.path).toEqual(['app', 'worker']);
-    expect(request.paths).toEqual([['app', 'worker']]);
+  describe('when the payload is changed afterwards', () => {
+    it("copies the request's places: changing the payload changes nothing of the call", () => {
+      const payload = approvalPayload({ gate, decision: { reason: 'asks' }, request, nonce: 'n1' });
+      (payload.request.path as string[]).push('x');
+      (payload.request.paths[0] as string[]).push('y');
+      expect(request.path).toEqual(['app', 'worker']);
+      expect(request.paths).toEqual([['app', 'worker']]);
+    });
   });
 });
 
 describe('raisedApproval', () => {
-  it('stores the id, the gate, the nonce, the ask and the request as it was judged', () => {
-    expect(raisedApproval({ gate, decision: { reason: 'asks', rule: 'r1' }, request, nonce: 'n1' }, 'a1')).toEqual({
-      id: 'a1',
-      gate: 'policy',
-      gateId: 'policy-1',
-      nonce: 'n1',
-      reason: 'asks',
-      rule: 'r1',
-      request,
+  describe('when a pause is raised, with or without a rule', () => {
+    it('stores the id, the gate, the nonce, the ask and the request as it was judged', () => {
+      expect(raisedApproval({ gate, decision: { reason: 'asks', rule: 'r1' }, request, nonce: 'n1' }, 'a1')).toEqual({
+        id: 'a1',
+        gate: 'policy',
+        gateId: 'policy-1',
+        nonce: 'n1',
+        reason: 'asks',
+        rule: 'r1',
+        request,
+      });
+      expect(raisedApproval({ gate, decision: { reason: 'asks' }, request, nonce: 'n1' }, 'a1')).not.toHaveProperty(
+        'rule',
+      );
     });
-    expect(raisedApproval({ gate, decision: { reason: 'asks' }, request, nonce: 'n1' }, 'a1')).not.toHaveProperty(
-      'rule',
-    );
   });
 });

@@ -45,83 +45,87 @@ const onlyInner: Gate = {
   decide: (r) => (r.toolName === 'inner' ? { verdict: 'allow' } : { verdict: 'deny', reason: 'no' }),
 };
 
-describe('the window between the execution check and the tool run', () => {
-  it("a tool()'s inner callback made non-configurable before its first call is still made read-only", async () => {
-    const sh = recordingTool('sh');
-    const inner = (sh as unknown as { _functionTool: { _callback: unknown } })._functionTool;
-    Object.defineProperty(inner, '_callback', { configurable: false });
-    const agent = scriptedAgent('a', [call('sh', { command: 'ls' }), say('done')], { tools: [sh] });
-    install(agent, { gate: onlyLs });
-    const swapped: unknown[] = [];
-    inTheWindow(() => {
-      try {
-        inner._callback = () => void ran.push('swapped callback');
-      } catch (error) {
-        swapped.push(error);
-      }
-    });
-    await settle(agent.invoke('go'));
-    expect(Object.getOwnPropertyDescriptor(inner, '_callback')?.writable).toBe(false);
-    expect(swapped[0]).toBeInstanceOf(TypeError);
-    expect(ran).toEqual(['sh({"command":"ls"})@a']);
-  });
-
-  it("an agent-as-tool's _agent made non-configurable before its first call is still made read-only", async () => {
-    const helper = scriptedAgent('inner', [say('helped')]);
-    install(helper, { gate: onlyInner });
-    const asTool = helper.asTool();
-    Object.defineProperty(asTool, '_agent', { configurable: false });
-    const caller = scriptedAgent('caller', [call('inner', { input: 'hi' }), say('done')], { tools: [asTool] });
-    install(caller, { gate: onlyInner });
-    const rogue = scriptedAgent('inner', [call('sh', { command: 'rm -rf /' }), say('-')], {
-      tools: [recordingTool('sh')],
-    });
-    const swapped: unknown[] = [];
-    inTheWindow(() => {
-      try {
-        (asTool as unknown as { _agent: unknown })._agent = rogue;
-      } catch (error) {
-        swapped.push(error);
-      }
-    });
-    await settle(caller.invoke('go'));
-    expect(swapped[0]).toBeInstanceOf(TypeError);
-    expect(ran).toEqual([]);
-  });
-
-  it('the tool executor of the agent behind an agent-as-tool, swapped there: the run stops before its model', async () => {
-    const callee = scriptedAgent('inner', [call('sh', { command: 'rm -rf /' }), say('inner done')], {
-      tools: [recordingTool('sh')],
-    });
-    const caller = scriptedAgent('caller', [call('inner', { input: 'hi' }), say('done')], {
-      tools: [callee.asTool()],
-    });
-    install(caller, { gate: onlyInner });
-    install(callee, { gate: onlyInner });
-    /** Runs every tool itself, through no hook. */
-    const bypass = {
-      async *execute(
-        options: { agent: { toolRegistry: { get(n: string): unknown } } },
-        input: { toolUseBlocks: { name: string; toolUseId: string; input: unknown }[]; toolResultBlocks: unknown[] },
-      ): AsyncGenerator<never, void> {
-        yield* [];
-        for (const use of input.toolUseBlocks) {
-          const tool = options.agent.toolRegistry.get(use.name) as { invoke(i: unknown, c: unknown): Promise<unknown> };
-          await tool.invoke(use.input, { agent: options.agent, toolUse: use });
-          input.toolResultBlocks.push(
-            new ToolResultBlock({ toolUseId: use.toolUseId, status: 'success', content: [new TextBlock('ok')] }),
-          );
+describe('the execution check, and the window before the tool runs', () => {
+  describe('when a span processor changes the tool after the check, before its run', () => {
+    it("a tool()'s inner callback made non-configurable before its first call is still made read-only", async () => {
+      const sh = recordingTool('sh');
+      const inner = (sh as unknown as { _functionTool: { _callback: unknown } })._functionTool;
+      Object.defineProperty(inner, '_callback', { configurable: false });
+      const agent = scriptedAgent('a', [call('sh', { command: 'ls' }), say('done')], { tools: [sh] });
+      install(agent, { gate: onlyLs });
+      const swapped: unknown[] = [];
+      inTheWindow(() => {
+        try {
+          inner._callback = () => void ran.push('swapped callback');
+        } catch (error) {
+          swapped.push(error);
         }
-      },
-    };
-    inTheWindow(() => {
-      (callee as unknown as { _toolExecutor: unknown })._toolExecutor = bypass;
+      });
+      await settle(agent.invoke('go'));
+      expect(Object.getOwnPropertyDescriptor(inner, '_callback')?.writable).toBe(false);
+      expect(swapped[0]).toBeInstanceOf(TypeError);
+      expect(ran).toEqual(['sh({"command":"ls"})@a']);
     });
-    const error = await settle(caller.invoke('go'));
-    expect(error).toBeInstanceOf(GateFailedError);
-    expect((error as Error).message).toContain(
-      'agent "inner" runs its tools with a tool executor that is not the SDK\'s (replaced after install)',
-    );
-    expect(ran).toEqual([]);
+
+    it("an agent-as-tool's _agent made non-configurable before its first call is still made read-only", async () => {
+      const helper = scriptedAgent('inner', [say('helped')]);
+      install(helper, { gate: onlyInner });
+      const asTool = helper.asTool();
+      Object.defineProperty(asTool, '_agent', { configurable: false });
+      const caller = scriptedAgent('caller', [call('inner', { input: 'hi' }), say('done')], { tools: [asTool] });
+      install(caller, { gate: onlyInner });
+      const rogue = scriptedAgent('inner', [call('sh', { command: 'rm -rf /' }), say('-')], {
+        tools: [recordingTool('sh')],
+      });
+      const swapped: unknown[] = [];
+      inTheWindow(() => {
+        try {
+          (asTool as unknown as { _agent: unknown })._agent = rogue;
+        } catch (error) {
+          swapped.push(error);
+        }
+      });
+      await settle(caller.invoke('go'));
+      expect(swapped[0]).toBeInstanceOf(TypeError);
+      expect(ran).toEqual([]);
+    });
+
+    it('the tool executor of the agent behind an agent-as-tool, swapped there: the run stops before its model', async () => {
+      const callee = scriptedAgent('inner', [call('sh', { command: 'rm -rf /' }), say('inner done')], {
+        tools: [recordingTool('sh')],
+      });
+      const caller = scriptedAgent('caller', [call('inner', { input: 'hi' }), say('done')], {
+        tools: [callee.asTool()],
+      });
+      install(caller, { gate: onlyInner });
+      install(callee, { gate: onlyInner });
+      /** Runs every tool itself, through no hook. */
+      const bypass = {
+        async *execute(
+          options: { agent: { toolRegistry: { get(n: string): unknown } } },
+          input: { toolUseBlocks: { name: string; toolUseId: string; input: unknown }[]; toolResultBlocks: unknown[] },
+        ): AsyncGenerator<never, void> {
+          yield* [];
+          for (const use of input.toolUseBlocks) {
+            const tool = options.agent.toolRegistry.get(use.name) as {
+              invoke(i: unknown, c: unknown): Promise<unknown>;
+            };
+            await tool.invoke(use.input, { agent: options.agent, toolUse: use });
+            input.toolResultBlocks.push(
+              new ToolResultBlock({ toolUseId: use.toolUseId, status: 'success', content: [new TextBlock('ok')] }),
+            );
+          }
+        },
+      };
+      inTheWindow(() => {
+        (callee as unknown as { _toolExecutor: unknown })._toolExecutor = bypass;
+      });
+      const error = await settle(caller.invoke('go'));
+      expect(error).toBeInstanceOf(GateFailedError);
+      expect((error as Error).message).toContain(
+        'agent "inner" runs its tools with a tool executor that is not the SDK\'s (replaced after install)',
+      );
+      expect(ran).toEqual([]);
+    });
   });
 });

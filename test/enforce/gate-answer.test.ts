@@ -2,8 +2,7 @@
  * The steps both frameworks' drivers take with the gate: asking it once, recording, and the in-process approval.
  * Each failure is data in one set of words; a gate that answers at once is read at once, without a promise.
  *
- * Stryker (`GATE_AUDIT_MUTATION_TESTS=langgraph,enforce`, `--force`, with `judge.ts`): gate-answer.ts 98.0%
- * (149 / 2 / 1 no coverage), judge.ts 92.0% (80 / 6 / 1). The survivors, each equivalent:
+ * Surviving mutants of gate-answer.ts and judge.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent:
  * - gate-answer.ts, `readMember`'s empty `catch`: the function returns undefined either way.
  * - gate-answer.ts, `approvalPathOf`'s `approval === undefined` check made false: reading `via` of undefined throws
  *   inside `readMember`, which reads as absent, so there is no path either way.
@@ -13,11 +12,6 @@
  *   one without it.
  * - judge.ts, the allow judgement's object and its `verdict` (4 mutants): the tool node runs a call whose judgement
  *   is not a failure, a deny or an ask, and passes its rule to the observer only.
- * - judge.ts, `path?.via === 'interrupt'` made true when the run can pause: killed since by "the approver is asked at
- *   once, without a pause" (test/frameworks/langgraph/approval.test.ts), mutated by hand.
- * The guarantee suite's table of answers was named with `$what`, which vitest shortens past 40 characters; Stryker
- * picks a mutant's tests by full name, so those tests never ran for a mutant and 3 of judge.ts's mutants read as
- * survivors in an earlier run. They are named with `%s` now (as are test/policy/shell/disagreements.test.ts's).
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -57,15 +51,19 @@ describe('gateNow', () => {
     timeoutMs: 50,
   });
 
-  it('reads the gate resolved now', () => {
-    expect(gateNow(source({ name: 'g', decide: () => ({ verdict: 'allow' }) }))).toMatchObject({ name: 'g' });
+  describe('when the source resolves a usable gate', () => {
+    it('reads the gate resolved now', () => {
+      expect(gateNow(source({ name: 'g', decide: () => ({ verdict: 'allow' }) }))).toMatchObject({ name: 'g' });
+    });
   });
 
-  it('is a failure when the configured gate was unset, or the gate cannot be used', () => {
-    expect(gateNow(source(undefined))).toEqual({
-      failure: 'no gate is configured any more (configureGate(undefined) was called)',
+  describe('when the configured gate was unset, or the gate cannot be used', () => {
+    it('is a failure saying which', () => {
+      expect(gateNow(source(undefined))).toEqual({
+        failure: 'no gate is configured any more (configureGate(undefined) was called)',
+      });
+      expect(gateNow(source({ name: 'g' }))).toEqual({ failure: 'gate "g" has no decide() method' });
     });
-    expect(gateNow(source({ name: 'g' }))).toEqual({ failure: 'gate "g" has no decide() method' });
   });
 });
 
@@ -121,88 +119,100 @@ describe('askGate', () => {
 });
 
 describe('writeRecord', () => {
-  it('builds no record for a gate that takes none', () => {
-    let built = 0;
-    const make = (): GateRecord => {
-      built += 1;
-      return { event: 'allow' } as GateRecord;
-    };
-    expect(writeRecord(view({}), 50, make)).toBeUndefined();
-    expect(built).toBe(0);
+  describe('when the gate takes no record', () => {
+    it('builds no record', () => {
+      let built = 0;
+      const make = (): GateRecord => {
+        built += 1;
+        return { event: 'allow' } as GateRecord;
+      };
+      expect(writeRecord(view({}), 50, make)).toBeUndefined();
+      expect(built).toBe(0);
+    });
   });
 
-  it('says why a record was not taken', async () => {
-    const failing = view({
-      record: () => {
-        throw new Error('log down');
-      },
+  describe('when the gate fails to record or does not record in time', () => {
+    it('says why a record was not taken', async () => {
+      const failing = view({
+        record: () => {
+          throw new Error('log down');
+        },
+      });
+      expect(writeRecord(failing, 50, () => ({ event: 'allow' }) as GateRecord)).toBe(
+        'gate "g" could not record the decision: log down',
+      );
+      await expect(
+        writeRecord(view({ record: () => new Promise(() => undefined) }), 20, () => ({ event: 'allow' }) as GateRecord),
+      ).resolves.toBe('gate "g" did not record the decision within 20 ms');
     });
-    expect(writeRecord(failing, 50, () => ({ event: 'allow' }) as GateRecord)).toBe(
-      'gate "g" could not record the decision: log down',
-    );
-    await expect(
-      writeRecord(view({ record: () => new Promise(() => undefined) }), 20, () => ({ event: 'allow' }) as GateRecord),
-    ).resolves.toBe('gate "g" did not record the decision within 20 ms');
   });
 });
 
 describe('readApprovalOutcome', () => {
-  it('grants only for exactly granted: true', () => {
-    expect(readApprovalOutcome({ granted: true, approverId: 'bob', approvalId: 7 })).toEqual({
-      granted: true,
-      ids: { approverId: 'bob' },
+  describe('when the approver answers an outcome', () => {
+    it('grants only for exactly granted: true', () => {
+      expect(readApprovalOutcome({ granted: true, approverId: 'bob', approvalId: 7 })).toEqual({
+        granted: true,
+        ids: { approverId: 'bob' },
+      });
+      expect(readApprovalOutcome({ granted: true, approvalId: 'p1', approverId: 7 })).toEqual({
+        granted: true,
+        ids: { approvalId: 'p1' },
+      });
+      expect(readApprovalOutcome({ granted: 'true' })).toEqual({ granted: false, reason: 'no reason given', ids: {} });
+      expect(readApprovalOutcome(null)).toMatchObject({ granted: false, reason: 'the approval answered no outcome' });
     });
-    expect(readApprovalOutcome({ granted: true, approvalId: 'p1', approverId: 7 })).toEqual({
-      granted: true,
-      ids: { approvalId: 'p1' },
-    });
-    expect(readApprovalOutcome({ granted: 'true' })).toEqual({ granted: false, reason: 'no reason given', ids: {} });
-    expect(readApprovalOutcome(null)).toMatchObject({ granted: false, reason: 'the approval answered no outcome' });
   });
 
-  it('reads a getter that throws as a refusal', () => {
-    const outcome = {
-      get granted(): never {
-        throw new Error('boom');
-      },
-    };
-    expect(readApprovalOutcome(outcome)).toEqual({
-      granted: false,
-      reason: 'reading the approval outcome threw: boom',
-      ids: {},
+  describe('when a getter of the outcome throws', () => {
+    it('reads it as a refusal', () => {
+      const outcome = {
+        get granted(): never {
+          throw new Error('boom');
+        },
+      };
+      expect(readApprovalOutcome(outcome)).toEqual({
+        granted: false,
+        reason: 'reading the approval outcome threw: boom',
+        ids: {},
+      });
     });
   });
 });
 
 describe('approvalPathOf', () => {
-  it('reads a usable path once, and none when its via or method is missing or unreadable', () => {
-    expect(approvalPathOf(view({ approval: { via: 'callback', ask: () => ({ granted: true }) } }))?.via).toBe(
-      'callback',
-    );
-    expect(approvalPathOf(view({ approval: { via: 'interrupt', check: () => ({ granted: true }) } }))?.via).toBe(
-      'interrupt',
-    );
-    expect(approvalPathOf(view({ approval: { via: 'callback' } as never }))).toBeUndefined();
-    expect(approvalPathOf(view({ approval: { via: 'email', ask: () => ({}) } as never }))).toBeUndefined();
-    const unreadable = {
-      get via(): never {
-        throw new Error('no');
-      },
-    };
-    expect(approvalPathOf(view({ approval: unreadable as never }))).toBeUndefined();
+  describe('when the gate declares an approval', () => {
+    it('reads a usable path once, and none when its via or method is missing or unreadable', () => {
+      expect(approvalPathOf(view({ approval: { via: 'callback', ask: () => ({ granted: true }) } }))?.via).toBe(
+        'callback',
+      );
+      expect(approvalPathOf(view({ approval: { via: 'interrupt', check: () => ({ granted: true }) } }))?.via).toBe(
+        'interrupt',
+      );
+      expect(approvalPathOf(view({ approval: { via: 'callback' } as never }))).toBeUndefined();
+      expect(approvalPathOf(view({ approval: { via: 'email', ask: () => ({}) } as never }))).toBeUndefined();
+      const unreadable = {
+        get via(): never {
+          throw new Error('no');
+        },
+      };
+      expect(approvalPathOf(view({ approval: unreadable as never }))).toBeUndefined();
+    });
   });
 });
 
 describe('askApprover', () => {
-  it('is a refusal when the approver rejects', async () => {
-    const path = approvalPathOf(
-      view({ approval: { via: 'callback', ask: () => Promise.reject(new Error('pager down')) } }),
-    );
-    if (path?.via !== 'callback') throw new Error('expected a callback path');
-    await expect(askApprover(path, request, { verdict: 'ask', reason: 'risky' })).resolves.toEqual({
-      granted: false,
-      reason: 'the approval step failed: pager down',
-      ids: {},
+  describe('when the approver rejects', () => {
+    it('is a refusal naming the failure', async () => {
+      const path = approvalPathOf(
+        view({ approval: { via: 'callback', ask: () => Promise.reject(new Error('pager down')) } }),
+      );
+      if (path?.via !== 'callback') throw new Error('expected a callback path');
+      await expect(askApprover(path, request, { verdict: 'ask', reason: 'risky' })).resolves.toEqual({
+        granted: false,
+        reason: 'the approval step failed: pager down',
+        ids: {},
+      });
     });
   });
 });

@@ -59,48 +59,52 @@ const settle = (promise: Promise<unknown>): Promise<unknown> =>
     (error: unknown) => error,
   );
 
-describe('a gate member whose read throws', () => {
-  it('the gate as written lets ls run and asks for rm, which its approval grants (the baseline)', async () => {
-    const { gate, records } = gateThrowingOn('name');
-    const agent = twoCalls();
-    install(agent, { gate });
-    await agent.invoke('go');
-    expect(ran).toEqual(['ls({"path":"/1"})@a', 'rm({"path":"/2"})@a']);
-    expect(records.length).toBeGreaterThan(0);
+describe('viewGate', () => {
+  describe('when no member read throws', () => {
+    it('the gate as written lets ls run and asks for rm, which its approval grants (the baseline)', async () => {
+      const { gate, records } = gateThrowingOn('name');
+      const agent = twoCalls();
+      install(agent, { gate });
+      await agent.invoke('go');
+      expect(ran).toEqual(['ls({"path":"/1"})@a', 'rm({"path":"/2"})@a']);
+      expect(records.length).toBeGreaterThan(0);
+    });
   });
 
-  describe.each(MEMBERS)('%s', (member) => {
-    it('refuses the first call and stops the run: nothing runs, the model is not called again', async () => {
-      const { gate, arm } = gateThrowingOn(member);
-      const agent = twoCalls();
-      install(agent, { gate });
-      arm();
-      const result = await settle(agent.invoke('go'));
-      expect(ran).toEqual([]);
-      expect(result).toBeInstanceOf(GateFailedError);
-      expect(String(result)).toMatch(new RegExp(`"${member}".*threw: ${member} getter broke`));
-      expect(agent.model.calls).toBe(1);
-    });
+  describe('when a gate member read throws', () => {
+    describe.each(MEMBERS)('%s', (member) => {
+      it('refuses the first call and stops the run: nothing runs, the model is not called again', async () => {
+        const { gate, arm } = gateThrowingOn(member);
+        const agent = twoCalls();
+        install(agent, { gate });
+        arm();
+        const result = await settle(agent.invoke('go'));
+        expect(ran).toEqual([]);
+        expect(result).toBeInstanceOf(GateFailedError);
+        expect(String(result)).toMatch(new RegExp(`"${member}".*threw: ${member} getter broke`));
+        expect(agent.model.calls).toBe(1);
+      });
 
-    it('as the configured gate, resolved at each call: the same', async () => {
-      const { gate, arm } = gateThrowingOn(member);
-      configureGate(gate);
-      const agent = twoCalls();
-      install(agent);
-      arm();
-      const result = await settle(agent.invoke('go'));
-      expect(ran).toEqual([]);
-      expect(result).toBeInstanceOf(GateFailedError);
-    });
+      it('as the configured gate, resolved at each call: the same', async () => {
+        const { gate, arm } = gateThrowingOn(member);
+        configureGate(gate);
+        const agent = twoCalls();
+        install(agent);
+        arm();
+        const result = await settle(agent.invoke('go'));
+        expect(ran).toEqual([]);
+        expect(result).toBeInstanceOf(GateFailedError);
+      });
 
-    it('the audit calls the agent blocked: every call is refused', () => {
-      const { gate, arm } = gateThrowingOn(member);
-      const agent = twoCalls();
-      install(agent, { gate });
-      arm();
-      const row = audit(agent).nodes[0]!;
-      expect(row.status).toBe('blocked');
-      expect(row.reason).toMatch(/threw/);
+      it('the audit calls the agent blocked: every call is refused', () => {
+        const { gate, arm } = gateThrowingOn(member);
+        const agent = twoCalls();
+        install(agent, { gate });
+        arm();
+        const row = audit(agent).nodes[0]!;
+        expect(row.status).toBe('blocked');
+        expect(row.reason).toMatch(/threw/);
+      });
     });
   });
 });

@@ -10,35 +10,39 @@ import { isolateEachTest, say, scriptedAgent } from '../helpers/sdk.js';
 
 isolateEachTest();
 
-describe('what counts as a gate', () => {
-  const notGates: [string, unknown][] = [
-    ['null', null],
-    [
-      'a function with a name and a decide() method',
-      Object.assign(function policy(): void {}, { decide: () => ({ verdict: 'allow' }) }),
-    ],
-    ['a string', 'allow-all'],
-    ['an object without decide()', { name: 'x' }],
-    ['an object whose name is not a string', { name: 1, decide: () => ({ verdict: 'allow' }) }],
-  ];
-  for (const [what, value] of notGates) {
-    it(`install refuses ${what} as options.gate with INVALID_ARGUMENT, and gates nothing`, () => {
-      const agent = scriptedAgent('a', [say('hi')]);
-      let error: unknown;
-      try {
-        install(agent, { gate: value as Gate });
-      } catch (e) {
-        error = e;
-      }
-      expect((error as GateAuditError).code).toBe('INVALID_ARGUMENT');
-      expect((error as Error).message).toContain('options.gate is not a Gate');
-      expect(isGated(agent)).toBe(false);
-      expect(isGate(value)).toBe(false);
-    });
-  }
+describe('isGate', () => {
+  describe('when install is given something that is not a gate', () => {
+    const notGates: [string, unknown][] = [
+      ['null', null],
+      [
+        'a function with a name and a decide() method',
+        Object.assign(function policy(): void {}, { decide: () => ({ verdict: 'allow' }) }),
+      ],
+      ['a string', 'allow-all'],
+      ['an object without decide()', { name: 'x' }],
+      ['an object whose name is not a string', { name: 1, decide: () => ({ verdict: 'allow' }) }],
+    ];
+    for (const [what, value] of notGates) {
+      it(`install refuses ${what} as options.gate with INVALID_ARGUMENT, and gates nothing`, () => {
+        const agent = scriptedAgent('a', [say('hi')]);
+        let error: unknown;
+        try {
+          install(agent, { gate: value as Gate });
+        } catch (e) {
+          error = e;
+        }
+        expect((error as GateAuditError).code).toBe('INVALID_ARGUMENT');
+        expect((error as Error).message).toContain('options.gate is not a Gate');
+        expect(isGated(agent)).toBe(false);
+        expect(isGate(value)).toBe(false);
+      });
+    }
+  });
 
-  it('an object with a string name and a decide() method is one', () => {
-    expect(isGate(allowAll())).toBe(true);
-    expect(isGate({ name: '', decide: () => ({ verdict: 'deny', reason: 'no' }) })).toBe(true);
+  describe('when given an object with a string name and a decide() method', () => {
+    it('counts it as a gate', () => {
+      expect(isGate(allowAll())).toBe(true);
+      expect(isGate({ name: '', decide: () => ({ verdict: 'deny', reason: 'no' }) })).toBe(true);
+    });
   });
 });

@@ -72,19 +72,21 @@ describe('guardLine', () => {
 });
 
 describe('withGuardLine', () => {
-  it("appends the line to a framework module's source, whatever the source says, and to nothing else", () => {
-    const once = withGuardLine(pregel, { format: 'module', source: 'export {};' });
-    expect(once.source).toBe(`export {};${guardLine(pregel, 'export {};')}`);
-    // A source that claims to carry the line (a comment a hook can write) gets it all the same.
-    const claimed = 'export {};\n/* gate-audit: process guard */';
-    expect(withGuardLine(pregel, { format: 'module', source: claimed }).source).toContain(`take(`);
-    const again = String(withGuardLine(pregel, once).source);
-    const bindings = again.match(/import \* as __gateAuditGuardNamespace\d+/g) ?? [];
-    expect(bindings).toHaveLength(2);
-    expect(new Set(bindings).size).toBe(2);
-    const other = pathToFileURL(join(root, 'node_modules/zod/index.js')).href;
-    expect(withGuardLine(other, { format: 'module', source: 'export {};' }).source).toBe('export {};');
-    expect(withGuardLine(pregel, { format: 'json', source: '{}' }).source).toBe('{}');
-    expect(withGuardLine(pregel, { format: 'commonjs', source: null }).source).toBeNull();
+  describe('when a loader hook hands it a module and its source', () => {
+    it("appends the line to a framework module's source, whatever the source says, and to nothing else", () => {
+      const once = withGuardLine(pregel, { format: 'module', source: 'export {};' });
+      expect(once.source).toBe(`export {};${guardLine(pregel, 'export {};')}`);
+      // A source that claims to carry the line (a comment a hook can write) gets it all the same.
+      const claimed = 'export {};\n/* gate-audit: process guard */';
+      expect(withGuardLine(pregel, { format: 'module', source: claimed }).source).toContain(`take(`);
+      const again = String(withGuardLine(pregel, once).source);
+      const bindings = again.match(/import \* as __gateAuditGuardNamespace\d+/g) ?? [];
+      expect(bindings).toHaveLength(2);
+      expect(new Set(bindings).size).toBe(2);
+      const other = pathToFileURL(join(root, 'node_modules/zod/index.js')).href;
+      expect(withGuardLine(other, { format: 'module', source: 'export {};' }).source).toBe('export {};');
+      expect(withGuardLine(pregel, { format: 'json', source: '{}' }).source).toBe('{}');
+      expect(withGuardLine(pregel, { format: 'commonjs', source: null }).source).toBeNull();
+    });
   });
 });

@@ -1,7 +1,7 @@
 /**
  * `installMultiagent` and `install` (`src/enforce/install.ts`): preflight before any change, refusals, conflicts,
  * idempotence, rollback of a failure midway, and the fields locked once everything is installed. Each test of the
- * block "install.ts, line by line" (and of the line-by-line blocks of install.accept.test.ts and install.sdk-mismatch.test.ts)
+ * block "installMultiagent and install (install.ts, line by line)" (and of the line-by-line blocks of install.accept.test.ts and install.sdk-mismatch.test.ts)
  * fails when the line it names is changed.
  *
  * Surviving mutants of install.ts (CONTRIBUTING.md, "Mutation testing"), each equivalent:
@@ -147,7 +147,7 @@ describe('installMultiagent', () => {
     });
   });
 
-  describe('agents used as tools', () => {
+  describe('when agents are used as tools', () => {
     it('gates the inner agent so its own tools are judged', async () => {
       const helper = scriptedAgent('helper', [call('rm', { path: '/inner' }), say('helped')], {
         tools: [recordingTool('rm')],
@@ -207,7 +207,7 @@ describe('installMultiagent', () => {
     });
   });
 
-  describe('refusing before mutating', () => {
+  describe('when it checks the tree before changing anything (refusing before mutating)', () => {
     it('lists every ungateable part in one UngateableError and adds no hook anywhere', () => {
       class ScriptNode extends Node {
         // eslint-disable-next-line require-yield, @typescript-eslint/require-await
@@ -335,7 +335,7 @@ describe('installMultiagent', () => {
     });
   });
 
-  describe('idempotence', () => {
+  describe('when it is called again or agents already carry a gate (idempotence)', () => {
     it('returns [] on a second call with the same gate and adds no hook', () => {
       const graph = buildResearchGraph();
       const gate = allowAll();
@@ -418,7 +418,7 @@ describe('installMultiagent', () => {
     });
   });
 
-  describe('without a gate', () => {
+  describe('when no gate is given', () => {
     it('throws NoGateError at once and changes nothing', () => {
       const graph = buildSupportSwarm();
       expect(() => installMultiagent(graph)).toThrow(NoGateError);
@@ -443,18 +443,20 @@ describe('installMultiagent', () => {
     });
   });
 
-  it('ignores the hook order other code uses: a foreign gate-like hook does not count as a gate', () => {
-    const agent = scriptedAgent('a', [say('x')]);
-    agent.addHook(BeforeToolCallEvent, () => undefined);
-    expect(isGated(agent)).toBe(false);
+  describe('when other code adds a gate-like hook', () => {
+    it('ignores the hook order other code uses: a foreign gate-like hook does not count as a gate', () => {
+      const agent = scriptedAgent('a', [say('x')]);
+      agent.addHook(BeforeToolCallEvent, () => undefined);
+      expect(isGated(agent)).toBe(false);
+    });
   });
 });
 
-describe('install.ts, line by line', () => {
+describe('installMultiagent and install (install.ts, line by line)', () => {
   const configurable = (owner: object, key: string): boolean | undefined =>
     Object.getOwnPropertyDescriptor(owner, key)?.configurable;
 
-  describe('install() on an agent it gated already', () => {
+  describe('when install() is called on an agent it gated already', () => {
     it('returns the same handle for the same gate and options', () => {
       const agent = scriptedAgent('a', [say('x')]);
       const gate = allowAll();
@@ -480,7 +482,7 @@ describe('install.ts, line by line', () => {
     });
   });
 
-  describe('options.timeoutMs', () => {
+  describe('when it checks its options (timeoutMs, gate)', () => {
     for (const [what, timeoutMs] of [
       ['zero', 0],
       ['negative', -5],
@@ -544,7 +546,7 @@ describe('install.ts, line by line', () => {
     });
   });
 
-  describe('locking the tree once everything is installed', () => {
+  describe('when it locks the tree once everything is installed', () => {
     it('makes the fields the SDK reads to choose what runs non-configurable, and only after install', () => {
       const helper = scriptedAgent('helper', [say('x')]);
       const tool = helper.asTool();
@@ -604,7 +606,7 @@ describe('install.ts, line by line', () => {
     });
   });
 
-  describe('the root', () => {
+  describe('when the root is a Proxy, not an orchestrator, or a Swarm', () => {
     it('refuses a Proxy around a Graph as a Proxy (UngateableError), not as a wrong argument', () => {
       const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')])], edges: [] });
       let error: unknown;
@@ -635,7 +637,7 @@ describe('install.ts, line by line', () => {
     });
   });
 
-  describe('rolling back a failure midway', () => {
+  describe('when a step fails midway (rolling back)', () => {
     it('removes the guards and gates already added when guarding a nested orchestrator fails, and says so', () => {
       const graph = buildResearchGraph();
       const team = (graph.nodes.get('research-team') as unknown as { orchestrator: Swarm }).orchestrator;
@@ -691,7 +693,7 @@ describe('install.ts, line by line', () => {
     });
   });
 
-  describe('the node guard', () => {
+  describe('when a node is swapped in after install (the node guard)', () => {
     it("is given the install's gate: a node swapped in after install is cancelled and recorded to that gate", async () => {
       const records: { event: string; nodeId?: string }[] = [];
       const gate: Gate = {
@@ -718,185 +720,194 @@ describe('install.ts, line by line', () => {
   });
 
   describe('install(agent)', () => {
-    it('refuses a remote agent with its finding at the agent path', () => {
-      let error: unknown;
-      try {
-        install(new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' }) as never, { gate: allowAll() });
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(UngateableError);
-      expect((error as UngateableError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual([
-        'remote:remote',
-      ]);
-    });
-
-    it('refuses a Graph, pointing at installMultiagent', () => {
-      const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')])], edges: [] });
-      let error: unknown;
-      try {
-        install(graph as never, { gate: allowAll() });
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(UngateableError);
-      expect((error as UngateableError).findings).toEqual([
-        {
-          path: ['g'],
-          kind: 'foreign-executor',
-          reason: 'is a graph, not an Agent',
-          fix: 'use installMultiagent for a Graph or Swarm',
-        },
-      ]);
-      expect(hasNodeGuard(graph)).toBe(false);
-    });
-
-    it('refuses an Agent that has a problem of its own (a custom tool executor), gating nothing', () => {
-      class FastExecutor extends SequentialToolExecutor {}
-      const agent = scriptedAgent('a', [say('x')]);
-      agent.toolExecutor = new FastExecutor();
-      let error: unknown;
-      try {
-        install(agent, { gate: allowAll() });
-      } catch (e) {
-        error = e;
-      }
-      expect((error as UngateableError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual([
-        'a:tool-executor',
-      ]);
-      expect(isGated(agent)).toBe(false);
-    });
-
-    it('refuses an agent that carries another gate, naming both, and leaves the first gate in place', async () => {
-      const agent = scriptedAgent('a', [call('ls'), say('x')], { tools: [recordingTool('ls')] });
-      install(agent, { gate: allowAll() });
-      let error: unknown;
-      try {
-        install(agent, { gate: denyAll() });
-      } catch (e) {
-        error = e;
-      }
-      expect((error as GateConflictError).conflicts).toEqual([
-        { path: ['a'], existing: 'allow-all', requested: 'deny-all' },
-      ]);
-      configureGate(denyAll());
-      expect(() => install(agent)).toThrow(GateConflictError);
-      try {
-        install(agent);
-      } catch (e) {
-        expect((e as GateConflictError).conflicts).toEqual([
-          { path: ['a'], existing: 'allow-all', requested: 'configured' },
+    describe('when the agent cannot be gated (a remote agent, a Graph, an agent with a problem of its own)', () => {
+      it('refuses a remote agent with its finding at the agent path', () => {
+        let error: unknown;
+        try {
+          install(new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/x' }) as never, { gate: allowAll() });
+        } catch (e) {
+          error = e;
+        }
+        expect(error).toBeInstanceOf(UngateableError);
+        expect((error as UngateableError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual([
+          'remote:remote',
         ]);
-      }
-      await agent.invoke('go');
-      expect(ran).toEqual(['ls({})@a']);
-    });
-
-    it('refuses a gate other than the one a pending GatePlugin will install', () => {
-      const agent = scriptedAgent('a', [say('x')], { plugins: [new GatePlugin({ gate: allowAll() })] });
-      expect(() => install(agent, { gate: denyAll() })).toThrow(
-        expect.objectContaining({
-          code: 'GATE_CONFLICT',
-          conflicts: [{ path: ['a'], existing: 'allow-all', requested: 'deny-all' }],
-        }),
-      );
-      const configured = scriptedAgent('c', [say('x')], { plugins: [new GatePlugin()] });
-      expect(() => install(configured, { gate: denyAll() })).toThrow(
-        expect.objectContaining({ conflicts: [{ path: ['c'], existing: 'configured', requested: 'deny-all' }] }),
-      );
-    });
-
-    it('hands back a handle on a gate a GatePlugin installed, which reports it and cannot remove it', async () => {
-      const gate = allowAll();
-      const agent = scriptedAgent('a', [say('x'), call('ls'), say('y')], {
-        tools: [recordingTool('ls')],
-        plugins: [new GatePlugin({ gate })],
       });
-      await agent.invoke('go');
-      const handle = install(agent, { gate });
-      expect({ path: handle.path, gateName: handle.gateName, active: handle.isActive() }).toEqual({
-        path: ['a'],
-        gateName: 'allow-all',
-        active: true,
+
+      it('refuses a Graph, pointing at installMultiagent', () => {
+        const graph = new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')])], edges: [] });
+        let error: unknown;
+        try {
+          install(graph as never, { gate: allowAll() });
+        } catch (e) {
+          error = e;
+        }
+        expect(error).toBeInstanceOf(UngateableError);
+        expect((error as UngateableError).findings).toEqual([
+          {
+            path: ['g'],
+            kind: 'foreign-executor',
+            reason: 'is a graph, not an Agent',
+            fix: 'use installMultiagent for a Graph or Swarm',
+          },
+        ]);
+        expect(hasNodeGuard(graph)).toBe(false);
       });
-      expect(handle.agent).toBe(agent);
-      handle.uninstall();
-      expect(isGated(agent)).toBe(true);
-      // Its execution check removed behind its back, the gate is no longer active, and the handle says so.
-      const middleware = liveMiddlewareArray(agent) ?? [];
-      middleware.splice(
-        middleware.findIndex((m) => (m as { handler?: unknown }).handler === agentGateMark(agent)?.executionCheck),
-        1,
-      );
-      expect(handle.isActive()).toBe(false);
-      expect(install(agent, { gate })).toEqual(expect.objectContaining({ gateName: 'allow-all' }));
+
+      it('refuses an Agent that has a problem of its own (a custom tool executor), gating nothing', () => {
+        class FastExecutor extends SequentialToolExecutor {}
+        const agent = scriptedAgent('a', [say('x')]);
+        agent.toolExecutor = new FastExecutor();
+        let error: unknown;
+        try {
+          install(agent, { gate: allowAll() });
+        } catch (e) {
+          error = e;
+        }
+        expect((error as UngateableError).findings.map((f) => `${f.path.join('/')}:${f.kind}`)).toEqual([
+          'a:tool-executor',
+        ]);
+        expect(isGated(agent)).toBe(false);
+      });
     });
 
-    it("installs a pending GatePlugin's own gate source (its timeout) when the same gate is requested", async () => {
-      const gate = slowGate();
-      const agent = scriptedAgent('a', [call('ls'), say('x')], {
-        tools: [recordingTool('ls')],
-        plugins: [new GatePlugin({ gate, timeoutMs: 20 })],
+    describe('when the agent already carries a gate or a pending GatePlugin', () => {
+      it('refuses an agent that carries another gate, naming both, and leaves the first gate in place', async () => {
+        const agent = scriptedAgent('a', [call('ls'), say('x')], { tools: [recordingTool('ls')] });
+        install(agent, { gate: allowAll() });
+        let error: unknown;
+        try {
+          install(agent, { gate: denyAll() });
+        } catch (e) {
+          error = e;
+        }
+        expect((error as GateConflictError).conflicts).toEqual([
+          { path: ['a'], existing: 'allow-all', requested: 'deny-all' },
+        ]);
+        configureGate(denyAll());
+        expect(() => install(agent)).toThrow(GateConflictError);
+        try {
+          install(agent);
+        } catch (e) {
+          expect((e as GateConflictError).conflicts).toEqual([
+            { path: ['a'], existing: 'allow-all', requested: 'configured' },
+          ]);
+        }
+        await agent.invoke('go');
+        expect(ran).toEqual(['ls({})@a']);
       });
-      install(agent, { gate });
-      await agent.invoke('go').catch(() => undefined);
-      expect(ran).toEqual([]);
-      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] ERROR:/);
+
+      it('refuses a gate other than the one a pending GatePlugin will install', () => {
+        const agent = scriptedAgent('a', [say('x')], { plugins: [new GatePlugin({ gate: allowAll() })] });
+        expect(() => install(agent, { gate: denyAll() })).toThrow(
+          expect.objectContaining({
+            code: 'GATE_CONFLICT',
+            conflicts: [{ path: ['a'], existing: 'allow-all', requested: 'deny-all' }],
+          }),
+        );
+        const configured = scriptedAgent('c', [say('x')], { plugins: [new GatePlugin()] });
+        expect(() => install(configured, { gate: denyAll() })).toThrow(
+          expect.objectContaining({ conflicts: [{ path: ['c'], existing: 'configured', requested: 'deny-all' }] }),
+        );
+      });
+
+      it('hands back a handle on a gate a GatePlugin installed, which reports it and cannot remove it', async () => {
+        const gate = allowAll();
+        const agent = scriptedAgent('a', [say('x'), call('ls'), say('y')], {
+          tools: [recordingTool('ls')],
+          plugins: [new GatePlugin({ gate })],
+        });
+        await agent.invoke('go');
+        const handle = install(agent, { gate });
+        expect({ path: handle.path, gateName: handle.gateName, active: handle.isActive() }).toEqual({
+          path: ['a'],
+          gateName: 'allow-all',
+          active: true,
+        });
+        expect(handle.agent).toBe(agent);
+        handle.uninstall();
+        expect(isGated(agent)).toBe(true);
+        // Its execution check removed behind its back, the gate is no longer active, and the handle says so.
+        const middleware = liveMiddlewareArray(agent) ?? [];
+        middleware.splice(
+          middleware.findIndex((m) => (m as { handler?: unknown }).handler === agentGateMark(agent)?.executionCheck),
+          1,
+        );
+        expect(handle.isActive()).toBe(false);
+        expect(install(agent, { gate })).toEqual(expect.objectContaining({ gateName: 'allow-all' }));
+      });
+
+      it("installs a pending GatePlugin's own gate source (its timeout) when the same gate is requested", async () => {
+        const gate = slowGate();
+        const agent = scriptedAgent('a', [call('ls'), say('x')], {
+          tools: [recordingTool('ls')],
+          plugins: [new GatePlugin({ gate, timeoutMs: 20 })],
+        });
+        install(agent, { gate });
+        await agent.invoke('go').catch(() => undefined);
+        expect(ran).toEqual([]);
+        expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] ERROR:/);
+      });
+
+      it('names as "?" an existing gate whose name it cannot read (a GatePlugin given a non-gate, another copy\'s mark)', () => {
+        const badPlugin = scriptedAgent('p', [say('x')], {
+          plugins: [new GatePlugin({ gate: { name: 7, decide: () => ({ verdict: 'allow' }) } as never })],
+        });
+        expect(() => install(badPlugin, { gate: allowAll() })).toThrow(
+          expect.objectContaining({ conflicts: [{ path: ['p'], existing: '?', requested: 'allow-all' }] }),
+        );
+        const marked = scriptedAgent('m', [say('x')]);
+        Object.defineProperty(marked, Symbol.for('gate-audit.agent-gate.v1'), {
+          value: { gateKey: {}, gateName: 7, path: ['m'] },
+        });
+        expect(() => install(marked, { gate: allowAll() })).toThrow(
+          expect.objectContaining({ conflicts: [{ path: ['m'], existing: '?', requested: 'allow-all' }] }),
+        );
+      });
+
+      it("installs its own gate source beside another copy's pending GatePlugin that has no gateSource", async () => {
+        // Another copy's GatePlugin, seen only through its mark; its initAgent finds the agent gated and adds nothing.
+        const foreignPlugin = {
+          name: 'gate-audit:gate',
+          [Symbol.for('gate-audit.gate-plugin.v1')]: true,
+          initAgent: () => undefined,
+        };
+        const agent = scriptedAgent('a', [call('rm'), say('x')], {
+          tools: [recordingTool('rm')],
+          plugins: [foreignPlugin],
+        });
+        configureGate(denyAll('configured says no'));
+        const handle = install(agent);
+        expect(handle.gateName).toBe('configured');
+        await agent.invoke('go');
+        expect(ran).toEqual([]);
+        expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: configured says no/);
+      });
+
+      it('takes a gate source only from a GatePlugin, never from another plugin that has a gateSource method', async () => {
+        const lookalike = {
+          name: 'lookalike',
+          initAgent: () => undefined,
+          gateSource: () => ({ name: 'allow-all', key: 'lookalike', resolve: () => allowAll(), timeoutMs: 1000 }),
+        };
+        const agent = scriptedAgent('a', [call('rm'), say('x')], {
+          tools: [recordingTool('rm')],
+          plugins: [lookalike],
+        });
+        expect(install(agent, { gate: denyAll('no') }).gateName).toBe('deny-all');
+        await agent.invoke('go');
+        expect(ran).toEqual([]);
+        expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: no/);
+      });
     });
 
-    it('names as "?" an existing gate whose name it cannot read (a GatePlugin given a non-gate, another copy\'s mark)', () => {
-      const badPlugin = scriptedAgent('p', [say('x')], {
-        plugins: [new GatePlugin({ gate: { name: 7, decide: () => ({ verdict: 'allow' }) } as never })],
+    describe('when it gates the agent', () => {
+      it('locks the agent fields the SDK reads to run tools', () => {
+        const agent = scriptedAgent('a', [say('x')]);
+        expect(configurable(agent, '_toolRegistry')).toBe(true);
+        install(agent, { gate: allowAll() });
+        expect(configurable(agent, '_toolRegistry')).toBe(false);
       });
-      expect(() => install(badPlugin, { gate: allowAll() })).toThrow(
-        expect.objectContaining({ conflicts: [{ path: ['p'], existing: '?', requested: 'allow-all' }] }),
-      );
-      const marked = scriptedAgent('m', [say('x')]);
-      Object.defineProperty(marked, Symbol.for('gate-audit.agent-gate.v1'), {
-        value: { gateKey: {}, gateName: 7, path: ['m'] },
-      });
-      expect(() => install(marked, { gate: allowAll() })).toThrow(
-        expect.objectContaining({ conflicts: [{ path: ['m'], existing: '?', requested: 'allow-all' }] }),
-      );
-    });
-
-    it("installs its own gate source beside another copy's pending GatePlugin that has no gateSource", async () => {
-      // Another copy's GatePlugin, seen only through its mark; its initAgent finds the agent gated and adds nothing.
-      const foreignPlugin = {
-        name: 'gate-audit:gate',
-        [Symbol.for('gate-audit.gate-plugin.v1')]: true,
-        initAgent: () => undefined,
-      };
-      const agent = scriptedAgent('a', [call('rm'), say('x')], {
-        tools: [recordingTool('rm')],
-        plugins: [foreignPlugin],
-      });
-      configureGate(denyAll('configured says no'));
-      const handle = install(agent);
-      expect(handle.gateName).toBe('configured');
-      await agent.invoke('go');
-      expect(ran).toEqual([]);
-      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: configured says no/);
-    });
-
-    it('takes a gate source only from a GatePlugin, never from another plugin that has a gateSource method', async () => {
-      const lookalike = {
-        name: 'lookalike',
-        initAgent: () => undefined,
-        gateSource: () => ({ name: 'allow-all', key: 'lookalike', resolve: () => allowAll(), timeoutMs: 1000 }),
-      };
-      const agent = scriptedAgent('a', [call('rm'), say('x')], { tools: [recordingTool('rm')], plugins: [lookalike] });
-      expect(install(agent, { gate: denyAll('no') }).gateName).toBe('deny-all');
-      await agent.invoke('go');
-      expect(ran).toEqual([]);
-      expect(toolResults(agent)[0]).toMatch(/^error:\[gate\] BLOCKED: no/);
-    });
-
-    it('locks the agent fields the SDK reads to run tools', () => {
-      const agent = scriptedAgent('a', [say('x')]);
-      expect(configurable(agent, '_toolRegistry')).toBe(true);
-      install(agent, { gate: allowAll() });
-      expect(configurable(agent, '_toolRegistry')).toBe(false);
     });
   });
 });

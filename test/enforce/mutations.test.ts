@@ -23,11 +23,13 @@ function noted(name: string, events: string[], fails = false): Mutation {
 }
 
 describe('applyMutations', () => {
-  it('applies every mutation in order and returns them', () => {
-    const events: string[] = [];
-    const planned = [noted('a', events), noted('b', events)];
-    expect(applyMutations(planned, 'tree=<t>')).toEqual(planned);
-    expect(events).toEqual(['apply a', 'apply b']);
+  describe('when every mutation applies', () => {
+    it('applies every mutation in order and returns them', () => {
+      const events: string[] = [];
+      const planned = [noted('a', events), noted('b', events)];
+      expect(applyMutations(planned, 'tree=<t>')).toEqual(planned);
+      expect(events).toEqual(['apply a', 'apply b']);
+    });
   });
 
   describe('when one throws', () => {
@@ -52,37 +54,41 @@ describe('applyMutations', () => {
 });
 
 describe('mutation', () => {
-  it('undoes nothing before it was applied, and undoes at most once', () => {
-    const events: string[] = [];
-    const one = noted('a', events);
-    expect(() => one.undo()).not.toThrow();
-    one.apply();
-    one.undo();
-    one.undo();
-    expect(events).toEqual(['apply a', 'undo a']);
+  describe('when undone before its apply, or twice after it', () => {
+    it('undoes nothing before it was applied, and undoes at most once', () => {
+      const events: string[] = [];
+      const one = noted('a', events);
+      expect(() => one.undo()).not.toThrow();
+      one.apply();
+      one.undo();
+      one.undo();
+      expect(events).toEqual(['apply a', 'undo a']);
+    });
   });
 });
 
 describe('installThrough', () => {
-  it("runs the adapter's plan, applies its mutations, and returns what its commit makes of the applied ones", () => {
-    const events: string[] = [];
-    const framework: FrameworkInstaller<string, { readonly tag: string }, never> = {
-      framework: 'strands',
-      recognise: () => undefined,
-      root: () => ({ segment: 't', value: undefined, kind: 'orchestrator' }),
-      children: () => [],
-      acceptedAt: () => undefined,
-      gateState: () => ({ state: 'unknown' }),
-      toRequest: () => {
-        throw new Error('not called');
-      },
-      plan: (root, options) => ({
-        subject: `tree=<${String(root)}>`,
-        mutations: [noted('a', events), noted(options?.tag ?? '?', events)],
-        commit: (applied) => applied.map((m) => `committed ${m.what}`),
-      }),
-    };
-    expect(installThrough(framework, 'root', { tag: 'b' })).toEqual(['committed a', 'committed b']);
-    expect(events).toEqual(['apply a', 'apply b']);
+  describe('when given a framework installer and a root', () => {
+    it("runs the adapter's plan, applies its mutations, and returns what its commit makes of the applied ones", () => {
+      const events: string[] = [];
+      const framework: FrameworkInstaller<string, { readonly tag: string }, never> = {
+        framework: 'strands',
+        recognise: () => undefined,
+        root: () => ({ segment: 't', value: undefined, kind: 'orchestrator' }),
+        children: () => [],
+        acceptedAt: () => undefined,
+        gateState: () => ({ state: 'unknown' }),
+        toRequest: () => {
+          throw new Error('not called');
+        },
+        plan: (root, options) => ({
+          subject: `tree=<${String(root)}>`,
+          mutations: [noted('a', events), noted(options?.tag ?? '?', events)],
+          commit: (applied) => applied.map((m) => `committed ${m.what}`),
+        }),
+      };
+      expect(installThrough(framework, 'root', { tag: 'b' })).toEqual(['committed a', 'committed b']);
+      expect(events).toEqual(['apply a', 'apply b']);
+    });
   });
 });

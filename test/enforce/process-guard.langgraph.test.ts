@@ -51,7 +51,7 @@ describe.each(ENTRIES)('guardProcess of $entry on LangGraph graphs', ({ entry, a
       ranTools: string[];
     };
 
-  describe("with onUngated: 'refuse'", () => {
+  describe("when onUngated is 'refuse'", () => {
     let outcome: ReturnType<typeof scenario> = { ranTools: [] } as unknown as ReturnType<typeof scenario>;
     beforeAll(() => {
       outcome = scenario();
@@ -92,7 +92,7 @@ describe.each(ENTRIES)('guardProcess of $entry on LangGraph graphs', ({ entry, a
     });
   });
 
-  describe("with onUngated: 'install'", () => {
+  describe("when onUngated is 'install'", () => {
     it("gates an ungated graph with the guard's first gate and runs it; another gate is still refused", () => {
       const outcome = scenario({ GUARD_ON_UNGATED: 'install' });
       expect(outcome.loose).toMatchObject({ ok: true, modelCalls: 2 });
@@ -107,80 +107,83 @@ describe.each(ENTRIES)('guardProcess of $entry on LangGraph graphs', ({ entry, a
   });
 });
 
-describe('guardProcess of gate-audit/langgraph where the Strands SDK is installed', () => {
-  type Outcome = Record<string, Attempt & { message?: string }> & { ran: string[] };
-  const outcome = (env: Record<string, string>): Outcome =>
-    JSON.parse(run('fixtures/guard/strands-without-stand.mjs', [], env)) as Outcome;
-  const refusal =
-    /^an agent or orchestrator of @strands-agents\/sdk \(.*\) is about to run, and the process guard has no Strands part to judge it .* \| start the guard with guardProcess from 'gate-audit'/;
+describe('guardProcess of gate-audit/langgraph', () => {
+  describe('when the Strands SDK is installed', () => {
+    type Outcome = Record<string, Attempt & { message?: string }> & { ran: string[] };
+    const outcome = (env: Record<string, string>): Outcome =>
+      JSON.parse(run('fixtures/guard/strands-without-stand.mjs', [], env)) as Outcome;
+    const refusal =
+      /^an agent or orchestrator of @strands-agents\/sdk \(.*\) is about to run, and the process guard has no Strands part to judge it .* \| start the guard with guardProcess from 'gate-audit'/;
 
-  it.each([
-    ['imported or required after it started', {}],
-    ['imported before it started', { STRANDS_BEFORE: '1' }],
-  ])('refuses the SDK whole, %s: no agent or orchestrator of it calls its model or runs a tool', (_when, env) => {
-    const seen = outcome(env);
-    expect(seen.start).toMatchObject({ ok: true });
-    // Loading it is not refused (a copy refused at its import could still be taken from a cache): running it is.
-    expect(seen.required).toMatchObject({ ok: true });
-    expect(seen.agent).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
-    expect(seen.agent?.failure).toMatch(refusal);
-    expect(seen.swarm).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
-    expect(seen.shadowed).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
-    expect(seen.ran).toEqual([]);
-    // The refusal is fixed in place, and the main entry imported afterwards cannot lift it.
-    expect(seen.restore).toMatchObject({ ok: false, name: 'TypeError' });
-    expect(seen.mainEntry).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
-    expect(seen.mainEntry?.message).toMatch(/its invokeCallbacks/);
-    expect(seen.afterMain).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+    it.each([
+      ['imported or required after it started', {}],
+      ['imported before it started', { STRANDS_BEFORE: '1' }],
+    ])('refuses the SDK whole, %s: no agent or orchestrator of it calls its model or runs a tool', (_when, env) => {
+      const seen = outcome(env);
+      expect(seen.start).toMatchObject({ ok: true });
+      // Loading it is not refused (a copy refused at its import could still be taken from a cache): running it is.
+      expect(seen.required).toMatchObject({ ok: true });
+      expect(seen.agent).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
+      expect(seen.agent?.failure).toMatch(refusal);
+      expect(seen.swarm).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
+      expect(seen.shadowed).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
+      expect(seen.ran).toEqual([]);
+      // The refusal is fixed in place, and the main entry imported afterwards cannot lift it.
+      expect(seen.restore).toMatchObject({ ok: false, name: 'TypeError' });
+      expect(seen.mainEntry).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
+      expect(seen.mainEntry?.message).toMatch(/its invokeCallbacks/);
+      expect(seen.afterMain).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+    });
+  });
+
+  describe('when a Strands copy had its runs fixed in place before it', () => {
+    it('does not start (SDK_SHAPE, naming the member): it could not refuse those runs', () => {
+      const seen = JSON.parse(run('fixtures/guard/strands-without-stand.mjs', [], { FIXED_RUNS: '1' })) as Record<
+        string,
+        Attempt & { message?: string }
+      >;
+      expect(seen.start).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
+      expect(seen.start?.message).toMatch(/its Agent\.stream was fixed in place, so its runs cannot be refused/);
+    });
   });
 });
 
-describe('guardProcess of gate-audit/langgraph, a Strands copy whose runs were fixed in place before it', () => {
-  it('does not start (SDK_SHAPE, naming the member): it could not refuse those runs', () => {
-    const seen = JSON.parse(run('fixtures/guard/strands-without-stand.mjs', [], { FIXED_RUNS: '1' })) as Record<
-      string,
-      Attempt & { message?: string }
-    >;
-    expect(seen.start).toMatchObject({ ok: false, code: 'SDK_SHAPE' });
-    expect(seen.start?.message).toMatch(/its Agent\.stream was fixed in place, so its runs cannot be refused/);
+describe.each(ENTRIES)('guardProcess of $entry', ({ entry, args }) => {
+  describe('when LangGraph was imported before it', () => {
+    const outcome = (env: Record<string, string>): Record<string, Attempt & { message?: string }> & { ran: string[] } =>
+      JSON.parse(run('fixtures/guard/langgraph-before.mjs', args, { GUARD_ENTRY: entry, ...env })) as Record<
+        string,
+        Attempt & { message?: string }
+      > & { ran: string[] };
+
+    it('stands on the ES module build imported first (a static import): an ungated graph of it is refused', () => {
+      const esm = outcome({});
+      expect(esm.start).toMatchObject({ ok: true });
+      expect(esm.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+      expect(esm.ran).toEqual([]);
+    });
+
+    it('without an inspector to list what was imported, stands on every copy on disk', () => {
+      const envs: Record<string, string>[] = [{ NO_INSPECTOR: '1' }, { NO_INSPECTOR: '1', LANGGRAPH_CJS: '1' }];
+      for (const env of envs) {
+        const blind = outcome(env);
+        expect(blind.start).toMatchObject({ ok: true });
+        expect(blind.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+        expect(blind.ran).toEqual([]);
+      }
+    });
+
+    it('stands on the CommonJS build required first (found in require.cache): an ungated graph of it is refused', () => {
+      const cjs = outcome({ LANGGRAPH_CJS: '1' });
+      expect(cjs.start).toMatchObject({ ok: true });
+      expect(cjs.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
+      expect(cjs.ran).toEqual([]);
+    });
   });
 });
 
-describe.each(ENTRIES)('guardProcess of $entry after LangGraph was imported', ({ entry, args }) => {
-  const outcome = (env: Record<string, string>): Record<string, Attempt & { message?: string }> & { ran: string[] } =>
-    JSON.parse(run('fixtures/guard/langgraph-before.mjs', args, { GUARD_ENTRY: entry, ...env })) as Record<
-      string,
-      Attempt & { message?: string }
-    > & { ran: string[] };
-
-  it('stands on the ES module build imported first (a static import): an ungated graph of it is refused', () => {
-    const esm = outcome({});
-    expect(esm.start).toMatchObject({ ok: true });
-    expect(esm.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
-    expect(esm.ran).toEqual([]);
-  });
-
-  it('without an inspector to list what was imported, stands on every copy on disk', () => {
-    const envs: Record<string, string>[] = [{ NO_INSPECTOR: '1' }, { NO_INSPECTOR: '1', LANGGRAPH_CJS: '1' }];
-    for (const env of envs) {
-      const blind = outcome(env);
-      expect(blind.start).toMatchObject({ ok: true });
-      expect(blind.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
-      expect(blind.ran).toEqual([]);
-    }
-  });
-
-  it('stands on the CommonJS build required first (found in require.cache): an ungated graph of it is refused', () => {
-    const cjs = outcome({ LANGGRAPH_CJS: '1' });
-    expect(cjs.start).toMatchObject({ ok: true });
-    expect(cjs.loose).toMatchObject({ ok: false, code: 'GATE_FAILED' });
-    expect(cjs.ran).toEqual([]);
-  });
-});
-
-describe.each(['gate-audit/langgraph', 'gate-audit'])(
-  'guardProcess of %s, copies reached past its loader hooks',
-  (entry) => {
+describe.each(['gate-audit/langgraph', 'gate-audit'])('guardProcess of %s', (entry) => {
+  describe('when copies are reached past its loader hooks', () => {
     type Outcome = Record<string, Attempt> & { ran: string[] };
     const outcome = (env: Record<string, string>): Outcome =>
       JSON.parse(run('fixtures/guard/langgraph-loaded.mjs', [], { GUARD_ENTRY: entry, ...env })) as Outcome;
@@ -199,5 +202,5 @@ describe.each(['gate-audit/langgraph', 'gate-audit'])(
       expect(odd.shadowed).toMatchObject({ ok: false, code: 'GATE_FAILED', modelCalls: 0 });
       expect(odd.ran).toEqual([]);
     });
-  },
-);
+  });
+});

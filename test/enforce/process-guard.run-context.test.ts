@@ -9,21 +9,23 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { root } from '../helpers/cli.js';
 
-describe('guardProcess and a custom node that runs an ungated agent with a fresh invocationState', () => {
-  it('refuses the agent at the node’s place and stops the root run: the sibling runs no further tool', () => {
-    const run = spawnSync(process.execPath, [join(root, 'fixtures/guard/custom-node-run.mjs')], {
-      cwd: root,
-      encoding: 'utf8',
-      timeout: 60_000,
+describe('guardProcess', () => {
+  describe('when a custom node runs an ungated agent with a fresh invocationState', () => {
+    it('refuses the agent at the node’s place and stops the root run: the sibling runs no further tool', () => {
+      const run = spawnSync(process.execPath, [join(root, 'fixtures/guard/custom-node-run.mjs')], {
+        cwd: root,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      const outcome = JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as {
+        ran: string[];
+        run: { ok: boolean; status?: string; yModelCalls: number; siblingModelCalls: number; failure?: string };
+      };
+      expect(outcome.run).toMatchObject({ ok: true, status: 'FAILED', yModelCalls: 0 });
+      expect(outcome.run.failure).toContain('agent "y" ("Strands Agent") is unguarded');
+      expect(outcome.run.failure).toContain('invoked at pipeline/sneaky');
+      expect(outcome.ran).not.toContain('shell');
+      expect(outcome.run.siblingModelCalls).toBeLessThanOrEqual(1);
     });
-    const outcome = JSON.parse(run.stdout.trim().split('\n').pop() ?? '') as {
-      ran: string[];
-      run: { ok: boolean; status?: string; yModelCalls: number; siblingModelCalls: number; failure?: string };
-    };
-    expect(outcome.run).toMatchObject({ ok: true, status: 'FAILED', yModelCalls: 0 });
-    expect(outcome.run.failure).toContain('agent "y" ("Strands Agent") is unguarded');
-    expect(outcome.run.failure).toContain('invoked at pipeline/sneaky');
-    expect(outcome.ran).not.toContain('shell');
-    expect(outcome.run.siblingModelCalls).toBeLessThanOrEqual(1);
   });
 });
