@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run docs:programs`: the list of programs the shell analysis knows, by family, generated from the family
 // modules in src/policy/shell/programs/ (each family's one-line summary, then its program names), so the page
-// cannot say more or less than the tables. test/policy/shell/programs/docs.test.ts fails when
+// cannot say more or less than the tables. test/policy/shell/programs/index.docs.test.ts fails when
 // docs/shell-programs.md is not what this prints.
 //
 //   node scripts/shell-programs.mjs                        print the page

@@ -46,7 +46,7 @@ function policyFile(name: string, text: string): string {
 }
 
 describe('policyGate', () => {
-  describe('the default', () => {
+  describe('when no rule covers a tool (the default)', () => {
     it('denies a tool no rule covers when the policy omits default, and says so', () => {
       expect(decide({ version: 1, rules: [] }, 'rm')).toEqual({
         verdict: 'deny',
@@ -61,7 +61,7 @@ describe('policyGate', () => {
     });
   });
 
-  describe('tool globs', () => {
+  describe('when rules name tools by glob', () => {
     const policy: PolicyInput = {
       version: 1,
       rules: [
@@ -86,7 +86,7 @@ describe('policyGate', () => {
     });
   });
 
-  describe('path globs over the request path joined with "/"', () => {
+  describe('when rules match path globs over the request path joined with "/"', () => {
     const policy: PolicyInput = {
       version: 1,
       rules: [
@@ -112,7 +112,7 @@ describe('policyGate', () => {
     });
   });
 
-  describe('conditions (every one must hold)', () => {
+  describe('when a rule has conditions (every one must hold)', () => {
     it('matches: a linear-time regular expression searched in a string', () => {
       const policy = when({ arg: 'command', matches: 'rm\\s+-rf' });
       expect(decide(policy, 't', { command: 'sudo rm  -rf /' }).verdict).toBe('allow');
@@ -212,7 +212,7 @@ describe('policyGate', () => {
     });
   });
 
-  describe('precedence', () => {
+  describe('when several rules match (precedence)', () => {
     const policy: PolicyInput = {
       version: 1,
       default: 'allow',
@@ -258,7 +258,7 @@ describe('policyGate', () => {
     });
   });
 
-  describe('code execution', () => {
+  describe('when a tool runs code', () => {
     it("judges a python tool's code string like any argument", () => {
       const policy: PolicyInput = {
         version: 1,
@@ -281,7 +281,7 @@ describe('policyGate', () => {
     });
   });
 
-  describe('input that tries to change the decision', () => {
+  describe('when the input tries to change the decision', () => {
     it('reads own properties only: __proto__ and constructor keys are data, inherited values are absent', () => {
       const policy: PolicyInput = {
         version: 1,
@@ -315,7 +315,7 @@ describe('policyGate', () => {
     });
   });
 
-  describe('catastrophic patterns', () => {
+  describe('when a pattern backtracks catastrophically elsewhere', () => {
     it('decides in linear time even for a pattern that backtracks exponentially elsewhere', () => {
       const gate = policyGate(when({ arg: 'command', matches: '^(a+)+$' }));
       const evil = `${'a'.repeat(50_000)}!`;
@@ -333,7 +333,7 @@ describe('policyGate', () => {
     });
   });
 
-  describe('compilation', () => {
+  describe('when a policy is compiled', () => {
     it('compiles a loaded policy once: policyGate reuses it, and the policy is frozen', () => {
       const path = policyFile('frozen.yaml', 'version: 1\nrules:\n  - id: a\n    tools: [x]\n    verdict: allow\n');
       const policy = loadPolicy(path);
@@ -447,141 +447,149 @@ describe('policyGate', () => {
  * a placeholder), so a glob part that differs only on empty segments or on a `/` inside a segment cannot be told
  * apart here: `[^/]` against `.` in `?`, `(?:[^/]+/)*` against `(?:.+/)*` for a leading `**`.
  */
-describe('path globs of a rule (`paths:`), segment by segment', () => {
-  const cases: [string, string[], string[]][] = [
-    // [glob, places it matches, places it does not]
-    ['**', ['a', 'a/b', 'a/b/c'], []],
-    ['a/**', ['a', 'a/b', 'a/b/c'], ['ab', 'b/a', 'b']],
-    ['**/w', ['w', 'a/w', 'a/b/w'], ['aw', 'a/w/x', 'a/xw']],
-    ['a/**/w', ['a/w', 'a/b/w', 'a/b/c/w'], ['a/bw', 'b/a/w', 'a/w/x', 'aw']],
-    ['a/*', ['a/b', 'a/bc'], ['a/b/c', 'a', 'ab']],
-    ['a/*/w', ['a/b/w'], ['a/w', 'a/b/c/w']],
-    ['a/?', ['a/b'], ['a/bc', 'a/']],
-    ['a.b/c', ['a.b/c'], ['axb/c']],
-    ['a/(x)', ['a/(x)'], ['a/x']],
-  ];
-  for (const [glob, yes, no] of cases) {
-    it(`"${glob}"`, () => {
-      const policy: PolicyInput = {
-        version: 1,
-        rules: [{ id: 'here', tools: ['t'], paths: [glob], verdict: 'allow' }],
-      };
-      for (const place of yes) expect(decide(policy, 't', {}, place.split('/')).verdict, place).toBe('allow');
-      for (const place of no) expect(decide(policy, 't', {}, place.split('/')).verdict, place).toBe('deny');
-    });
-  }
+describe("a rule's path globs (`paths:`)", () => {
+  describe('when a glob is matched segment by segment', () => {
+    const cases: [string, string[], string[]][] = [
+      // [glob, places it matches, places it does not]
+      ['**', ['a', 'a/b', 'a/b/c'], []],
+      ['a/**', ['a', 'a/b', 'a/b/c'], ['ab', 'b/a', 'b']],
+      ['**/w', ['w', 'a/w', 'a/b/w'], ['aw', 'a/w/x', 'a/xw']],
+      ['a/**/w', ['a/w', 'a/b/w', 'a/b/c/w'], ['a/bw', 'b/a/w', 'a/w/x', 'aw']],
+      ['a/*', ['a/b', 'a/bc'], ['a/b/c', 'a', 'ab']],
+      ['a/*/w', ['a/b/w'], ['a/w', 'a/b/c/w']],
+      ['a/?', ['a/b'], ['a/bc', 'a/']],
+      ['a.b/c', ['a.b/c'], ['axb/c']],
+      ['a/(x)', ['a/(x)'], ['a/x']],
+    ];
+    for (const [glob, yes, no] of cases) {
+      it(`"${glob}"`, () => {
+        const policy: PolicyInput = {
+          version: 1,
+          rules: [{ id: 'here', tools: ['t'], paths: [glob], verdict: 'allow' }],
+        };
+        for (const place of yes) expect(decide(policy, 't', {}, place.split('/')).verdict, place).toBe('allow');
+        for (const place of no) expect(decide(policy, 't', {}, place.split('/')).verdict, place).toBe('deny');
+      });
+    }
 
-  it('"**" inside a segment is refused when the policy is compiled', () => {
-    expect(() =>
-      policyGate({ version: 1, rules: [{ id: 'x', tools: ['t'], paths: ['a**'], verdict: 'allow' }] }),
-    ).toThrow(/"\*\*" must be a whole path segment/);
+    it('"**" inside a segment is refused when the policy is compiled', () => {
+      expect(() =>
+        policyGate({ version: 1, rules: [{ id: 'x', tools: ['t'], paths: ['a**'], verdict: 'allow' }] }),
+      ).toThrow(/"\*\*" must be a whole path segment/);
+    });
   });
 });
 
-describe('PolicyError: an invalid policy names the file, the rule and the field', () => {
-  const cases: [string, string, RegExp][] = [
-    ['wrong version', 'version: 2\n', /file=<.*wrong-version\.yaml>, field=<version> \| /],
-    [
-      'bad verdict',
-      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    verdict: maybe\n',
-      /rule=<r1>, field=<rules\[0\]\.verdict>/,
-    ],
-    [
-      'unknown key',
-      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    verdict: allow\n    verdcit: deny\n',
-      /rule=<r1>, field=<rules\[0\]\.verdcit> \| unknown key "verdcit"/,
-    ],
-    [
-      'unknown operator',
-      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    when:\n      - arg: a\n        regex: x\n    verdict: deny\n',
-      /rule=<r1>, field=<rules\[0\]\.when\[0\]\.regex> \| unknown key "regex"/,
-    ],
-    [
-      'no operator',
-      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    when:\n      - arg: a\n    verdict: deny\n',
-      /rule=<r1>, field=<rules\[0\]\.when\[0\]> \| a condition needs one operator/,
-    ],
-    [
-      'two operators',
-      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    when:\n      - arg: a\n        equals: 1\n        lt: 3\n    verdict: deny\n',
-      /field=<rules\[0\]\.when\[0\]> \| a condition takes exactly one operator, found equals and lt/,
-    ],
-    [
-      'no tools',
-      'version: 1\nrules:\n  - id: r1\n    tools: []\n    verdict: deny\n',
-      /rule=<r1>, field=<rules\[0\]\.tools> \| list at least one tool/,
-    ],
-    ['missing id', 'version: 1\nrules:\n  - tools: [x]\n    verdict: deny\n', /rule=<#1>, field=<rules\[0\]\.id>/],
-    [
-      'duplicate id',
-      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    verdict: deny\n  - id: r1\n    tools: [y]\n    verdict: allow\n',
-      /rule=<r1>, field=<rules\[1\]\.id> \| duplicate rule id "r1"/,
-    ],
-    [
-      'bad path glob',
-      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    paths: ["a/b**"]\n    verdict: deny\n',
-      /rule=<r1>, field=<rules\[0\]\.paths\[0\]> \| "\*\*" must be a whole path segment/,
-    ],
-    [
-      'bad arg path',
-      'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    when:\n      - arg: a..b\n        equals: 1\n    verdict: deny\n',
-      /field=<rules\[0\]\.when\[0\]\.arg> \| expected a dotted path/,
-    ],
-    ['YAML syntax', 'version: 1\nrules: [\n', /field=<\(document\)> \| not valid YAML: .* at line 3, column 1$/],
-    ['duplicate YAML key', 'version: 1\nversion: 1\n', /field=<\(document\)> \| not valid YAML/],
-    ['a prototype key', 'version: 1\n__proto__: { default: allow }\n', /field=<__proto__> \| unknown key "__proto__"/],
-  ];
+describe('PolicyError', () => {
+  describe('when a policy is invalid (it names the file, the rule and the field)', () => {
+    const cases: [string, string, RegExp][] = [
+      ['wrong version', 'version: 2\n', /file=<.*wrong-version\.yaml>, field=<version> \| /],
+      [
+        'bad verdict',
+        'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    verdict: maybe\n',
+        /rule=<r1>, field=<rules\[0\]\.verdict>/,
+      ],
+      [
+        'unknown key',
+        'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    verdict: allow\n    verdcit: deny\n',
+        /rule=<r1>, field=<rules\[0\]\.verdcit> \| unknown key "verdcit"/,
+      ],
+      [
+        'unknown operator',
+        'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    when:\n      - arg: a\n        regex: x\n    verdict: deny\n',
+        /rule=<r1>, field=<rules\[0\]\.when\[0\]\.regex> \| unknown key "regex"/,
+      ],
+      [
+        'no operator',
+        'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    when:\n      - arg: a\n    verdict: deny\n',
+        /rule=<r1>, field=<rules\[0\]\.when\[0\]> \| a condition needs one operator/,
+      ],
+      [
+        'two operators',
+        'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    when:\n      - arg: a\n        equals: 1\n        lt: 3\n    verdict: deny\n',
+        /field=<rules\[0\]\.when\[0\]> \| a condition takes exactly one operator, found equals and lt/,
+      ],
+      [
+        'no tools',
+        'version: 1\nrules:\n  - id: r1\n    tools: []\n    verdict: deny\n',
+        /rule=<r1>, field=<rules\[0\]\.tools> \| list at least one tool/,
+      ],
+      ['missing id', 'version: 1\nrules:\n  - tools: [x]\n    verdict: deny\n', /rule=<#1>, field=<rules\[0\]\.id>/],
+      [
+        'duplicate id',
+        'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    verdict: deny\n  - id: r1\n    tools: [y]\n    verdict: allow\n',
+        /rule=<r1>, field=<rules\[1\]\.id> \| duplicate rule id "r1"/,
+      ],
+      [
+        'bad path glob',
+        'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    paths: ["a/b**"]\n    verdict: deny\n',
+        /rule=<r1>, field=<rules\[0\]\.paths\[0\]> \| "\*\*" must be a whole path segment/,
+      ],
+      [
+        'bad arg path',
+        'version: 1\nrules:\n  - id: r1\n    tools: [x]\n    when:\n      - arg: a..b\n        equals: 1\n    verdict: deny\n',
+        /field=<rules\[0\]\.when\[0\]\.arg> \| expected a dotted path/,
+      ],
+      ['YAML syntax', 'version: 1\nrules: [\n', /field=<\(document\)> \| not valid YAML: .* at line 3, column 1$/],
+      ['duplicate YAML key', 'version: 1\nversion: 1\n', /field=<\(document\)> \| not valid YAML/],
+      [
+        'a prototype key',
+        'version: 1\n__proto__: { default: allow }\n',
+        /field=<__proto__> \| unknown key "__proto__"/,
+      ],
+    ];
 
-  for (const [name, text, expected] of cases) {
-    it(`${name}`, () => {
-      const path = policyFile(`${name.replaceAll(' ', '-')}.yaml`, text);
-      let error: unknown;
-      try {
-        loadPolicy(path);
-      } catch (e) {
-        error = e;
-      }
-      expect(error).toBeInstanceOf(PolicyError);
-      expect(error).toMatchObject({ code: 'INVALID_POLICY', name: 'PolicyError', file: path });
-      expect((error as Error).message).toMatch(expected);
+    for (const [name, text, expected] of cases) {
+      it(`${name}`, () => {
+        const path = policyFile(`${name.replaceAll(' ', '-')}.yaml`, text);
+        let error: unknown;
+        try {
+          loadPolicy(path);
+        } catch (e) {
+          error = e;
+        }
+        expect(error).toBeInstanceOf(PolicyError);
+        expect(error).toMatchObject({ code: 'INVALID_POLICY', name: 'PolicyError', file: path });
+        expect((error as Error).message).toMatch(expected);
+      });
+    }
+
+    it('a JSON policy file, and its syntax errors', () => {
+      const good = policyFile(
+        'good.json',
+        JSON.stringify({ version: 1, rules: [{ id: 'a', tools: ['x'], verdict: 'allow' }] }),
+      );
+      expect(loadPolicy(good).rules[0]?.id).toBe('a');
+      const bad = policyFile('bad.json', '{"version": 1,');
+      expect(() => loadPolicy(bad)).toThrow(/file=<.*bad\.json>, field=<\(document\)> \| not valid JSON/);
     });
-  }
 
-  it('a JSON policy file, and its syntax errors', () => {
-    const good = policyFile(
-      'good.json',
-      JSON.stringify({ version: 1, rules: [{ id: 'a', tools: ['x'], verdict: 'allow' }] }),
-    );
-    expect(loadPolicy(good).rules[0]?.id).toBe('a');
-    const bad = policyFile('bad.json', '{"version": 1,');
-    expect(() => loadPolicy(bad)).toThrow(/file=<.*bad\.json>, field=<\(document\)> \| not valid JSON/);
-  });
+    it('a missing file', () => {
+      expect(() => loadPolicy(join(scratch, 'absent.yaml'))).toThrow(
+        /absent\.yaml>, field=<\(document\)> \| cannot read the file \(ENOENT\)/,
+      );
+    });
 
-  it('a missing file', () => {
-    expect(() => loadPolicy(join(scratch, 'absent.yaml'))).toThrow(
-      /absent\.yaml>, field=<\(document\)> \| cannot read the file \(ENOENT\)/,
-    );
-  });
+    it('lists every problem when there are several, and names an inline policy', () => {
+      const error = (() => {
+        try {
+          policyGate({ version: 1, rules: [{ id: 'a', tools: [], verdict: 'no' }] } as never);
+        } catch (e) {
+          return e as PolicyError;
+        }
+        return undefined;
+      })();
+      expect(error?.issues).toHaveLength(2);
+      expect(error?.message).toMatch(
+        /^file=<\(inline\)> \| invalid policy \(2 problems\)\n {2}- file=<\(inline\)>, rule=<a>/,
+      );
+    });
 
-  it('lists every problem when there are several, and names an inline policy', () => {
-    const error = (() => {
-      try {
-        policyGate({ version: 1, rules: [{ id: 'a', tools: [], verdict: 'no' }] } as never);
-      } catch (e) {
-        return e as PolicyError;
-      }
-      return undefined;
-    })();
-    expect(error?.issues).toHaveLength(2);
-    expect(error?.message).toMatch(
-      /^file=<\(inline\)> \| invalid policy \(2 problems\)\n {2}- file=<\(inline\)>, rule=<a>/,
-    );
-  });
-
-  it('PolicySchema is a strict zod schema; the default is resolved with the presets (deny when none sets one)', () => {
-    expect(PolicySchema.parse({ version: 1 })).toEqual({ version: 1, rules: [] });
-    expect(parsePolicy({ version: 1 }).policy).toEqual({ version: 1, default: 'deny', rules: [] });
-    expect(PolicySchema.safeParse({ version: 1, extra: true }).success).toBe(false);
+    it('PolicySchema is a strict zod schema; the default is resolved with the presets (deny when none sets one)', () => {
+      expect(PolicySchema.parse({ version: 1 })).toEqual({ version: 1, rules: [] });
+      expect(parsePolicy({ version: 1 }).policy).toEqual({ version: 1, default: 'deny', rules: [] });
+      expect(PolicySchema.safeParse({ version: 1, extra: true }).success).toBe(false);
+    });
   });
 });
 
@@ -590,151 +598,155 @@ describe('PolicyError: an invalid policy names the file, the rule and the field'
  * against mutants that survived the suite (`npm run mutation`), which loosened an anchor, a minimum
  * length or an exactly-one refinement without any test noticing.
  */
-describe('the condition schema: each bound refuses just outside it and accepts just inside', () => {
-  const cases: [string, Record<string, unknown>, Record<string, unknown>, RegExp][] = [
-    [
-      'an absolute directory',
-      { arg: 'p', path: { under: ['/tmp'] } },
-      { arg: 'p', path: { under: ['tmp/x'] } },
-      /expected an absolute path, starting with "\/", or "\$WORKSPACE"/,
-    ],
-    [
-      'a workspace directory',
-      { arg: 'p', path: { under: ['$WORKSPACE/src'] } },
-      { arg: 'p', path: { under: ['$WORKSPACEX'] } },
-      /expected an absolute path/,
-    ],
-    ['a non-empty under', { arg: 'p', path: { under: ['/a', '/b'] } }, { arg: 'p', path: { under: [] } }, /under/],
-    [
-      'a non-empty notUnder',
-      { arg: 'p', path: { notUnder: ['/a', '/b'] } },
-      { arg: 'p', path: { notUnder: [] } },
-      /notUnder/,
-    ],
-    [
-      'under or notUnder',
-      { arg: 'p', path: { notUnder: ['/a'] } },
-      { arg: 'p', path: { cwd: '/a' } },
-      /a path condition needs under or notUnder/,
-    ],
-    ['non-empty hosts', { arg: 'u', url: { hosts: ['a.com', 'b.com'] } }, { arg: 'u', url: { hosts: [] } }, /hosts/],
-    [
-      'a scheme',
-      { arg: 'u', url: { schemes: ['https', 'git+ssh:'] } },
-      { arg: 'u', url: { schemes: ['1http'] } },
-      /expected a scheme such as "https"/,
-    ],
-    [
-      'a scheme, whole',
-      { arg: 'u', url: { schemes: ['https'] } },
-      { arg: 'u', url: { schemes: ['https://'] } },
-      /expected a scheme/,
-    ],
-    [
-      'a scheme of more than one letter',
-      { arg: 'u', url: { schemes: ['ftp'] } },
-      { arg: 'u', url: { schemes: [' ftp'] } },
-      /expected a scheme/,
-    ],
-    [
-      'hosts, schemes or private',
-      { arg: 'u', url: { private: false } },
-      { arg: 'u', url: {} },
-      /a url condition needs hosts, schemes or private/,
-    ],
-    [
-      'a url by schemes alone',
-      { arg: 'u', url: { schemes: ['http'] } },
-      { arg: 'u', url: {} },
-      /a url condition needs/,
-    ],
-    [
-      'variable names',
-      { arg: 'c', shell: { assigns: ['PATH', '_X1'] } },
-      { arg: 'c', shell: { assigns: ['1X'] } },
-      /expected an environment variable name/,
-    ],
-    [
-      'a whole variable name',
-      { arg: 'c', shell: { assigns: ['LD_PRELOAD'] } },
-      { arg: 'c', shell: { assigns: ['LD-PRELOAD'] } },
-      /expected an environment variable name/,
-    ],
-    [
-      'a variable name from its start',
-      { arg: 'c', shell: { assigns: ['A'] } },
-      { arg: 'c', shell: { assigns: ['-A'] } },
-      /expected an environment variable name/,
-    ],
-    [
-      'a flag',
-      { arg: 'c', shell: { program: ['rm'], anyFlag: ['-r', '--force'] } },
-      { arg: 'c', shell: { program: ['rm'], anyFlag: ['x-r'] } },
-      /expected a flag/,
-    ],
-    [
-      'non-empty allFlags',
-      { arg: 'c', shell: { program: ['rm'], allFlags: ['-r', '-f'] } },
-      { arg: 'c', shell: { program: ['rm'], allFlags: [] } },
-      /allFlags/,
-    ],
-    [
-      'args with one test',
-      { arg: 'c', shell: { args: { first: 'x' } } },
-      { arg: 'c', shell: { args: {} } },
-      /args needs one of matches, path, first/,
-    ],
-    [
-      'args with no more than one test',
-      { arg: 'c', shell: { args: { matches: 'x' } } },
-      { arg: 'c', shell: { args: { matches: 'x', first: 'y' } } },
-      /args takes exactly one of matches, path, first, found matches and first/,
-    ],
-    [
-      'writesTo with one test',
-      { arg: 'c', shell: { writesTo: { matches: 'x' } } },
-      { arg: 'c', shell: { writesTo: {} } },
-      /writesTo needs one of matches, path/,
-    ],
-    [
-      'a dialect with a shell test',
-      { arg: 'c', dialect: 'sh', shellOpaque: true },
-      { arg: 'c', dialect: 'sh', equals: 'x' },
-      /dialect applies to shell and shellOpaque conditions only/,
-    ],
-    [
-      'a dialect with a shell condition',
-      { arg: 'c', dialect: 'bash', shell: { program: ['ls'] } },
-      { arg: 'c', dialect: 'zsh', shell: { program: ['ls'] } },
-      /dialect/,
-    ],
-  ];
-  for (const [name, inside, outside, message] of cases) {
-    it(name, () => {
-      expect(() => policyGate(when(inside))).not.toThrow();
-      expect(() => policyGate(when(outside))).toThrow(message);
-    });
-  }
+describe('the condition schema', () => {
+  describe('when a value is just outside or just inside a bound (refused, accepted)', () => {
+    const cases: [string, Record<string, unknown>, Record<string, unknown>, RegExp][] = [
+      [
+        'an absolute directory',
+        { arg: 'p', path: { under: ['/tmp'] } },
+        { arg: 'p', path: { under: ['tmp/x'] } },
+        /expected an absolute path, starting with "\/", or "\$WORKSPACE"/,
+      ],
+      [
+        'a workspace directory',
+        { arg: 'p', path: { under: ['$WORKSPACE/src'] } },
+        { arg: 'p', path: { under: ['$WORKSPACEX'] } },
+        /expected an absolute path/,
+      ],
+      ['a non-empty under', { arg: 'p', path: { under: ['/a', '/b'] } }, { arg: 'p', path: { under: [] } }, /under/],
+      [
+        'a non-empty notUnder',
+        { arg: 'p', path: { notUnder: ['/a', '/b'] } },
+        { arg: 'p', path: { notUnder: [] } },
+        /notUnder/,
+      ],
+      [
+        'under or notUnder',
+        { arg: 'p', path: { notUnder: ['/a'] } },
+        { arg: 'p', path: { cwd: '/a' } },
+        /a path condition needs under or notUnder/,
+      ],
+      ['non-empty hosts', { arg: 'u', url: { hosts: ['a.com', 'b.com'] } }, { arg: 'u', url: { hosts: [] } }, /hosts/],
+      [
+        'a scheme',
+        { arg: 'u', url: { schemes: ['https', 'git+ssh:'] } },
+        { arg: 'u', url: { schemes: ['1http'] } },
+        /expected a scheme such as "https"/,
+      ],
+      [
+        'a scheme, whole',
+        { arg: 'u', url: { schemes: ['https'] } },
+        { arg: 'u', url: { schemes: ['https://'] } },
+        /expected a scheme/,
+      ],
+      [
+        'a scheme of more than one letter',
+        { arg: 'u', url: { schemes: ['ftp'] } },
+        { arg: 'u', url: { schemes: [' ftp'] } },
+        /expected a scheme/,
+      ],
+      [
+        'hosts, schemes or private',
+        { arg: 'u', url: { private: false } },
+        { arg: 'u', url: {} },
+        /a url condition needs hosts, schemes or private/,
+      ],
+      [
+        'a url by schemes alone',
+        { arg: 'u', url: { schemes: ['http'] } },
+        { arg: 'u', url: {} },
+        /a url condition needs/,
+      ],
+      [
+        'variable names',
+        { arg: 'c', shell: { assigns: ['PATH', '_X1'] } },
+        { arg: 'c', shell: { assigns: ['1X'] } },
+        /expected an environment variable name/,
+      ],
+      [
+        'a whole variable name',
+        { arg: 'c', shell: { assigns: ['LD_PRELOAD'] } },
+        { arg: 'c', shell: { assigns: ['LD-PRELOAD'] } },
+        /expected an environment variable name/,
+      ],
+      [
+        'a variable name from its start',
+        { arg: 'c', shell: { assigns: ['A'] } },
+        { arg: 'c', shell: { assigns: ['-A'] } },
+        /expected an environment variable name/,
+      ],
+      [
+        'a flag',
+        { arg: 'c', shell: { program: ['rm'], anyFlag: ['-r', '--force'] } },
+        { arg: 'c', shell: { program: ['rm'], anyFlag: ['x-r'] } },
+        /expected a flag/,
+      ],
+      [
+        'non-empty allFlags',
+        { arg: 'c', shell: { program: ['rm'], allFlags: ['-r', '-f'] } },
+        { arg: 'c', shell: { program: ['rm'], allFlags: [] } },
+        /allFlags/,
+      ],
+      [
+        'args with one test',
+        { arg: 'c', shell: { args: { first: 'x' } } },
+        { arg: 'c', shell: { args: {} } },
+        /args needs one of matches, path, first/,
+      ],
+      [
+        'args with no more than one test',
+        { arg: 'c', shell: { args: { matches: 'x' } } },
+        { arg: 'c', shell: { args: { matches: 'x', first: 'y' } } },
+        /args takes exactly one of matches, path, first, found matches and first/,
+      ],
+      [
+        'writesTo with one test',
+        { arg: 'c', shell: { writesTo: { matches: 'x' } } },
+        { arg: 'c', shell: { writesTo: {} } },
+        /writesTo needs one of matches, path/,
+      ],
+      [
+        'a dialect with a shell test',
+        { arg: 'c', dialect: 'sh', shellOpaque: true },
+        { arg: 'c', dialect: 'sh', equals: 'x' },
+        /dialect applies to shell and shellOpaque conditions only/,
+      ],
+      [
+        'a dialect with a shell condition',
+        { arg: 'c', dialect: 'bash', shell: { program: ['ls'] } },
+        { arg: 'c', dialect: 'zsh', shell: { program: ['ls'] } },
+        /dialect/,
+      ],
+    ];
+    for (const [name, inside, outside, message] of cases) {
+      it(name, () => {
+        expect(() => policyGate(when(inside))).not.toThrow();
+        expect(() => policyGate(when(outside))).toThrow(message);
+      });
+    }
+  });
 });
 
-describe('a loaded policy cannot drift from what was compiled from it', () => {
-  it('is frozen all the way down, so the gate it gives again enforces exactly what it says', () => {
-    const path = policyFile(
-      'frozen.yaml',
-      'version: 1\nrules:\n  - id: ls-ok\n    tools: [ls]\n    when:\n      - arg: path\n        path: { under: [/tmp] }\n    verdict: allow\n',
-    );
-    const policy = loadPolicy(path);
-    const rule = policy.rules[0]!;
-    for (const value of [policy, policy.rules, rule, rule.tools, rule.when, rule.when![0]]) {
-      expect(Object.isFrozen(value)).toBe(true);
-    }
-    expect(() => {
-      (rule as { verdict: string }).verdict = 'deny';
-    }).toThrow(TypeError);
-    expect(() => (policy.rules as unknown[]).push({ id: 'x', tools: ['rm'], verdict: 'allow' })).toThrow(TypeError);
-    // Given back, it is the compiled policy it was loaded as.
-    expect(parsePolicy(policy)).toBe(parsePolicy(policy));
-    expect((policyGate(policy).decide(request('ls', { path: '/tmp/a' })) as Decision).verdict).toBe('allow');
-    expect((policyGate(policy).decide(request('rm')) as Decision).verdict).toBe('deny');
+describe('loadPolicy', () => {
+  describe('when a loaded policy is changed afterwards (it cannot drift from what was compiled)', () => {
+    it('is frozen all the way down, so the gate it gives again enforces exactly what it says', () => {
+      const path = policyFile(
+        'frozen.yaml',
+        'version: 1\nrules:\n  - id: ls-ok\n    tools: [ls]\n    when:\n      - arg: path\n        path: { under: [/tmp] }\n    verdict: allow\n',
+      );
+      const policy = loadPolicy(path);
+      const rule = policy.rules[0]!;
+      for (const value of [policy, policy.rules, rule, rule.tools, rule.when, rule.when![0]]) {
+        expect(Object.isFrozen(value)).toBe(true);
+      }
+      expect(() => {
+        (rule as { verdict: string }).verdict = 'deny';
+      }).toThrow(TypeError);
+      expect(() => (policy.rules as unknown[]).push({ id: 'x', tools: ['rm'], verdict: 'allow' })).toThrow(TypeError);
+      // Given back, it is the compiled policy it was loaded as.
+      expect(parsePolicy(policy)).toBe(parsePolicy(policy));
+      expect((policyGate(policy).decide(request('ls', { path: '/tmp/a' })) as Decision).verdict).toBe('allow');
+      expect((policyGate(policy).decide(request('rm')) as Decision).verdict).toBe('deny');
+    });
   });
 });

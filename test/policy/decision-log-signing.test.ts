@@ -63,108 +63,114 @@ function rehash(file: string, edit: (line: Record<string, unknown>, index: numbe
 
 const key = `app=${writer.publicKey}`;
 
-describe('a signed file decision log', () => {
-  it('writes a checkpoint every N records and one at close, and verify-log checks each signature', async () => {
-    const { file } = writeSigned(250);
-    const written = lines(file);
-    expect(written).toHaveLength(253);
-    expect(written.filter((l) => l.checkpoint !== undefined).map((l) => l.seq)).toEqual([100, 201, 252]);
-    expect(await verifyLogFile(file, { keys: { app: writer.publicKey } })).toMatchObject({
-      ok: true,
-      records: 253,
-      signatures: 'checked',
-      lastCheckpoint: 252,
-      lastCheckpointKey: 'app',
-      unsigned: 0,
-    });
-    const run = await cli('verify-log', file, '--key', key, '--require-signed');
-    expect(run.code, run.err).toBe(0);
-    expect(run.out).toContain('signed through seq 251 by key "app"');
-  });
-
-  it('checkpoints at the interval asked for (at most 100)', () => {
-    const { file } = writeSigned(7, { every: 3 });
-    expect(
-      lines(file)
-        .filter((l) => l.checkpoint !== undefined)
-        .map((l) => l.seq),
-    ).toEqual([3, 7, 9]);
-    expect(() =>
-      openDecisionLog({ destination: join(scratch, 'x.jsonl'), signing: { key: writer.privateKeyPem, every: 101 } }),
-    ).toThrow(/every=<101> is not 1 to 100/);
-  });
-
-  it('reports records after the last checkpoint as unsigned: exit 0 with a warning, 1 with --require-signed', async () => {
-    const { file, close } = writeSigned(130, { close: false });
-    try {
+describe('openDecisionLog with a signing key (a signed file decision log)', () => {
+  describe('when it signs checkpoints', () => {
+    it('writes a checkpoint every N records and one at close, and verify-log checks each signature', async () => {
+      const { file } = writeSigned(250);
+      const written = lines(file);
+      expect(written).toHaveLength(253);
+      expect(written.filter((l) => l.checkpoint !== undefined).map((l) => l.seq)).toEqual([100, 201, 252]);
       expect(await verifyLogFile(file, { keys: { app: writer.publicKey } })).toMatchObject({
         ok: true,
-        lastCheckpoint: 100,
-        unsigned: 30,
+        records: 253,
+        signatures: 'checked',
+        lastCheckpoint: 252,
+        lastCheckpointKey: 'app',
+        unsigned: 0,
       });
-      const warned = await cli('verify-log', file, '--key', key);
-      expect(warned.code).toBe(0);
-      expect(warned.err).toMatch(/warning: .* 30 records after the last signed checkpoint are unsigned/);
-      const strict = await cli('verify-log', file, '--key', key, '--require-signed');
-      expect(strict.code).toBe(1);
-      expect(strict.err).toMatch(/refused: --require-signed/);
-      const noKey = await cli('verify-log', file, '--require-signed');
-      expect(noKey.code).toBe(2);
-    } finally {
-      close();
-    }
-  });
-
-  it('catches a record changed with every hash recomputed: the next checkpoint no longer verifies', async () => {
-    const { file } = writeSigned(150);
-    rehash(file, (line, index) => {
-      if (index === 42) line.toolName = 'rm';
+      const run = await cli('verify-log', file, '--key', key, '--require-signed');
+      expect(run.code, run.err).toBe(0);
+      expect(run.out).toContain('signed through seq 251 by key "app"');
     });
-    // The chain alone is intact again: only the signature tells.
-    expect((await verifyLogFile(file)).ok).toBe(true);
-    const result = await verifyLogFile(file, { keys: { app: writer.publicKey } });
-    expect(result).toMatchObject({ ok: false, line: 101 });
-    expect(result.ok === false && result.problem).toMatch(
-      /the checkpoint does not verify: its signature is not by the key "app"/,
-    );
-    const run = await cli('verify-log', file, '--key', key);
-    expect(run.code).toBe(1);
+
+    it('checkpoints at the interval asked for (at most 100)', () => {
+      const { file } = writeSigned(7, { every: 3 });
+      expect(
+        lines(file)
+          .filter((l) => l.checkpoint !== undefined)
+          .map((l) => l.seq),
+      ).toEqual([3, 7, 9]);
+      expect(() =>
+        openDecisionLog({ destination: join(scratch, 'x.jsonl'), signing: { key: writer.privateKeyPem, every: 101 } }),
+      ).toThrow(/every=<101> is not 1 to 100/);
+    });
+
+    it('reports records after the last checkpoint as unsigned: exit 0 with a warning, 1 with --require-signed', async () => {
+      const { file, close } = writeSigned(130, { close: false });
+      try {
+        expect(await verifyLogFile(file, { keys: { app: writer.publicKey } })).toMatchObject({
+          ok: true,
+          lastCheckpoint: 100,
+          unsigned: 30,
+        });
+        const warned = await cli('verify-log', file, '--key', key);
+        expect(warned.code).toBe(0);
+        expect(warned.err).toMatch(/warning: .* 30 records after the last signed checkpoint are unsigned/);
+        const strict = await cli('verify-log', file, '--key', key, '--require-signed');
+        expect(strict.code).toBe(1);
+        expect(strict.err).toMatch(/refused: --require-signed/);
+        const noKey = await cli('verify-log', file, '--require-signed');
+        expect(noKey.code).toBe(2);
+      } finally {
+        close();
+      }
+    });
   });
 
-  it('catches checkpoints stripped and the chain rehashed: every record is unsigned', async () => {
-    const { file } = writeSigned(20);
-    const kept = readFileSync(file, 'utf8')
-      .trim()
-      .split('\n')
-      .filter((l) => !l.includes('"checkpoint"'));
-    writeFileSync(file, `${kept.join('\n')}\n`);
-    rehash(file, () => undefined);
-    const run = await cli('verify-log', file, '--key', key, '--require-signed');
-    expect(run.code).toBe(1);
-    expect(run.out).toContain('no signed checkpoint');
+  describe('when the signed file is tampered with or signed by another key', () => {
+    it('catches a record changed with every hash recomputed: the next checkpoint no longer verifies', async () => {
+      const { file } = writeSigned(150);
+      rehash(file, (line, index) => {
+        if (index === 42) line.toolName = 'rm';
+      });
+      // The chain alone is intact again: only the signature tells.
+      expect((await verifyLogFile(file)).ok).toBe(true);
+      const result = await verifyLogFile(file, { keys: { app: writer.publicKey } });
+      expect(result).toMatchObject({ ok: false, line: 101 });
+      expect(result.ok === false && result.problem).toMatch(
+        /the checkpoint does not verify: its signature is not by the key "app"/,
+      );
+      const run = await cli('verify-log', file, '--key', key);
+      expect(run.code).toBe(1);
+    });
+
+    it('catches checkpoints stripped and the chain rehashed: every record is unsigned', async () => {
+      const { file } = writeSigned(20);
+      const kept = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .filter((l) => !l.includes('"checkpoint"'));
+      writeFileSync(file, `${kept.join('\n')}\n`);
+      rehash(file, () => undefined);
+      const run = await cli('verify-log', file, '--key', key, '--require-signed');
+      expect(run.code).toBe(1);
+      expect(run.out).toContain('no signed checkpoint');
+    });
+
+    it('refuses a checkpoint by a key not listed, or by another key under the listed name', async () => {
+      const { file } = writeSigned(5);
+      const wrong = await verifyLogFile(file, { keys: { app: other.publicKey } });
+      expect(wrong.ok === false && wrong.problem).toMatch(/its signature is not by the key "app"/);
+      const unlisted = await verifyLogFile(file, { keys: { someone: writer.publicKey } });
+      expect(unlisted.ok === false && unlisted.problem).toMatch(/its key "app" is not listed in "keys"/);
+      const ringFile = join(scratch, 'ring.json');
+      writeFileSync(ringFile, JSON.stringify({ writers: { app: writer.publicKey } }));
+      expect((await cli('verify-log', file, '--keyring', ringFile)).code).toBe(0);
+    });
   });
 
-  it('refuses a checkpoint by a key not listed, or by another key under the listed name', async () => {
-    const { file } = writeSigned(5);
-    const wrong = await verifyLogFile(file, { keys: { app: other.publicKey } });
-    expect(wrong.ok === false && wrong.problem).toMatch(/its signature is not by the key "app"/);
-    const unlisted = await verifyLogFile(file, { keys: { someone: writer.publicKey } });
-    expect(unlisted.ok === false && unlisted.problem).toMatch(/its key "app" is not listed in "keys"/);
-    const ringFile = join(scratch, 'ring.json');
-    writeFileSync(ringFile, JSON.stringify({ writers: { app: writer.publicKey } }));
-    expect((await cli('verify-log', file, '--keyring', ringFile)).code).toBe(0);
-  });
-
-  it('continues a signed chain after a reopen, and signs what an earlier writer left unsigned', async () => {
-    const { file, close } = writeSigned(3, { close: false });
-    close();
-    const again = openDecisionLog({ destination: file, signing: { key: writer.privateKeyPem } });
-    again.append(record(9), 'g');
-    again.close();
-    expect(await verifyLogFile(file, { keys: { app: writer.publicKey } })).toMatchObject({
-      ok: true,
-      records: 6,
-      unsigned: 0,
+  describe('when the file is reopened', () => {
+    it('continues a signed chain after a reopen, and signs what an earlier writer left unsigned', async () => {
+      const { file, close } = writeSigned(3, { close: false });
+      close();
+      const again = openDecisionLog({ destination: file, signing: { key: writer.privateKeyPem } });
+      again.append(record(9), 'g');
+      again.close();
+      expect(await verifyLogFile(file, { keys: { app: writer.publicKey } })).toMatchObject({
+        ok: true,
+        records: 6,
+        unsigned: 0,
+      });
     });
   });
 });

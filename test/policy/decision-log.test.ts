@@ -71,48 +71,55 @@ async function verifyCli(path: string): Promise<{ code: number; out: string; err
 }
 
 describe('the decision log (policyGate { log })', () => {
-  it('writes one JSON line per decision with the fields that matter, and a digest instead of the input', async () => {
-    await runLsThenRm(policyGate(policy, { name: 'p', log: { destination: file } }));
-    const [allow, deny] = records();
-    expect(allow).toMatchObject({
-      level: 'info',
-      seq: 0,
-      prev: null,
-      gate: 'p',
-      event: 'allow',
-      verdict: 'allow',
-      rule: 'ls-ok',
-      toolName: 'ls',
-      agentId: 'a',
-      // An agent gated on its own has no known place: the record says so instead of making one up.
-      path: '',
-      paths: [],
-      inputSha256: inputDigest({ path: '/secret-path' }),
+  describe('when a gate logs its decisions to a file', () => {
+    it('writes one JSON line per decision with the fields that matter, and a digest instead of the input', async () => {
+      await runLsThenRm(policyGate(policy, { name: 'p', log: { destination: file } }));
+      const [allow, deny] = records();
+      expect(allow).toMatchObject({
+        level: 'info',
+        seq: 0,
+        prev: null,
+        gate: 'p',
+        event: 'allow',
+        verdict: 'allow',
+        rule: 'ls-ok',
+        toolName: 'ls',
+        agentId: 'a',
+        // An agent gated on its own has no known place: the record says so instead of making one up.
+        path: '',
+        paths: [],
+        inputSha256: inputDigest({ path: '/secret-path' }),
+      });
+      expect(typeof allow?.time).toBe('string');
+      expect(typeof allow?.toolUseId).toBe('string');
+      expect(typeof allow?.durationMs).toBe('number');
+      expect(deny).toMatchObject({
+        seq: 1,
+        event: 'deny',
+        verdict: 'deny',
+        rule: 'no-rm',
+        reason: 'rm is not allowed',
+      });
+      expect(deny?.prev).toBe(allow?.hash);
+      expect(readFileSync(file, 'utf8')).not.toContain('/secret-path');
     });
-    expect(typeof allow?.time).toBe('string');
-    expect(typeof allow?.toolUseId).toBe('string');
-    expect(typeof allow?.durationMs).toBe('number');
-    expect(deny).toMatchObject({ seq: 1, event: 'deny', verdict: 'deny', rule: 'no-rm', reason: 'rm is not allowed' });
-    expect(deny?.prev).toBe(allow?.hash);
-    expect(readFileSync(file, 'utf8')).not.toContain('/secret-path');
-  });
 
-  it('writes the raw input only when asked', async () => {
-    await runLsThenRm(policyGate(policy, { log: { destination: file, includeInput: true } }));
-    expect(records()[0]?.input).toEqual({ path: '/secret-path' });
-  });
+    it('writes the raw input only when asked', async () => {
+      await runLsThenRm(policyGate(policy, { log: { destination: file, includeInput: true } }));
+      expect(records()[0]?.input).toEqual({ path: '/secret-path' });
+    });
 
-  it('continues the chain of an existing file, and verify-log accepts it', async () => {
-    await runLsThenRm(policyGate(policy, { log: { destination: file } }));
-    await runLsThenRm(policyGate(policy, { log: { destination: file } }));
-    expect(records().map((r) => r.seq)).toEqual([0, 1, 2, 3]);
-    expect(verifyLog(readFileSync(file, 'utf8'))).toMatchObject({ ok: true, records: 4 });
-    const result = await verifyCli(file);
-    expect(result.code).toBe(0);
-    expect(result.out).toMatch(/OK, 4 records, chain intact, last hash [0-9a-f]{64}\n$/);
+    it('continues the chain of an existing file, and verify-log accepts it', async () => {
+      await runLsThenRm(policyGate(policy, { log: { destination: file } }));
+      await runLsThenRm(policyGate(policy, { log: { destination: file } }));
+      expect(records().map((r) => r.seq)).toEqual([0, 1, 2, 3]);
+      expect(verifyLog(readFileSync(file, 'utf8'))).toMatchObject({ ok: true, records: 4 });
+      const result = await verifyCli(file);
+      expect(result.code).toBe(0);
+      expect(result.out).toMatch(/OK, 4 records, chain intact, last hash [0-9a-f]{64}\n$/);
+    });
   });
-
-  describe('one writer per file in a process', () => {
+  describe('when one file is opened by several gates, handles or descriptors (one writer per file in a process)', () => {
     /** Two agents, one per gate, calling in turns: ls on the first gate, ls on the second, rm on each. */
     async function interleave(first: Gate, second: Gate): Promise<void> {
       const a = scriptedAgent('a', [call('ls', { path: '/a' }), call('rm', { path: '/a' }), say('done')], {
@@ -319,7 +326,7 @@ describe('the decision log (policyGate { log })', () => {
     });
   });
 
-  describe('gate-audit verify-log on a tampered file', () => {
+  describe('when the file is tampered with (gate-audit verify-log)', () => {
     async function logOfFour(): Promise<string[]> {
       await runLsThenRm(policyGate(policy, { log: { destination: file } }));
       await runLsThenRm(policyGate(policy, { log: { destination: file } }));
@@ -378,7 +385,7 @@ describe('the decision log (policyGate { log })', () => {
     });
   });
 
-  describe('a failing destination fails closed', () => {
+  describe('when the destination fails (it fails closed)', () => {
     it('refuses the call and stops the run when the file system refuses the write (/dev/full)', async () => {
       const agent = await runLsThenRm(policyGate(policy, { log: { destination: '/dev/full', chain: false } }));
       expect(ran).toEqual([]);
@@ -424,40 +431,44 @@ describe('the decision log (policyGate { log })', () => {
     });
   });
 
-  it('records a node cancelled by the node guard', async () => {
-    const lines: string[] = [];
-    const gate = policyGate(
-      { version: 1, default: 'allow' },
-      { log: { destination: { write: (l: string) => lines.push(l) } } },
-    );
-    const graph = new Graph({
-      id: 'g',
-      nodes: [scriptedAgent('c', [say('c')]), scriptedAgent('d', [say('d')])],
-      edges: [['c', 'd']],
-      maxSteps: 5,
+  describe('when a guard stops a node or sees tampering', () => {
+    it('records a node cancelled by the node guard', async () => {
+      const lines: string[] = [];
+      const gate = policyGate(
+        { version: 1, default: 'allow' },
+        { log: { destination: { write: (l: string) => lines.push(l) } } },
+      );
+      const graph = new Graph({
+        id: 'g',
+        nodes: [scriptedAgent('c', [say('c')]), scriptedAgent('d', [say('d')])],
+        edges: [['c', 'd']],
+        maxSteps: 5,
+      });
+      installMultiagent(graph, { gate });
+      (graph.nodes as Map<string, unknown>).set('d', new AgentNode({ agent: scriptedAgent('d', [say('ungated')]) }));
+      await graph.invoke('go');
+      const events = lines.map(
+        (l) => JSON.parse(l) as { event: string; nodeId?: string; path: string; reason: string },
+      );
+      expect(events).toEqual([
+        expect.objectContaining({ event: 'node-cancelled', verdict: 'deny', nodeId: 'd', path: 'g' }),
+      ]);
+      expect(events[0]?.reason).toMatch(/UNGATED NODE: node "d"/);
     });
-    installMultiagent(graph, { gate });
-    (graph.nodes as Map<string, unknown>).set('d', new AgentNode({ agent: scriptedAgent('d', [say('ungated')]) }));
-    await graph.invoke('go');
-    const events = lines.map((l) => JSON.parse(l) as { event: string; nodeId?: string; path: string; reason: string });
-    expect(events).toEqual([
-      expect.objectContaining({ event: 'node-cancelled', verdict: 'deny', nodeId: 'd', path: 'g' }),
-    ]);
-    expect(events[0]?.reason).toMatch(/UNGATED NODE: node "d"/);
-  });
 
-  it('records tampering seen at execution', async () => {
-    const lines: string[] = [];
-    const gate = { ...allowAll(), record: (r: { event: string }) => void lines.push(r.event) };
-    const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
-    install(agent, { gate });
-    const { BeforeToolCallEvent } = await import('@strands-agents/sdk');
-    agent.addHook(BeforeToolCallEvent, (e) => {
-      (e.toolUse.input as { path: string }).path = '/etc';
+    it('records tampering seen at execution', async () => {
+      const lines: string[] = [];
+      const gate = { ...allowAll(), record: (r: { event: string }) => void lines.push(r.event) };
+      const agent = scriptedAgent('a', [call('ls', { path: '/tmp' }), say('done')], { tools: [recordingTool('ls')] });
+      install(agent, { gate });
+      const { BeforeToolCallEvent } = await import('@strands-agents/sdk');
+      agent.addHook(BeforeToolCallEvent, (e) => {
+        (e.toolUse.input as { path: string }).path = '/etc';
+      });
+      await expect(agent.invoke('go')).rejects.toBeInstanceOf(GateFailedError);
+      expect(ran).toEqual([]);
+      expect(lines).toEqual(['allow', 'tampering']);
     });
-    await expect(agent.invoke('go')).rejects.toBeInstanceOf(GateFailedError);
-    expect(ran).toEqual([]);
-    expect(lines).toEqual(['allow', 'tampering']);
   });
 });
 

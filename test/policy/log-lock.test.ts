@@ -87,166 +87,178 @@ function refusal(log: string): GateAuditError {
   throw new Error('the log was opened although another process holds its lock');
 }
 
-describe('the decision log lock across processes', () => {
-  it('refuses a log a running process writes, naming its pid; the chain goes on once it closed the log', async () => {
-    const log = freshLog();
-    const child = startWriter(log);
-    expect(await child.first).toBe(`ready ${child.process.pid}`);
-    expect(readFileSync(`${log}.lock`, 'utf8')).toBe(`${child.process.pid}\n`);
-
-    const error = refusal(log);
-    expect(error.code).toBe('LOG_LOCKED');
-    expect(error.message).toContain(`locked by process ${child.process.pid}, which is running`);
-    expect(error.message.split('\n')).toHaveLength(1);
-
-    child.process.stdin?.write('close\n');
-    expect(await child.ended).toEqual({ code: 0, signal: null });
-    expect(existsSync(`${log}.lock`)).toBe(false);
-    const mine = openDecisionLog(log);
-    mine.append({ event: 'allow', verdict: 'allow', toolName: 'ls', path: ['parent'] }, 'parent');
-    mine.close();
-    expect(verifyLog(readFileSync(log, 'utf8'))).toMatchObject({ ok: true, records: 2 });
-  });
-
-  it('a second process is refused while this one holds the log, and gets it after close()', async () => {
-    const log = freshLog();
-    const mine = openDecisionLog(log);
-    const refused = startWriter(log);
-    expect(await refused.first).toMatch(
-      new RegExp(`^refused LOG_LOCKED: .*locked by process ${process.pid}, which is running`),
-    );
-    expect((await refused.ended).code).toBe(3);
-    mine.close();
-    const next = startWriter(log);
-    expect(await next.first).toBe(`ready ${next.process.pid}`);
-    next.process.stdin?.write('close\n');
-    await next.ended;
-  });
-
-  it('releases the lock when the process exits without closing, and on SIGTERM', async () => {
-    const exits = startWriter(freshLog());
-    await exits.first;
-    const exitsLog = exits.process.spawnargs[2]!;
-    exits.process.stdin?.write('exit\n');
-    expect(await exits.ended).toEqual({ code: 0, signal: null });
-    expect(existsSync(`${exitsLog}.lock`)).toBe(false);
-
-    const terminated = startWriter(freshLog());
-    await terminated.first;
-    const terminatedLog = terminated.process.spawnargs[2]!;
-    terminated.process.kill('SIGTERM');
-    // Still ended by the signal, as without the log.
-    expect(await terminated.ended).toEqual({ code: null, signal: 'SIGTERM' });
-    expect(existsSync(`${terminatedLog}.lock`)).toBe(false);
-  });
-
-  it('keeps the lock on a signal the app handles itself (it may go on writing), and releases it at exit', async () => {
-    const log = freshLog();
-    const child = spawn(process.execPath, [writer, log, 'handles-sigterm'], { stdio: ['pipe', 'pipe', 'inherit'] });
-    children.push(child);
-    let out = '';
-    child.stdout.setEncoding('utf8');
-    const saw = (text: string): Promise<void> =>
-      new Promise((resolve) => {
-        const check = (): void => {
-          if (out.includes(text)) resolve();
-          else child.stdout.once('data', check);
-        };
-        check();
-      });
-    child.stdout.on('data', (chunk: string) => (out += chunk));
-    await saw('ready');
-    child.kill('SIGTERM');
-    await saw('sigterm');
-    expect(child.exitCode).toBeNull();
-    expect(readFileSync(`${log}.lock`, 'utf8')).toBe(`${child.pid}\n`);
-    const ended = new Promise((resolve) => child.on('exit', resolve));
-    child.stdin.write('exit\n');
-    await ended;
-    expect(existsSync(`${log}.lock`)).toBe(false);
-  });
-
-  it('refuses a stale lock left by a killed process, naming its pid and the file to delete; never takes it over', async () => {
-    const log = freshLog();
-    const child = startWriter(log);
-    await child.first;
-    const pid = child.process.pid!;
-    child.process.kill('SIGKILL');
-    expect(await child.ended).toEqual({ code: null, signal: 'SIGKILL' });
-    expect(readFileSync(`${log}.lock`, 'utf8')).toBe(`${pid}\n`);
-
-    const error = refusal(log);
-    expect(error.code).toBe('LOG_LOCKED');
-    expect(error.message).toContain(`stale lock ${log}.lock from process ${pid}, which is no longer running`);
-    expect(error.message).toContain(`then delete ${log}.lock`);
-    expect(error.message.split('\n')).toHaveLength(1);
-    // Refused again: the lock is still there, still naming the dead process.
-    expect(refusal(log).message).toContain(`from process ${pid}`);
-    expect(readFileSync(`${log}.lock`, 'utf8')).toBe(`${pid}\n`);
-
-    rmSync(`${log}.lock`);
-    const mine = openDecisionLog(log);
-    mine.append({ event: 'allow', verdict: 'allow', toolName: 'ls', path: ['parent'] }, 'parent');
-    mine.close();
-    expect(verifyLog(readFileSync(log, 'utf8'))).toMatchObject({ ok: true, records: 2 });
-  });
-
-  it('refuses a lockfile that names no process', () => {
-    const log = freshLog();
-    writeFileSync(`${log}.lock`, 'garbage');
-    expect(refusal(log).message).toMatch(/locked by .*\.lock, which names no process \| check the log .* then delete/);
-  });
-
-  it('reads the pid a lockfile names only from digits and one newline', () => {
-    for (const text of ['12ab\n', ' 1\n', '1\n\n', 'x1', '1 2']) {
+describe('the decision log lock (log-lock) across processes', () => {
+  describe('when another process writes the log', () => {
+    it('refuses a log a running process writes, naming its pid; the chain goes on once it closed the log', async () => {
       const log = freshLog();
-      writeFileSync(`${log}.lock`, text);
-      expect(refusal(log).message, JSON.stringify(text)).toMatch(/which names no process/);
-    }
-    // Pid 1 is always running: with or without its newline, the lock is that process's.
-    for (const text of ['1\n', '1']) {
+      const child = startWriter(log);
+      expect(await child.first).toBe(`ready ${child.process.pid}`);
+      expect(readFileSync(`${log}.lock`, 'utf8')).toBe(`${child.process.pid}\n`);
+
+      const error = refusal(log);
+      expect(error.code).toBe('LOG_LOCKED');
+      expect(error.message).toContain(`locked by process ${child.process.pid}, which is running`);
+      expect(error.message.split('\n')).toHaveLength(1);
+
+      child.process.stdin?.write('close\n');
+      expect(await child.ended).toEqual({ code: 0, signal: null });
+      expect(existsSync(`${log}.lock`)).toBe(false);
+      const mine = openDecisionLog(log);
+      mine.append({ event: 'allow', verdict: 'allow', toolName: 'ls', path: ['parent'] }, 'parent');
+      mine.close();
+      expect(verifyLog(readFileSync(log, 'utf8'))).toMatchObject({ ok: true, records: 2 });
+    });
+
+    it('a second process is refused while this one holds the log, and gets it after close()', async () => {
       const log = freshLog();
-      writeFileSync(`${log}.lock`, text);
-      expect(refusal(log).message).toContain('is locked by process 1, which is running and writes it');
-      expect(refusal(log).message).toContain('| stop that process or give this one another log file');
-    }
-  });
-
-  it("refuses a lock naming this process's pid that this process does not hold (an earlier process with its pid)", () => {
-    const log = freshLog();
-    writeFileSync(`${log}.lock`, `${process.pid}\n`);
-    const error = refusal(log);
-    expect(error.code).toBe('LOG_LOCKED');
-    expect(error.message).toContain(`naming pid ${process.pid}, an earlier process with this process's pid`);
-    expect(error.message).toContain('then delete');
-    expect(existsSync(`${log}.lock`)).toBe(true);
-  });
-
-  it('refuses a second log under the name of one this process writes after the file was moved, until it is closed', () => {
-    const log = freshLog();
-    const first = openDecisionLog(log);
-    first.append({ event: 'allow', verdict: 'allow', path: [] }, 'g');
-    renameSync(log, `${log}.moved`);
-    try {
-      expect(refusal(log).message).toContain(
-        'this process already writes a decision log under this name, but to another file (it was moved or replaced since) | close the earlier log first',
+      const mine = openDecisionLog(log);
+      const refused = startWriter(log);
+      expect(await refused.first).toMatch(
+        new RegExp(`^refused LOG_LOCKED: .*locked by process ${process.pid}, which is running`),
       );
-    } finally {
-      first.close();
-    }
-    // Closed, its lock is released: a new log opens under the name (a new chain in a new file).
-    expect(existsSync(`${log}.lock`)).toBe(false);
-    openDecisionLog(log).close();
+      expect((await refused.ended).code).toBe(3);
+      mine.close();
+      const next = startWriter(log);
+      expect(await next.first).toBe(`ready ${next.process.pid}`);
+      next.process.stdin?.write('close\n');
+      await next.ended;
+    });
   });
 
-  it('lets exactly one of two processes starting together write the log', async () => {
-    const log = freshLog();
-    const both = [startWriter(log), startWriter(log)];
-    const lines = await Promise.all(both.map((c) => c.first.catch((e: unknown) => String(e))));
-    expect(lines.filter((l) => l.startsWith('ready'))).toHaveLength(1);
-    expect(lines.filter((l) => l.startsWith('refused LOG_LOCKED'))).toHaveLength(1);
-    for (const child of both) child.process.stdin?.write('close\n');
-    await Promise.all(both.map((c) => c.ended));
-    expect(verifyLog(readFileSync(log, 'utf8'))).toMatchObject({ ok: true, records: 1 });
+  describe('when the holding process exits, is signalled or is killed', () => {
+    it('releases the lock when the process exits without closing, and on SIGTERM', async () => {
+      const exits = startWriter(freshLog());
+      await exits.first;
+      const exitsLog = exits.process.spawnargs[2]!;
+      exits.process.stdin?.write('exit\n');
+      expect(await exits.ended).toEqual({ code: 0, signal: null });
+      expect(existsSync(`${exitsLog}.lock`)).toBe(false);
+
+      const terminated = startWriter(freshLog());
+      await terminated.first;
+      const terminatedLog = terminated.process.spawnargs[2]!;
+      terminated.process.kill('SIGTERM');
+      // Still ended by the signal, as without the log.
+      expect(await terminated.ended).toEqual({ code: null, signal: 'SIGTERM' });
+      expect(existsSync(`${terminatedLog}.lock`)).toBe(false);
+    });
+
+    it('keeps the lock on a signal the app handles itself (it may go on writing), and releases it at exit', async () => {
+      const log = freshLog();
+      const child = spawn(process.execPath, [writer, log, 'handles-sigterm'], { stdio: ['pipe', 'pipe', 'inherit'] });
+      children.push(child);
+      let out = '';
+      child.stdout.setEncoding('utf8');
+      const saw = (text: string): Promise<void> =>
+        new Promise((resolve) => {
+          const check = (): void => {
+            if (out.includes(text)) resolve();
+            else child.stdout.once('data', check);
+          };
+          check();
+        });
+      child.stdout.on('data', (chunk: string) => (out += chunk));
+      await saw('ready');
+      child.kill('SIGTERM');
+      await saw('sigterm');
+      expect(child.exitCode).toBeNull();
+      expect(readFileSync(`${log}.lock`, 'utf8')).toBe(`${child.pid}\n`);
+      const ended = new Promise((resolve) => child.on('exit', resolve));
+      child.stdin.write('exit\n');
+      await ended;
+      expect(existsSync(`${log}.lock`)).toBe(false);
+    });
+
+    it('refuses a stale lock left by a killed process, naming its pid and the file to delete; never takes it over', async () => {
+      const log = freshLog();
+      const child = startWriter(log);
+      await child.first;
+      const pid = child.process.pid!;
+      child.process.kill('SIGKILL');
+      expect(await child.ended).toEqual({ code: null, signal: 'SIGKILL' });
+      expect(readFileSync(`${log}.lock`, 'utf8')).toBe(`${pid}\n`);
+
+      const error = refusal(log);
+      expect(error.code).toBe('LOG_LOCKED');
+      expect(error.message).toContain(`stale lock ${log}.lock from process ${pid}, which is no longer running`);
+      expect(error.message).toContain(`then delete ${log}.lock`);
+      expect(error.message.split('\n')).toHaveLength(1);
+      // Refused again: the lock is still there, still naming the dead process.
+      expect(refusal(log).message).toContain(`from process ${pid}`);
+      expect(readFileSync(`${log}.lock`, 'utf8')).toBe(`${pid}\n`);
+
+      rmSync(`${log}.lock`);
+      const mine = openDecisionLog(log);
+      mine.append({ event: 'allow', verdict: 'allow', toolName: 'ls', path: ['parent'] }, 'parent');
+      mine.close();
+      expect(verifyLog(readFileSync(log, 'utf8'))).toMatchObject({ ok: true, records: 2 });
+    });
+  });
+
+  describe('when a lockfile names no process, or this process without its holding it', () => {
+    it('refuses a lockfile that names no process', () => {
+      const log = freshLog();
+      writeFileSync(`${log}.lock`, 'garbage');
+      expect(refusal(log).message).toMatch(
+        /locked by .*\.lock, which names no process \| check the log .* then delete/,
+      );
+    });
+
+    it('reads the pid a lockfile names only from digits and one newline', () => {
+      for (const text of ['12ab\n', ' 1\n', '1\n\n', 'x1', '1 2']) {
+        const log = freshLog();
+        writeFileSync(`${log}.lock`, text);
+        expect(refusal(log).message, JSON.stringify(text)).toMatch(/which names no process/);
+      }
+      // Pid 1 is always running: with or without its newline, the lock is that process's.
+      for (const text of ['1\n', '1']) {
+        const log = freshLog();
+        writeFileSync(`${log}.lock`, text);
+        expect(refusal(log).message).toContain('is locked by process 1, which is running and writes it');
+        expect(refusal(log).message).toContain('| stop that process or give this one another log file');
+      }
+    });
+
+    it("refuses a lock naming this process's pid that this process does not hold (an earlier process with its pid)", () => {
+      const log = freshLog();
+      writeFileSync(`${log}.lock`, `${process.pid}\n`);
+      const error = refusal(log);
+      expect(error.code).toBe('LOG_LOCKED');
+      expect(error.message).toContain(`naming pid ${process.pid}, an earlier process with this process's pid`);
+      expect(error.message).toContain('then delete');
+      expect(existsSync(`${log}.lock`)).toBe(true);
+    });
+  });
+
+  describe('when the log file was moved', () => {
+    it('refuses a second log under the name of one this process writes after the file was moved, until it is closed', () => {
+      const log = freshLog();
+      const first = openDecisionLog(log);
+      first.append({ event: 'allow', verdict: 'allow', path: [] }, 'g');
+      renameSync(log, `${log}.moved`);
+      try {
+        expect(refusal(log).message).toContain(
+          'this process already writes a decision log under this name, but to another file (it was moved or replaced since) | close the earlier log first',
+        );
+      } finally {
+        first.close();
+      }
+      // Closed, its lock is released: a new log opens under the name (a new chain in a new file).
+      expect(existsSync(`${log}.lock`)).toBe(false);
+      openDecisionLog(log).close();
+    });
+  });
+
+  describe('when two processes start together', () => {
+    it('lets exactly one of two processes starting together write the log', async () => {
+      const log = freshLog();
+      const both = [startWriter(log), startWriter(log)];
+      const lines = await Promise.all(both.map((c) => c.first.catch((e: unknown) => String(e))));
+      expect(lines.filter((l) => l.startsWith('ready'))).toHaveLength(1);
+      expect(lines.filter((l) => l.startsWith('refused LOG_LOCKED'))).toHaveLength(1);
+      for (const child of both) child.process.stdin?.write('close\n');
+      await Promise.all(both.map((c) => c.ended));
+      expect(verifyLog(readFileSync(log, 'utf8'))).toMatchObject({ ok: true, records: 1 });
+    });
   });
 });

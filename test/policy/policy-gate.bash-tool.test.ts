@@ -40,92 +40,94 @@ const vendedTools: PolicyInput = { version: 1, extends: ['gate-audit:vended-tool
 const readOnly: PolicyInput = { version: 1, extends: ['gate-audit:read-only-shell'] };
 const allowAll: PolicyInput = { version: 1, default: 'allow' };
 
-describe('the SDK bash tool under gate-audit:vended-tools', () => {
-  it('never runs a line with a denied part, and runs an allowed one', async () => {
-    const results = await run(vendedTools, [
-      `touch ${marker('vt-denied')} && git reset --hard`,
-      `touch ${marker('vt-wrapped')}; sudo -n true || bash -c 'rm -rf /nonexistent-root-dir'`,
-      `touch ${marker('vt-allowed')}`,
-    ]);
-    expect(existsSync(marker('vt-denied'))).toBe(false);
-    expect(existsSync(marker('vt-wrapped'))).toBe(false);
-    expect(existsSync(marker('vt-allowed'))).toBe(true);
-    expect(results[0]).toMatch(/^error:\[gate\] BLOCKED: git reset --hard throws away uncommitted work/);
-    expect(results[1]).toMatch(/^error:\[gate\] BLOCKED: recursive delete of an absolute path/);
+describe('policyGate over the SDK bash tool', () => {
+  describe('when the policy extends gate-audit:vended-tools', () => {
+    it('never runs a line with a denied part, and runs an allowed one', async () => {
+      const results = await run(vendedTools, [
+        `touch ${marker('vt-denied')} && git reset --hard`,
+        `touch ${marker('vt-wrapped')}; sudo -n true || bash -c 'rm -rf /nonexistent-root-dir'`,
+        `touch ${marker('vt-allowed')}`,
+      ]);
+      expect(existsSync(marker('vt-denied'))).toBe(false);
+      expect(existsSync(marker('vt-wrapped'))).toBe(false);
+      expect(existsSync(marker('vt-allowed'))).toBe(true);
+      expect(results[0]).toMatch(/^error:\[gate\] BLOCKED: git reset --hard throws away uncommitted work/);
+      expect(results[1]).toMatch(/^error:\[gate\] BLOCKED: recursive delete of an absolute path/);
+    });
+
+    it('asks (and, with no approval path, refuses) a first call that would change what a later call runs', async () => {
+      const results = await run(vendedTools, [`hash -p /usr/bin/touch ls`, `ls ${marker('vt-hash')}`]);
+      expect(results[0]).toMatch(/^error:\[gate\] BLOCKED: approval required/);
+      expect(existsSync(marker('vt-hash'))).toBe(false);
+    });
   });
 
-  it('asks (and, with no approval path, refuses) a first call that would change what a later call runs', async () => {
-    const results = await run(vendedTools, [`hash -p /usr/bin/touch ls`, `ls ${marker('vt-hash')}`]);
-    expect(results[0]).toMatch(/^error:\[gate\] BLOCKED: approval required/);
-    expect(existsSync(marker('vt-hash'))).toBe(false);
-  });
-});
+  describe('when the policy extends gate-audit:read-only-shell', () => {
+    it('runs reading commands and refuses the rest', async () => {
+      const results = await run(readOnly, [
+        `ls ${dir}`,
+        `touch ${marker('ro-touch')}`,
+        `ls ${dir} && touch ${marker('ro-joined')}`,
+      ]);
+      expect(results[0]).toMatch(/^success:/);
+      expect(existsSync(marker('ro-touch'))).toBe(false);
+      expect(existsSync(marker('ro-joined'))).toBe(false);
+      expect(results[1]).toMatch(/^error:\[gate\] BLOCKED: approval required/);
+    });
 
-describe('the SDK bash tool under gate-audit:read-only-shell', () => {
-  it('runs reading commands and refuses the rest', async () => {
-    const results = await run(readOnly, [
-      `ls ${dir}`,
-      `touch ${marker('ro-touch')}`,
-      `ls ${dir} && touch ${marker('ro-joined')}`,
-    ]);
-    expect(results[0]).toMatch(/^success:/);
-    expect(existsSync(marker('ro-touch'))).toBe(false);
-    expect(existsSync(marker('ro-joined'))).toBe(false);
-    expect(results[1]).toMatch(/^error:\[gate\] BLOCKED: approval required/);
-  });
-
-  it('refuses a first call that defines a function named ls, so the allowed ls that follows is the real one', async () => {
-    await run(readOnly, [`ls() { touch ${marker('ro-function')}; }`, `ls ${dir}`]);
-    expect(existsSync(marker('ro-function'))).toBe(false);
-  });
-});
-
-describe('the same two calls without the preset (the attack is real)', () => {
-  it('lets the first call point ls at touch, and the second call then runs touch', async () => {
-    await run(allowAll, [`hash -p /usr/bin/touch ls`, `ls ${marker('open-hash')}`]);
-    expect(existsSync(marker('open-hash'))).toBe(true);
-  });
-});
-
-describe('the SDK bash tool refuses the red-team lines (redteam5) that ran a command the policy forbids', () => {
-  it('read-only-shell refuses CR tricks, split braces, permuted sed options, find --, and input-eating commands', async () => {
-    await run(allowAll, [`mkdir -p ${marker('rt-victim')}/sub && printf 'x\\n' > ${marker('rt-input')}`]);
-    const results = await run(readOnly, [
-      `ls ${dir}\r#$(touch ${marker('rt-cr')})`,
-      `cat <<'EOF'\r\nEOF\r\ntouch ${marker('rt-heredoc')}\nEOF`,
-      `find ${dir} -maxdepth 0 {'-exec',} touch ${marker('rt-find')} ';'`,
-      `sed -n 1p ${marker('rt-input')} -e '1e touch ${marker('rt-sed')}'`,
-      `head -c 6\necho '\ntouch ${marker('rt-pipe')}\n' #'`,
-      `find -- ${marker('rt-victim')} -delete`,
-      `sed -n 1p ${marker('rt-input')} -i`,
-      `find -- /etc/hostname -fprintf ${marker('rt-fprintf')} 'x'`,
-    ]);
-    expect(results).toHaveLength(8);
-    for (const result of results) expect(result).toMatch(/^error:\[gate\] BLOCKED/);
-    for (const name of ['rt-cr', 'rt-heredoc', 'rt-find', 'rt-sed', 'rt-pipe', 'rt-fprintf'])
-      expect(existsSync(marker(name))).toBe(false);
-    expect(existsSync(`${marker('rt-victim')}/sub`)).toBe(true);
-    expect(readFileSync(marker('rt-input'), 'utf8')).toBe('x\n');
+    it('refuses a first call that defines a function named ls, so the allowed ls that follows is the real one', async () => {
+      await run(readOnly, [`ls() { touch ${marker('ro-function')}; }`, `ls ${dir}`]);
+      expect(existsSync(marker('ro-function'))).toBe(false);
+    });
   });
 
-  it("read-only-shell refuses a head -c N that would eat part of the tool's own line and leave bash in a quote", async () => {
-    const results = await run(readOnly, ['head -c 45', `echo 'a" ; touch ${marker('rt-sentinel')} ; #'`]);
-    expect(results[0]).toMatch(/^error:\[gate\] BLOCKED/);
-    expect(results[1]).toMatch(/^success:/);
-    expect(existsSync(marker('rt-sentinel'))).toBe(false);
+  describe('when no preset guards the same two calls (the attack is real)', () => {
+    it('lets the first call point ls at touch, and the second call then runs touch', async () => {
+      await run(allowAll, [`hash -p /usr/bin/touch ls`, `ls ${marker('open-hash')}`]);
+      expect(existsSync(marker('open-hash'))).toBe(true);
+    });
   });
 
-  it('vended-tools refuses a recursive delete hidden in braces or fed to unshare', async () => {
-    await run(allowAll, [`mkdir -p ${marker('rt-braces')}/sub ${marker('rt-unshare')}/sub`]);
-    const results = await run(vendedTools, [
-      `{r'm',-rf,${marker('rt-braces')}}`,
-      `unshare <<'EOF'\nrm -rf ${marker('rt-unshare')}\nEOF`,
-    ]);
-    expect(results).toEqual([
-      expect.stringMatching(/^error:\[gate\] BLOCKED/),
-      expect.stringMatching(/^error:\[gate\] BLOCKED/),
-    ]);
-    expect(existsSync(`${marker('rt-braces')}/sub`)).toBe(true);
-    expect(existsSync(`${marker('rt-unshare')}/sub`)).toBe(true);
+  describe('when it meets the red-team lines (redteam5) that ran a command the policy forbids', () => {
+    it('read-only-shell refuses CR tricks, split braces, permuted sed options, find --, and input-eating commands', async () => {
+      await run(allowAll, [`mkdir -p ${marker('rt-victim')}/sub && printf 'x\\n' > ${marker('rt-input')}`]);
+      const results = await run(readOnly, [
+        `ls ${dir}\r#$(touch ${marker('rt-cr')})`,
+        `cat <<'EOF'\r\nEOF\r\ntouch ${marker('rt-heredoc')}\nEOF`,
+        `find ${dir} -maxdepth 0 {'-exec',} touch ${marker('rt-find')} ';'`,
+        `sed -n 1p ${marker('rt-input')} -e '1e touch ${marker('rt-sed')}'`,
+        `head -c 6\necho '\ntouch ${marker('rt-pipe')}\n' #'`,
+        `find -- ${marker('rt-victim')} -delete`,
+        `sed -n 1p ${marker('rt-input')} -i`,
+        `find -- /etc/hostname -fprintf ${marker('rt-fprintf')} 'x'`,
+      ]);
+      expect(results).toHaveLength(8);
+      for (const result of results) expect(result).toMatch(/^error:\[gate\] BLOCKED/);
+      for (const name of ['rt-cr', 'rt-heredoc', 'rt-find', 'rt-sed', 'rt-pipe', 'rt-fprintf'])
+        expect(existsSync(marker(name))).toBe(false);
+      expect(existsSync(`${marker('rt-victim')}/sub`)).toBe(true);
+      expect(readFileSync(marker('rt-input'), 'utf8')).toBe('x\n');
+    });
+
+    it("read-only-shell refuses a head -c N that would eat part of the tool's own line and leave bash in a quote", async () => {
+      const results = await run(readOnly, ['head -c 45', `echo 'a" ; touch ${marker('rt-sentinel')} ; #'`]);
+      expect(results[0]).toMatch(/^error:\[gate\] BLOCKED/);
+      expect(results[1]).toMatch(/^success:/);
+      expect(existsSync(marker('rt-sentinel'))).toBe(false);
+    });
+
+    it('vended-tools refuses a recursive delete hidden in braces or fed to unshare', async () => {
+      await run(allowAll, [`mkdir -p ${marker('rt-braces')}/sub ${marker('rt-unshare')}/sub`]);
+      const results = await run(vendedTools, [
+        `{r'm',-rf,${marker('rt-braces')}}`,
+        `unshare <<'EOF'\nrm -rf ${marker('rt-unshare')}\nEOF`,
+      ]);
+      expect(results).toEqual([
+        expect.stringMatching(/^error:\[gate\] BLOCKED/),
+        expect.stringMatching(/^error:\[gate\] BLOCKED/),
+      ]);
+      expect(existsSync(`${marker('rt-braces')}/sub`)).toBe(true);
+      expect(existsSync(`${marker('rt-unshare')}/sub`)).toBe(true);
+    });
   });
 });

@@ -34,7 +34,7 @@ function writeLog(name: string, count: number): { file: string; lines: string[];
 }
 
 describe('gate-audit verify-log', () => {
-  describe('--expect-last-hash', () => {
+  describe('when given --expect-last-hash', () => {
     it('exits 0 when the chain ends at the expected hash', async () => {
       const { file, hashes } = writeLog('anchored.log', 5);
       const result = await cli('verify-log', file, '--expect-last-hash', hashes[4]!.toUpperCase());
@@ -83,7 +83,7 @@ describe('gate-audit verify-log', () => {
     });
   });
 
-  describe('--format json', () => {
+  describe('when given --format json', () => {
     it('writes the verdict as data', async () => {
       const { file, lines, hashes } = writeLog('json.log', 4);
       expect(JSON.parse((await cli('verify-log', file, '--format', 'json')).out)).toEqual({
@@ -122,79 +122,83 @@ describe('gate-audit verify-log', () => {
     });
   });
 
-  it('says a directory is not a log file (exit 2)', async () => {
-    const result = await cli('verify-log', scratch);
-    expect(result.code).toBe(2);
-    expect(result.err).toMatch(
-      /cannot read ".*verify-log" \(EISDIR\) \| it is a directory: name the log file in it\n$/,
-    );
+  describe('when the path is a directory', () => {
+    it('says a directory is not a log file (exit 2)', async () => {
+      const result = await cli('verify-log', scratch);
+      expect(result.code).toBe(2);
+      expect(result.err).toMatch(
+        /cannot read ".*verify-log" \(EISDIR\) \| it is a directory: name the log file in it\n$/,
+      );
+    });
   });
 
-  it('reads the file in pieces: a record split across read chunks, and a last line without a newline, are checked alike', async () => {
-    const made = [...chainedLines(40, 100_000)];
-    const text = made.map((m) => m.line).join('\n');
-    const file = join(scratch, 'chunks.log');
-    writeFileSync(file, text);
-    expect(await verifyLogFile(file)).toEqual(verifyLog(text));
-    expect(await verifyLogFile(file)).toMatchObject({ ok: true, records: 40, lastHash: made[39]!.hash });
-    const changed = text.replace(`"seq":33,`, `"seq":33, `);
-    writeFileSync(file, changed);
-    expect(await verifyLogFile(file)).toMatchObject({ ok: false, line: 34, records: 33 });
-    expect(verifyLog(changed)).toMatchObject({ ok: false, line: 34, records: 33 });
-  });
-
-  it('checks a log larger than its whole heap, and finds a break deep in it (constant memory)', async () => {
-    // 80 MB of records; the command runs with a 64 MB heap (the CLI's own modules hold about 25 MB of it on
-    // Node 22, so 32 MB left too little to be reliable), and reading the file whole (as one string) runs out of
-    // memory there. Record 19500 is changed by one byte: 78 MB are read before the break.
-    const file = join(scratch, 'large.log');
-    const fd = openSync(file, 'w');
-    let count = 0;
-    let last = '';
-    let offset = 0;
-    let changedAt = -1;
-    let batch: string[] = [];
-    try {
-      for (const { line, hash } of chainedLines(20_000, 4000)) {
-        if (count === 19_499) changedAt = offset + line.indexOf('xxxx');
-        batch.push(`${line}\n`);
-        offset += line.length + 1;
-        count += 1;
-        last = hash;
-        if (batch.length === 500) {
-          writeSync(fd, batch.join(''));
-          batch = [];
-        }
-      }
-      writeSync(fd, batch.join(''));
-    } finally {
-      closeSync(fd);
-    }
-    expect(await verifyLogFile(file, { expectLastHash: last })).toEqual({
-      ok: true,
-      records: count,
-      lastHash: last,
-      signatures: 'not checked',
-      lastCheckpoint: null,
-      unsigned: count,
+  describe('when the file is read in pieces, or is larger than the heap', () => {
+    it('reads the file in pieces: a record split across read chunks, and a last line without a newline, are checked alike', async () => {
+      const made = [...chainedLines(40, 100_000)];
+      const text = made.map((m) => m.line).join('\n');
+      const file = join(scratch, 'chunks.log');
+      writeFileSync(file, text);
+      expect(await verifyLogFile(file)).toEqual(verifyLog(text));
+      expect(await verifyLogFile(file)).toMatchObject({ ok: true, records: 40, lastHash: made[39]!.hash });
+      const changed = text.replace(`"seq":33,`, `"seq":33, `);
+      writeFileSync(file, changed);
+      expect(await verifyLogFile(file)).toMatchObject({ ok: false, line: 34, records: 33 });
+      expect(verifyLog(changed)).toMatchObject({ ok: false, line: 34, records: 33 });
     });
 
-    const handle = openSync(file, 'r+');
-    try {
-      writeSync(handle, 'y', changedAt);
-    } finally {
-      closeSync(handle);
-    }
-    const broken = spawnSync(
-      process.execPath,
-      ['--max-old-space-size=64', join(root, 'bin/gate-audit.js'), 'verify-log', file, '--expect-last-hash', last],
-      { encoding: 'utf8', timeout: 30_000 },
-    );
-    expect(broken.stderr).toBe('');
-    expect(broken.stdout).toBe(
-      `gate-audit verify-log: ${file} BROKEN at line 19500: the record was changed: its hash does not match its content ` +
-        '(19499 records before it intact)\n',
-    );
-    expect(broken.status).toBe(1);
+    it('checks a log larger than its whole heap, and finds a break deep in it (constant memory)', async () => {
+      // 80 MB of records; the command runs with a 64 MB heap (the CLI's own modules hold about 25 MB of it on
+      // Node 22, so 32 MB left too little to be reliable), and reading the file whole (as one string) runs out of
+      // memory there. Record 19500 is changed by one byte: 78 MB are read before the break.
+      const file = join(scratch, 'large.log');
+      const fd = openSync(file, 'w');
+      let count = 0;
+      let last = '';
+      let offset = 0;
+      let changedAt = -1;
+      let batch: string[] = [];
+      try {
+        for (const { line, hash } of chainedLines(20_000, 4000)) {
+          if (count === 19_499) changedAt = offset + line.indexOf('xxxx');
+          batch.push(`${line}\n`);
+          offset += line.length + 1;
+          count += 1;
+          last = hash;
+          if (batch.length === 500) {
+            writeSync(fd, batch.join(''));
+            batch = [];
+          }
+        }
+        writeSync(fd, batch.join(''));
+      } finally {
+        closeSync(fd);
+      }
+      expect(await verifyLogFile(file, { expectLastHash: last })).toEqual({
+        ok: true,
+        records: count,
+        lastHash: last,
+        signatures: 'not checked',
+        lastCheckpoint: null,
+        unsigned: count,
+      });
+
+      const handle = openSync(file, 'r+');
+      try {
+        writeSync(handle, 'y', changedAt);
+      } finally {
+        closeSync(handle);
+      }
+      const broken = spawnSync(
+        process.execPath,
+        ['--max-old-space-size=64', join(root, 'bin/gate-audit.js'), 'verify-log', file, '--expect-last-hash', last],
+        { encoding: 'utf8', timeout: 30_000 },
+      );
+      expect(broken.stderr).toBe('');
+      expect(broken.stdout).toBe(
+        `gate-audit verify-log: ${file} BROKEN at line 19500: the record was changed: its hash does not match its content ` +
+          '(19499 records before it intact)\n',
+      );
+      expect(broken.status).toBe(1);
+    });
   });
 });

@@ -29,102 +29,104 @@ function unregister(registry: unknown, event: unknown, callback: unknown): void 
   );
 }
 
-describe("an agent's registries", () => {
-  for (const key of ['_hooksRegistry', '_middlewareRegistry', '_toolRegistry'] as const) {
-    it(`${key}: a Proxy, a subclass instance, a patched instance or a getter is not the SDK's own`, () => {
-      const fresh = (): Agent => scriptedAgent('a', [say('x')]);
-      expect(problemOf(fresh())).toBeUndefined();
+describe('classify', () => {
+  describe("when an agent's registries are not the SDK's own", () => {
+    for (const key of ['_hooksRegistry', '_middlewareRegistry', '_toolRegistry'] as const) {
+      it(`${key}: a Proxy, a subclass instance, a patched instance or a getter is not the SDK's own`, () => {
+        const fresh = (): Agent => scriptedAgent('a', [say('x')]);
+        expect(problemOf(fresh())).toBeUndefined();
 
-      const proxied = fresh();
-      const fields = proxied as unknown as Record<string, object>;
-      fields[key] = new Proxy(fields[key]!, {});
-      expect(problemOf(proxied)).toMatch(new RegExp(`has a ${key} that is a Proxy or not an object`));
+        const proxied = fresh();
+        const fields = proxied as unknown as Record<string, object>;
+        fields[key] = new Proxy(fields[key]!, {});
+        expect(problemOf(proxied)).toMatch(new RegExp(`has a ${key} that is a Proxy or not an object`));
 
-      const sub = fresh();
-      const subFields = sub as unknown as Record<string, object>;
-      const Base = Object.getPrototypeOf(subFields[key]) as { constructor: new () => object };
-      class Custom extends Base.constructor {}
-      subFields[key] = new Custom();
-      expect(problemOf(sub)).toMatch(new RegExp(`has a ${key} that is not the SDK's own registry`));
-
-      const patched = fresh();
-      const registry = (patched as unknown as Record<string, Record<string, unknown>>)[key]!;
-      const member = Object.getOwnPropertyNames(Object.getPrototypeOf(registry)).find((m) => m !== 'constructor')!;
-      registry[member] = (): void => undefined;
-      expect(problemOf(patched)).toMatch(new RegExp(`has a ${key} whose "${member}" was replaced on the instance`));
-
-      const getter = fresh();
-      const value = (getter as unknown as Record<string, object>)[key];
-      Object.defineProperty(getter, key, { get: () => value, configurable: true });
-      expect(problemOf(getter)).toMatch(new RegExp(`"${key}" is a getter`));
-    });
-  }
-});
-
-describe("an orchestrator's hook registry", () => {
-  it("a Proxy, a subclass instance, a patched instance or a getter is not the SDK's own", () => {
-    const fresh = (): Graph => new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')])], edges: [] });
-    expect(problemOf(fresh())).toBeUndefined();
-    const variants: ((fields: Record<string, unknown>, graph: Graph) => void)[] = [
-      (fields) => {
-        fields._hookRegistry = new Proxy(fields._hookRegistry as object, {});
-      },
-      (fields) => {
-        const Base = Object.getPrototypeOf(fields._hookRegistry) as { constructor: new () => object };
+        const sub = fresh();
+        const subFields = sub as unknown as Record<string, object>;
+        const Base = Object.getPrototypeOf(subFields[key]) as { constructor: new () => object };
         class Custom extends Base.constructor {}
-        fields._hookRegistry = new Custom();
-      },
-      (fields) => {
-        (fields._hookRegistry as Record<string, unknown>).addCallback = (): void => undefined;
-      },
-      (fields, graph) => {
-        const value = fields._hookRegistry;
-        Object.defineProperty(graph, '_hookRegistry', { get: () => value, configurable: true });
-      },
-      (fields) => {
-        fields._hookRegistry = null;
-      },
-    ];
-    for (const [i, change] of variants.entries()) {
-      const graph = fresh();
-      change(graph as unknown as Record<string, unknown>, graph);
-      expect(problemOf(graph), `variant ${i}`).toMatch(/whose hook registry is not the SDK's own/);
+        subFields[key] = new Custom();
+        expect(problemOf(sub)).toMatch(new RegExp(`has a ${key} that is not the SDK's own registry`));
+
+        const patched = fresh();
+        const registry = (patched as unknown as Record<string, Record<string, unknown>>)[key]!;
+        const member = Object.getOwnPropertyNames(Object.getPrototypeOf(registry)).find((m) => m !== 'constructor')!;
+        registry[member] = (): void => undefined;
+        expect(problemOf(patched)).toMatch(new RegExp(`has a ${key} whose "${member}" was replaced on the instance`));
+
+        const getter = fresh();
+        const value = (getter as unknown as Record<string, object>)[key];
+        Object.defineProperty(getter, key, { get: () => value, configurable: true });
+        expect(problemOf(getter)).toMatch(new RegExp(`"${key}" is a getter`));
+      });
     }
   });
-});
 
-describe('a gate counts only while every hook it names is registered', () => {
-  for (const event of [AfterToolCallEvent, BeforeModelCallEvent]) {
-    it(`an agent whose ${event.name} gate hook was removed reads as removed, not gated`, () => {
-      const agent = scriptedAgent('a', [say('x')]);
-      install(agent, { gate: allowAll() });
-      expect(agentGateState(agent)).toBe('gated');
-      const mark = agentGateMark(agent)!;
-      const hook = (mark.hooks as { event: unknown; callback: unknown }[]).find((h) => h.event === event)!;
-      unregister((agent as unknown as { _hooksRegistry: unknown })._hooksRegistry, event, hook.callback);
-      expect(agentGateState(agent)).toBe('removed');
+  describe("when an orchestrator's hook registry is not the SDK's own", () => {
+    it("a Proxy, a subclass instance, a patched instance or a getter is not the SDK's own", () => {
+      const fresh = (): Graph => new Graph({ id: 'g', nodes: [scriptedAgent('a', [say('x')])], edges: [] });
+      expect(problemOf(fresh())).toBeUndefined();
+      const variants: ((fields: Record<string, unknown>, graph: Graph) => void)[] = [
+        (fields) => {
+          fields._hookRegistry = new Proxy(fields._hookRegistry as object, {});
+        },
+        (fields) => {
+          const Base = Object.getPrototypeOf(fields._hookRegistry) as { constructor: new () => object };
+          class Custom extends Base.constructor {}
+          fields._hookRegistry = new Custom();
+        },
+        (fields) => {
+          (fields._hookRegistry as Record<string, unknown>).addCallback = (): void => undefined;
+        },
+        (fields, graph) => {
+          const value = fields._hookRegistry;
+          Object.defineProperty(graph, '_hookRegistry', { get: () => value, configurable: true });
+        },
+        (fields) => {
+          fields._hookRegistry = null;
+        },
+      ];
+      for (const [i, change] of variants.entries()) {
+        const graph = fresh();
+        change(graph as unknown as Record<string, unknown>, graph);
+        expect(problemOf(graph), `variant ${i}`).toMatch(/whose hook registry is not the SDK's own/);
+      }
     });
-  }
-
-  it("an orchestrator whose guard's handoff record was removed has no node guard", () => {
-    const swarm = new Swarm({ id: 's', nodes: [scriptedAgent('a', [say('x')]), scriptedAgent('b', [say('y')])] });
-    installMultiagent(swarm, { gate: allowAll() });
-    expect(hasNodeGuard(swarm)).toBe(true);
-    const mark = nodeGuardMark(swarm)!;
-    const hook = (mark.hooks as { event: unknown; callback: unknown }[]).find(
-      (h) => h.event === MultiAgentHandoffEvent,
-    )!;
-    expect(hook.callback).not.toBe(mark.guardHook);
-    unregister((swarm as unknown as { _hookRegistry: unknown })._hookRegistry, MultiAgentHandoffEvent, hook.callback);
-    expect(hasNodeGuard(swarm)).toBe(false);
   });
 
-  it('a guard mark that does not name its guard among its hooks is no guard', () => {
-    const swarm = new Swarm({ id: 's', nodes: [scriptedAgent('a', [say('x')]), scriptedAgent('b', [say('y')])] });
-    installMultiagent(swarm, { gate: allowAll() });
-    const mark = nodeGuardMark(swarm)!;
-    const forged = { ...mark, guardHook: (): void => undefined };
-    Object.defineProperty(swarm, Symbol.for('gate-audit.node-guard.v1'), { value: forged });
-    expect(hasNodeGuard(swarm)).toBe(false);
+  describe('when a hook a gate or a guard names is not registered', () => {
+    for (const event of [AfterToolCallEvent, BeforeModelCallEvent]) {
+      it(`an agent whose ${event.name} gate hook was removed reads as removed, not gated`, () => {
+        const agent = scriptedAgent('a', [say('x')]);
+        install(agent, { gate: allowAll() });
+        expect(agentGateState(agent)).toBe('gated');
+        const mark = agentGateMark(agent)!;
+        const hook = (mark.hooks as { event: unknown; callback: unknown }[]).find((h) => h.event === event)!;
+        unregister((agent as unknown as { _hooksRegistry: unknown })._hooksRegistry, event, hook.callback);
+        expect(agentGateState(agent)).toBe('removed');
+      });
+    }
+
+    it("an orchestrator whose guard's handoff record was removed has no node guard", () => {
+      const swarm = new Swarm({ id: 's', nodes: [scriptedAgent('a', [say('x')]), scriptedAgent('b', [say('y')])] });
+      installMultiagent(swarm, { gate: allowAll() });
+      expect(hasNodeGuard(swarm)).toBe(true);
+      const mark = nodeGuardMark(swarm)!;
+      const hook = (mark.hooks as { event: unknown; callback: unknown }[]).find(
+        (h) => h.event === MultiAgentHandoffEvent,
+      )!;
+      expect(hook.callback).not.toBe(mark.guardHook);
+      unregister((swarm as unknown as { _hookRegistry: unknown })._hookRegistry, MultiAgentHandoffEvent, hook.callback);
+      expect(hasNodeGuard(swarm)).toBe(false);
+    });
+
+    it('a guard mark that does not name its guard among its hooks is no guard', () => {
+      const swarm = new Swarm({ id: 's', nodes: [scriptedAgent('a', [say('x')]), scriptedAgent('b', [say('y')])] });
+      installMultiagent(swarm, { gate: allowAll() });
+      const mark = nodeGuardMark(swarm)!;
+      const forged = { ...mark, guardHook: (): void => undefined };
+      Object.defineProperty(swarm, Symbol.for('gate-audit.node-guard.v1'), { value: forged });
+      expect(hasNodeGuard(swarm)).toBe(false);
+    });
   });
 });

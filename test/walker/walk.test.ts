@@ -66,93 +66,99 @@ describe('walk', () => {
     });
   });
 
-  it('walks into agents used as tools, recursively', () => {
-    const inventory = walk(buildSupportSwarm());
-    expect(inventory.entries.map((e) => [e.path.join('/'), e.kind])).toEqual([
-      ['support', 'swarm'],
-      ['support/triage', 'agent'],
-      ['support/billing', 'agent'],
-      ['support/billing/refund_checker', 'agent-tool'],
-    ]);
-  });
-
-  it('walks an AgentNode holding a Graph, and a Graph inside a Swarm', () => {
-    const inner = new Graph({ id: 'inner', nodes: [scriptedAgent('deep', [say('x')])], edges: [] });
-    const middle = new Swarm({ id: 'middle', nodes: [scriptedAgent('m1', [say('x')]), inner as never] });
-    const outer = new Graph({ id: 'outer', nodes: [{ agent: middle } as never], edges: [] });
-    expect(walk(outer).entries.map((e) => `${e.path.join('/')}:${e.kind}`)).toEqual([
-      'outer:graph',
-      'outer/middle:swarm',
-      'outer/middle/m1:agent',
-      'outer/middle/inner:graph',
-      'outer/middle/inner/deep:agent',
-    ]);
-  });
-
-  it('visits a shared agent once and points later places at the first', () => {
-    const shared = scriptedAgent('shared', [say('x')]);
-    const user = scriptedAgent('user', [say('x')], { tools: [shared] });
-    const graph = new Graph({ id: 'g', nodes: [shared, user], edges: [] });
-    const inventory = walk(graph);
-    expect(inventory.agents.map((a) => a.agent.id)).toEqual(['shared', 'user']);
-    expect(inventory.entries.find((e) => e.path.join('/') === 'g/user/shared')?.sameAs).toEqual(['g', 'shared']);
-  });
-
-  it('terminates on an orchestrator nested in itself and reports the cycle', () => {
-    const inner = new Swarm({ id: 'loop', nodes: [scriptedAgent('a', [say('x')])] });
-    const outer = new Graph({ id: 'outer', nodes: [inner], edges: [] });
-    nodesOf(inner).set('back', new MultiAgentNode({ orchestrator: outer }));
-    const inventory = walk(outer);
-    // Nested under a key that is not its id, the back edge also makes the inner topology inconsistent.
-    expect(inventory.findings.map((f) => [f.path.join('/'), f.kind])).toEqual([
-      ['outer/loop', 'topology'],
-      ['outer/loop/back', 'cycle'],
-    ]);
-  });
-
-  it('terminates on agents that use each other as tools', () => {
-    const a = scriptedAgent('a', [say('x')]);
-    const b = scriptedAgent('b', [say('x')], { tools: [a] });
-    a.toolRegistry.add(b.asTool());
-    const inventory = walk(new Graph({ id: 'g', nodes: [a], edges: [] }));
-    expect(inventory.agents.map((x) => x.agent.id)).toEqual(['a', 'b']);
-  });
-
-  it('classifies remote, custom and patched executors as problems, with a reason and a fix each', () => {
-    class ScriptNode extends Node {
-      override readonly type = 'scriptNode';
-      // eslint-disable-next-line require-yield, @typescript-eslint/require-await
-      async *handle(): AsyncGenerator<never, never> {
-        throw new Error('not run in this test');
-      }
-    }
-    const patched = scriptedAgent('patched', [say('x')]);
-    patched.stream = patched.stream.bind(patched);
-    const graph = new Graph({
-      id: 'g',
-      nodes: [
-        new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/a2a' }),
-        new ScriptNode('script', {}),
-        { id: 'plain', invoke: () => undefined, stream: () => undefined } as never,
-        patched,
-      ],
-      edges: [],
+  describe('when agents and orchestrators nest inside each other', () => {
+    it('walks into agents used as tools, recursively', () => {
+      const inventory = walk(buildSupportSwarm());
+      expect(inventory.entries.map((e) => [e.path.join('/'), e.kind])).toEqual([
+        ['support', 'swarm'],
+        ['support/triage', 'agent'],
+        ['support/billing', 'agent'],
+        ['support/billing/refund_checker', 'agent-tool'],
+      ]);
     });
-    const findings = walk(graph).findings;
-    expect(findings.map((f) => [f.path.join('/'), f.kind])).toEqual([
-      ['g/remote', 'remote'],
-      ['g/script', 'custom-node'],
-      ['g/plain', 'foreign-executor'],
-      ['g/patched', 'agent-override'],
-    ]);
-    for (const f of findings) {
-      expect(f.reason.length).toBeGreaterThan(10);
-      expect(f.fix.length).toBeGreaterThan(10);
-    }
-    expect(findings[3]?.reason).toContain('"stream"');
+
+    it('walks an AgentNode holding a Graph, and a Graph inside a Swarm', () => {
+      const inner = new Graph({ id: 'inner', nodes: [scriptedAgent('deep', [say('x')])], edges: [] });
+      const middle = new Swarm({ id: 'middle', nodes: [scriptedAgent('m1', [say('x')]), inner as never] });
+      const outer = new Graph({ id: 'outer', nodes: [{ agent: middle } as never], edges: [] });
+      expect(walk(outer).entries.map((e) => `${e.path.join('/')}:${e.kind}`)).toEqual([
+        'outer:graph',
+        'outer/middle:swarm',
+        'outer/middle/m1:agent',
+        'outer/middle/inner:graph',
+        'outer/middle/inner/deep:agent',
+      ]);
+    });
   });
 
-  describe('the Strands views of the shared walk', () => {
+  describe('when the walk meets an object again', () => {
+    it('visits a shared agent once and points later places at the first', () => {
+      const shared = scriptedAgent('shared', [say('x')]);
+      const user = scriptedAgent('user', [say('x')], { tools: [shared] });
+      const graph = new Graph({ id: 'g', nodes: [shared, user], edges: [] });
+      const inventory = walk(graph);
+      expect(inventory.agents.map((a) => a.agent.id)).toEqual(['shared', 'user']);
+      expect(inventory.entries.find((e) => e.path.join('/') === 'g/user/shared')?.sameAs).toEqual(['g', 'shared']);
+    });
+
+    it('terminates on an orchestrator nested in itself and reports the cycle', () => {
+      const inner = new Swarm({ id: 'loop', nodes: [scriptedAgent('a', [say('x')])] });
+      const outer = new Graph({ id: 'outer', nodes: [inner], edges: [] });
+      nodesOf(inner).set('back', new MultiAgentNode({ orchestrator: outer }));
+      const inventory = walk(outer);
+      // Nested under a key that is not its id, the back edge also makes the inner topology inconsistent.
+      expect(inventory.findings.map((f) => [f.path.join('/'), f.kind])).toEqual([
+        ['outer/loop', 'topology'],
+        ['outer/loop/back', 'cycle'],
+      ]);
+    });
+
+    it('terminates on agents that use each other as tools', () => {
+      const a = scriptedAgent('a', [say('x')]);
+      const b = scriptedAgent('b', [say('x')], { tools: [a] });
+      a.toolRegistry.add(b.asTool());
+      const inventory = walk(new Graph({ id: 'g', nodes: [a], edges: [] }));
+      expect(inventory.agents.map((x) => x.agent.id)).toEqual(['a', 'b']);
+    });
+  });
+
+  describe('when an executor is remote, custom or patched', () => {
+    it('classifies remote, custom and patched executors as problems, with a reason and a fix each', () => {
+      class ScriptNode extends Node {
+        override readonly type = 'scriptNode';
+        // eslint-disable-next-line require-yield, @typescript-eslint/require-await
+        async *handle(): AsyncGenerator<never, never> {
+          throw new Error('not run in this test');
+        }
+      }
+      const patched = scriptedAgent('patched', [say('x')]);
+      patched.stream = patched.stream.bind(patched);
+      const graph = new Graph({
+        id: 'g',
+        nodes: [
+          new A2AAgent({ id: 'remote', url: 'http://127.0.0.1:9/a2a' }),
+          new ScriptNode('script', {}),
+          { id: 'plain', invoke: () => undefined, stream: () => undefined } as never,
+          patched,
+        ],
+        edges: [],
+      });
+      const findings = walk(graph).findings;
+      expect(findings.map((f) => [f.path.join('/'), f.kind])).toEqual([
+        ['g/remote', 'remote'],
+        ['g/script', 'custom-node'],
+        ['g/plain', 'foreign-executor'],
+        ['g/patched', 'agent-override'],
+      ]);
+      for (const f of findings) {
+        expect(f.reason.length).toBeGreaterThan(10);
+        expect(f.fix.length).toBeGreaterThan(10);
+      }
+      expect(findings[3]?.reason).toContain('"stream"');
+    });
+  });
+
+  describe('when the Strands views are read from the shared walk', () => {
     const edgesOf = (root: Graph): string[] =>
       walk(root).edges.map((e) => `${e.from.join('/')}→${e.to.join('/')}${e.conditional ? ' (if)' : ''}`);
 

@@ -10,7 +10,7 @@ import { caseInsensitiveAt, compilePath, normalizePath } from '../../../src/poli
 import { MAYBE, NO, YES } from '../../../src/policy/truth.js';
 import { gate, verdictOf } from '../../helpers/conditions.js';
 
-describe('path conditions', () => {
+describe('path conditions (compilePath)', () => {
   const under = compilePath({ under: ['/workspace'], caseInsensitive: false });
   const withCwd = compilePath({ under: ['/workspace'], cwd: '/workspace/app', caseInsensitive: false });
   const notUnder = compilePath({ notUnder: ['/workspace/.git', '/etc'], caseInsensitive: false });
@@ -68,26 +68,30 @@ describe('path conditions', () => {
     ['.git/config', MAYBE, YES, MAYBE],
   ];
 
-  it('has at least 50 cases', () => expect(cases.length).toBeGreaterThanOrEqual(50));
+  describe('when a path is judged under a base, with a cwd, or not under one', () => {
+    it('has at least 50 cases', () => expect(cases.length).toBeGreaterThanOrEqual(50));
 
-  it.each(cases)('%j: under %d, with cwd %d, notUnder %d', (path, u, c, n) => {
-    expect(under.test(path)).toBe(u);
-    expect(withCwd.test(path)).toBe(c);
-    expect(notUnder.test(path)).toBe(n);
+    it.each(cases)('%j: under %d, with cwd %d, notUnder %d', (path, u, c, n) => {
+      expect(under.test(path)).toBe(u);
+      expect(withCwd.test(path)).toBe(c);
+      expect(notUnder.test(path)).toBe(n);
+    });
+
+    it('treats a relative path as unknown when the line changed directory, even with cwd', () => {
+      expect(withCwd.test('a.txt', true)).toBe(MAYBE);
+      expect(withCwd.test('/workspace/a.txt', true)).toBe(YES);
+    });
   });
 
-  it('treats a relative path as unknown when the line changed directory, even with cwd', () => {
-    expect(withCwd.test('a.txt', true)).toBe(MAYBE);
-    expect(withCwd.test('/workspace/a.txt', true)).toBe(YES);
+  describe('when a path is normalised', () => {
+    it('normalises', () => {
+      expect(normalizePath('/a/b/../../../c/./d//')).toBe('/c/d');
+      expect(normalizePath('x', '/w')).toBe('/w/x');
+      expect(normalizePath('x')).toBeUndefined();
+    });
   });
 
-  it('normalises', () => {
-    expect(normalizePath('/a/b/../../../c/./d//')).toBe('/c/d');
-    expect(normalizePath('x', '/w')).toBe('/w/x');
-    expect(normalizePath('x')).toBeUndefined();
-  });
-
-  describe('realpath: true', () => {
+  describe('when realpath: true', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gate-audit-realpath-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
     mkdirSync(join(dir, 'workspace'));
@@ -106,7 +110,7 @@ describe('path conditions', () => {
   });
 
   // Needs a case-sensitive temporary directory (it builds both spellings of names there).
-  describe.skipIf(caseInsensitiveAt(tmpdir()))('case: detected from the volume unless told', () => {
+  describe.skipIf(caseInsensitiveAt(tmpdir()))('when the case is detected from the volume, unless told', () => {
     const dir = mkdtempSync(join(tmpdir(), 'gate-audit-case-'));
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
     // This volume is case-sensitive; `dataX` standing in for its case-toggled twin `datax` makes `datax` look like
@@ -135,31 +139,37 @@ describe('path conditions', () => {
     });
   });
 
-  it('under "/" holds for every absolute path; several bases: any of them', () => {
-    const root = compilePath({ under: ['/'], caseInsensitive: false });
-    expect(root.test('/etc/passwd')).toBe(YES);
-    expect(root.test('/')).toBe(YES);
-    const two = compilePath({ under: ['/a', '/b'], caseInsensitive: false });
-    expect(two.test('/b/x')).toBe(YES);
-    expect(two.test('/a')).toBe(YES);
-    expect(two.test('/ab')).toBe(NO);
-    const notTwo = compilePath({ notUnder: ['/a', '/b'], caseInsensitive: false });
-    expect(notTwo.test('/b/x')).toBe(NO);
-    expect(notTwo.test('/c')).toBe(YES);
+  describe('when the base is "/", or there are several', () => {
+    it('under "/" holds for every absolute path; several bases: any of them', () => {
+      const root = compilePath({ under: ['/'], caseInsensitive: false });
+      expect(root.test('/etc/passwd')).toBe(YES);
+      expect(root.test('/')).toBe(YES);
+      const two = compilePath({ under: ['/a', '/b'], caseInsensitive: false });
+      expect(two.test('/b/x')).toBe(YES);
+      expect(two.test('/a')).toBe(YES);
+      expect(two.test('/ab')).toBe(NO);
+      const notTwo = compilePath({ notUnder: ['/a', '/b'], caseInsensitive: false });
+      expect(notTwo.test('/b/x')).toBe(NO);
+      expect(notTwo.test('/c')).toBe(YES);
+    });
   });
 
-  it('compares folded on a case-insensitive volume when told to', () => {
-    const folded = compilePath({ under: ['/workspace'], caseInsensitive: true });
-    expect(folded.test('/WorkSpace/a')).toBe(YES);
+  describe('when told the volume is case-insensitive', () => {
+    it('compares folded on a case-insensitive volume when told to', () => {
+      const folded = compilePath({ under: ['/workspace'], caseInsensitive: true });
+      expect(folded.test('/WorkSpace/a')).toBe(YES);
+    });
   });
 
-  it('in a policy: unknown denies and never allows', () => {
-    const deny = gate('deny', { arg: 'path', path: { under: ['/etc'] } });
-    const allow = gate('allow', { arg: 'path', path: { under: ['/workspace'] } });
-    expect(verdictOf(deny, { path: 'x' })).toBe('deny');
-    expect(verdictOf(allow, { path: 'x' })).toBe('deny');
-    expect(verdictOf(deny, { path: '/workspace/../etc/shadow' })).toBe('deny');
-    expect(verdictOf(allow, { path: '/workspace/../etc/shadow' })).toBe('deny');
-    expect(verdictOf(allow, { path: '/workspace/a' })).toBe('allow');
+  describe('when used in a policy', () => {
+    it('in a policy: unknown denies and never allows', () => {
+      const deny = gate('deny', { arg: 'path', path: { under: ['/etc'] } });
+      const allow = gate('allow', { arg: 'path', path: { under: ['/workspace'] } });
+      expect(verdictOf(deny, { path: 'x' })).toBe('deny');
+      expect(verdictOf(allow, { path: 'x' })).toBe('deny');
+      expect(verdictOf(deny, { path: '/workspace/../etc/shadow' })).toBe('deny');
+      expect(verdictOf(allow, { path: '/workspace/../etc/shadow' })).toBe('deny');
+      expect(verdictOf(allow, { path: '/workspace/a' })).toBe('allow');
+    });
   });
 });

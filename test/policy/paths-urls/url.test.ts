@@ -7,7 +7,7 @@ import { compileUrl, isPrivateHost, normalizeHost } from '../../../src/policy/pa
 import { MAYBE, NO, YES } from '../../../src/policy/truth.js';
 import { gate, verdictOf } from '../../helpers/conditions.js';
 
-describe('url conditions', () => {
+describe('url conditions (compileUrl)', () => {
   const hosts = compileUrl({
     hosts: ['api.example.com', '*.example.org', 'bücher.example', '10.0.0.1', '[::1]'],
     schemes: ['https'],
@@ -77,31 +77,37 @@ describe('url conditions', () => {
     ['file:///etc/passwd', NO, MAYBE],
   ];
 
-  it('has at least 50 cases', () => expect(cases.length).toBeGreaterThanOrEqual(50));
+  describe('when a URL is judged against hosts and private addresses', () => {
+    it('has at least 50 cases', () => expect(cases.length).toBeGreaterThanOrEqual(50));
 
-  it.each(cases)('%j: hosts %d, private %d', (url, h, p) => {
-    expect(hosts.test(url)).toBe(h);
-    expect(priv.test(url)).toBe(p);
+    it.each(cases)('%j: hosts %d, private %d', (url, h, p) => {
+      expect(hosts.test(url)).toBe(h);
+      expect(priv.test(url)).toBe(p);
+    });
   });
 
-  it('normalises hosts and knows private ones', () => {
-    expect(normalizeHost('Example.COM.')).toBe('example.com');
-    expect(isPrivateHost('127.0.0.1')).toBe(true);
-    expect(isPrivateHost('93.184.216.34')).toBe(false);
+  describe('when a host is normalised, or a host pattern compiled', () => {
+    it('normalises hosts and knows private ones', () => {
+      expect(normalizeHost('Example.COM.')).toBe('example.com');
+      expect(isPrivateHost('127.0.0.1')).toBe(true);
+      expect(isPrivateHost('93.184.216.34')).toBe(false);
+    });
+
+    it('refuses a host pattern that is not a host', () => {
+      expect(compileUrl({ hosts: ['a b'] })).toEqual({ invalid: 'a b' });
+    });
   });
 
-  it('refuses a host pattern that is not a host', () => {
-    expect(compileUrl({ hosts: ['a b'] })).toEqual({ invalid: 'a b' });
-  });
-
-  it('in a policy: an unparseable URL denies and never allows', () => {
-    const deny = gate('deny', { arg: 'url', url: { private: true } });
-    const allow = gate('allow', { arg: 'url', url: { hosts: ['api.example.com'] } });
-    expect(verdictOf(deny, { url: 'http://[::1' })).toBe('deny');
-    expect(verdictOf(allow, { url: 'http://[::1' })).toBe('deny');
-    expect(verdictOf(deny, { url: 'http://0x7f.1/' })).toBe('deny');
-    expect(verdictOf(allow, { url: 'https://ok.example@api.example.com/' })).toBe('allow');
-    expect(verdictOf(allow, { url: 'https://api.example.com@evil.example/' })).toBe('deny');
+  describe('when used in a policy', () => {
+    it('in a policy: an unparseable URL denies and never allows', () => {
+      const deny = gate('deny', { arg: 'url', url: { private: true } });
+      const allow = gate('allow', { arg: 'url', url: { hosts: ['api.example.com'] } });
+      expect(verdictOf(deny, { url: 'http://[::1' })).toBe('deny');
+      expect(verdictOf(allow, { url: 'http://[::1' })).toBe('deny');
+      expect(verdictOf(deny, { url: 'http://0x7f.1/' })).toBe('deny');
+      expect(verdictOf(allow, { url: 'https://ok.example@api.example.com/' })).toBe('allow');
+      expect(verdictOf(allow, { url: 'https://api.example.com@evil.example/' })).toBe('deny');
+    });
   });
 });
 
@@ -111,7 +117,7 @@ describe('url conditions', () => {
  * was off by one bit, or a form not recognised, lets a request to an internal address through a `private: false`
  * allow rule (or past a `private: true` deny).
  */
-describe('url conditions: private addresses, range by range', () => {
+describe('url conditions (compileUrl) on private addresses, range by range', () => {
   const privateUrl = compileUrl({ private: true });
   if ('invalid' in privateUrl) throw new Error('the private-only condition compiles');
   const v4: [string, string, string[]][] = [
@@ -132,13 +138,15 @@ describe('url conditions: private addresses, range by range', () => {
     ['224.0.0.0', '239.255.255.255', ['223.255.255.255']],
     ['240.0.0.0', '255.255.255.255', []],
   ];
-  for (const [first, last, outside] of v4) {
-    it(`${first} – ${last}`, () => {
-      expect(privateUrl.test(`http://${first}/`)).toBe(YES);
-      expect(privateUrl.test(`http://${last}/`)).toBe(YES);
-      for (const address of outside) expect(privateUrl.test(`http://${address}/`), address).toBe(NO);
-    });
-  }
+  describe('when an IPv4 address sits at the edge of a range', () => {
+    for (const [first, last, outside] of v4) {
+      it(`${first} – ${last}`, () => {
+        expect(privateUrl.test(`http://${first}/`)).toBe(YES);
+        expect(privateUrl.test(`http://${last}/`)).toBe(YES);
+        for (const address of outside) expect(privateUrl.test(`http://${address}/`), address).toBe(NO);
+      });
+    }
+  });
 
   const v6: [string, boolean][] = [
     ['::', true],
@@ -177,19 +185,23 @@ describe('url conditions: private addresses, range by range', () => {
     ['2001:200::1', false],
     ['2606:4700::1111', false],
   ];
-  for (const [address, isPrivate] of v6) {
-    it(`[${address}] is ${isPrivate ? 'private' : 'public'}`, () => {
-      expect(privateUrl.test(`http://[${address}]/`)).toBe(isPrivate ? YES : NO);
-      expect(isPrivateHost(normalizeHost(address) ?? '')).toBe(isPrivate);
-    });
-  }
+  describe('when the address is IPv6, plain or embedding an IPv4 address', () => {
+    for (const [address, isPrivate] of v6) {
+      it(`[${address}] is ${isPrivate ? 'private' : 'public'}`, () => {
+        expect(privateUrl.test(`http://[${address}]/`)).toBe(isPrivate ? YES : NO);
+        expect(isPrivateHost(normalizeHost(address) ?? '')).toBe(isPrivate);
+      });
+    }
+  });
 
-  it('names: localhost and its subdomains, with or without a trailing dot; not a name that only starts so', () => {
-    for (const url of ['http://localhost/', 'http://LOCALHOST./', 'http://api.localhost/', 'http://0x7f000001/']) {
-      expect(privateUrl.test(url), url).toBe(YES);
-    }
-    for (const url of ['http://localhost.com/', 'http://mylocalhost/', 'http://example.com/']) {
-      expect(privateUrl.test(url), url).toBe(NO);
-    }
+  describe('when the host is a name', () => {
+    it('names: localhost and its subdomains, with or without a trailing dot; not a name that only starts so', () => {
+      for (const url of ['http://localhost/', 'http://LOCALHOST./', 'http://api.localhost/', 'http://0x7f000001/']) {
+        expect(privateUrl.test(url), url).toBe(YES);
+      }
+      for (const url of ['http://localhost.com/', 'http://mylocalhost/', 'http://example.com/']) {
+        expect(privateUrl.test(url), url).toBe(NO);
+      }
+    });
   });
 });

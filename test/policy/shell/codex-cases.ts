@@ -1,10 +1,10 @@
 /**
  * OpenAI Codex's command-safety cases, as data: every case of the `#[test]` functions of three Codex sources (Linux
  * only), the answer Codex's tests assert, the verdict `gate-audit:read-only-shell` gives the same command line, and,
- * where the two differ, why. The README's comparison is read from here; `codex.test.ts` fails when the preset's
+ * where the two differ, why. The README's comparison is read from here; `analyze.codex.test.ts` fails when the preset's
  * verdict for a case changes until this file says so. `PROGRAMS` holds the programs Codex lists as safe that
  * read-only-shell adopted (with the options it refuses, each proven against the real binary by
- * `read-only-real.test.ts`) or left out (with why).
+ * `analyze.read-only-real.test.ts`) or left out (with why).
  */
 import { quote } from './corpus.js';
 

@@ -67,34 +67,38 @@ const DOUBLE = ['plain', 'a\\$b', 'a\\`b', 'a\\"b', 'a\\\\b', 'a\\nb', 'a\\xb', 
 
 const UNQUOTED = ['plain', 'r\\m', 'a\\\\b', 'a\\$b', 'a\\"b', "a\\'b", 'a\\\nb', '\\-rf', 'x\\ y'];
 
-describe.skipIf(!hasBash)('shell words decode as bash decodes them', () => {
-  it("$'…' strings (ANSI-C), every escape bash knows and some it does not", () => {
-    const unknown: string[] = [];
-    for (const raw of ANSI_C) {
-      const ours = decodeAnsiC(raw);
-      if (ours === undefined) unknown.push(raw);
-      else expect({ raw, value: ours }).toEqual({ raw, value: bashPrints(`$'${raw}'`) });
-    }
-    expect(unknown).toEqual(UNDECODED);
+describe('shell words', () => {
+  describe.skipIf(!hasBash)('when decoded, they read as bash decodes them', () => {
+    it("$'…' strings (ANSI-C), every escape bash knows and some it does not", () => {
+      const unknown: string[] = [];
+      for (const raw of ANSI_C) {
+        const ours = decodeAnsiC(raw);
+        if (ours === undefined) unknown.push(raw);
+        else expect({ raw, value: ours }).toEqual({ raw, value: bashPrints(`$'${raw}'`) });
+      }
+      expect(unknown).toEqual(UNDECODED);
+    });
+
+    it('"…" strings', () => {
+      for (const raw of DOUBLE) {
+        expect({ raw, value: unescapeDouble(raw) }).toEqual({ raw, value: bashPrints(`"${raw}"`) });
+      }
+    });
+
+    it('unquoted words', () => {
+      for (const raw of UNQUOTED) {
+        expect({ raw, value: unescapeUnquoted(raw) }).toEqual({ raw, value: bashPrints(raw) });
+      }
+    });
   });
 
-  it('"…" strings', () => {
-    for (const raw of DOUBLE) {
-      expect({ raw, value: unescapeDouble(raw) }).toEqual({ raw, value: bashPrints(`"${raw}"`) });
-    }
-  });
-
-  it('unquoted words', () => {
-    for (const raw of UNQUOTED) {
-      expect({ raw, value: unescapeUnquoted(raw) }).toEqual({ raw, value: bashPrints(raw) });
-    }
-  });
-
-  it('what the decoder says it does not know: a NUL, a byte above 0x7f, a trailing backslash', () => {
-    expect(decodeAnsiC('a\\0b')).toBeUndefined();
-    expect(decodeAnsiC('\\x80')).toBeUndefined();
-    expect(decodeAnsiC('\\377')).toBeUndefined();
-    expect(decodeAnsiC('a\\')).toBeUndefined();
-    expect(decodeAnsiC('\\c')).toBeUndefined();
+  describe.skipIf(!hasBash)('when the decoder meets what it does not know', () => {
+    it('says so for a NUL, a byte above 0x7f, a trailing backslash', () => {
+      expect(decodeAnsiC('a\\0b')).toBeUndefined();
+      expect(decodeAnsiC('\\x80')).toBeUndefined();
+      expect(decodeAnsiC('\\377')).toBeUndefined();
+      expect(decodeAnsiC('a\\')).toBeUndefined();
+      expect(decodeAnsiC('\\c')).toBeUndefined();
+    });
   });
 });

@@ -9,23 +9,27 @@ import { mvdanParse } from './mvdan.js';
 import { render } from './render.js';
 
 describe('readShell', () => {
-  it('refuses with a ShellSyntaxError that says where and why', () => {
-    let error: unknown;
-    try {
-      readShell('ls && (', 'bash');
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(ShellSyntaxError);
-    expect((error as Error).name).toBe('ShellSyntaxError');
-    expect((error as Error).message).toBe('at=7 | a ( without its )');
+  describe('when the line does not parse', () => {
+    it('refuses with a ShellSyntaxError that says where and why', () => {
+      let error: unknown;
+      try {
+        readShell('ls && (', 'bash');
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(ShellSyntaxError);
+      expect((error as Error).name).toBe('ShellSyntaxError');
+      expect((error as Error).message).toBe('at=7 | a ( without its )');
+    });
   });
 
-  it('reads ksh as sh, refusing what ksh reads otherwise', () => {
-    expect(render('a | b && c', 'mksh')).toBe('⟨⟨a | b⟩ && c⟩');
-    for (const line of ["echo $'\\x72m'", 'echo $"x"', '[[ a ]]', '((x))', '!(a)', '*(a) b', 'echo "${x:-\'a\'}"']) {
-      expect(() => readShell(line, 'mksh'), line).toThrow(/ksh/);
-    }
+  describe('when the dialect is ksh', () => {
+    it('reads ksh as sh, refusing what ksh reads otherwise', () => {
+      expect(render('a | b && c', 'mksh')).toBe('⟨⟨a | b⟩ && c⟩');
+      for (const line of ["echo $'\\x72m'", 'echo $"x"', '[[ a ]]', '((x))', '!(a)', '*(a) b', 'echo "${x:-\'a\'}"']) {
+        expect(() => readShell(line, 'mksh'), line).toThrow(/ksh/);
+      }
+    });
   });
 });
 
@@ -45,26 +49,44 @@ function shape(value: unknown): unknown {
   return out;
 }
 
-describe('the tree against mvdan-sh’s', () => {
-  it.each([
-    'a && b || c | d |& e',
-    'ls >a >>b <c <>d <&0 >&2 >|e &>f &>>g <<<h 2>i',
-    'echo ${x+a} ${x:+a} ${x-a} ${x:-a} ${x?a} ${x:?a} ${x=a} ${x:=a} ${x%a} ${x%%a} ${x#a} ${x##a}',
-    'echo ${x^a} ${x^^a} ${x,a} ${x,,a} ${x@Q} ${!x*} ${!x} ${#x}',
-    ...['-e', '-f', '-d', '-c', '-b', '-p', '-S', '-L', '-k', '-g', '-u', '-G', '-O', '-N', '-r', '-w', '-x', '-s']
-      .concat(['-t', '-z', '-n', '-o', '-v', '-R', '-a', '-h', '!'])
-      .map((op) => `[[ ${op} a ]]`),
-    ...['-eq', '-ne', '-lt', '-le', '-gt', '-ge', '-nt', '-ot', '-ef', '==', '=', '!=', '<', '>', '=~', '&&', '||'].map(
-      (op) => `[[ a ${op} b ]]`,
-    ),
-    '[[ ( a ) ]]',
-    ...['+', '-', '*', '/', '%', '**', '==', '!=', '<=', '>=', '<', '>', '&', '|', '^', '<<', '>>', '&&', '||', ',']
-      .concat(['=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<=', '>>='])
-      .map((op) => `echo $((a ${op} b))`),
-    ...['!', '~', '-', '+', '++', '--'].map((op) => `echo $((${op}a))`),
-    'echo $((a++)) $((a--)) $((a ? b : c)) $(( (a) ))',
-    'echo \'a\' "b $c" $\'d\' $"e" `f` $(g) <(h) >(i) $((1)) $[2]',
-  ])('numbers and shapes %j as mvdan-sh does', (line) => {
-    expect(shape(readShell(line, 'bash'))).toEqual(shape(mvdanParse(line, 'bash')));
+describe('readShell, its tree against mvdan-sh’s', () => {
+  describe('when a line holds an operator', () => {
+    it.each([
+      'a && b || c | d |& e',
+      'ls >a >>b <c <>d <&0 >&2 >|e &>f &>>g <<<h 2>i',
+      'echo ${x+a} ${x:+a} ${x-a} ${x:-a} ${x?a} ${x:?a} ${x=a} ${x:=a} ${x%a} ${x%%a} ${x#a} ${x##a}',
+      'echo ${x^a} ${x^^a} ${x,a} ${x,,a} ${x@Q} ${!x*} ${!x} ${#x}',
+      ...['-e', '-f', '-d', '-c', '-b', '-p', '-S', '-L', '-k', '-g', '-u', '-G', '-O', '-N', '-r', '-w', '-x', '-s']
+        .concat(['-t', '-z', '-n', '-o', '-v', '-R', '-a', '-h', '!'])
+        .map((op) => `[[ ${op} a ]]`),
+      ...[
+        '-eq',
+        '-ne',
+        '-lt',
+        '-le',
+        '-gt',
+        '-ge',
+        '-nt',
+        '-ot',
+        '-ef',
+        '==',
+        '=',
+        '!=',
+        '<',
+        '>',
+        '=~',
+        '&&',
+        '||',
+      ].map((op) => `[[ a ${op} b ]]`),
+      '[[ ( a ) ]]',
+      ...['+', '-', '*', '/', '%', '**', '==', '!=', '<=', '>=', '<', '>', '&', '|', '^', '<<', '>>', '&&', '||', ',']
+        .concat(['=', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<=', '>>='])
+        .map((op) => `echo $((a ${op} b))`),
+      ...['!', '~', '-', '+', '++', '--'].map((op) => `echo $((${op}a))`),
+      'echo $((a++)) $((a--)) $((a ? b : c)) $(( (a) ))',
+      'echo \'a\' "b $c" $\'d\' $"e" `f` $(g) <(h) >(i) $((1)) $[2]',
+    ])('numbers and shapes %j as mvdan-sh does', (line) => {
+      expect(shape(readShell(line, 'bash'))).toEqual(shape(mvdanParse(line, 'bash')));
+    });
   });
 });

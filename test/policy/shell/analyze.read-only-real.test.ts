@@ -191,75 +191,77 @@ function runLine(entry: ProgramEntry, line: string): Outcome {
   };
 }
 
-describe.skipIf(!canRun)('adopted programs against their real binaries (root only: unshare -n)', () => {
-  beforeAll(() => {
-    base = mkdtempSync(join(tmpdir(), 'gate-audit-real-'));
-    mkdirSync(join(base, 'home'));
-    mkdirSync(join(base, 'bin'));
-    for (const program of REAL) symlinkSync(whereIs(program) ?? '', join(base, 'bin', program));
-    for (const stub of STUBS) {
-      const path = join(base, 'bin', stub);
-      writeFileSync(path, `#!/bin/sh\nprintf '%s\\n' "${stub} $*" >> '${join(base, 'ran.log')}'\n`);
-      chmodSync(path, 0o755);
-    }
-    textFixture(join(base, 'text-fixture'));
-    gitFixture(join(base, 'git-fixture'));
-  });
-  afterAll(() => {
-    if (base !== '') rmSync(base, { recursive: true, force: true });
-  });
+describe('the programs read-only-shell adopted from Codex', () => {
+  describe.skipIf(!canRun)('when each runs against its real binary (root only: unshare -n)', () => {
+    beforeAll(() => {
+      base = mkdtempSync(join(tmpdir(), 'gate-audit-real-'));
+      mkdirSync(join(base, 'home'));
+      mkdirSync(join(base, 'bin'));
+      for (const program of REAL) symlinkSync(whereIs(program) ?? '', join(base, 'bin', program));
+      for (const stub of STUBS) {
+        const path = join(base, 'bin', stub);
+        writeFileSync(path, `#!/bin/sh\nprintf '%s\\n' "${stub} $*" >> '${join(base, 'ran.log')}'\n`);
+        chmodSync(path, 0o755);
+      }
+      textFixture(join(base, 'text-fixture'));
+      gitFixture(join(base, 'git-fixture'));
+    });
+    afterAll(() => {
+      if (base !== '') rmSync(base, { recursive: true, force: true });
+    });
 
-  const adopted = PROGRAMS.filter((p) => p.allowed.length > 0);
+    const adopted = PROGRAMS.filter((p) => p.allowed.length > 0);
 
-  it('has every adopted program and refused option of codex-cases.ts to run', () => {
-    expect(adopted.map((p) => p.program).sort()).toEqual(
-      ['base64', 'expr', 'file', 'git blame', 'git branch', 'numfmt', 'paste', 'rev', 'tac', 'uniq'].sort(),
+    it('has every adopted program and refused option of codex-cases.ts to run', () => {
+      expect(adopted.map((p) => p.program).sort()).toEqual(
+        ['base64', 'expr', 'file', 'git blame', 'git branch', 'numfmt', 'paste', 'rev', 'tac', 'uniq'].sort(),
+      );
+    });
+
+    it.each(adopted.map((p) => [p.program, p] as const))(
+      '%s: the allowed lines write nothing and run nothing else',
+      (_, entry) => {
+        const wrong = entry.allowed.flatMap((allowed) => {
+          const { line, exits } = typeof allowed === 'string' ? { line: allowed, exits: 0 } : allowed;
+          const got = runLine(entry, line);
+          const problems = [
+            ...(got.status === exits ? [] : [`exit ${got.status} (expected ${exits}): ${got.stderr.trim()}`]),
+            ...got.changed.map((path) => `changed ${path}`),
+            ...(got.ran === '' ? [] : [`ran ${got.ran.trim()}`]),
+          ];
+          return problems.map((p) => `${JSON.stringify(line)}: ${p}`);
+        });
+        expect(wrong).toEqual([]);
+      },
     );
-  });
 
-  it.each(adopted.map((p) => [p.program, p] as const))(
-    '%s: the allowed lines write nothing and run nothing else',
-    (_, entry) => {
-      const wrong = entry.allowed.flatMap((allowed) => {
-        const { line, exits } = typeof allowed === 'string' ? { line: allowed, exits: 0 } : allowed;
-        const got = runLine(entry, line);
-        const problems = [
-          ...(got.status === exits ? [] : [`exit ${got.status} (expected ${exits}): ${got.stderr.trim()}`]),
-          ...got.changed.map((path) => `changed ${path}`),
-          ...(got.ran === '' ? [] : [`ran ${got.ran.trim()}`]),
-        ];
-        return problems.map((p) => `${JSON.stringify(line)}: ${p}`);
-      });
-      expect(wrong).toEqual([]);
-    },
-  );
+    const refusing = adopted.filter((p) => p.refused.length > 0);
+    it.each(refusing.map((p) => [p.program, p] as const))(
+      '%s: each refused option does what its rule says (writes, runs, or fails here)',
+      (_, entry) => {
+        const wrong = entry.refused.flatMap((refusal) => {
+          const got = runLine(entry, refusal.line);
+          const ok =
+            refusal.effect === 'writes'
+              ? got.changed.length > 0
+              : refusal.effect === 'runs'
+                ? got.ran !== ''
+                : got.status !== 0 && got.changed.length === 0 && got.ran === '';
+          return ok
+            ? []
+            : [
+                `${JSON.stringify(refusal.line)} (${refusal.effect}): exit ${got.status}, changed [${got.changed.join(', ')}], ran [${got.ran.trim()}] ${got.stderr.trim()}`,
+              ];
+        });
+        expect(wrong).toEqual([]);
+      },
+    );
 
-  const refusing = adopted.filter((p) => p.refused.length > 0);
-  it.each(refusing.map((p) => [p.program, p] as const))(
-    '%s: each refused option does what its rule says (writes, runs, or fails here)',
-    (_, entry) => {
-      const wrong = entry.refused.flatMap((refusal) => {
-        const got = runLine(entry, refusal.line);
-        const ok =
-          refusal.effect === 'writes'
-            ? got.changed.length > 0
-            : refusal.effect === 'runs'
-              ? got.ran !== ''
-              : got.status !== 0 && got.changed.length === 0 && got.ran === '';
-        return ok
-          ? []
-          : [
-              `${JSON.stringify(refusal.line)} (${refusal.effect}): exit ${got.status}, changed [${got.changed.join(', ')}], ran [${got.ran.trim()}] ${got.stderr.trim()}`,
-            ];
-      });
-      expect(wrong).toEqual([]);
-    },
-  );
-
-  it('sees a write and a run (the checks can fail)', () => {
-    const text = adopted.find((p) => p.program === 'tac');
-    if (text === undefined) throw new Error('no tac entry');
-    expect(runLine(text, 'cat a.txt > copy.txt').changed).toEqual(['./copy.txt']);
-    expect(runLine(text, 'gzip -d a.Z').ran).toBe('gzip -d a.Z\n');
+    it('sees a write and a run (the checks can fail)', () => {
+      const text = adopted.find((p) => p.program === 'tac');
+      if (text === undefined) throw new Error('no tac entry');
+      expect(runLine(text, 'cat a.txt > copy.txt').changed).toEqual(['./copy.txt']);
+      expect(runLine(text, 'gzip -d a.Z').ran).toBe('gzip -d a.Z\n');
+    });
   });
 });

@@ -92,57 +92,59 @@ const joined = (core: fc.Arbitrary<string>): fc.Arbitrary<string> =>
         `${before.map(([a, o]) => `${a}${o}`).join('')}${c}${after.map(([o, a]) => `${o}${a}`).join('')}`,
     );
 
-describe('a denied line stays denied', () => {
-  it('in any stack of wrappers, subshells, bash -c and $( ), joined with allowed commands', () => {
-    fc.assert(
-      fc.property(fc.oneof(recursiveDelete, otherDanger), fc.array(wrap, { maxLength: 3 }), (core, wrappers) => {
-        expect(verdict(denyPolicy, core)).toBe('deny');
-        const wrapped = wrappers.reduce((l, w) => w(l), core);
-        expect(verdict(denyPolicy, wrapped)).toBe('deny');
-      }),
-      { numRuns: 400 },
-    );
-    fc.assert(
-      fc.property(joined(fc.oneof(recursiveDelete, otherDanger)), (line) => {
-        expect(verdict(denyPolicy, line)).toBe('deny');
-      }),
-      { numRuns: 300 },
-    );
-  });
-});
-
-describe('a refused line stays refused', () => {
-  const refused = fc.constantFrom(
-    'rm a',
-    'npm test',
-    'touch x',
-    'git push',
-    'ls > out',
-    'LC_ALL=C ls',
-    './ls',
-    'cd /tmp',
-    'uniq in out',
-    'sed -n -i 1p f',
-    'find . -delete',
-    'git -c core.pager=x log',
-  );
-
-  it('joined with allowed commands in any order with any operator', () => {
-    fc.assert(
-      fc.property(joined(refused), (line) => {
-        expect(verdict(readOnly, line)).not.toBe('allow');
-      }),
-      { numRuns: 400 },
-    );
+describe('the shell analysis, judged by property', () => {
+  describe('when a line a deny rule matches is wrapped or joined', () => {
+    it('stays denied in any stack of wrappers, subshells, bash -c and $( ), joined with allowed commands', () => {
+      fc.assert(
+        fc.property(fc.oneof(recursiveDelete, otherDanger), fc.array(wrap, { maxLength: 3 }), (core, wrappers) => {
+          expect(verdict(denyPolicy, core)).toBe('deny');
+          const wrapped = wrappers.reduce((l, w) => w(l), core);
+          expect(verdict(denyPolicy, wrapped)).toBe('deny');
+        }),
+        { numRuns: 400 },
+      );
+      fc.assert(
+        fc.property(joined(fc.oneof(recursiveDelete, otherDanger)), (line) => {
+          expect(verdict(denyPolicy, line)).toBe('deny');
+        }),
+        { numRuns: 300 },
+      );
+    });
   });
 
-  it('and the allowed commands alone, joined the same ways, stay allowed (the property can fail)', () => {
-    fc.assert(
-      fc.property(fc.array(fc.tuple(allowed, operator), { minLength: 1, maxLength: 4 }), allowed, (pairs, last) => {
-        const line = `${pairs.map(([a, o]) => `${a}${o}`).join('')}${last}`;
-        expect(verdict(readOnly, line)).toBe('allow');
-      }),
-      { numRuns: 200 },
+  describe('when a line the allowlist refuses is joined with allowed commands', () => {
+    const refused = fc.constantFrom(
+      'rm a',
+      'npm test',
+      'touch x',
+      'git push',
+      'ls > out',
+      'LC_ALL=C ls',
+      './ls',
+      'cd /tmp',
+      'uniq in out',
+      'sed -n -i 1p f',
+      'find . -delete',
+      'git -c core.pager=x log',
     );
+
+    it('stays refused in any order with any operator', () => {
+      fc.assert(
+        fc.property(joined(refused), (line) => {
+          expect(verdict(readOnly, line)).not.toBe('allow');
+        }),
+        { numRuns: 400 },
+      );
+    });
+
+    it('and the allowed commands alone, joined the same ways, stay allowed (the property can fail)', () => {
+      fc.assert(
+        fc.property(fc.array(fc.tuple(allowed, operator), { minLength: 1, maxLength: 4 }), allowed, (pairs, last) => {
+          const line = `${pairs.map(([a, o]) => `${a}${o}`).join('')}${last}`;
+          expect(verdict(readOnly, line)).toBe('allow');
+        }),
+        { numRuns: 200 },
+      );
+    });
   });
 });

@@ -73,14 +73,18 @@ const ATTACKS: readonly [string, readonly Target[], 'bash' | 'shell'][] = [
   ["/bin/r['m'] -rf /", vt, 'shell'],
 ];
 
-describe('red-team lines (redteam5) are no longer allowed', () => {
-  it.each(ATTACKS)('%j is refused by %j (%s tool)', (line, targets, tool) => {
-    for (const target of targets)
-      expect({ target, verdict: verdict(gates[target], line, tool) }).not.toEqual({ target, verdict: 'allow' });
+describe('the shell presets, against red-team lines', () => {
+  describe('when a red-team line targets a preset that used to allow it', () => {
+    it.each(ATTACKS)('[redteam5] %j is refused by %j (%s tool)', (line, targets, tool) => {
+      for (const target of targets)
+        expect({ target, verdict: verdict(gates[target], line, tool) }).not.toEqual({ target, verdict: 'allow' });
+    });
   });
 
-  it('control: the same presets still allow a plain read', () => {
-    expect(verdict(readOnly, 'cat README.md', 'bash')).toBe('allow');
-    expect(verdict(denyPolicy, 'ls', 'bash')).toBe('allow');
+  describe('when the line is a plain read (control)', () => {
+    it('the same presets still allow it', () => {
+      expect(verdict(readOnly, 'cat README.md', 'bash')).toBe('allow');
+      expect(verdict(denyPolicy, 'ls', 'bash')).toBe('allow');
+    });
   });
 });
