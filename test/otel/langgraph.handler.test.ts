@@ -72,12 +72,14 @@ const place = (span: ReadableSpan): string =>
   `${String(span.attributes['gate_audit.path'] ?? '-')} ${String(span.attributes['gate_audit.agent_id'] ?? '-')}`;
 
 describe('langGraphTracer', () => {
-  it('is a LangChain handler LangChain awaits, one class for every call', () => {
-    const a = langGraphTracer();
-    const b = langGraphTracer();
-    expect(a.name).toBe('gate-audit-langgraph-tracer');
-    expect(a.awaitHandlers).toBe(true);
-    expect(Object.getPrototypeOf(a)).toBe(Object.getPrototypeOf(b));
+  describe('when it is constructed', () => {
+    it('is a LangChain handler LangChain awaits, one class for every call', () => {
+      const a = langGraphTracer();
+      const b = langGraphTracer();
+      expect(a.name).toBe('gate-audit-langgraph-tracer');
+      expect(a.awaitHandlers).toBe(true);
+      expect(Object.getPrototypeOf(a)).toBe(Object.getPrototypeOf(b));
+    });
   });
 
   describe('when it reads the place of a tool from the runs above it', () => {

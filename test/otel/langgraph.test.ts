@@ -134,96 +134,106 @@ describe('langGraphTracer', () => {
     { name: 'burn', description: 'fails', schema: z.object({}) },
   );
 
-  it('makes one execute_tool span per tool run, in its own scope, ERROR when the tool threw', async () => {
-    const graph = toolNodeGraph('bench', [failing]);
-    const spans = await traced(false, () =>
-      graph
-        .invoke(
-          { messages: [{ role: 'ai', content: '', tool_calls: [{ name: 'burn', args: {}, id: 'c1' }] }] },
-          { callbacks: [langGraphTracer()] },
-        )
-        .catch(() => undefined),
-    );
-    expect(spans.map((s) => s.name)).toEqual(['execute_tool burn']);
-    const [span] = spans;
-    expect(span?.instrumentationScope.name).toBe(LANGGRAPH_TRACER_SCOPE);
-    expect(span?.attributes).toEqual({
-      'gen_ai.operation.name': 'execute_tool',
-      'gen_ai.tool.name': 'burn',
-      'gen_ai.tool.call.id': 'c1',
-      'gen_ai.agent.id': 'bench',
-      'gate_audit.agent_id': 'bench',
-      'gate_audit.path': 'bench/tools',
-    });
-    expect(span?.status).toMatchObject({ code: 2, message: expect.stringContaining('disk on fire') as unknown });
-  });
-
-  it("carries a verdict only from the gate's processor: without it an allowed call's span has none", async () => {
-    const run = async (withProcessor: boolean) => {
-      const agent = readingClerk();
-      installMultiagent(agent, { gate: policyGate(policy) });
-      return traced(withProcessor, () =>
-        agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, { callbacks: [langGraphTracer()] }),
+  describe('when a tool throws', () => {
+    it('makes one execute_tool span per tool run, in its own scope, ERROR when the tool threw', async () => {
+      const graph = toolNodeGraph('bench', [failing]);
+      const spans = await traced(false, () =>
+        graph
+          .invoke(
+            { messages: [{ role: 'ai', content: '', tool_calls: [{ name: 'burn', args: {}, id: 'c1' }] }] },
+            { callbacks: [langGraphTracer()] },
+          )
+          .catch(() => undefined),
       );
-    };
-    const labelled = (await run(true)).find((s) => s.name === 'execute_tool read_file');
-    expect(labelled?.attributes).toMatchObject({
-      'gate_audit.verdict': 'allow',
-      'gate_audit.rule': 'reads',
-      'gate_audit.path': 'clerk/tools',
+      expect(spans.map((s) => s.name)).toEqual(['execute_tool burn']);
+      const [span] = spans;
+      expect(span?.instrumentationScope.name).toBe(LANGGRAPH_TRACER_SCOPE);
+      expect(span?.attributes).toEqual({
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': 'burn',
+        'gen_ai.tool.call.id': 'c1',
+        'gen_ai.agent.id': 'bench',
+        'gate_audit.agent_id': 'bench',
+        'gate_audit.path': 'bench/tools',
+      });
+      expect(span?.status).toMatchObject({ code: 2, message: expect.stringContaining('disk on fire') as unknown });
     });
-    const plain = (await run(false)).find((s) => s.name === 'execute_tool read_file');
-    expect(plain?.attributes['gate_audit.path']).toBe('clerk/tools');
-    expect(plain?.attributes['gate_audit.verdict']).toBeUndefined();
   });
-
-  it("binds an allowance to the allowed call's own run: a concurrent ungated call with the same place and id gets none", async () => {
-    // Models reuse call ids (call_0): two agents named alike, one gated, run at once with the same id.
-    const reading = (name: string) =>
-      createAgent({
-        model: new FixedIdModel('call_0', name === 'gated' ? 'read_file' : 'shell'),
-        tools: [pretendTool('read_file'), pretendTool('shell')],
+  describe("when the gate's processor is present or absent", () => {
+    it("carries a verdict only from the gate's processor: without it an allowed call's span has none", async () => {
+      const run = async (withProcessor: boolean) => {
+        const agent = readingClerk();
+        installMultiagent(agent, { gate: policyGate(policy) });
+        return traced(withProcessor, () =>
+          agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, { callbacks: [langGraphTracer()] }),
+        );
+      };
+      const labelled = (await run(true)).find((s) => s.name === 'execute_tool read_file');
+      expect(labelled?.attributes).toMatchObject({
+        'gate_audit.verdict': 'allow',
+        'gate_audit.rule': 'reads',
+        'gate_audit.path': 'clerk/tools',
+      });
+      const plain = (await run(false)).find((s) => s.name === 'execute_tool read_file');
+      expect(plain?.attributes['gate_audit.path']).toBe('clerk/tools');
+      expect(plain?.attributes['gate_audit.verdict']).toBeUndefined();
+    });
+  });
+  describe('when a gated and an ungated call run at once with the same place and id', () => {
+    it("binds an allowance to the allowed call's own run: a concurrent ungated call with the same place and id gets none", async () => {
+      // Models reuse call ids (call_0): two agents named alike, one gated, run at once with the same id.
+      const reading = (name: string) =>
+        createAgent({
+          model: new FixedIdModel('call_0', name === 'gated' ? 'read_file' : 'shell'),
+          tools: [pretendTool('read_file'), pretendTool('shell')],
+          name: 'desk',
+        });
+      const gatedAgent = reading('gated');
+      installMultiagent(gatedAgent, { gate: policyGate(policy) });
+      const ungatedAgent = reading('ungated');
+      const hi = { messages: [{ role: 'user', content: 'go' }] };
+      const spans = await traced(true, () =>
+        Promise.all([
+          gatedAgent.invoke(hi, { callbacks: [langGraphTracer()] }),
+          ungatedAgent.invoke(hi, { callbacks: [langGraphTracer()] }),
+        ]),
+      );
+      const verdicts = spans
+        .filter((span) => span.name.startsWith('execute_tool'))
+        .map(
+          (span) =>
+            `${span.name} ${String(span.attributes['gate_audit.path'])} ${String(span.attributes['gate_audit.verdict'] ?? '-')}`,
+        )
+        .sort();
+      expect(verdicts).toEqual(['execute_tool read_file desk/tools allow', 'execute_tool shell desk/tools -']);
+    });
+  });
+  describe('when middleware runs another tool instead of the allowed call', () => {
+    it('records the tool it ran instead as undecided', async () => {
+      const swap = createMiddleware({
+        name: 'swap',
+        wrapToolCall: (request: { toolCall: { id?: string } }) =>
+          pretendTool('shell').invoke({
+            ...request.toolCall,
+            name: 'shell',
+            args: { command: 'id' },
+            type: 'tool_call',
+          }),
+      });
+      const agent = createAgent({
+        model: new FixedIdModel('call_7', 'read_file'),
+        tools: [pretendTool('read_file')],
+        middleware: [swap],
         name: 'desk',
       });
-    const gatedAgent = reading('gated');
-    installMultiagent(gatedAgent, { gate: policyGate(policy) });
-    const ungatedAgent = reading('ungated');
-    const hi = { messages: [{ role: 'user', content: 'go' }] };
-    const spans = await traced(true, () =>
-      Promise.all([
-        gatedAgent.invoke(hi, { callbacks: [langGraphTracer()] }),
-        ungatedAgent.invoke(hi, { callbacks: [langGraphTracer()] }),
-      ]),
-    );
-    const verdicts = spans
-      .filter((span) => span.name.startsWith('execute_tool'))
-      .map(
-        (span) =>
-          `${span.name} ${String(span.attributes['gate_audit.path'])} ${String(span.attributes['gate_audit.verdict'] ?? '-')}`,
-      )
-      .sort();
-    expect(verdicts).toEqual(['execute_tool read_file desk/tools allow', 'execute_tool shell desk/tools -']);
-  });
-
-  it('an allowed call whose middleware runs another tool instead: that tool ran undecided', async () => {
-    const swap = createMiddleware({
-      name: 'swap',
-      wrapToolCall: (request: { toolCall: { id?: string } }) =>
-        pretendTool('shell').invoke({ ...request.toolCall, name: 'shell', args: { command: 'id' }, type: 'tool_call' }),
+      installMultiagent(agent, { gate: policyGate(policy) });
+      const spans = await traced(true, () =>
+        agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, { callbacks: [langGraphTracer()] }),
+      );
+      const shellSpan = spans.find((span) => span.name === 'execute_tool shell');
+      expect(shellSpan?.attributes['gen_ai.tool.call.id']).toBe('call_7');
+      expect(shellSpan?.attributes['gate_audit.verdict']).toBeUndefined();
     });
-    const agent = createAgent({
-      model: new FixedIdModel('call_7', 'read_file'),
-      tools: [pretendTool('read_file')],
-      middleware: [swap],
-      name: 'desk',
-    });
-    installMultiagent(agent, { gate: policyGate(policy) });
-    const spans = await traced(true, () =>
-      agent.invoke({ messages: [{ role: 'user', content: 'go' }] }, { callbacks: [langGraphTracer()] }),
-    );
-    const shellSpan = spans.find((span) => span.name === 'execute_tool shell');
-    expect(shellSpan?.attributes['gen_ai.tool.call.id']).toBe('call_7');
-    expect(shellSpan?.attributes['gate_audit.verdict']).toBeUndefined();
   });
 });
 

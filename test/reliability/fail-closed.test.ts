@@ -251,24 +251,26 @@ describe('fail closed', () => {
     });
   }
 
-  it('ignores a late allow: the refused call does not run when the gate finally answers', async () => {
-    await places['a single agent (sequential executor)']!.run(
-      failures['the gate allows, but only after the timeout']!.options(),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(ran).toEqual([]);
-  });
-
-  it('keeps InstallOptions without timeoutMs working and rejects a timeout that is not a positive number', () => {
-    const gate: Gate = { name: 'ok', decide: () => ({ verdict: 'allow' }) };
-    expect(() => install(scriptedAgent('x', [say('x')]), { gate })).not.toThrow();
-    for (const timeoutMs of [0, -5, Number.NaN, Number.POSITIVE_INFINITY, '10' as unknown as number]) {
-      expect(() => install(scriptedAgent('y', [say('x')]), { gate, timeoutMs })).toThrow(
-        /timeoutMs must be a positive/,
+  describe('when the gate allows only after the timeout', () => {
+    it('ignores a late allow: the refused call does not run when the gate finally answers', async () => {
+      await places['a single agent (sequential executor)']!.run(
+        failures['the gate allows, but only after the timeout']!.options(),
       );
-    }
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(ran).toEqual([]);
+    });
   });
-
+  describe('when timeoutMs is left out or is not a positive number', () => {
+    it('keeps InstallOptions without timeoutMs working and rejects a timeout that is not a positive number', () => {
+      const gate: Gate = { name: 'ok', decide: () => ({ verdict: 'allow' }) };
+      expect(() => install(scriptedAgent('x', [say('x')]), { gate })).not.toThrow();
+      for (const timeoutMs of [0, -5, Number.NaN, Number.POSITIVE_INFINITY, '10' as unknown as number]) {
+        expect(() => install(scriptedAgent('y', [say('x')]), { gate, timeoutMs })).toThrow(
+          /timeoutMs must be a positive/,
+        );
+      }
+    });
+  });
   describe('when the policy file is invalid', () => {
     const files: Record<string, string | Buffer> = {
       'broken YAML': 'version: 1\nrules: [ {id: a, tools: [rm]\n',

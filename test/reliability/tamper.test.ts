@@ -265,35 +265,40 @@ const nodeTampers: Record<string, (inner: Graph) => void> = {
 };
 
 describe('tampering with a nested node after install', () => {
-  for (const [what, tamper] of Object.entries(nodeTampers)) {
-    it(`${what}: the node is cancelled and its tool never runs`, async () => {
-      const { root, inner } = nestedTree();
-      expect(hasNodeGuard(inner)).toBe(true);
-      tamper(inner);
+  describe('when a nested node is tampered with', () => {
+    for (const [what, tamper] of Object.entries(nodeTampers)) {
+      it(`${what}: the node is cancelled and its tool never runs`, async () => {
+        const { root, inner } = nestedTree();
+        expect(hasNodeGuard(inner)).toBe(true);
+        tamper(inner);
+        const { cancelled } = await runOrchestrator(root);
+        expect(cancelled.d).toMatch(/^\[gate\] UNGATED NODE: node "d" in "root › mid › inner"/);
+        expect(ran).toEqual(['rm({"path":"/c"})@c']);
+      });
+    }
+  });
+  describe('when the nested tree is untampered', () => {
+    it('an untampered nested tree runs both nodes (the cells above can fail)', async () => {
+      const { root } = nestedTree();
       const { cancelled } = await runOrchestrator(root);
-      expect(cancelled.d).toMatch(/^\[gate\] UNGATED NODE: node "d" in "root › mid › inner"/);
-      expect(ran).toEqual(['rm({"path":"/c"})@c']);
+      expect(cancelled).toEqual({});
+      expect(ran).toEqual(['rm({"path":"/c"})@c', 'rm({"path":"/d"})@d']);
     });
-  }
-
-  it('an untampered nested tree runs both nodes (the cells above can fail)', async () => {
-    const { root } = nestedTree();
-    const { cancelled } = await runOrchestrator(root);
-    expect(cancelled).toEqual({});
-    expect(ran).toEqual(['rm({"path":"/c"})@c', 'rm({"path":"/d"})@d']);
   });
 });
 
 describe('the matrix has teeth', () => {
-  it('an untampered call runs in every place', async () => {
-    for (const [name, place] of Object.entries(places)) {
-      ran.length = 0;
-      const agent = scriptedAgent('worker', place.script(call('ls', { path: '/tmp' })), {
-        tools: [recordingTool('ls'), recordingTool('rm')],
-      });
-      await place.run(agent, () => undefined);
-      expect({ name, ran }).toEqual({ name, ran: ['ls({"path":"/tmp"})@worker'] });
-      expect(isGated(agent)).toBe(true);
-    }
+  describe('when no call is tampered with', () => {
+    it('an untampered call runs in every place', async () => {
+      for (const [name, place] of Object.entries(places)) {
+        ran.length = 0;
+        const agent = scriptedAgent('worker', place.script(call('ls', { path: '/tmp' })), {
+          tools: [recordingTool('ls'), recordingTool('rm')],
+        });
+        await place.run(agent, () => undefined);
+        expect({ name, ran }).toEqual({ name, ran: ['ls({"path":"/tmp"})@worker'] });
+        expect(isGated(agent)).toBe(true);
+      }
+    });
   });
 });

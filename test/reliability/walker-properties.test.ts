@@ -233,68 +233,72 @@ function depthOf(spec: Spec): number {
 }
 
 describe('walker properties on random trees', () => {
-  it('generates trees up to depth 6, some of them deep', () => {
-    const depths = fc.sample(rootArb(true), { numRuns: 300, seed: 42 }).map(depthOf);
-    expect(Math.max(...depths)).toBe(6);
-    expect(depths.filter((d) => d >= 5).length).toBeGreaterThan(10);
+  describe('when trees are generated', () => {
+    it('generates trees up to depth 6, some of them deep', () => {
+      const depths = fc.sample(rootArb(true), { numRuns: 300, seed: 42 }).map(depthOf);
+      expect(Math.max(...depths)).toBe(6);
+      expect(depths.filter((d) => d >= 5).length).toBeGreaterThan(10);
+    });
   });
+  describe('when no place refuses a hook', () => {
+    it('without refusals: the walk terminates, every agent ends gated, a second install adds nothing, audit says 100%', () => {
+      fc.assert(
+        fc.property(rootArb(false), (spec) => {
+          const built = build(spec);
+          const inventory = walk(built.root);
+          expect(inventory.entries).toHaveLength(built.places);
+          expect(inventory.findings).toEqual([]);
+          expect(new Set(inventory.agents.map((a) => a.agent))).toEqual(built.agents);
 
-  it('without refusals: the walk terminates, every agent ends gated, a second install adds nothing, audit says 100%', () => {
-    fc.assert(
-      fc.property(rootArb(false), (spec) => {
-        const built = build(spec);
-        const inventory = walk(built.root);
-        expect(inventory.entries).toHaveLength(built.places);
-        expect(inventory.findings).toEqual([]);
-        expect(new Set(inventory.agents.map((a) => a.agent))).toEqual(built.agents);
+          const gate = allowAll();
+          const handles = installMultiagent(built.root, { gate });
+          expect(handles).toHaveLength(built.agents.size);
+          for (const agent of built.agents) expect(isGated(agent)).toBe(true);
+          for (const o of built.orchestrators) expect(hasNodeGuard(o)).toBe(true);
+          const after = footprint(built);
+          expect(installMultiagent(built.root, { gate })).toEqual([]);
+          expect(footprint(built)).toBe(after);
 
-        const gate = allowAll();
-        const handles = installMultiagent(built.root, { gate });
-        expect(handles).toHaveLength(built.agents.size);
-        for (const agent of built.agents) expect(isGated(agent)).toBe(true);
-        for (const o of built.orchestrators) expect(hasNodeGuard(o)).toBe(true);
-        const after = footprint(built);
-        expect(installMultiagent(built.root, { gate })).toEqual([]);
-        expect(footprint(built)).toBe(after);
-
-        const report = audit(built.root);
-        expect(report.summary.coverage).toBe(1);
-        expect(report.nodes.filter((n) => n.status !== 'gated')).toEqual([]);
-      }),
-      params(100),
-    );
+          const report = audit(built.root);
+          expect(report.summary.coverage).toBe(1);
+          expect(report.nodes.filter((n) => n.status !== 'gated')).toEqual([]);
+        }),
+        params(100),
+      );
+    });
   });
-
-  it('with refusals: UngateableError lists exactly the offending paths and not a single hook was added', () => {
-    let refused = 0;
-    fc.assert(
-      fc.property(rootArb(true), (spec) => {
-        const built = build(spec);
-        const inventory = walk(built.root);
-        expect(inventory.entries).toHaveLength(built.places);
-        const before = footprint(built);
-        if (built.refusals.length === 0) {
-          expect(installMultiagent(built.root, { gate: allowAll() })).toHaveLength(built.agents.size);
-          expect(audit(built.root).summary.coverage).toBe(1);
-          return;
-        }
-        refused += 1;
-        let error: unknown;
-        try {
-          installMultiagent(built.root, { gate: allowAll() });
-        } catch (e) {
-          error = e;
-        }
-        expect(error).toBeInstanceOf(UngateableError);
-        const paths = (error as UngateableError).findings.map((f) => f.path.join('/'));
-        expect([...paths].sort()).toEqual([...built.refusals].sort());
-        expect(footprint(built)).toBe(before);
-        for (const agent of built.agents) expect(isGated(agent)).toBe(false);
-        for (const o of built.orchestrators) expect(hasNodeGuard(o)).toBe(false);
-      }),
-      params(150),
-    );
-    // The generator must really produce refusals, or this property proves nothing.
-    expect(refused).toBeGreaterThan(30);
+  describe('when some places refuse a hook', () => {
+    it('with refusals: UngateableError lists exactly the offending paths and not a single hook was added', () => {
+      let refused = 0;
+      fc.assert(
+        fc.property(rootArb(true), (spec) => {
+          const built = build(spec);
+          const inventory = walk(built.root);
+          expect(inventory.entries).toHaveLength(built.places);
+          const before = footprint(built);
+          if (built.refusals.length === 0) {
+            expect(installMultiagent(built.root, { gate: allowAll() })).toHaveLength(built.agents.size);
+            expect(audit(built.root).summary.coverage).toBe(1);
+            return;
+          }
+          refused += 1;
+          let error: unknown;
+          try {
+            installMultiagent(built.root, { gate: allowAll() });
+          } catch (e) {
+            error = e;
+          }
+          expect(error).toBeInstanceOf(UngateableError);
+          const paths = (error as UngateableError).findings.map((f) => f.path.join('/'));
+          expect([...paths].sort()).toEqual([...built.refusals].sort());
+          expect(footprint(built)).toBe(before);
+          for (const agent of built.agents) expect(isGated(agent)).toBe(false);
+          for (const o of built.orchestrators) expect(hasNodeGuard(o)).toBe(false);
+        }),
+        params(150),
+      );
+      // The generator must really produce refusals, or this property proves nothing.
+      expect(refused).toBeGreaterThan(30);
+    });
   });
 });

@@ -97,30 +97,33 @@ function installError(tree: Graph | Swarm, gate: Gate | undefined): unknown {
 const refusedPaths = (report: CoverageReport): string[] => report.refusals.map((r) => r.path.join('/'));
 
 describe('plan reports what installMultiagent would refuse', () => {
-  describe.each(Object.entries(trees))('%s', (_name, tree) => {
-    it('plan shows each conflict as a refusal, and install refuses exactly then', () => {
-      if (tree.configured !== undefined) configureGate(tree.configured);
-      const report = plan(tree.build(), tree.gate === undefined ? {} : { gate: tree.gate });
-      expect(refusedPaths(report)).toEqual(tree.conflicts);
-      const error = installError(tree.build(), tree.gate);
-      if (tree.conflicts.length === 0) {
-        expect(error).toBeUndefined();
-        expect(report.summary.coverage).toBe(1);
-        return;
-      }
-      expect(error).toBeInstanceOf(GateAuditError);
-      expect((error as GateAuditError).code).toBe('GATE_CONFLICT');
-      expect(report.refusals.every((r) => r.kind === 'gate-conflict')).toBe(true);
-      expect(report.refusals[0]!.reason).toMatch(/carries gate "other", not "(tree|configured)"/);
-      // The tree as it stands: nothing is shown gated that install would not gate.
-      expect(report.summary.coverage).toBeLessThan(1);
+  describe('when a tree (or the configured gate) may conflict with the gate given', () => {
+    describe.each(Object.entries(trees))('%s', (_name, tree) => {
+      it('plan shows each conflict as a refusal, and install refuses exactly then', () => {
+        if (tree.configured !== undefined) configureGate(tree.configured);
+        const report = plan(tree.build(), tree.gate === undefined ? {} : { gate: tree.gate });
+        expect(refusedPaths(report)).toEqual(tree.conflicts);
+        const error = installError(tree.build(), tree.gate);
+        if (tree.conflicts.length === 0) {
+          expect(error).toBeUndefined();
+          expect(report.summary.coverage).toBe(1);
+          return;
+        }
+        expect(error).toBeInstanceOf(GateAuditError);
+        expect((error as GateAuditError).code).toBe('GATE_CONFLICT');
+        expect(report.refusals.every((r) => r.kind === 'gate-conflict')).toBe(true);
+        expect(report.refusals[0]!.reason).toMatch(/carries gate "other", not "(tree|configured)"/);
+        // The tree as it stands: nothing is shown gated that install would not gate.
+        expect(report.summary.coverage).toBeLessThan(1);
+      });
     });
   });
-
-  it('without a gate and with none configured, a tree that carries a gate conflicts with the configured one', () => {
-    const a = scriptedAgent('a', [say('x')]);
-    install(a, { gate: otherGate });
-    const report = plan(new Graph({ id: 'g', nodes: [a, scriptedAgent('b', [say('x')])], edges: [['a', 'b']] }));
-    expect(refusedPaths(report)).toEqual(['g/a']);
+  describe('when no gate is given and none is configured', () => {
+    it('a tree that carries a gate conflicts with the configured one', () => {
+      const a = scriptedAgent('a', [say('x')]);
+      install(a, { gate: otherGate });
+      const report = plan(new Graph({ id: 'g', nodes: [a, scriptedAgent('b', [say('x')])], edges: [['a', 'b']] }));
+      expect(refusedPaths(report)).toEqual(['g/a']);
+    });
   });
 });

@@ -3,13 +3,12 @@
  * framework is loaded, so each rule of the builder is seen on its own (rows, `same object as`, edges, a declaring
  * node's worst child, flow cycles, gate names two gates share, refusals).
  *
- * Stryker (`GATE_AUDIT_MUTATION_TESTS=report`, `--force`): 195 of 210 killed; a place met again now also checks its
- * toolsUnknownUntilInit (one more). The 14 left are equivalent: the flow-cycle search's skips of nodes it visited
- * (speed only: an open node is checked first); a fix, a framework or a sameAs lookup read as undefined where the
- * schema and JSON drop an undefined key; the root's parent key and the parent-row check (the root has no parent, every
- * other parent has its row); the declared-children filter (only contains edges exist when it runs); which rows are
- * searched for flow cycles (a search starts from contains children, which an agent or a sameAs row has none of); a
- * default for absent flows.
+ * Stryker (`GATE_AUDIT_MUTATION_TESTS=report`, `--force`): 14 mutants survive, all equivalent: the flow-cycle
+ * search's skips of nodes it visited (speed only: an open node is checked first); a fix, a framework or a sameAs
+ * lookup read as undefined where the schema and JSON drop an undefined key; the root's parent key and the parent-row
+ * check (the root has no parent, every other parent has its row); the declared-children filter (only contains edges
+ * exist when it runs); which rows are searched for flow cycles (a search starts from contains children, which an agent
+ * or a sameAs row has none of); a default for absent flows.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -75,99 +74,102 @@ const rowOf = (report: CoverageReport, path: string): CoverageNode =>
   report.nodes.find((n) => n.path.join('/') === path)!;
 
 describe('buildCoverage', () => {
-  it('makes one row per place in walk order, each judged after the places before it', () => {
-    seen.length = 0;
-    const report = build([
-      place('g', 'graph', gated()),
-      place('g/a', 'agent', gated(), { tools: ['rm'], warnings: ['w'] }),
-      place('g/s', 'swarm', gated()),
-      place('g/s/b', 'agent', status('ungated', 'no gate', 'install it')),
-    ]);
-    expect(report.nodes.map((n) => [n.path.join('/'), n.kind, n.status])).toEqual([
-      ['g', 'graph', 'gated'],
-      ['g/a', 'agent', 'gated'],
-      ['g/s', 'swarm', 'gated'],
-      ['g/s/b', 'agent', 'ungated'],
-    ]);
-    expect(seen).toEqual(['g:-', 'g/a:g', 'g/s:g', 'g/s/b:s']);
-    expect(rowOf(report, 'g/a')).toMatchObject({ tools: ['rm'], warnings: ['w'], toolsUnknownUntilInit: false });
-    expect(rowOf(report, 'g/s/b').fix).toBe('install it');
-    expect(report.root).toEqual({ id: 'g', kind: 'graph' });
-    expect(report.mode).toBe('audit');
-    expect(report.generator).toEqual(generator);
-    expect(report.summary).toMatchObject({ gated: 3, ungated: 1 });
-    expect(report.nodes.every((n) => n.framework === undefined)).toBe(true);
-    expect(report.edges).toEqual([
-      { from: ['g'], to: ['g', 'a'], kind: 'contains' },
-      { from: ['g'], to: ['g', 's'], kind: 'contains' },
-      { from: ['g', 's'], to: ['g', 's', 'b'], kind: 'contains' },
-    ]);
-  });
+  describe('when it walks the places', () => {
+    it('makes one row per place in walk order, each judged after the places before it', () => {
+      seen.length = 0;
+      const report = build([
+        place('g', 'graph', gated()),
+        place('g/a', 'agent', gated(), { tools: ['rm'], warnings: ['w'] }),
+        place('g/s', 'swarm', gated()),
+        place('g/s/b', 'agent', status('ungated', 'no gate', 'install it')),
+      ]);
+      expect(report.nodes.map((n) => [n.path.join('/'), n.kind, n.status])).toEqual([
+        ['g', 'graph', 'gated'],
+        ['g/a', 'agent', 'gated'],
+        ['g/s', 'swarm', 'gated'],
+        ['g/s/b', 'agent', 'ungated'],
+      ]);
+      expect(seen).toEqual(['g:-', 'g/a:g', 'g/s:g', 'g/s/b:s']);
+      expect(rowOf(report, 'g/a')).toMatchObject({ tools: ['rm'], warnings: ['w'], toolsUnknownUntilInit: false });
+      expect(rowOf(report, 'g/s/b').fix).toBe('install it');
+      expect(report.root).toEqual({ id: 'g', kind: 'graph' });
+      expect(report.mode).toBe('audit');
+      expect(report.generator).toEqual(generator);
+      expect(report.summary).toMatchObject({ gated: 3, ungated: 1 });
+      expect(report.nodes.every((n) => n.framework === undefined)).toBe(true);
+      expect(report.edges).toEqual([
+        { from: ['g'], to: ['g', 'a'], kind: 'contains' },
+        { from: ['g'], to: ['g', 's'], kind: 'contains' },
+        { from: ['g', 's'], to: ['g', 's', 'b'], kind: 'contains' },
+      ]);
+    });
 
-  it("names a place met again after its first, and gives it none of the first's tools or warnings", () => {
-    const report = build([
-      place('g', 'graph', gated()),
-      place('g/a', 'agent', gated(), { tools: ['rm'], warnings: ['w'], toolsUnknown: true }),
-      place('g/s', 'swarm', gated()),
-      place('g/s/a', 'agent', status('blocked', 'cancelled by the guard'), {
+    it("names a place met again after its first, and gives it none of the first's tools or warnings", () => {
+      const report = build([
+        place('g', 'graph', gated()),
+        place('g/a', 'agent', gated(), { tools: ['rm'], warnings: ['w'], toolsUnknown: true }),
+        place('g/s', 'swarm', gated()),
+        place('g/s/a', 'agent', status('blocked', 'cancelled by the guard'), {
+          sameAs: ['g', 'a'],
+          tools: ['rm'],
+          warnings: ['w'],
+          toolsUnknown: true,
+        }),
+      ]);
+      expect(rowOf(report, 'g/s/a')).toMatchObject({
+        status: 'blocked',
+        reason: 'same object as g › a: cancelled by the guard',
         sameAs: ['g', 'a'],
-        tools: ['rm'],
-        warnings: ['w'],
-        toolsUnknown: true,
-      }),
-    ]);
-    expect(rowOf(report, 'g/s/a')).toMatchObject({
-      status: 'blocked',
-      reason: 'same object as g › a: cancelled by the guard',
-      sameAs: ['g', 'a'],
-      tools: [],
-      warnings: [],
-      toolsUnknownUntilInit: false,
+        tools: [],
+        warnings: [],
+        toolsUnknownUntilInit: false,
+      });
+      expect(rowOf(report, 'g/a').toolsUnknownUntilInit).toBe(true);
     });
-    expect(rowOf(report, 'g/a').toolsUnknownUntilInit).toBe(true);
   });
-
-  it('tags rows with the framework its reader names, and warns on an id with hidden characters first', () => {
-    const report = build(
-      [place('g', 'graph', gated()), place('g/a\u202e', 'agent', gated(), { warnings: ['w'] })],
-      {},
-      {
-        ...reader,
-        framework: 'langgraph',
-      },
-    );
-    expect(report.nodes.map((n) => n.framework)).toEqual(['langgraph', 'langgraph']);
-    expect(rowOf(report, 'g/a\u202e').warnings).toEqual([
-      'its id holds control, bidi or invisible characters (shown escaped): check where the id comes from',
-      'w',
-    ]);
+  describe('when the reader names a framework', () => {
+    it('tags rows with the framework its reader names, and warns on an id with hidden characters first', () => {
+      const report = build(
+        [place('g', 'graph', gated()), place('g/a\u202e', 'agent', gated(), { warnings: ['w'] })],
+        {},
+        {
+          ...reader,
+          framework: 'langgraph',
+        },
+      );
+      expect(report.nodes.map((n) => n.framework)).toEqual(['langgraph', 'langgraph']);
+      expect(rowOf(report, 'g/a\u202e').warnings).toEqual([
+        'its id holds control, bidi or invisible characters (shown escaped): check where the id comes from',
+        'w',
+      ]);
+    });
   });
+  describe('when given the refusals of a plan', () => {
+    it('keeps the refusals of a plan, in order', () => {
+      const refusals = [
+        { path: ['g', 'r'], kind: 'remote' as const, reason: 'is remote', fix: 'accept it' },
+        conflictRefusal({ path: ['g', 'a'], existing: 'x', requested: 'y' }, 'agent'),
+      ];
+      expect(build([place('g', 'graph', gated())], { mode: 'plan', refusals }).refusals).toEqual([
+        { path: ['g', 'r'], kind: 'remote', reason: 'is remote', fix: 'accept it' },
+        {
+          path: ['g', 'a'],
+          kind: 'gate-conflict',
+          reason: 'carries gate "x", not "y"',
+          fix: 'install every agent with one gate (pass the same gate object), or remove the other gate first',
+        },
+      ]);
+    });
 
-  it('keeps the refusals of a plan, in order', () => {
-    const refusals = [
-      { path: ['g', 'r'], kind: 'remote' as const, reason: 'is remote', fix: 'accept it' },
-      conflictRefusal({ path: ['g', 'a'], existing: 'x', requested: 'y' }, 'agent'),
-    ];
-    expect(build([place('g', 'graph', gated())], { mode: 'plan', refusals }).refusals).toEqual([
-      { path: ['g', 'r'], kind: 'remote', reason: 'is remote', fix: 'accept it' },
-      {
-        path: ['g', 'a'],
+    it('says a conflict between two gates of one name is another gate object', () => {
+      expect(conflictRefusal({ path: ['g'], existing: 'p', requested: 'p' }, 'tool node')).toEqual({
+        path: ['g'],
         kind: 'gate-conflict',
-        reason: 'carries gate "x", not "y"',
-        fix: 'install every agent with one gate (pass the same gate object), or remove the other gate first',
-      },
-    ]);
-  });
-
-  it('says a conflict between two gates of one name is another gate object', () => {
-    expect(conflictRefusal({ path: ['g'], existing: 'p', requested: 'p' }, 'tool node')).toEqual({
-      path: ['g'],
-      kind: 'gate-conflict',
-      reason: 'carries another gate also named "p" (a different gate object)',
-      fix: 'install every tool node with one gate (pass the same gate object), or remove the other gate first',
+        reason: 'carries another gate also named "p" (a different gate object)',
+        fix: 'install every tool node with one gate (pass the same gate object), or remove the other gate first',
+      });
     });
   });
-
   describe('when a node declares what it runs', () => {
     const attested = status('attested', 'declares');
     const tree = (...children: Place[]): Place[] => [
@@ -248,7 +250,7 @@ describe('buildCoverage', () => {
     });
   });
 
-  describe('flow edges', () => {
+  describe('when rows are joined by flow edges', () => {
     const nodes = (root: 'graph' | 'swarm', sameAs?: string[]): Place[] => [
       place('g', 'graph', gated()),
       place('g/x', root, gated(), sameAs === undefined ? {} : { sameAs }),
@@ -325,7 +327,7 @@ describe('buildCoverage', () => {
     });
   });
 
-  describe('gate names', () => {
+  describe('when gates share a name', () => {
     it('warns on every row whose gate shares its name with another gate, naming both ids', () => {
       const report = build([
         place('g', 'graph', gated({ name: 'p', id: '1' })),

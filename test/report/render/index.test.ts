@@ -21,17 +21,19 @@ const RUNS = Number(process.env.HOSTILE_RUNS ?? 40);
 const MAP_NAMES = Object.keys(FORMATS);
 
 describe('the map of formats', () => {
-  it('is where the names, the text and page renderers, the enum of the config and the reporter names come from', () => {
-    expect([...FORMAT_NAMES]).toEqual(MAP_NAMES);
-    expect([...Object.keys(RENDERERS), ...Object.keys(PAGE_RENDERERS)].sort()).toEqual([...MAP_NAMES].sort());
-    expect([...REPORTER_FORMATS]).toEqual([...MAP_NAMES, 'tui']);
-    for (const format of MAP_NAMES) expect(ReporterSchema.safeParse({ format }).success).toBe(true);
-    for (const format of ['toString', 'constructor', 'xml', '']) {
-      expect(ReporterSchema.safeParse({ format }).success, format).toBe(false);
-    }
+  describe('when the CLI, the config and the reporters read it', () => {
+    it('is where the names, the text and page renderers, the enum of the config and the reporter names come from', () => {
+      expect([...FORMAT_NAMES]).toEqual(MAP_NAMES);
+      expect([...Object.keys(RENDERERS), ...Object.keys(PAGE_RENDERERS)].sort()).toEqual([...MAP_NAMES].sort());
+      expect([...REPORTER_FORMATS]).toEqual([...MAP_NAMES, 'tui']);
+      for (const format of MAP_NAMES) expect(ReporterSchema.safeParse({ format }).success).toBe(true);
+      for (const format of ['toString', 'constructor', 'xml', '']) {
+        expect(ReporterSchema.safeParse({ format }).success, format).toBe(false);
+      }
+    });
   });
 
-  describe('docs/cli.md', () => {
+  describe('when docs/cli.md lists the formats', () => {
     const doc = readFileSync(join(root, 'docs/cli.md'), 'utf8');
 
     it('is what `npm run docs:formats` writes from the map (its --format row and its list of formats)', () => {
@@ -55,30 +57,32 @@ describe('the map of formats', () => {
   });
 });
 
-describe('every format of the map under hostile data (property)', () => {
-  for (const format of MAP_NAMES as (keyof typeof FORMATS)[]) {
-    const runs = 'page' in FORMATS[format] ? Math.min(RUNS, 10) : RUNS;
-    it(`${format}: no hidden character and no line a runner reads as a command${format === 'github' ? ' but its own' : ''}`, async () => {
-      await fc.assert(
-        fc.asyncProperty(
-          hostileReport({ attacks: [...COMMAND_ATTACKS, ...ATTACKS], notes: true, maxNodes: 6 }),
-          fc.boolean(),
-          async (report, quiet) => {
-            const output = await renderFormat(format, report, { quiet, version: '0.0.0' });
-            expect(output.length).toBeGreaterThan(0);
-            const hidden = output.split('\n').find((line) => hasHiddenCharacters(line));
-            expect(hidden, 'a line with a hidden or control character').toBeUndefined();
-            const commands = runnerCommands(output);
-            if (FORMATS[format].escape === 'own') {
-              expect(output).not.toContain('##[');
-              expect(commands.filter((line) => !OWN_COMMAND.test(line))).toEqual([]);
-            } else {
-              expect(commands).toEqual([]);
-            }
-          },
-        ),
-        { numRuns: runs },
-      );
-    }, 120_000);
-  }
+describe('every format of the map', () => {
+  describe('when the data is hostile (property)', () => {
+    for (const format of MAP_NAMES as (keyof typeof FORMATS)[]) {
+      const runs = 'page' in FORMATS[format] ? Math.min(RUNS, 10) : RUNS;
+      it(`${format}: no hidden character and no line a runner reads as a command${format === 'github' ? ' but its own' : ''}`, async () => {
+        await fc.assert(
+          fc.asyncProperty(
+            hostileReport({ attacks: [...COMMAND_ATTACKS, ...ATTACKS], notes: true, maxNodes: 6 }),
+            fc.boolean(),
+            async (report, quiet) => {
+              const output = await renderFormat(format, report, { quiet, version: '0.0.0' });
+              expect(output.length).toBeGreaterThan(0);
+              const hidden = output.split('\n').find((line) => hasHiddenCharacters(line));
+              expect(hidden, 'a line with a hidden or control character').toBeUndefined();
+              const commands = runnerCommands(output);
+              if (FORMATS[format].escape === 'own') {
+                expect(output).not.toContain('##[');
+                expect(commands.filter((line) => !OWN_COMMAND.test(line))).toEqual([]);
+              } else {
+                expect(commands).toEqual([]);
+              }
+            },
+          ),
+          { numRuns: runs },
+        );
+      }, 120_000);
+    }
+  });
 });
