@@ -33,14 +33,14 @@ const sets: Record<string, string[]> = {
 sets.frameworks = [...new Set([...(sets.enforce ?? []), ...(sets.walker ?? [])])];
 // The LangGraph adapter alone (a narrow run: `GATE_AUDIT_MUTATION_TESTS=langgraph npx stryker run --mutate
 // 'src/frameworks/langgraph/**/*.ts'`): its own tests and the guarantee suite it shares with Strands.
-sets.langgraph = ['test/frameworks/langgraph/**/*.test.ts', 'test/frameworks/guarantees.test.ts'];
+sets.langgraph = ['test/frameworks/langgraph/**/*.test.ts', 'test/frameworks/seam.guarantees.test.ts', 'test/frameworks/versions.test.ts'];
 // OpenTelemetry (a narrow run: `GATE_AUDIT_MUTATION_TESTS=otel npx stryker run --mutate src/otel/langgraph.ts`): the
 // span processor's and the LangGraph tracer's tests, which read spans back as `gate-audit observed` does.
 sets.otel = ['test/otel/**/*.test.ts'];
 // The reports (a narrow run: `GATE_AUDIT_MUTATION_TESTS=report npx stryker run --mutate src/report/coverage.ts`): the
 // report's own tests (not the renderers', which open a browser and run the command for each mutant), the walk's, and
 // the guarantee suite both frameworks share.
-sets.report = ['test/report/*.test.ts', 'test/walker/**/*.test.ts', 'test/frameworks/guarantees.test.ts'];
+sets.report = ['test/report/*.test.ts', 'test/walker/**/*.test.ts', 'test/frameworks/seam.guarantees.test.ts'];
 
 const chosen = (process.env.GATE_AUDIT_MUTATION_TESTS ?? 'enforce,walker,policy,frameworks')
   .split(',')

@@ -37,27 +37,31 @@ const recording = (ran: string[]) =>
 const model = (): ScriptedChatModel =>
   new ScriptedChatModel([{ calls: [{ name: 'rm', args: { path: '/x' } }] }, { say: 'done' }]);
 
-describe('install on the CommonJS builds of LangGraph.js and langchain', () => {
-  it('are other classes than the ES module build', () => {
-    expect(prebuilt.ToolNode).not.toBe(esmToolNode);
+describe('installMultiagent on the CommonJS builds of LangGraph.js and langchain', () => {
+  describe('when their classes are loaded beside the ES module build', () => {
+    it('are other classes than the ES module build', () => {
+      expect(prebuilt.ToolNode).not.toBe(esmToolNode);
+    });
   });
 
-  it.each([
-    [
-      'createReactAgent (the prebuilt ToolNode)',
-      (ran: string[]) => prebuilt.createReactAgent({ llm: model(), tools: [recording(ran)], name: 'react' }),
-    ],
-    [
-      "createAgent (langchain's ToolNode)",
-      (ran: string[]) => createAgent({ model: model(), tools: [recording(ran)], name: 'agent' }),
-    ],
-  ])('%s: gated, fully covered, and a denied call never runs', async (_, build) => {
-    const ran: string[] = [];
-    const root = build(ran);
-    expect(audit(root).summary.ungated).toBeGreaterThan(0);
-    installMultiagent(root, { gate: denyAll() });
-    expect(audit(root).summary).toMatchObject({ ungated: 0, coverage: 1 });
-    await root.invoke({ messages: [{ role: 'user', content: 'go' }] });
-    expect(ran).toEqual([]);
+  describe('when an agent of the CommonJS build is installed', () => {
+    it.each([
+      [
+        'createReactAgent (the prebuilt ToolNode)',
+        (ran: string[]) => prebuilt.createReactAgent({ llm: model(), tools: [recording(ran)], name: 'react' }),
+      ],
+      [
+        "createAgent (langchain's ToolNode)",
+        (ran: string[]) => createAgent({ model: model(), tools: [recording(ran)], name: 'agent' }),
+      ],
+    ])('%s: gated, fully covered, and a denied call never runs', async (_, build) => {
+      const ran: string[] = [];
+      const root = build(ran);
+      expect(audit(root).summary.ungated).toBeGreaterThan(0);
+      installMultiagent(root, { gate: denyAll() });
+      expect(audit(root).summary).toMatchObject({ ungated: 0, coverage: 1 });
+      await root.invoke({ messages: [{ role: 'user', content: 'go' }] });
+      expect(ran).toEqual([]);
+    });
   });
 });

@@ -15,32 +15,34 @@ interface OtherCopy {
 
 const other = (await import('../../../dist/index.js')) as unknown as OtherCopy;
 
-describe('a LangGraph tree gated by another copy of gate-audit', () => {
-  it('reads gated, and the same gate installed again adds nothing: the tool runs once', async () => {
-    const ran: string[] = [];
-    const graph = toolNodeGraph('g', [recordingTool('rm', ran)]);
-    const gate = allowAll();
-    expect(other.installMultiagent(graph, { gate })).toHaveLength(1);
-    expect(audit(graph).summary).toMatchObject({ ungated: 0, gated: other.audit(graph).summary.gated });
-    expect(audit(graph).summary.gated).toBeGreaterThan(0);
-    expect(installMultiagent(graph, { gate })).toEqual([]);
-    await graph.invoke(askingFor({ name: 'rm', path: '/x' }));
-    expect(ran).toEqual(['rm({"path":"/x"})']);
-  });
+describe('installMultiagent and audit on a LangGraph tree', () => {
+  describe('when another copy of gate-audit gated the tree', () => {
+    it('reads gated, and the same gate installed again adds nothing: the tool runs once', async () => {
+      const ran: string[] = [];
+      const graph = toolNodeGraph('g', [recordingTool('rm', ran)]);
+      const gate = allowAll();
+      expect(other.installMultiagent(graph, { gate })).toHaveLength(1);
+      expect(audit(graph).summary).toMatchObject({ ungated: 0, gated: other.audit(graph).summary.gated });
+      expect(audit(graph).summary.gated).toBeGreaterThan(0);
+      expect(installMultiagent(graph, { gate })).toEqual([]);
+      await graph.invoke(askingFor({ name: 'rm', path: '/x' }));
+      expect(ran).toEqual(['rm({"path":"/x"})']);
+    });
 
-  it('refuses another gate, naming the one the tree carries', () => {
-    const graph = toolNodeGraph('g', [recordingTool('rm', [])]);
-    other.installMultiagent(graph, { gate: allowAll() });
-    const refusing: Gate = { name: 'other', decide: () => ({ verdict: 'deny', reason: 'no' }) };
-    expect(() => installMultiagent(graph, { gate: refusing })).toThrow(GateConflictError);
-    expect(() => installMultiagent(graph, { gate: refusing })).toThrow(/allow-all/);
-  });
+    it('refuses another gate, naming the one the tree carries', () => {
+      const graph = toolNodeGraph('g', [recordingTool('rm', [])]);
+      other.installMultiagent(graph, { gate: allowAll() });
+      const refusing: Gate = { name: 'other', decide: () => ({ verdict: 'deny', reason: 'no' }) };
+      expect(() => installMultiagent(graph, { gate: refusing })).toThrow(GateConflictError);
+      expect(() => installMultiagent(graph, { gate: refusing })).toThrow(/allow-all/);
+    });
 
-  it('reads ungated again once a member the mark names was replaced', () => {
-    const graph = toolNodeGraph('g', [recordingTool('rm', [])]);
-    other.installMultiagent(graph, { gate: allowAll() });
-    const node = (graph as unknown as { nodes: Record<string, { bound: object }> }).nodes.tools!.bound;
-    Object.defineProperty(node, 'runTool', { value: () => undefined, configurable: true, writable: true });
-    expect(audit(graph).summary.ungated).toBeGreaterThan(0);
+    it('reads ungated again once a member the mark names was replaced', () => {
+      const graph = toolNodeGraph('g', [recordingTool('rm', [])]);
+      other.installMultiagent(graph, { gate: allowAll() });
+      const node = (graph as unknown as { nodes: Record<string, { bound: object }> }).nodes.tools!.bound;
+      Object.defineProperty(node, 'runTool', { value: () => undefined, configurable: true, writable: true });
+      expect(audit(graph).summary.ungated).toBeGreaterThan(0);
+    });
   });
 });

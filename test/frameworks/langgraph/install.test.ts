@@ -167,152 +167,166 @@ describe('installMultiagent(createAgent agent)', () => {
     });
   });
 
-  it('is idempotent: a second install changes nothing and returns no handle', () => {
-    const agent = createAgent({ model: callsOnce('read', {}), tools: [recordingTool('read', [])], name: 'r' });
-    const gate = allowAll();
-    expect(installMultiagent(agent, { gate })).toHaveLength(1);
-    expect(installMultiagent(agent, { gate })).toEqual([]);
-    expect(audit(agent).summary.ungated).toBe(0);
+  describe('when installed twice', () => {
+    it('is idempotent: a second install changes nothing and returns no handle', () => {
+      const agent = createAgent({ model: callsOnce('read', {}), tools: [recordingTool('read', [])], name: 'r' });
+      const gate = allowAll();
+      expect(installMultiagent(agent, { gate })).toHaveLength(1);
+      expect(installMultiagent(agent, { gate })).toEqual([]);
+      expect(audit(agent).summary.ungated).toBe(0);
+    });
   });
 });
 
-describe('install and assertFullyGated on a createAgent agent (the public API takes it as it takes a Strands tree)', () => {
-  it('install gates it, assertFullyGated then holds, and a denied call never runs', async () => {
-    const ran: string[] = [];
-    const agent = createAgent({
-      model: callsOnce('read', { path: '/tmp' }),
-      tools: [recordingTool('read', ran)],
-      name: 'r',
+describe('install and assertFullyGated', () => {
+  describe('when given a createAgent agent (the public API takes it as it takes a Strands tree)', () => {
+    it('install gates it, assertFullyGated then holds, and a denied call never runs', async () => {
+      const ran: string[] = [];
+      const agent = createAgent({
+        model: callsOnce('read', { path: '/tmp' }),
+        tools: [recordingTool('read', ran)],
+        name: 'r',
+      });
+      expect(() => assertFullyGated(agent)).toThrow(/not every node is gated/);
+      expect(install(agent, { gate: denyAll() })).toHaveLength(1);
+      assertFullyGated(agent);
+      const result = await agent.invoke(hi);
+      expect(ran).toEqual([]);
+      expect(messagesOf(result).some((m) => m.includes('BLOCKED'))).toBe(true);
     });
-    expect(() => assertFullyGated(agent)).toThrow(/not every node is gated/);
-    expect(install(agent, { gate: denyAll() })).toHaveLength(1);
-    assertFullyGated(agent);
-    const result = await agent.invoke(hi);
-    expect(ran).toEqual([]);
-    expect(messagesOf(result).some((m) => m.includes('BLOCKED'))).toBe(true);
   });
 });
 
 describe('installMultiagent(StateGraph)', () => {
-  it("an agent gated alone and then inside a graph runs at both places: a policy's paths rule for either holds", async () => {
-    const ran: string[] = [];
-    const { worker, desk } = workerInDesk(ran);
-    const policy = policyGate(NOT_IN_DESK);
-    const seen: ToolCallRequest[] = [];
-    const gate: Gate = { name: 'app', decide: (request) => (seen.push(request), policy.decide(request)) };
-    installMultiagent(worker, { gate });
-    installMultiagent(desk, { gate });
-    const result = await desk.invoke(hi);
-    expect(ran).toEqual([]);
-    expect(messagesOf(result)).toContain('tool:[gate] BLOCKED: not here');
-    // Several places: the request names them all, and no single one.
-    expect(seen.map((r) => ({ path: r.path, paths: r.paths }))).toEqual([
-      {
-        path: [],
-        paths: [
-          ['worker', 'tools'],
-          ['desk', 'worker', 'tools'],
-        ],
-      },
-    ]);
+  describe('when one agent is gated alone and again inside a graph', () => {
+    it("an agent gated alone and then inside a graph runs at both places: a policy's paths rule for either holds", async () => {
+      const ran: string[] = [];
+      const { worker, desk } = workerInDesk(ran);
+      const policy = policyGate(NOT_IN_DESK);
+      const seen: ToolCallRequest[] = [];
+      const gate: Gate = { name: 'app', decide: (request) => (seen.push(request), policy.decide(request)) };
+      installMultiagent(worker, { gate });
+      installMultiagent(desk, { gate });
+      const result = await desk.invoke(hi);
+      expect(ran).toEqual([]);
+      expect(messagesOf(result)).toContain('tool:[gate] BLOCKED: not here');
+      // Several places: the request names them all, and no single one.
+      expect(seen.map((r) => ({ path: r.path, paths: r.paths }))).toEqual([
+        {
+          path: [],
+          paths: [
+            ['worker', 'tools'],
+            ['desk', 'worker', 'tools'],
+          ],
+        },
+      ]);
+    });
   });
 
-  it('refuses an undeclared function node before changing anything, and names the fix', () => {
-    const ran: string[] = [];
-    const inner = createAgent({
-      model: callsOnce('write', { path: '/x' }),
-      tools: [recordingTool('write', ran)],
-      name: 'inner',
+  describe('when a function node is not declared', () => {
+    it('refuses an undeclared function node before changing anything, and names the fix', () => {
+      const ran: string[] = [];
+      const inner = createAgent({
+        model: callsOnce('write', { path: '/x' }),
+        tools: [recordingTool('write', ran)],
+        name: 'inner',
+      });
+      const graph = new StateGraph(MessagesAnnotation)
+        .addNode('opaque', async (state) => inner.invoke({ messages: state.messages }))
+        .addNode('tools', new PrebuiltToolNode([recordingTool('read', ran)]))
+        .addEdge(START, 'opaque')
+        .addEdge('opaque', 'tools')
+        .addEdge('tools', END)
+        .compile({ name: 'app' });
+      let error: unknown;
+      try {
+        installMultiagent(graph, { gate: allowAll() });
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(UngateableError);
+      expect((error as Error).message).toMatch(/opaque.*function node[\s\S]*subgraphs/);
+      expect(audit(graph).nodes.find((n) => n.id === 'tools')?.status).toBe('ungated');
     });
-    const graph = new StateGraph(MessagesAnnotation)
-      .addNode('opaque', async (state) => inner.invoke({ messages: state.messages }))
-      .addNode('tools', new PrebuiltToolNode([recordingTool('read', ran)]))
-      .addEdge(START, 'opaque')
-      .addEdge('opaque', 'tools')
-      .addEdge('tools', END)
-      .compile({ name: 'app' });
-    let error: unknown;
-    try {
-      installMultiagent(graph, { gate: allowAll() });
-    } catch (caught) {
-      error = caught;
-    }
-    expect(error).toBeInstanceOf(UngateableError);
-    expect((error as Error).message).toMatch(/opaque.*function node[\s\S]*subgraphs/);
-    expect(audit(graph).nodes.find((n) => n.id === 'tools')?.status).toBe('ungated');
   });
 
-  it('gates a declared function node, a nested graph and a prebuilt tool node', async () => {
-    const ran: string[] = [];
-    const inner = createAgent({
-      model: callsOnce('write', { path: '/etc/passwd' }),
-      tools: [recordingTool('write', ran)],
-      name: 'inner',
+  describe('when every node can be gated', () => {
+    it('gates a declared function node, a nested graph and a prebuilt tool node', async () => {
+      const ran: string[] = [];
+      const inner = createAgent({
+        model: callsOnce('write', { path: '/etc/passwd' }),
+        tools: [recordingTool('write', ran)],
+        name: 'inner',
+      });
+      const graph = new StateGraph(MessagesAnnotation)
+        // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- LangGraph types these arrays with `any`
+        .addNode('call', async (state) => inner.invoke({ messages: state.messages }), { subgraphs: [inner.graph] })
+        .addEdge(START, 'call')
+        .addEdge('call', END)
+        .compile({ name: 'app' });
+      installMultiagent(graph, { gate: pathGate('/etc/passwd') });
+      const report = audit(graph);
+      expect(report.nodes.map((n) => [n.path.join('/'), n.status])).toEqual([
+        ['app', 'gated'],
+        ['app/call', 'attested'],
+        ['app/call/inner', 'gated'],
+        ['app/call/inner/tools', 'gated'],
+      ]);
+      const result = await graph.invoke(hi);
+      expect(ran).toEqual([]);
+      expect(messagesOf(result)).toContain('tool:[gate] BLOCKED: /etc/passwd is off limits');
     });
-    const graph = new StateGraph(MessagesAnnotation)
-      // eslint-disable-next-line @typescript-eslint/no-unsafe-assignment -- LangGraph types these arrays with `any`
-      .addNode('call', async (state) => inner.invoke({ messages: state.messages }), { subgraphs: [inner.graph] })
-      .addEdge(START, 'call')
-      .addEdge('call', END)
-      .compile({ name: 'app' });
-    installMultiagent(graph, { gate: pathGate('/etc/passwd') });
-    const report = audit(graph);
-    expect(report.nodes.map((n) => [n.path.join('/'), n.status])).toEqual([
-      ['app', 'gated'],
-      ['app/call', 'attested'],
-      ['app/call/inner', 'gated'],
-      ['app/call/inner/tools', 'gated'],
-    ]);
-    const result = await graph.invoke(hi);
-    expect(ran).toEqual([]);
-    expect(messagesOf(result)).toContain('tool:[gate] BLOCKED: /etc/passwd is off limits');
-  });
 
-  it('gates createReactAgent (the prebuilt tool node)', async () => {
-    const ran: string[] = [];
-    const agent = createReactAgent({
-      llm: callsOnce('read', { path: '/etc/passwd' }),
-      tools: [recordingTool('read', ran)],
-      name: 'ops',
+    it('gates createReactAgent (the prebuilt tool node)', async () => {
+      const ran: string[] = [];
+      const agent = createReactAgent({
+        llm: callsOnce('read', { path: '/etc/passwd' }),
+        tools: [recordingTool('read', ran)],
+        name: 'ops',
+      });
+      installMultiagent(agent, { gate: pathGate('/etc/passwd') });
+      const result = await agent.invoke(hi);
+      expect(ran).toEqual([]);
+      expect(messagesOf(result)).toContain('tool:[gate] BLOCKED: /etc/passwd is off limits');
     });
-    installMultiagent(agent, { gate: pathGate('/etc/passwd') });
-    const result = await agent.invoke(hi);
-    expect(ran).toEqual([]);
-    expect(messagesOf(result)).toContain('tool:[gate] BLOCKED: /etc/passwd is off limits');
   });
 });
 
-describe('the node guard', () => {
-  it('stops a node whose runnable was swapped after install, and uninstall restores what was there', async () => {
-    const ran: string[] = [];
-    const agent = createReactAgent({
-      llm: new ScriptedChatModel([{ calls: [{ name: 'read', args: { path: '/a' } }] }, { say: 'ok' }]),
-      tools: [recordingTool('read', ran)],
-      name: 'ops',
+describe('the node guard of a LangGraph tree', () => {
+  describe("when a node's runnable is swapped after install", () => {
+    it('stops a node whose runnable was swapped after install, and uninstall restores what was there', async () => {
+      const ran: string[] = [];
+      const agent = createReactAgent({
+        llm: new ScriptedChatModel([{ calls: [{ name: 'read', args: { path: '/a' } }] }, { say: 'ok' }]),
+        tools: [recordingTool('read', ran)],
+        name: 'ops',
+      });
+      const [handle] = installMultiagent(agent, { gate: allowAll() });
+      const node = agent.nodes.tools!;
+      const swapped = new PrebuiltToolNode([recordingTool('read', ran)]);
+      expect(() => {
+        (node as { bound: unknown }).bound = swapped;
+      }).toThrow(TypeError);
+      Object.defineProperty(node, 'bound', { value: swapped, writable: true, configurable: true });
+      await expect(agent.invoke(hi)).rejects.toThrow(/swapped after install/);
+      expect(ran).toEqual([]);
+      expect(handle!.isActive()).toBe(false);
     });
-    const [handle] = installMultiagent(agent, { gate: allowAll() });
-    const node = agent.nodes.tools!;
-    const swapped = new PrebuiltToolNode([recordingTool('read', ran)]);
-    expect(() => {
-      (node as { bound: unknown }).bound = swapped;
-    }).toThrow(TypeError);
-    Object.defineProperty(node, 'bound', { value: swapped, writable: true, configurable: true });
-    await expect(agent.invoke(hi)).rejects.toThrow(/swapped after install/);
-    expect(ran).toEqual([]);
-    expect(handle!.isActive()).toBe(false);
   });
 });
 
-describe('the functional API', () => {
-  it('an entrypoint is reported ungateable (its tasks run inside its function), and install refuses it unless accepted', () => {
-    const step = task('step', (x: number) => x + 1);
-    const flow = entrypoint({ name: 'flow', checkpointer: new MemorySaver() }, async (x: number) => step(x));
-    const row = audit(flow).nodes.find((n) => n.path.join('/') === 'flow/flow');
-    expect(row).toMatchObject({ kind: 'custom', status: 'ungateable' });
-    expect(row?.reason).toMatch(/functional API's entrypoint/);
-    expect(() => installMultiagent(flow, { gate: allowAll() })).toThrow(UngateableError);
-    installMultiagent(flow, { gate: allowAll(), accept: [{ path: 'flow/flow', reason: 'its tasks call no tool' }] });
-    expect(audit(flow).nodes.find((n) => n.path.join('/') === 'flow/flow')?.status).toBe('accepted');
+describe('installMultiagent(entrypoint) (the functional API)', () => {
+  describe('when the entrypoint declares nothing', () => {
+    it('an entrypoint is reported ungateable (its tasks run inside its function), and install refuses it unless accepted', () => {
+      const step = task('step', (x: number) => x + 1);
+      const flow = entrypoint({ name: 'flow', checkpointer: new MemorySaver() }, async (x: number) => step(x));
+      const row = audit(flow).nodes.find((n) => n.path.join('/') === 'flow/flow');
+      expect(row).toMatchObject({ kind: 'custom', status: 'ungateable' });
+      expect(row?.reason).toMatch(/functional API's entrypoint/);
+      expect(() => installMultiagent(flow, { gate: allowAll() })).toThrow(UngateableError);
+      installMultiagent(flow, { gate: allowAll(), accept: [{ path: 'flow/flow', reason: 'its tasks call no tool' }] });
+      expect(audit(flow).nodes.find((n) => n.path.join('/') === 'flow/flow')?.status).toBe('accepted');
+    });
   });
 
   describe('when the entrypoint declares the graphs its tasks run', () => {

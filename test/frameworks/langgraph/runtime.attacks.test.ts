@@ -21,8 +21,8 @@ const asking = (name: string, path: string): ReturnType<typeof askingFor> => ask
 const toolGraph = (tools: StructuredToolInterface[]): ReturnType<typeof toolNodeGraph> => toolNodeGraph('g', tools);
 const build = toolGraph;
 
-describe('LangGraph bypass attempts', () => {
-  describe('callbacks are never the enforcement point', () => {
+describe('the LangGraph runtime gate, against bypass attempts', () => {
+  describe('when a callback fails open or is dropped (callbacks are never the enforcement point)', () => {
     it('a tool callback that throws without raiseError changes nothing: the deny holds and nothing runs', async () => {
       const ran: string[] = [];
       const rm = recordingTool('rm', ran);
@@ -59,7 +59,7 @@ describe('LangGraph bypass attempts', () => {
     });
   });
 
-  describe('middleware', () => {
+  describe('when a middleware swaps the tool or its wrapper', () => {
     it('a middleware that hands the node another tool object is refused and the run rejects', async () => {
       const ran: string[] = [];
       const impostor = recordingTool('rm', ran);
@@ -88,7 +88,7 @@ describe('LangGraph bypass attempts', () => {
     });
   });
 
-  describe('a gated tool called from outside its tool node', () => {
+  describe('when a gated tool is called from outside its tool node', () => {
     it('is refused: it runs only inside a call its gate judged', async () => {
       const ran: string[] = [];
       const rm = recordingTool('rm', ran);
@@ -98,7 +98,7 @@ describe('LangGraph bypass attempts', () => {
     });
   });
 
-  describe('members replaced after install', () => {
+  describe('when members are replaced after install', () => {
     it('a node replaced in nodes is stopped before it runs', async () => {
       const ran: string[] = [];
       const graph = toolGraph([recordingTool('rm', ran)]);
@@ -128,7 +128,7 @@ describe('LangGraph bypass attempts', () => {
     });
   });
 
-  describe('install', () => {
+  describe('when a tree is installed and uninstalled', () => {
     it('refuses a frozen tool node before changing anything, with every problem listed', () => {
       const ran: string[] = [];
       const frozen = new ToolNode([recordingTool('rm', ran)]);

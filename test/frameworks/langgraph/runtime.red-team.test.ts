@@ -41,8 +41,8 @@ function retrying(
   return toolNodeGraph('g', [recordingTool('rm', ran)], options);
 }
 
-describe('the LangGraph gate against the red team', () => {
-  describe('nodes the walk must not skip by name or shape', () => {
+describe('the LangGraph runtime gate, against the red team', () => {
+  describe('when a node hides by its name or shape (the walk must not skip it)', () => {
     const helperRun = (ran: string[]) => {
       const helper = createAgent({
         model: callsOnce('rm', { path: '/etc' }),
@@ -114,7 +114,7 @@ describe('the LangGraph gate against the red team', () => {
     });
   });
 
-  describe('a gate failure stops every way of running the graph', () => {
+  describe('when the gate fails on a graph run another way (a gate failure stops every way of running it)', () => {
     it('a withConfig copy: the retry of a failed call is refused and the run rejects', async () => {
       const ran: string[] = [];
       const graph = retrying(ran);
@@ -155,7 +155,7 @@ describe('the LangGraph gate against the red team', () => {
     });
   });
 
-  describe('tools', () => {
+  describe('when a tool tries to get past the gate', () => {
     class RmTool extends StructuredTool {
       name = 'rm';
       description = 'rm';

@@ -11,23 +11,25 @@ import { callsOnce, recordingTool } from '../../helpers/langgraph.js';
 
 afterEach(() => setLangGraphVersions());
 
-describe('the tested LangGraph range', () => {
-  it('holds the versions installed here (CI runs the oldest and the newest: the lock file pins the newest)', () => {
-    expect(Object.keys(LANGGRAPH_TESTED).sort()).toEqual(['@langchain/core', '@langchain/langgraph', 'langchain']);
-    for (const name of Object.keys(LANGGRAPH_TESTED)) {
-      expect(inTestedRange(installedVersion(name) ?? 'none', LANGGRAPH_TESTED[name]!), name).toBe(true);
-    }
-  });
+describe('LANGGRAPH_TESTED (the tested LangGraph range)', () => {
+  describe('when compared with the installed packages and package.json', () => {
+    it('holds the versions installed here (CI runs the oldest and the newest: the lock file pins the newest)', () => {
+      expect(Object.keys(LANGGRAPH_TESTED).sort()).toEqual(['@langchain/core', '@langchain/langgraph', 'langchain']);
+      for (const name of Object.keys(LANGGRAPH_TESTED)) {
+        expect(inTestedRange(installedVersion(name) ?? 'none', LANGGRAPH_TESTED[name]!), name).toBe(true);
+      }
+    });
 
-  it("is the peer range's lower end and the pinned devDependency, package by package (what CI installs)", () => {
-    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-      peerDependencies: Record<string, string>;
-      devDependencies: Record<string, string>;
-    };
-    for (const [name, range] of Object.entries(LANGGRAPH_TESTED)) {
-      expect(manifest.peerDependencies[name], name).toMatch(new RegExp(`^>=${range.min.replaceAll('.', '\\.')} `));
-      expect(manifest.devDependencies[name], name).toBe(range.max);
-    }
+    it("is the peer range's lower end and the pinned devDependency, package by package (what CI installs)", () => {
+      const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+        peerDependencies: Record<string, string>;
+        devDependencies: Record<string, string>;
+      };
+      for (const [name, range] of Object.entries(LANGGRAPH_TESTED)) {
+        expect(manifest.peerDependencies[name], name).toMatch(new RegExp(`^>=${range.min.replaceAll('.', '\\.')} `));
+        expect(manifest.devDependencies[name], name).toBe(range.max);
+      }
+    });
   });
 
   describe('when the package of a tool node is outside it', () => {

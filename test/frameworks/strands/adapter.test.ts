@@ -52,7 +52,7 @@ function strandsState(entry: Entry): string {
 }
 
 describe('strandsAdapter', () => {
-  describe.each(trees)('on the %s', (_name, build) => {
+  describe.each(trees)('when walking the %s', (_name, build) => {
     it('walks the same places, kinds, problems and first places as the Strands walk', () => {
       const root = build();
       const strands = walk(root);

@@ -144,24 +144,26 @@ const settle = (promise: Promise<unknown>): Promise<unknown> =>
 const drain = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 30));
 
 describe('the background dispatch path (SDK ≥ 1.16)', () => {
-  it('the SDK’s own background run goes through the gate: the judged call runs, a changed one does not', async ({
-    skip,
-  }) => {
-    skip(!hasBackgroundTasks, FEATURE_ABSENT['background-tasks']);
-    const agent = backgroundAgent();
-    install(agent, { gate: onlyTmp });
-    await settle(agent.invoke('go'));
-    await drain();
-    expect(ran).toEqual(['rm({"path":"/tmp/x"})@a']);
-    const other = backgroundAgent();
-    install(other, { gate: onlyTmp });
-    rewriteAfterDecision(other);
-    await settle(other.invoke('go'));
-    await drain();
-    expect(ran).toEqual(['rm({"path":"/tmp/x"})@a']);
+  describe('when the SDK’s own dispatcher runs the call', () => {
+    it('the SDK’s own background run goes through the gate: the judged call runs, a changed one does not', async ({
+      skip,
+    }) => {
+      skip(!hasBackgroundTasks, FEATURE_ABSENT['background-tasks']);
+      const agent = backgroundAgent();
+      install(agent, { gate: onlyTmp });
+      await settle(agent.invoke('go'));
+      await drain();
+      expect(ran).toEqual(['rm({"path":"/tmp/x"})@a']);
+      const other = backgroundAgent();
+      install(other, { gate: onlyTmp });
+      rewriteAfterDecision(other);
+      await settle(other.invoke('go'));
+      await drain();
+      expect(ran).toEqual(['rm({"path":"/tmp/x"})@a']);
+    });
   });
 
-  describe.each(Object.entries(attacks))('a replaced or patched dispatcher: %s', (name, patch) => {
+  describe.each(Object.entries(attacks))('when the dispatcher is replaced or patched: %s', (name, patch) => {
     it('patched before install: the audit does not call the agent gated, and install refuses it', async ({ skip }) => {
       skip(!hasBackgroundTasks, FEATURE_ABSENT['background-tasks']);
       const agent = backgroundAgent();
@@ -205,27 +207,29 @@ describe('the background dispatch path (SDK ≥ 1.16)', () => {
     });
   });
 
-  it('a _executeTool replaced before the first initialize (the manager takes it then): ungateable, refused', ({
-    skip,
-  }) => {
-    skip(!hasBackgroundTasks, FEATURE_ABSENT['background-tasks']);
-    const agent = backgroundAgent();
-    fieldsOf(fieldsOf(agent)._backgroundTasks)._executeTool = (tool: unknown, context: { toolUse: ToolUse }) =>
-      runDirect(tool, context.toolUse, agent);
-    expect(audit(agent).nodes[0]!.status).toBe('ungateable');
-    expect(() => install(agent, { gate: onlyTmp })).toThrow(/background/);
+  describe('when a part of the dispatcher is replaced or moved over before use', () => {
+    it('a _executeTool replaced before the first initialize (the manager takes it then): ungateable, refused', ({
+      skip,
+    }) => {
+      skip(!hasBackgroundTasks, FEATURE_ABSENT['background-tasks']);
+      const agent = backgroundAgent();
+      fieldsOf(fieldsOf(agent)._backgroundTasks)._executeTool = (tool: unknown, context: { toolUse: ToolUse }) =>
+        runDirect(tool, context.toolUse, agent);
+      expect(audit(agent).nodes[0]!.status).toBe('ungateable');
+      expect(() => install(agent, { gate: onlyTmp })).toThrow(/background/);
+    });
+
+    it('another agent’s own dispatcher, moved over: ungateable, refused', ({ skip }) => {
+      skip(!hasBackgroundTasks, FEATURE_ABSENT['background-tasks']);
+      const agent = backgroundAgent();
+      const plain = scriptedAgent('plain', [say('x')], { tools: [recordingTool('rm')] });
+      fieldsOf(plain)._backgroundTasks = fieldsOf(agent)._backgroundTasks;
+      expect(audit(plain).nodes[0]!.status).toBe('ungateable');
+      expect(() => install(plain, { gate: onlyTmp })).toThrow(/background/);
+    });
   });
 
-  it('another agent’s own dispatcher, moved over: ungateable, refused', ({ skip }) => {
-    skip(!hasBackgroundTasks, FEATURE_ABSENT['background-tasks']);
-    const agent = backgroundAgent();
-    const plain = scriptedAgent('plain', [say('x')], { tools: [recordingTool('rm')] });
-    fieldsOf(plain)._backgroundTasks = fieldsOf(agent)._backgroundTasks;
-    expect(audit(plain).nodes[0]!.status).toBe('ungateable');
-    expect(() => install(plain, { gate: onlyTmp })).toThrow(/background/);
-  });
-
-  describe('another agent’s _executeTool closure (same source, that agent’s executor and middleware)', () => {
+  describe('when another agent’s _executeTool closure is moved in (same source, that agent’s executor and middleware)', () => {
     /** Moves `from`'s closure into `to`'s dispatcher and (once made) its task manager. */
     const moveClosure = (from: Agent, to: Agent): void => {
       const closure = fieldsOf(fieldsOf(from)._backgroundTasks)._executeTool;

@@ -14,12 +14,14 @@ import { isolateEachTest, say, scriptedAgent } from '../../helpers/sdk.js';
 isolateEachTest();
 
 describe('strandsFramework.plan', () => {
-  it('lists a named, placed mutation per agent and per orchestrator, and applies none', () => {
-    const graph = buildNestedGraphs();
-    const planned = strandsFramework.plan(graph, { gate: allowAll() });
-    expect(planned.subject).toBe('orchestrator=<release>');
-    expect(planned.mutations.map((m) => [m.what, m.path.join('/')])).toEqual(PLACES);
-    expect(audit(graph).summary.gated).toBe(0);
+  describe('when only planned', () => {
+    it('lists a named, placed mutation per agent and per orchestrator, and applies none', () => {
+      const graph = buildNestedGraphs();
+      const planned = strandsFramework.plan(graph, { gate: allowAll() });
+      expect(planned.subject).toBe('orchestrator=<release>');
+      expect(planned.mutations.map((m) => [m.what, m.path.join('/')])).toEqual(PLACES);
+      expect(audit(graph).summary.gated).toBe(0);
+    });
   });
 
   describe('when its mutations are applied', () => {
@@ -43,21 +45,23 @@ class Opaque extends Node {
   }
 }
 
-describe('strandsFramework.plan with an accepted opaque node', () => {
-  it('installs around a frozen accepted node it cannot wrap (it runs as accepted), where a declared one is refused', () => {
-    const writer = scriptedAgent('writer', [say('-')]);
-    const legacy = Object.freeze(new Opaque('legacy', {}));
-    const graph = new Graph({ id: 'app', nodes: [writer, legacy], edges: [] });
-    const accept = [{ path: 'app/legacy', reason: 'reviewed: runs no tools' }];
-    const planned = strandsFramework.plan(graph, { gate: allowAll(), accept });
-    // No mutation wraps the frozen node's run: it is left as it was.
-    expect(planned.mutations.map((m) => m.what)).toEqual(['agent "writer"', 'guard of "app"']);
-    planned.commit(applyMutations(planned.mutations, planned.subject));
-    expect(audit(graph).nodes.map((n) => `${n.id}:${n.status}`)).toEqual([
-      'app:gated',
-      'writer:gated',
-      'legacy:accepted',
-    ]);
+describe('strandsFramework.plan', () => {
+  describe('when an accepted opaque node is frozen', () => {
+    it('installs around a frozen accepted node it cannot wrap (it runs as accepted), where a declared one is refused', () => {
+      const writer = scriptedAgent('writer', [say('-')]);
+      const legacy = Object.freeze(new Opaque('legacy', {}));
+      const graph = new Graph({ id: 'app', nodes: [writer, legacy], edges: [] });
+      const accept = [{ path: 'app/legacy', reason: 'reviewed: runs no tools' }];
+      const planned = strandsFramework.plan(graph, { gate: allowAll(), accept });
+      // No mutation wraps the frozen node's run: it is left as it was.
+      expect(planned.mutations.map((m) => m.what)).toEqual(['agent "writer"', 'guard of "app"']);
+      planned.commit(applyMutations(planned.mutations, planned.subject));
+      expect(audit(graph).nodes.map((n) => `${n.id}:${n.status}`)).toEqual([
+        'app:gated',
+        'writer:gated',
+        'legacy:accepted',
+      ]);
+    });
   });
 });
 

@@ -258,335 +258,353 @@ afterAll(() => {
   }
 });
 
-describe('the self-test on an unpatched SDK', () => {
-  it('passes every check, by its text', async () => {
-    expect(await runSelfTest()).toEqual({
-      ok: true,
-      checks: [HOOK_ORDER, DENIED_TOOL, SWAPPED_NODE, GATE_ERROR, HANDOFF, OUTERMOST],
+describe('runSelfTest (in-process, on a faulty SDK)', () => {
+  describe('when the SDK is unpatched', () => {
+    it('passes every check, by its text', async () => {
+      expect(await runSelfTest()).toEqual({
+        ok: true,
+        checks: [HOOK_ORDER, DENIED_TOOL, SWAPPED_NODE, GATE_ERROR, HANDOFF, OUTERMOST],
+      });
+    });
+
+    it('writes nothing to stdout (its probe agents print nothing)', async () => {
+      const write = vi.spyOn(process.stdout, 'write');
+      expect(await runSelfTest()).toMatchObject({ ok: true });
+      expect(write).not.toHaveBeenCalled();
     });
   });
 
-  it('writes nothing to stdout (its probe agents print nothing)', async () => {
-    const write = vi.spyOn(process.stdout, 'write');
-    expect(await runSelfTest()).toMatchObject({ ok: true });
-    expect(write).not.toHaveBeenCalled();
-  });
-});
+  describe('when a fault targets one check', () => {
+    describe(`check "${HOOK_ORDER}"`, () => {
+      it('fails when the hook registry ignores order and runs callbacks as registered', async () => {
+        hookOrderIgnored();
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: HOOK_ORDER,
+          detail: 'agent hooks ran as default,last,first',
+        });
+      });
 
-describe(`check "${HOOK_ORDER}"`, () => {
-  it('fails when the hook registry ignores order and runs callbacks as registered', async () => {
-    hookOrderIgnored();
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: HOOK_ORDER,
-      detail: 'agent hooks ran as default,last,first',
-    });
-  });
+      it("fails when only an orchestrator's node hooks run as registered", async () => {
+        hookOrderIgnored(BeforeNodeCallEvent);
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: HOOK_ORDER,
+          detail: 'orchestrator hooks ran as default,last,first',
+        });
+      });
 
-  it("fails when only an orchestrator's node hooks run as registered", async () => {
-    hookOrderIgnored(BeforeNodeCallEvent);
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: HOOK_ORDER,
-      detail: 'orchestrator hooks ran as default,last,first',
-    });
-  });
-
-  it('fails when the tool path no longer fires BeforeToolCallEvent', async () => {
-    patch(
-      toolExecutor,
-      'executeTool',
-      (original) =>
-        function (this: unknown, ...args: never[]): Events {
-          return relay(original.apply(this, args) as Events, { skip: (event) => event instanceof BeforeToolCallEvent });
-        },
-    );
-    expect(await runSelfTest()).toEqual({ ok: false, check: HOOK_ORDER, detail: 'agent hooks ran as nothing' });
-  });
-
-  it('fails when a Graph no longer fires BeforeNodeCallEvent', async () => {
-    patch(Graph.prototype, '_runBeforeNodeCall', () => (): Events => eventsOf([]));
-    expect(await runSelfTest()).toEqual({ ok: false, check: HOOK_ORDER, detail: 'orchestrator hooks ran as nothing' });
-  });
-});
-
-describe(`check "${DENIED_TOOL}"`, () => {
-  it("fails when the tool path acts on no hook's cancel and runs no middleware (the earlier check passed)", async () => {
-    toolPathIgnoresGate();
-    expect(await runSelfTest()).toEqual({ ok: false, check: DENIED_TOOL, detail: 'the denied tool ran 2 time(s)' });
-  });
-
-  it("fails when a Graph's AgentNode reports its agent done without running it", async () => {
-    patch(AgentNode.prototype, 'handle', () => (): Events => eventsOf([], { content: [] }));
-    expect(await runSelfTest()).toEqual({ ok: false, check: DENIED_TOOL, detail: 'the probe agents never ran' });
-  });
-
-  it('fails when the lone probe agent never reaches its model (scoped to that probe)', async () => {
-    patch(
-      Agent.prototype,
-      'invoke',
-      (original) =>
-        function (this: unknown, ...args: never[]): unknown {
-          if ((this as Agent).id === 'self-test-lone') return Promise.reject(new Error('invoke refused'));
-          return original.apply(this, args);
-        },
-    );
-    expect(await runSelfTest()).toEqual({ ok: false, check: DENIED_TOOL, detail: 'the probe agents never ran' });
-  });
-});
-
-describe(`check "${SWAPPED_NODE}"`, () => {
-  it('fails when a Graph runs what its nodes map names now, even a node whose BeforeNodeCallEvent was cancelled', async () => {
-    graphRunsCancelledSwap();
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: SWAPPED_NODE,
-      detail: 'the ungated node swapped in after install ran',
-    });
-  });
-
-  it('fails when the swapped-in node reaches its model even though no tool body runs (the earlier checks passed)', async () => {
-    graphRunsCancelledSwap();
-    // Every tool fails before its body: the denied tools of the earlier check stay unrun, and so does the
-    // intruder's; that its model was called is enough.
-    patch(toolExecutor, '_executeToolCore', () => (...args: never[]): Events => {
-      const [, , toolUse] = args as unknown[];
-      const { toolUseId } = toolUse as { toolUseId: string };
-      return eventsOf(
-        [],
-        new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock('no tool runtime')] }),
-      );
-    });
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: SWAPPED_NODE,
-      detail: 'the ungated node swapped in after install ran',
-    });
-  });
-});
-
-describe(`check "${GATE_ERROR}"`, () => {
-  it("fails when the agent calls its model again despite a hook's cancel", async () => {
-    patch(
-      hiddenPrototypes().hookRegistry,
-      'invokeCallbacks',
-      (original) =>
-        async function (this: unknown, ...args: never[]): Promise<unknown> {
-          const [event] = args as unknown[];
-          if (!(event instanceof BeforeModelCallEvent)) return original.apply(this, args);
-          // The hooks act on a copy: the SDK never reads their cancel (a cancel they hold included).
-          const copy: unknown = Object.assign(Object.create(Object.getPrototypeOf(event) as object) as object, event);
-          await original.apply(this, [copy] as never[]);
-          return event;
-        },
-    );
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: GATE_ERROR,
-      detail: 'the model was called 3 times: the run went on',
-    });
-  });
-
-  it('fails when the tool runs after the gate failed (scoped to that probe)', async () => {
-    toolPathIgnoresGate('self-test-error');
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: GATE_ERROR,
-      detail: 'the tool ran 1 time(s) after the gate failed',
-    });
-  });
-});
-
-describe(`check "${HANDOFF}"`, () => {
-  it('fails when the Swarm no longer runs the hooks of MultiAgentHandoffEvent', async () => {
-    patch(
-      Swarm.prototype,
-      '_emit',
-      (original) =>
-        function (this: unknown, ...args: never[]): Events {
-          const [event] = args as unknown[];
-          if (!(event instanceof MultiAgentHandoffEvent)) return original.apply(this, args) as Events;
-          // Yielded to the consumer as before, but its hooks never run.
-          return eventsOf([event]);
-        },
-    );
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: HANDOFF,
-      detail: 'the Swarm emitted node:self-test-a,node:self-test-b',
-    });
-  });
-
-  it('fails when the Swarm announces the handoff after the next node started', async () => {
-    const late = new WeakMap<object, unknown>();
-    patch(
-      Swarm.prototype,
-      '_emit',
-      (original) =>
-        async function* (this: object, ...args: never[]): Events {
-          const [event] = args as unknown[];
-          if (!(event instanceof MultiAgentHandoffEvent)) return yield* original.apply(this, args) as Events;
-          late.set(this, event);
-          yield event;
-          return undefined;
-        },
-    );
-    patch(
-      Swarm.prototype,
-      '_streamNode',
-      (original) =>
-        function (this: object, ...args: never[]): Events {
-          return relay(original.apply(this, args) as Events, {
-            afterHooks: async (event) => {
-              const handoff = late.get(this);
-              if (!(event instanceof BeforeNodeCallEvent) || handoff === undefined) return;
-              late.delete(this);
-              await (
-                this as { _hookRegistry: { invokeCallbacks(e: unknown): Promise<unknown> } }
-              )._hookRegistry.invokeCallbacks(handoff);
+      it('fails when the tool path no longer fires BeforeToolCallEvent', async () => {
+        patch(
+          toolExecutor,
+          'executeTool',
+          (original) =>
+            function (this: unknown, ...args: never[]): Events {
+              return relay(original.apply(this, args) as Events, {
+                skip: (event) => event instanceof BeforeToolCallEvent,
+              });
             },
-          });
-        },
-    );
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: HANDOFF,
-      detail: 'the Swarm emitted node:self-test-a,node:self-test-b,handoff:self-test-b',
+        );
+        expect(await runSelfTest()).toEqual({ ok: false, check: HOOK_ORDER, detail: 'agent hooks ran as nothing' });
+      });
+
+      it('fails when a Graph no longer fires BeforeNodeCallEvent', async () => {
+        patch(Graph.prototype, '_runBeforeNodeCall', () => (): Events => eventsOf([]));
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: HOOK_ORDER,
+          detail: 'orchestrator hooks ran as nothing',
+        });
+      });
     });
-  });
 
-  it('fails when the handoff event names its target twice (the targets are shown as the event has them)', async () => {
-    patch(
-      Swarm.prototype,
-      '_emit',
-      (original) =>
-        function (this: unknown, ...args: never[]): Events {
-          const [event] = args as unknown[];
-          if (!(event instanceof MultiAgentHandoffEvent)) return original.apply(this, args) as Events;
-          const doubled = new MultiAgentHandoffEvent({
-            source: event.source,
-            targets: [...event.targets, ...event.targets],
-            state: event.state,
-            invocationState: event.invocationState,
-          });
-          return original.call(this, doubled as never) as Events;
-        },
-    );
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: HANDOFF,
-      detail: 'the Swarm emitted node:self-test-a,handoff:self-test-b+self-test-b,node:self-test-b',
+    describe(`check "${DENIED_TOOL}"`, () => {
+      it("fails when the tool path acts on no hook's cancel and runs no middleware (the earlier check passed)", async () => {
+        toolPathIgnoresGate();
+        expect(await runSelfTest()).toEqual({ ok: false, check: DENIED_TOOL, detail: 'the denied tool ran 2 time(s)' });
+      });
+
+      it("fails when a Graph's AgentNode reports its agent done without running it", async () => {
+        patch(AgentNode.prototype, 'handle', () => (): Events => eventsOf([], { content: [] }));
+        expect(await runSelfTest()).toEqual({ ok: false, check: DENIED_TOOL, detail: 'the probe agents never ran' });
+      });
+
+      it('fails when the lone probe agent never reaches its model (scoped to that probe)', async () => {
+        patch(
+          Agent.prototype,
+          'invoke',
+          (original) =>
+            function (this: unknown, ...args: never[]): unknown {
+              if ((this as Agent).id === 'self-test-lone') return Promise.reject(new Error('invoke refused'));
+              return original.apply(this, args);
+            },
+        );
+        expect(await runSelfTest()).toEqual({ ok: false, check: DENIED_TOOL, detail: 'the probe agents never ran' });
+      });
     });
-  });
 
-  it('passes when the Swarm announces more after the next node ran (only the start of the order is checked)', async () => {
-    // A release that closes each Swarm run with a handoff event naming no target.
-    patch(
-      Swarm.prototype,
-      '_emit',
-      (original) =>
-        async function* (this: unknown, ...args: never[]): Events {
-          const [event] = args as unknown[];
-          if (event instanceof AfterMultiAgentInvocationEvent) {
-            const { state, invocationState } = event;
-            const closing = new MultiAgentHandoffEvent({ source: 'self-test-b', targets: [], state, invocationState });
-            yield* original.call(this, closing as never) as Events;
-          }
-          return yield* original.apply(this, args) as Events;
-        },
-    );
-    expect(await runSelfTest()).toMatchObject({ ok: true });
-  });
+    describe(`check "${SWAPPED_NODE}"`, () => {
+      it('fails when a Graph runs what its nodes map names now, even a node whose BeforeNodeCallEvent was cancelled', async () => {
+        graphRunsCancelledSwap();
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: SWAPPED_NODE,
+          detail: 'the ungated node swapped in after install ran',
+        });
+      });
 
-  it("fails when a Swarm's own addHook registers nothing", async () => {
-    patch(Swarm.prototype, 'addHook', () => () => () => undefined);
-    expect(await runSelfTest()).toEqual({ ok: false, check: HANDOFF, detail: 'the Swarm emitted nothing' });
-  });
-
-  it('fails when the structured-output tool runs outside the hooks (the gate never judges it)', async () => {
-    patch(
-      toolExecutor,
-      'executeTool',
-      (original) =>
-        function (this: unknown, ...args: never[]): Events {
-          const [options, block, invocationState] = args as unknown[];
-          const { name, toolUseId, input } = block as { name: string; toolUseId: string; input: unknown };
-          if (name !== 'strands_structured_output') return original.apply(this, args) as Events;
-          const tool = (options as { agent: Agent }).agent.toolRegistry.get(name);
-          return (this as { _executeToolCore: ToolCore })._executeToolCore(
-            options,
-            tool,
-            { name, toolUseId, input },
-            invocationState,
+      it('fails when the swapped-in node reaches its model even though no tool body runs (the earlier checks passed)', async () => {
+        graphRunsCancelledSwap();
+        // Every tool fails before its body: the denied tools of the earlier check stay unrun, and so does the
+        // intruder's; that its model was called is enough.
+        patch(toolExecutor, '_executeToolCore', () => (...args: never[]): Events => {
+          const [, , toolUse] = args as unknown[];
+          const { toolUseId } = toolUse as { toolUseId: string };
+          return eventsOf(
+            [],
+            new ToolResultBlock({ toolUseId, status: 'error', content: [new TextBlock('no tool runtime')] }),
           );
-        },
-    );
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: HANDOFF,
-      detail: "the handoff tool was judged as nothing, not as the SDK's structured-output tool",
+        });
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: SWAPPED_NODE,
+          detail: 'the ungated node swapped in after install ran',
+        });
+      });
+    });
+
+    describe(`check "${GATE_ERROR}"`, () => {
+      it("fails when the agent calls its model again despite a hook's cancel", async () => {
+        patch(
+          hiddenPrototypes().hookRegistry,
+          'invokeCallbacks',
+          (original) =>
+            async function (this: unknown, ...args: never[]): Promise<unknown> {
+              const [event] = args as unknown[];
+              if (!(event instanceof BeforeModelCallEvent)) return original.apply(this, args);
+              // The hooks act on a copy: the SDK never reads their cancel (a cancel they hold included).
+              const copy: unknown = Object.assign(
+                Object.create(Object.getPrototypeOf(event) as object) as object,
+                event,
+              );
+              await original.apply(this, [copy] as never[]);
+              return event;
+            },
+        );
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: GATE_ERROR,
+          detail: 'the model was called 3 times: the run went on',
+        });
+      });
+
+      it('fails when the tool runs after the gate failed (scoped to that probe)', async () => {
+        toolPathIgnoresGate('self-test-error');
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: GATE_ERROR,
+          detail: 'the tool ran 1 time(s) after the gate failed',
+        });
+      });
+    });
+
+    describe(`check "${HANDOFF}"`, () => {
+      it('fails when the Swarm no longer runs the hooks of MultiAgentHandoffEvent', async () => {
+        patch(
+          Swarm.prototype,
+          '_emit',
+          (original) =>
+            function (this: unknown, ...args: never[]): Events {
+              const [event] = args as unknown[];
+              if (!(event instanceof MultiAgentHandoffEvent)) return original.apply(this, args) as Events;
+              // Yielded to the consumer as before, but its hooks never run.
+              return eventsOf([event]);
+            },
+        );
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: HANDOFF,
+          detail: 'the Swarm emitted node:self-test-a,node:self-test-b',
+        });
+      });
+
+      it('fails when the Swarm announces the handoff after the next node started', async () => {
+        const late = new WeakMap<object, unknown>();
+        patch(
+          Swarm.prototype,
+          '_emit',
+          (original) =>
+            async function* (this: object, ...args: never[]): Events {
+              const [event] = args as unknown[];
+              if (!(event instanceof MultiAgentHandoffEvent)) return yield* original.apply(this, args) as Events;
+              late.set(this, event);
+              yield event;
+              return undefined;
+            },
+        );
+        patch(
+          Swarm.prototype,
+          '_streamNode',
+          (original) =>
+            function (this: object, ...args: never[]): Events {
+              return relay(original.apply(this, args) as Events, {
+                afterHooks: async (event) => {
+                  const handoff = late.get(this);
+                  if (!(event instanceof BeforeNodeCallEvent) || handoff === undefined) return;
+                  late.delete(this);
+                  await (
+                    this as { _hookRegistry: { invokeCallbacks(e: unknown): Promise<unknown> } }
+                  )._hookRegistry.invokeCallbacks(handoff);
+                },
+              });
+            },
+        );
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: HANDOFF,
+          detail: 'the Swarm emitted node:self-test-a,node:self-test-b,handoff:self-test-b',
+        });
+      });
+
+      it('fails when the handoff event names its target twice (the targets are shown as the event has them)', async () => {
+        patch(
+          Swarm.prototype,
+          '_emit',
+          (original) =>
+            function (this: unknown, ...args: never[]): Events {
+              const [event] = args as unknown[];
+              if (!(event instanceof MultiAgentHandoffEvent)) return original.apply(this, args) as Events;
+              const doubled = new MultiAgentHandoffEvent({
+                source: event.source,
+                targets: [...event.targets, ...event.targets],
+                state: event.state,
+                invocationState: event.invocationState,
+              });
+              return original.call(this, doubled as never) as Events;
+            },
+        );
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: HANDOFF,
+          detail: 'the Swarm emitted node:self-test-a,handoff:self-test-b+self-test-b,node:self-test-b',
+        });
+      });
+
+      it('passes when the Swarm announces more after the next node ran (only the start of the order is checked)', async () => {
+        // A release that closes each Swarm run with a handoff event naming no target.
+        patch(
+          Swarm.prototype,
+          '_emit',
+          (original) =>
+            async function* (this: unknown, ...args: never[]): Events {
+              const [event] = args as unknown[];
+              if (event instanceof AfterMultiAgentInvocationEvent) {
+                const { state, invocationState } = event;
+                const closing = new MultiAgentHandoffEvent({
+                  source: 'self-test-b',
+                  targets: [],
+                  state,
+                  invocationState,
+                });
+                yield* original.call(this, closing as never) as Events;
+              }
+              return yield* original.apply(this, args) as Events;
+            },
+        );
+        expect(await runSelfTest()).toMatchObject({ ok: true });
+      });
+
+      it("fails when a Swarm's own addHook registers nothing", async () => {
+        patch(Swarm.prototype, 'addHook', () => () => () => undefined);
+        expect(await runSelfTest()).toEqual({ ok: false, check: HANDOFF, detail: 'the Swarm emitted nothing' });
+      });
+
+      it('fails when the structured-output tool runs outside the hooks (the gate never judges it)', async () => {
+        patch(
+          toolExecutor,
+          'executeTool',
+          (original) =>
+            function (this: unknown, ...args: never[]): Events {
+              const [options, block, invocationState] = args as unknown[];
+              const { name, toolUseId, input } = block as { name: string; toolUseId: string; input: unknown };
+              if (name !== 'strands_structured_output') return original.apply(this, args) as Events;
+              const tool = (options as { agent: Agent }).agent.toolRegistry.get(name);
+              return (this as { _executeToolCore: ToolCore })._executeToolCore(
+                options,
+                tool,
+                { name, toolUseId, input },
+                invocationState,
+              );
+            },
+        );
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: HANDOFF,
+          detail: "the handoff tool was judged as nothing, not as the SDK's structured-output tool",
+        });
+      });
+
+      it('fails when the structured-output tool is reported under another class name for one node', async () => {
+        // The second node's handoff tool comes from a renamed class, so one of the two calls is judged as another kind.
+        patch(
+          AgentNode.prototype,
+          'handle',
+          (original) =>
+            function (this: AgentNode, ...args: never[]): Events {
+              if (this.id !== 'self-test-b') return original.apply(this, args) as Events;
+              const events = original.apply(this, args) as Events;
+              return (async function* (): Events {
+                const name = keep(structuredOutputTool, 'name');
+                Object.defineProperty(structuredOutputTool, 'name', { ...name, value: 'HandoffTool' });
+                try {
+                  return yield* events;
+                } finally {
+                  Object.defineProperty(structuredOutputTool, 'name', name);
+                }
+              })();
+            },
+        );
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: HANDOFF,
+          detail: "the handoff tool was judged as structured-output,other, not as the SDK's structured-output tool",
+        });
+      });
+
+      it('fails when the structured-output tool is reported under another class name', async () => {
+        replaceProperty(structuredOutputTool, 'name', 'HandoffTool');
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: HANDOFF,
+          detail: "the handoff tool was judged as other,other, not as the SDK's structured-output tool",
+        });
+      });
+    });
+
+    describe(`check "${OUTERMOST}"`, () => {
+      it('fails when the SDK dispatches hooks through a list of its own (the checked one never runs)', async () => {
+        patch(
+          hiddenPrototypes().hookRegistry,
+          'invokeCallbacks',
+          () =>
+            async function (this: { getCallbacksFor(e: unknown): ((e: unknown) => unknown)[] }, ...args: never[]) {
+              const [event] = args as unknown[];
+              for (const callback of this.getCallbacksFor(event)) await callback(event);
+              return event;
+            },
+        );
+        expect(await runSelfTest()).toEqual({
+          ok: false,
+          check: OUTERMOST,
+          detail: 'a hook tied with the after-call audit ran before it (it saw success)',
+        });
+      });
     });
   });
 
-  it('fails when the structured-output tool is reported under another class name for one node', async () => {
-    // The second node's handoff tool comes from a renamed class, so one of the two calls is judged as another kind.
-    patch(
-      AgentNode.prototype,
-      'handle',
-      (original) =>
-        function (this: AgentNode, ...args: never[]): Events {
-          if (this.id !== 'self-test-b') return original.apply(this, args) as Events;
-          const events = original.apply(this, args) as Events;
-          return (async function* (): Events {
-            const name = keep(structuredOutputTool, 'name');
-            Object.defineProperty(structuredOutputTool, 'name', { ...name, value: 'HandoffTool' });
-            try {
-              return yield* events;
-            } finally {
-              Object.defineProperty(structuredOutputTool, 'name', name);
-            }
-          })();
-        },
-    );
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: HANDOFF,
-      detail: "the handoff tool was judged as structured-output,other, not as the SDK's structured-output tool",
+  describe('when every fault was put back', () => {
+    it('the SDK is itself again: every check passes', async () => {
+      expect(await runSelfTest()).toMatchObject({ ok: true });
     });
-  });
-
-  it('fails when the structured-output tool is reported under another class name', async () => {
-    replaceProperty(structuredOutputTool, 'name', 'HandoffTool');
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: HANDOFF,
-      detail: "the handoff tool was judged as other,other, not as the SDK's structured-output tool",
-    });
-  });
-});
-
-describe(`check "${OUTERMOST}"`, () => {
-  it('fails when the SDK dispatches hooks through a list of its own (the checked one never runs)', async () => {
-    patch(
-      hiddenPrototypes().hookRegistry,
-      'invokeCallbacks',
-      () =>
-        async function (this: { getCallbacksFor(e: unknown): ((e: unknown) => unknown)[] }, ...args: never[]) {
-          const [event] = args as unknown[];
-          for (const callback of this.getCallbacksFor(event)) await callback(event);
-          return event;
-        },
-    );
-    expect(await runSelfTest()).toEqual({
-      ok: false,
-      check: OUTERMOST,
-      detail: 'a hook tied with the after-call audit ran before it (it saw success)',
-    });
-  });
-});
-
-describe('after every fault', () => {
-  it('the SDK is itself again: every check passes', async () => {
-    expect(await runSelfTest()).toMatchObject({ ok: true });
   });
 });

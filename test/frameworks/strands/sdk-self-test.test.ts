@@ -81,67 +81,69 @@ afterAll(() => {
   if (scratch !== undefined) rmSync(scratch, { recursive: true, force: true });
 });
 
-describe('the behavioural self-test', () => {
-  it('passes every check on the loaded SDK', async () => {
-    vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-    expect(await runSelfTest()).toEqual({ ok: true, checks: [...SELF_TEST_CHECKS] });
-    vi.restoreAllMocks();
-  });
-});
-
-describe('an SDK release whose tool path no longer fires BeforeToolCallEvent (its shape unchanged)', () => {
-  let app: string;
-  beforeAll(() => {
-    expect(existsSync(join(root, 'dist/index.js')), 'run npm run build first').toBe(true);
-    app = appWithSdk('skips-hook', (sdk) =>
-      replaceIn(join(sdk, 'dist/src/tools/executors/executor.js'), 'yield beforeToolCallEvent;', ''),
-    );
+describe('the behavioural self-test (runSelfTest)', () => {
+  describe('when run on the loaded SDK', () => {
+    it('passes every check on the loaded SDK', async () => {
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+      expect(await runSelfTest()).toEqual({ ok: true, checks: [...SELF_TEST_CHECKS] });
+      vi.restoreAllMocks();
+    });
   });
 
-  it('installMultiagent refuses with SDK_BEHAVIOUR naming the check, after one WARN line, and gates nothing', () => {
-    const { stdout, stderr } = run(app, ['install.mjs']);
-    const result = JSON.parse(stdout.trim().split('\n').pop()!) as { code: string; message: string; gated: boolean };
-    expect(result.code).toBe('SDK_BEHAVIOUR');
-    expect(result.message).toMatch(/^sdk=<1\.99\.0>, check=<[^>]+> \| the behavioural self-test failed/);
-    expect(result.gated).toBe(false);
-    expect(stderr.match(/\[gate-audit\] WARN sdk=<1\.99\.0>, tested=<1\.11\.2 to 1\.19\.0>/g)).toHaveLength(1);
-  }, 120_000);
+  describe('when an SDK release’s tool path no longer fires BeforeToolCallEvent (its shape unchanged)', () => {
+    let app: string;
+    beforeAll(() => {
+      expect(existsSync(join(root, 'dist/index.js')), 'run npm run build first').toBe(true);
+      app = appWithSdk('skips-hook', (sdk) =>
+        replaceIn(join(sdk, 'dist/src/tools/executors/executor.js'), 'yield beforeToolCallEvent;', ''),
+      );
+    });
 
-  it('with requireTestedSdk refuses with SDK_UNTESTED before any self-test', () => {
-    const { stdout, stderr } = run(app, ['install.mjs', '--require-tested']);
-    expect(JSON.parse(stdout.trim())).toMatchObject({ code: 'SDK_UNTESTED', gated: false });
-    expect(stderr).not.toContain('[gate-audit] WARN');
+    it('installMultiagent refuses with SDK_BEHAVIOUR naming the check, after one WARN line, and gates nothing', () => {
+      const { stdout, stderr } = run(app, ['install.mjs']);
+      const result = JSON.parse(stdout.trim().split('\n').pop()!) as { code: string; message: string; gated: boolean };
+      expect(result.code).toBe('SDK_BEHAVIOUR');
+      expect(result.message).toMatch(/^sdk=<1\.99\.0>, check=<[^>]+> \| the behavioural self-test failed/);
+      expect(result.gated).toBe(false);
+      expect(stderr.match(/\[gate-audit\] WARN sdk=<1\.99\.0>, tested=<1\.11\.2 to 1\.19\.0>/g)).toHaveLength(1);
+    }, 120_000);
+
+    it('with requireTestedSdk refuses with SDK_UNTESTED before any self-test', () => {
+      const { stdout, stderr } = run(app, ['install.mjs', '--require-tested']);
+      expect(JSON.parse(stdout.trim())).toMatchObject({ code: 'SDK_UNTESTED', gated: false });
+      expect(stderr).not.toContain('[gate-audit] WARN');
+    });
+
+    it('the audit exits 2 with the same line', () => {
+      const { status, stdout, stderr } = run(app, ['node_modules/gate-audit/bin/gate-audit.js', 'graph.mjs']);
+      expect(status).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(/^gate-audit: sdk=<1\.99\.0>, check=<[^>]+> \| the behavioural self-test failed/m);
+    }, 120_000);
   });
 
-  it('the audit exits 2 with the same line', () => {
-    const { status, stdout, stderr } = run(app, ['node_modules/gate-audit/bin/gate-audit.js', 'graph.mjs']);
-    expect(status).toBe(2);
-    expect(stdout).toBe('');
-    expect(stderr).toMatch(/^gate-audit: sdk=<1\.99\.0>, check=<[^>]+> \| the behavioural self-test failed/m);
-  }, 120_000);
-});
+  describe('when an SDK release renamed a private field (the hook registry of agents)', () => {
+    let app: string;
+    beforeAll(() => {
+      app = appWithSdk('renamed-field', (sdk) =>
+        replaceIn(join(sdk, 'dist/src/hooks/registry.js'), /_callbacks/g, '_callbackTable'),
+      );
+    });
 
-describe('an SDK release with a private field renamed (the hook registry of agents)', () => {
-  let app: string;
-  beforeAll(() => {
-    app = appWithSdk('renamed-field', (sdk) =>
-      replaceIn(join(sdk, 'dist/src/hooks/registry.js'), /_callbacks/g, '_callbackTable'),
-    );
-  });
+    it('installMultiagent refuses with SDK_SHAPE naming the field, and gates nothing', () => {
+      const { stdout } = run(app, ['install.mjs']);
+      const result = JSON.parse(stdout.trim().split('\n').pop()!) as { code: string; message: string; gated: boolean };
+      expect(result.code).toBe('SDK_SHAPE');
+      expect(result.message).toMatch(/^sdk=<1\.99\.0>, object=<Agent>, field=<_hooksRegistry\._callbacks> \| /);
+      expect(result.gated).toBe(false);
+    });
 
-  it('installMultiagent refuses with SDK_SHAPE naming the field, and gates nothing', () => {
-    const { stdout } = run(app, ['install.mjs']);
-    const result = JSON.parse(stdout.trim().split('\n').pop()!) as { code: string; message: string; gated: boolean };
-    expect(result.code).toBe('SDK_SHAPE');
-    expect(result.message).toMatch(/^sdk=<1\.99\.0>, object=<Agent>, field=<_hooksRegistry\._callbacks> \| /);
-    expect(result.gated).toBe(false);
-  });
-
-  it('the audit exits 2 naming the field, and shows no report', () => {
-    const { status, stdout, stderr } = run(app, ['node_modules/gate-audit/bin/gate-audit.js', 'graph.mjs']);
-    expect(status).toBe(2);
-    expect(stdout).toBe('');
-    expect(stderr).toContain('field=<_hooksRegistry._callbacks>');
+    it('the audit exits 2 naming the field, and shows no report', () => {
+      const { status, stdout, stderr } = run(app, ['node_modules/gate-audit/bin/gate-audit.js', 'graph.mjs']);
+      expect(status).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toContain('field=<_hooksRegistry._callbacks>');
+    });
   });
 });
