@@ -402,10 +402,9 @@ export function toolExecutorOf(agent: unknown): unknown {
 
 /** Whether an agent was built with a `structuredOutputSchema` (read as data, never through a getter). */
 export function hasStructuredOutputSchema(agent: object): boolean {
-  const descriptor = Object.getOwnPropertyDescriptor(agent, '_structuredOutputSchema');
-  return (
-    descriptor !== undefined && 'value' in descriptor && descriptor.value !== undefined && descriptor.value !== null
-  );
+  // Read as data: a getter is not run and a Proxy is not looked into (neither reads as a schema).
+  const schema = readData(agent, '_structuredOutputSchema');
+  return schema !== undefined && schema !== null;
 }
 
 /** True when the executor is exactly one of the SDK's two tool executors (a subclass can skip the hooks). */
@@ -414,13 +413,6 @@ export function isSdkToolExecutor(executor: unknown): boolean {
   const proto: unknown = Object.getPrototypeOf(executor);
   if (proto !== SequentialToolExecutor.prototype && proto !== ConcurrentToolExecutor.prototype) return false;
   return shadowedMember(executor, proto) === undefined;
-}
-
-/** True when `value` has an own `stream` or `invoke` (an instance patched after construction). */
-export function ownRunMethod(value: object): 'stream' | 'invoke' | undefined {
-  if (Object.hasOwn(value, 'stream')) return 'stream';
-  if (Object.hasOwn(value, 'invoke')) return 'invoke';
-  return undefined;
 }
 
 /** Whether `value` looks like an SDK `A2AAgent` (recognised by shape: its module needs an optional peer). */
@@ -566,8 +558,12 @@ export function agentToolRegistry(agent: Agent): FieldRead {
 /** The tools registered on an agent now (MCP and plugin tools appear only after `initialize()`). */
 export function listTools(agent: Agent): readonly unknown[] {
   const registry = readData(agent, '_toolRegistry');
-  if (registry === undefined || isProxy(registry)) return [];
-  const list = (registry as { list?: unknown }).list;
+  if (registry === undefined || isProxy(registry) || typeof registry !== 'object' || registry === null) return [];
+  // The SDK's own `list`, read from its registry's prototype as data: a registry of another prototype, or one whose
+  // `list` was replaced on the instance (a getter or a function), lists nothing, and nothing of it runs.
+  const proto = hiddenPrototypes().toolRegistry;
+  if (Object.getPrototypeOf(registry) !== proto || Object.hasOwn(registry, 'list')) return [];
+  const list = readData(proto, 'list');
   if (typeof list !== 'function') return [];
   const tools: unknown = (list as () => unknown).call(registry);
   return Array.isArray(tools) ? tools : [];
