@@ -46,35 +46,43 @@ function linksOf(text: string): string[] {
 }
 
 describe('links between the README and the docs', () => {
-  it('finds the pages and their links (the check is not empty)', () => {
-    expect(pages).toContain('docs/guarantees.md');
-    expect(linksOf(readFileSync(join(root, 'README.md'), 'utf8')).length).toBeGreaterThan(10);
+  describe('when the pages are collected', () => {
+    it('finds the pages and their links (the check is not empty)', () => {
+      expect(pages).toContain('docs/guarantees.md');
+      expect(linksOf(readFileSync(join(root, 'README.md'), 'utf8')).length).toBeGreaterThan(10);
+    });
   });
 
-  it.each(pages)('%s: every relative link and #anchor resolves', (page) => {
-    const text = readFileSync(join(root, page), 'utf8');
-    const broken: string[] = [];
-    for (const link of linksOf(text)) {
-      const [path, anchor] = link.split('#', 2) as [string, string | undefined];
-      const target = path === '' ? join(root, page) : normalize(join(root, dirname(page), path));
-      if (!existsSync(target)) {
-        broken.push(`${link}: no file ${relative(root, target)}`);
-        continue;
+  describe('when a page links by relative path or #anchor', () => {
+    it.each(pages)('%s: every relative link and #anchor resolves', (page) => {
+      const text = readFileSync(join(root, page), 'utf8');
+      const broken: string[] = [];
+      for (const link of linksOf(text)) {
+        const [path, anchor] = link.split('#', 2) as [string, string | undefined];
+        const target = path === '' ? join(root, page) : normalize(join(root, dirname(page), path));
+        if (!existsSync(target)) {
+          broken.push(`${link}: no file ${relative(root, target)}`);
+          continue;
+        }
+        if (anchor === undefined || anchor === '') continue;
+        if (!target.endsWith('.md')) {
+          broken.push(`${link}: an anchor into a file that is not Markdown`);
+          continue;
+        }
+        if (!anchorsOf(readFileSync(target, 'utf8')).has(anchor)) {
+          broken.push(`${link}: no heading #${anchor} in ${relative(root, target)}`);
+        }
       }
-      if (anchor === undefined || anchor === '') continue;
-      if (!target.endsWith('.md')) {
-        broken.push(`${link}: an anchor into a file that is not Markdown`);
-        continue;
-      }
-      if (!anchorsOf(readFileSync(target, 'utf8')).has(anchor)) {
-        broken.push(`${link}: no heading #${anchor} in ${relative(root, target)}`);
-      }
-    }
-    expect(broken).toEqual([]);
+      expect(broken).toEqual([]);
+    });
   });
 
-  it('the anchors follow GitHub: punctuation dropped, repeats numbered', () => {
-    const anchors = anchorsOf('# A `b` (c)\n\n## Where, and why?\n\n## Where, and why?\n\n```\n# not a heading\n```\n');
-    expect([...anchors]).toEqual(['a-b-c', 'where-and-why', 'where-and-why-1']);
+  describe('when headings are turned into anchors', () => {
+    it('the anchors follow GitHub: punctuation dropped, repeats numbered', () => {
+      const anchors = anchorsOf(
+        '# A `b` (c)\n\n## Where, and why?\n\n## Where, and why?\n\n```\n# not a heading\n```\n',
+      );
+      expect([...anchors]).toEqual(['a-b-c', 'where-and-why', 'where-and-why-1']);
+    });
   });
 });

@@ -32,62 +32,64 @@ function lines(message: string): string[] {
 }
 
 describe('error messages', () => {
-  it('formatFinding: one line, the data shown escaped, the quoted path ending where it seems to', () => {
-    const text = formatFinding(finding(['pricing', FORGED], `bad\r${FORGED}`));
-    expect(lines(text)).toHaveLength(1);
-    expect(text).toMatch(/^"pricing › publisher\\r {2}- \\x22pricing \\u203a auditor\\x22 is fine/);
-    expect(text).toContain('\\x1b[8m\\x1b]52;c;cm0gLXJmIH4=\\x07\\u202e');
-  });
+  describe('when the data holds controls, quotes or forged separators', () => {
+    it('formatFinding: one line, the data shown escaped, the quoted path ending where it seems to', () => {
+      const text = formatFinding(finding(['pricing', FORGED], `bad\r${FORGED}`));
+      expect(lines(text)).toHaveLength(1);
+      expect(text).toMatch(/^"pricing › publisher\\r {2}- \\x22pricing \\u203a auditor\\x22 is fine/);
+      expect(text).toContain('\\x1b[8m\\x1b]52;c;cm0gLXJmIH4=\\x07\\u202e');
+    });
 
-  it('UngateableError and SdkMismatchError: one line per finding, structural newlines only', () => {
-    const findings = [finding(['a', FORGED]), finding(['b'], `x\n  - forged`), finding(['c\u2028d'])];
-    const error = new UngateableError(findings);
-    const split = lines(error.message);
-    expect(split).toHaveLength(1 + findings.length);
-    expect(split.slice(1).every((l) => l.startsWith('  - "'))).toBe(true);
-    expect(error.findings).toEqual(findings);
-    expect(lines(new SdkMismatchError(findings).message)).toHaveLength(2 + findings.length);
-  });
+    it('UngateableError and SdkMismatchError: one line per finding, structural newlines only', () => {
+      const findings = [finding(['a', FORGED]), finding(['b'], `x\n  - forged`), finding(['c\u2028d'])];
+      const error = new UngateableError(findings);
+      const split = lines(error.message);
+      expect(split).toHaveLength(1 + findings.length);
+      expect(split.slice(1).every((l) => l.startsWith('  - "'))).toBe(true);
+      expect(error.findings).toEqual(findings);
+      expect(lines(new SdkMismatchError(findings).message)).toHaveLength(2 + findings.length);
+    });
 
-  it('CoverageError: each given line printed on one line', () => {
-    const error = new CoverageError([`"x › ${FORGED}" is ungated: r`, 'y\r\nz']);
-    const split = lines(error.message);
-    expect(split).toHaveLength(3);
-    expect(split[2]).toBe('  - y\\r\\nz');
-    expect(error.nodes[1]).toBe('y\r\nz');
-  });
+    it('CoverageError: each given line printed on one line', () => {
+      const error = new CoverageError([`"x › ${FORGED}" is ungated: r`, 'y\r\nz']);
+      const split = lines(error.message);
+      expect(split).toHaveLength(3);
+      expect(split[2]).toBe('  - y\\r\\nz');
+      expect(error.nodes[1]).toBe('y\r\nz');
+    });
 
-  it('PolicyError: file, rule, field and message neutralised, keys cannot forge a field', () => {
-    const one = new PolicyError('p\u202eolicy.yaml', [
-      { rule: 'r>, field=<verdict', field: 'rules[0].x\u001b[2K', message: `unknown key "${FORGED}"` },
-    ]);
-    const [line] = lines(one.message);
-    expect(line).toMatch(
-      /^file=<p\\u202eolicy\.yaml>, rule=<r\\x3e, field=\\x3cverdict>, field=<rules\[0\]\.x\\x1b\[2K> \| /,
-    );
-    const many = new PolicyError('p.json', [
-      { field: 'a', message: 'one\ntwo' },
-      { field: 'b\r', message: 'three' },
-    ]);
-    expect(lines(many.message)).toHaveLength(3);
-  });
+    it('PolicyError: file, rule, field and message neutralised, keys cannot forge a field', () => {
+      const one = new PolicyError('p\u202eolicy.yaml', [
+        { rule: 'r>, field=<verdict', field: 'rules[0].x\u001b[2K', message: `unknown key "${FORGED}"` },
+      ]);
+      const [line] = lines(one.message);
+      expect(line).toMatch(
+        /^file=<p\\u202eolicy\.yaml>, rule=<r\\x3e, field=\\x3cverdict>, field=<rules\[0\]\.x\\x1b\[2K> \| /,
+      );
+      const many = new PolicyError('p.json', [
+        { field: 'a', message: 'one\ntwo' },
+        { field: 'b\r', message: 'three' },
+      ]);
+      expect(lines(many.message)).toHaveLength(3);
+    });
 
-  it('NoGateError: the subject neutralised', () => {
-    expect(lines(new NoGateError(`install(agent "${FORGED}")`).message)).toHaveLength(1);
-  });
+    it('NoGateError: the subject neutralised', () => {
+      expect(lines(new NoGateError(`install(agent "${FORGED}")`).message)).toHaveLength(1);
+    });
 
-  it('GateConflictError: paths and gate names neutralised, one line per conflict', () => {
-    const error = new GateConflictError([
-      { path: ['team', FORGED], existing: 'policy\u202e', requested: 'policy' },
-      { path: ['team', 'b'], existing: 'x"y', requested: 'x"y' },
-    ]);
-    const split = lines(error.message);
-    expect(split).toHaveLength(3);
-    expect(split[2]).toBe('  - "team › b" carries another gate also named "x\\x22y" (a different gate object)');
-  });
+    it('GateConflictError: paths and gate names neutralised, one line per conflict', () => {
+      const error = new GateConflictError([
+        { path: ['team', FORGED], existing: 'policy\u202e', requested: 'policy' },
+        { path: ['team', 'b'], existing: 'x"y', requested: 'x"y' },
+      ]);
+      const split = lines(error.message);
+      expect(split).toHaveLength(3);
+      expect(split[2]).toBe('  - "team › b" carries another gate also named "x\\x22y" (a different gate object)');
+    });
 
-  it('GateFailedError: a failure naming a model-chosen tool stays on one line', () => {
-    expect(lines(new GateFailedError(`tool=<${FORGED}> timed out`).message)).toHaveLength(1);
+    it('GateFailedError: a failure naming a model-chosen tool stays on one line', () => {
+      expect(lines(new GateFailedError(`tool=<${FORGED}> timed out`).message)).toHaveLength(1);
+    });
   });
 });
 
@@ -101,14 +103,18 @@ describe('missingPackageOf', () => {
     throw new Error(`${specifier} loaded`);
   };
 
-  it('names a package Node could not find, when it is one of the optional ones', async () => {
-    const error = await failedImport('gate-audit-not-installed-view');
-    expect(missingPackageOf(error, ['gate-audit-not-installed-view'])).toBe('gate-audit-not-installed-view');
+  describe('when Node could not find an optional package', () => {
+    it('names the package', async () => {
+      const error = await failedImport('gate-audit-not-installed-view');
+      expect(missingPackageOf(error, ['gate-audit-not-installed-view'])).toBe('gate-audit-not-installed-view');
+    });
   });
 
-  it('is undefined for a missing package that is not optional, and for any other error', async () => {
-    expect(missingPackageOf(await failedImport('gate-audit-not-installed-view'), ['ink'])).toBeUndefined();
-    expect(missingPackageOf(new Error("Cannot find package 'ink'"), ['ink'])).toBeUndefined();
-    expect(missingPackageOf(await failedImport('./no-such-file-here.js'), ['ink'])).toBeUndefined();
+  describe('when the package is not optional or the error is another', () => {
+    it('is undefined for a missing package that is not optional, and for any other error', async () => {
+      expect(missingPackageOf(await failedImport('gate-audit-not-installed-view'), ['ink'])).toBeUndefined();
+      expect(missingPackageOf(new Error("Cannot find package 'ink'"), ['ink'])).toBeUndefined();
+      expect(missingPackageOf(await failedImport('./no-such-file-here.js'), ['ink'])).toBeUndefined();
+    });
   });
 });

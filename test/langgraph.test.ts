@@ -51,39 +51,43 @@ function commandWithoutStrands(
 }
 
 describe('gate-audit/langgraph', () => {
-  it('exports a small, pinned surface', async () => {
-    const entry = await import('../src/langgraph.js');
-    expect(Object.keys(entry).sort()).toEqual([
-      'CoverageError',
-      'CoverageReportSchema',
-      'GateAuditError',
-      'GateConflictError',
-      'GateFailedError',
-      'NoGateError',
-      'PolicyError',
-      'UngateableError',
-      'allowAll',
-      'approve',
-      'assertFullyGated',
-      'audit',
-      'configureGate',
-      'denyAll',
-      'guardProcess',
-      'installMultiagent',
-      'loadPolicy',
-      'openDecisionLog',
-      'plan',
-      'policyGate',
-    ]);
+  describe('when imported', () => {
+    it('exports a small, pinned surface', async () => {
+      const entry = await import('../src/langgraph.js');
+      expect(Object.keys(entry).sort()).toEqual([
+        'CoverageError',
+        'CoverageReportSchema',
+        'GateAuditError',
+        'GateConflictError',
+        'GateFailedError',
+        'NoGateError',
+        'PolicyError',
+        'UngateableError',
+        'allowAll',
+        'approve',
+        'assertFullyGated',
+        'audit',
+        'configureGate',
+        'denyAll',
+        'guardProcess',
+        'installMultiagent',
+        'loadPolicy',
+        'openDecisionLog',
+        'plan',
+        'policyGate',
+      ]);
+    });
   });
 
-  it('names what it takes when given something else', async () => {
-    const entry = await import('../src/langgraph.js');
-    expect(() => entry.audit({})).toThrow(/not a LangGraph compiled graph or createAgent agent/);
-    expect(() => entry.installMultiagent({}, { gate: entry.allowAll() })).toThrow(/not a LangGraph compiled graph/);
+  describe('when given something other than a LangGraph graph or agent', () => {
+    it('names what it takes', async () => {
+      const entry = await import('../src/langgraph.js');
+      expect(() => entry.audit({})).toThrow(/not a LangGraph compiled graph or createAgent agent/);
+      expect(() => entry.installMultiagent({}, { gate: entry.allowAll() })).toThrow(/not a LangGraph compiled graph/);
+    });
   });
 
-  describe('in an app without @strands-agents/sdk', () => {
+  describe('when loaded in an app without @strands-agents/sdk', () => {
     it('loads, gates a createAgent agent (a denied tool never runs) and audits it', () => {
       const run = runWithoutStrands(app);
       expect(run.stderr).toBe('');
@@ -107,7 +111,7 @@ describe('gate-audit/langgraph', () => {
     });
   });
 
-  describe('the command in an app without @strands-agents/sdk', () => {
+  describe('when the command reads files in an app without @strands-agents/sdk', () => {
     const scratch = join(root, 'test/.generated/no-strands-cli');
     const bin = join(root, 'bin/gate-audit.js');
     afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -150,7 +154,7 @@ describe('gate-audit/langgraph', () => {
     });
   });
 
-  describe('the audit in an app without @strands-agents/sdk', () => {
+  describe('when the command audits in an app without @strands-agents/sdk', () => {
     const agents = 'fixtures/apps/langgraph-only/agents.mjs';
 
     it('audits LangGraph exports: the ungated one fails the run, the gated one alone passes', () => {

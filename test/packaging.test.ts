@@ -50,46 +50,50 @@ beforeAll(() => {
 afterAll(() => rmSync(app, { recursive: true, force: true }));
 
 describe('npm pack', () => {
-  it('ships the LICENSE (Apache-2.0, as package.json says), the README, the bin and the built files', () => {
-    expect(pkg.license).toBe('Apache-2.0');
-    expect(readFileSync(join(root, 'LICENSE'), 'utf8')).toMatch(/Apache License\s+Version 2\.0, January 2004/);
-    for (const file of [
-      'LICENSE',
-      'README.md',
-      'package.json',
-      'bin/gate-audit.js',
-      'dist/index.js',
-      'dist/index.d.ts',
-    ]) {
-      expect(packed).toContain(file);
-    }
-    expect(packed).toContain('dist/cli/main.js');
-    expect(packed).toContain('dist/frameworks/strands/sdk-self-test-main.js');
+  describe('when the package is packed', () => {
+    it('ships the LICENSE (Apache-2.0, as package.json says), the README, the bin and the built files', () => {
+      expect(pkg.license).toBe('Apache-2.0');
+      expect(readFileSync(join(root, 'LICENSE'), 'utf8')).toMatch(/Apache License\s+Version 2\.0, January 2004/);
+      for (const file of [
+        'LICENSE',
+        'README.md',
+        'package.json',
+        'bin/gate-audit.js',
+        'dist/index.js',
+        'dist/index.d.ts',
+      ]) {
+        expect(packed).toContain(file);
+      }
+      expect(packed).toContain('dist/cli/main.js');
+      expect(packed).toContain('dist/frameworks/strands/sdk-self-test-main.js');
+    });
+
+    it('leaves out tests, fixtures, scripts, CI, benchmarks, coverage and configuration', () => {
+      const stray = packed.filter((f) =>
+        /^(test|fixtures|scripts|bench|coverage|docs|\.ci|node_modules)\/|^(tsconfig|vitest|biome|eslint)|\.test\./.test(
+          f,
+        ),
+      );
+      expect(stray).toEqual([]);
+    });
+
+    it('ships no source maps and no sources (a runtime install stays lean; dist is readable tsc output)', () => {
+      expect(packed.filter((f) => f.endsWith('.map') || f.startsWith('src/'))).toEqual([]);
+      expect(packed.filter((f) => f.endsWith('.js')).length).toBeGreaterThan(0);
+    });
+
+    it('has every file an export points to', () => {
+      const targets = Object.values(pkg.exports).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t)));
+      for (const target of targets) expect(packed).toContain(target.replace(/^\.\//, ''));
+    });
   });
 
-  it('leaves out tests, fixtures, scripts, CI, benchmarks, coverage and configuration', () => {
-    const stray = packed.filter((f) =>
-      /^(test|fixtures|scripts|bench|coverage|docs|\.ci|node_modules)\/|^(tsconfig|vitest|biome|eslint)|\.test\./.test(
-        f,
-      ),
-    );
-    expect(stray).toEqual([]);
-  });
-
-  it('ships no source maps and no sources (a runtime install stays lean; dist is readable tsc output)', () => {
-    expect(packed.filter((f) => f.endsWith('.map') || f.startsWith('src/'))).toEqual([]);
-    expect(packed.filter((f) => f.endsWith('.js')).length).toBeGreaterThan(0);
-  });
-
-  it('has every file an export points to', () => {
-    const targets = Object.values(pkg.exports).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t)));
-    for (const target of targets) expect(packed).toContain(target.replace(/^\.\//, ''));
-  });
-
-  it('runs no script when a consumer installs it (no preinstall, install or postinstall: nothing builds)', () => {
-    for (const hook of ['preinstall', 'install', 'postinstall']) expect(pkg.scripts[hook]).toBeUndefined();
-    // `prepare` runs for installs from git or a folder only (contributors' `npm ci`), never from the registry.
-    expect(pkg.scripts.prepare).toBe('npm run build');
+  describe('when a consumer installs it', () => {
+    it('runs no script when a consumer installs it (no preinstall, install or postinstall: nothing builds)', () => {
+      for (const hook of ['preinstall', 'install', 'postinstall']) expect(pkg.scripts[hook]).toBeUndefined();
+      // `prepare` runs for installs from git or a folder only (contributors' `npm ci`), never from the registry.
+      expect(pkg.scripts.prepare).toBe('npm run build');
+    });
   });
 });
 
@@ -111,53 +115,59 @@ describe('a CommonJS app', () => {
     return { status: result.status, stdout: result.stdout, stderr: result.stderr };
   }
 
-  it('requires every CommonJS-capable export of the packed package', () => {
-    expect(requirable).toEqual([
-      'gate-audit',
-      'gate-audit/langgraph',
-      'gate-audit/vitest',
-      'gate-audit/otel',
-      'gate-audit/stores/postgres',
-      'gate-audit/package.json',
-    ]);
-    const { status, stdout, stderr } = runCjs(
-      `for (const id of ${JSON.stringify(requirable)}) {\n` +
-        '  const m = require(id);\n' +
-        "  console.log(id, typeof m === 'object' && m !== null ? Object.keys(m).length : typeof m);\n" +
-        '}\n',
-    );
-    expect(status, stderr).toBe(0);
-    for (const id of requirable) expect(stdout).toMatch(new RegExp(`^${id} [1-9]\\d*$`, 'm'));
+  describe('when it requires the packed package', () => {
+    it('requires every CommonJS-capable export of the packed package', () => {
+      expect(requirable).toEqual([
+        'gate-audit',
+        'gate-audit/langgraph',
+        'gate-audit/vitest',
+        'gate-audit/otel',
+        'gate-audit/stores/postgres',
+        'gate-audit/package.json',
+      ]);
+      const { status, stdout, stderr } = runCjs(
+        `for (const id of ${JSON.stringify(requirable)}) {\n` +
+          '  const m = require(id);\n' +
+          "  console.log(id, typeof m === 'object' && m !== null ? Object.keys(m).length : typeof m);\n" +
+          '}\n',
+      );
+      expect(status, stderr).toBe(0);
+      for (const id of requirable) expect(stdout).toMatch(new RegExp(`^${id} [1-9]\\d*$`, 'm'));
+    });
+
+    it("gets the same module (one copy of gate-audit's state) through require and import, with the API", () => {
+      const { status, stdout, stderr } = runCjs(
+        "const required = require('gate-audit');\n" +
+          "import('gate-audit').then((imported) => {\n" +
+          "  console.log(required.installMultiagent === imported.installMultiagent, typeof required.audit, typeof require('gate-audit/vitest').toBeFullyGated);\n" +
+          '});\n',
+      );
+      expect(status, stderr).toBe(0);
+      expect(stdout.trim()).toBe('true function function');
+    });
   });
 
-  it("gets the same module (one copy of gate-audit's state) through require and import, with the API", () => {
-    const { status, stdout, stderr } = runCjs(
-      "const required = require('gate-audit');\n" +
-        "import('gate-audit').then((imported) => {\n" +
-        "  console.log(required.installMultiagent === imported.installMultiagent, typeof required.audit, typeof require('gate-audit/vitest').toBeFullyGated);\n" +
-        '});\n',
-    );
-    expect(status, stderr).toBe(0);
-    expect(stdout.trim()).toBe('true function function');
+  describe('when it requires an import-only export', () => {
+    it('cannot require gate-audit/tui or gate-audit/register (import-only: top-level await), and says so with the Node error', () => {
+      // ink uses top-level await; the register preload awaits the configuration before the app runs.
+      expect(importOnly).toEqual(['gate-audit/tui', 'gate-audit/register']);
+      const { stdout } = runCjs(
+        "for (const id of ['gate-audit/tui', 'gate-audit/register']) {\n" +
+          "  try { require(id); console.log('loaded'); } catch (e) { console.log(e.code); }\n" +
+          '}\n',
+      );
+      expect(stdout.trim().split('\n')).toEqual(['ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_PACKAGE_PATH_NOT_EXPORTED']);
+    });
   });
 
-  it('cannot require gate-audit/tui or gate-audit/register (import-only: top-level await), and says so with the Node error', () => {
-    // ink uses top-level await; the register preload awaits the configuration before the app runs.
-    expect(importOnly).toEqual(['gate-audit/tui', 'gate-audit/register']);
-    const { stdout } = runCjs(
-      "for (const id of ['gate-audit/tui', 'gate-audit/register']) {\n" +
-        "  try { require(id); console.log('loaded'); } catch (e) { console.log(e.code); }\n" +
-        '}\n',
-    );
-    expect(stdout.trim().split('\n')).toEqual(['ERR_PACKAGE_PATH_NOT_EXPORTED', 'ERR_PACKAGE_PATH_NOT_EXPORTED']);
-  });
-
-  it('ships type declarations for every export', () => {
-    for (const [, target] of exported) {
-      if (typeof target === 'string') continue;
-      expect(target.types, JSON.stringify(target)).toBeDefined();
-      expect(existsSync(join(app, 'node_modules/gate-audit', target.types!))).toBe(true);
-    }
-    expect(readdirSync(join(app, 'node_modules/gate-audit/dist')).length).toBeGreaterThan(3);
+  describe('when it resolves the type declarations', () => {
+    it('ships type declarations for every export', () => {
+      for (const [, target] of exported) {
+        if (typeof target === 'string') continue;
+        expect(target.types, JSON.stringify(target)).toBeDefined();
+        expect(existsSync(join(app, 'node_modules/gate-audit', target.types!))).toBe(true);
+      }
+      expect(readdirSync(join(app, 'node_modules/gate-audit/dist')).length).toBeGreaterThan(3);
+    });
   });
 });

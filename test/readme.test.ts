@@ -10,22 +10,39 @@ const scratch = join(root, 'test/.generated/readme');
 
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-it('the README library example runs as written and prints what its comments say', async () => {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Library'));
-  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  expect(code).toBeDefined();
-  mkdirSync(scratch, { recursive: true });
-  writeFileSync(join(scratch, 'example.ts'), code!);
-  const logged: unknown[] = [];
-  vi.spyOn(console, 'log').mockImplementation((value: unknown) => void logged.push(value));
-  vi.spyOn(console, 'warn').mockImplementation(() => undefined);
-  const example = (await import(join(scratch, 'example.ts'))) as { graph: unknown };
-  vi.restoreAllMocks();
-  expect(example.graph).toBeDefined();
-  const comments = [...code!.matchAll(/^\/\/ (.+)$/gm)].map((m) => m[1]!).filter((c) => c.startsWith('['));
-  expect(logged[0]).toEqual(JSON.parse(comments[0]!.replaceAll("'", '"')));
-  expect(logged[1]).toBe(1);
+describe('README.md', () => {
+  describe('when measured', () => {
+    // A first page, not a manual: the references are in docs/, contributing in CONTRIBUTING.md.
+    it('is at most 200 lines, and links the reference pages in docs/', () => {
+      const readme = readFileSync(join(root, 'README.md'), 'utf8');
+      expect(readme.split('\n').length).toBeLessThanOrEqual(200);
+      for (const page of ['guarantees', 'compatibility', 'policies', 'cli'])
+        expect(readme).toContain(`docs/${page}.md`);
+      expect(readme).toContain('CONTRIBUTING.md');
+    });
+  });
+});
+
+describe('the README library example', () => {
+  describe('when run as written', () => {
+    it('prints what its comments say', async () => {
+      const readme = readFileSync(join(root, 'README.md'), 'utf8');
+      const section = readme.slice(readme.indexOf('## Library'));
+      const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+      expect(code).toBeDefined();
+      mkdirSync(scratch, { recursive: true });
+      writeFileSync(join(scratch, 'example.ts'), code!);
+      const logged: unknown[] = [];
+      vi.spyOn(console, 'log').mockImplementation((value: unknown) => void logged.push(value));
+      vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+      const example = (await import(join(scratch, 'example.ts'))) as { graph: unknown };
+      vi.restoreAllMocks();
+      expect(example.graph).toBeDefined();
+      const comments = [...code!.matchAll(/^\/\/ (.+)$/gm)].map((m) => m[1]!).filter((c) => c.startsWith('['));
+      expect(logged[0]).toEqual(JSON.parse(comments[0]!.replaceAll("'", '"')));
+      expect(logged[1]).toBe(1);
+    });
+  });
 });
 
 /** A command run shown in a page: `$ npx gate-audit …` opening a `text` block, its output, and its exit code. */
@@ -53,25 +70,29 @@ const samePerRun = (text: string): string => text.replaceAll(/process:[0-9a-f]{8
 describe('the command runs shown in README.md and CONTRIBUTING.md', () => {
   const runs = shownRuns();
 
-  it('include the quick start: the bundled example on a terminal and a CI run', () => {
-    expect(runs.filter((r) => r.page === 'README.md').map((r) => `${r.args} (exit ${String(r.exit)})`)).toEqual([
-      'fixtures/graphs/gated-app.ts (exit 0)',
-      'fixtures/graphs/mixed-graph.ts --format github (exit 1)',
-    ]);
+  describe('when the pages are read', () => {
+    it('include the quick start: the bundled example on a terminal and a CI run', () => {
+      expect(runs.filter((r) => r.page === 'README.md').map((r) => `${r.args} (exit ${String(r.exit)})`)).toEqual([
+        'fixtures/graphs/gated-app.ts (exit 0)',
+        'fixtures/graphs/mixed-graph.ts --format github (exit 1)',
+      ]);
+    });
   });
 
-  it.each(runs.map((run) => [`${run.page}: ${run.args}`, run] as const))(
-    '%s prints what is shown, and exits as said',
-    (_, run) => {
-      const done = spawnSync(process.execPath, [join(root, 'bin/gate-audit.js'), ...run.args.split(' ')], {
-        cwd: root,
-        encoding: 'utf8',
-        env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
-        timeout: 60_000,
-      });
-      expect(samePerRun(done.stdout)).toBe(run.output);
-      if (run.exit !== undefined) expect(done.status).toBe(run.exit);
-    },
-    60_000,
-  );
+  describe('when each is run with the command', () => {
+    it.each(runs.map((run) => [`${run.page}: ${run.args}`, run] as const))(
+      '%s prints what is shown, and exits as said',
+      (_, run) => {
+        const done = spawnSync(process.execPath, [join(root, 'bin/gate-audit.js'), ...run.args.split(' ')], {
+          cwd: root,
+          encoding: 'utf8',
+          env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+          timeout: 60_000,
+        });
+        expect(samePerRun(done.stdout)).toBe(run.output);
+        if (run.exit !== undefined) expect(done.status).toBe(run.exit);
+      },
+      60_000,
+    );
+  });
 });

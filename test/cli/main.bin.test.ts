@@ -50,39 +50,47 @@ beforeAll(() => {
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('the gate-audit command', () => {
-  it('piped: prints the plain text report with no escape codes and exits 1 on an ungated node', () => {
-    const { status, stdout } = run(['fixtures/graphs/mixed-graph.ts']);
-    expect(status).toBe(1);
-    expect(stdout).not.toContain('\u001b');
-    expect(stdout).toMatch(/✘ {3}publisher +agent +ungated/);
+  describe('when its output is piped', () => {
+    it('piped: prints the plain text report with no escape codes and exits 1 on an ungated node', () => {
+      const { status, stdout } = run(['fixtures/graphs/mixed-graph.ts']);
+      expect(status).toBe(1);
+      expect(stdout).not.toContain('\u001b');
+      expect(stdout).toMatch(/✘ {3}publisher +agent +ungated/);
+    });
   });
 
-  it('in a terminal with --format text: prints the text report and keeps the exit code', () => {
-    const gated = runInTerminal(['--format', 'text', 'fixtures/graphs/gated-app.ts']);
-    expect(gated.status).toBe(0);
-    expect(gated.screen).toContain('coverage 100%');
-    expect(runInTerminal(['--format', 'text', 'fixtures/graphs/mixed-graph.ts']).status).toBe(1);
+  describe('when it runs in a terminal', () => {
+    it('in a terminal with --format text: prints the text report and keeps the exit code', () => {
+      const gated = runInTerminal(['--format', 'text', 'fixtures/graphs/gated-app.ts']);
+      expect(gated.status).toBe(0);
+      expect(gated.screen).toContain('coverage 100%');
+      expect(runInTerminal(['--format', 'text', 'fixtures/graphs/mixed-graph.ts']).status).toBe(1);
+    });
   });
 
-  it('piped with --format tui: falls back to the text report and says so', () => {
-    const { status, stdout, stderr } = run(['--format', 'tui', 'fixtures/graphs/gated-app.ts']);
-    expect(status).toBe(0);
-    expect(stdout).toContain('coverage 100%');
-    expect(stderr).toContain('not a terminal, printing the text report');
+  describe('when piped with --format tui or json', () => {
+    it('piped with --format tui: falls back to the text report and says so', () => {
+      const { status, stdout, stderr } = run(['--format', 'tui', 'fixtures/graphs/gated-app.ts']);
+      expect(status).toBe(0);
+      expect(stdout).toContain('coverage 100%');
+      expect(stderr).toContain('not a terminal, printing the text report');
+    });
+
+    it('--format json stays valid JSON while the module logs to stdout', () => {
+      const { status, stdout, stderr } = run(['--format', 'json', 'test/.generated/bin/noisy.ts']);
+      expect(status).toBe(1);
+      expect((JSON.parse(stdout) as { root: { id: string } }).root.id).toBe('noisy');
+      expect(stderr).toContain('hello from the module');
+      expect(stderr).toContain('booting');
+    });
   });
 
-  it('--format json stays valid JSON while the module logs to stdout', () => {
-    const { status, stdout, stderr } = run(['--format', 'json', 'test/.generated/bin/noisy.ts']);
-    expect(status).toBe(1);
-    expect((JSON.parse(stdout) as { root: { id: string } }).root.id).toBe('noisy');
-    expect(stderr).toContain('hello from the module');
-    expect(stderr).toContain('booting');
-  });
-
-  it('ends a hanging factory with exit 2 at --timeout, even when it keeps timers alive', () => {
-    // Had the live timer kept the process alive, spawnSync would kill it at its own timeout (status null).
-    const { status, stderr } = run(['--timeout', '300', '--export', 'build', 'test/.generated/bin/hangs.ts']);
-    expect(status).toBe(2);
-    expect(stderr).toMatch(/load failed: .*hangs\.ts: factory "build" did not return within 300 ms/);
+  describe('when a factory hangs', () => {
+    it('ends a hanging factory with exit 2 at --timeout, even when it keeps timers alive', () => {
+      // Had the live timer kept the process alive, spawnSync would kill it at its own timeout (status null).
+      const { status, stderr } = run(['--timeout', '300', '--export', 'build', 'test/.generated/bin/hangs.ts']);
+      expect(status).toBe(2);
+      expect(stderr).toMatch(/load failed: .*hangs\.ts: factory "build" did not return within 300 ms/);
+    });
   });
 });

@@ -94,105 +94,116 @@ beforeAll(() => {
 }, 60_000);
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-describe.concurrent('a run that fails for a reason outside its nodes', { timeout: 240_000 }, () => {
-  it('--require-gate: every node gated, by another gate', async () => {
-    const run = await everyFormat('require-gate', ['fixtures/graphs/gated-app.ts', '--require-gate', 'another-policy']);
-    expect(run.status).toBe(1);
-    expectFailureShown(run, 'gate-mismatch', /nodes under another gate \(--require-gate\)/);
+describe('main (the gate-audit command)', () => {
+  describe.concurrent('when a run fails for a reason outside its nodes', { timeout: 240_000 }, () => {
+    it('--require-gate: every node gated, by another gate', async () => {
+      const run = await everyFormat('require-gate', [
+        'fixtures/graphs/gated-app.ts',
+        '--require-gate',
+        'another-policy',
+      ]);
+      expect(run.status).toBe(1);
+      expectFailureShown(run, 'gate-mismatch', /nodes under another gate \(--require-gate\)/);
+    });
+
+    it('--fail-on-unaudited: an exported function not called', async () => {
+      const run = await everyFormat('unaudited', [rel('factory.ts'), '--fail-on-unaudited']);
+      expect(run.status).toBe(1);
+      expectFailureShown(run, 'unaudited-export', /1 export not audited \(--fail-on-unaudited\)/);
+    });
+
+    it('a module that failed to load beside a fully gated one', async () => {
+      const run = await everyFormat('load', [
+        'fixtures/graphs/gated-app.ts',
+        'fixtures/apps/unruly/exits-at-import.ts',
+      ]);
+      expect(run.status).toBe(2);
+      expectFailureShown(run, 'load', /1 module or entry that failed to load/);
+    });
+
+    it('an entry that invoked no agent', async () => {
+      const run = await everyFormat('no-agent', ['--entry', rel('quiet-entry.ts'), '--entry-settle', '300']);
+      expect(run.status).toBe(2);
+      expectFailureShown(run, 'load', /1 module or entry that failed to load/);
+      expect(run.stdout).toMatch(/invoked no agent or orchestrator/);
+    });
+
+    it('--require-process-guard: an entry that runs its gated tree without the process guard', async () => {
+      const run = await everyFormat('process-guard', [
+        '--entry',
+        rel('runs-ungarded.ts'),
+        '--entry-settle',
+        '300',
+        '--require-process-guard',
+      ]);
+      expect(run.status).toBe(1);
+      expectFailureShown(run, 'process-guard', /1 entry without the process guard \(--require-process-guard\)/);
+    });
+
+    it('a tree its module refused at import, under a --min-coverage its ratio passes', async () => {
+      const run = await everyFormat('refused', [
+        'fixtures/apps/partners/src/procurement.ts',
+        'fixtures/graphs/gated-app.ts',
+        '--min-coverage',
+        '50',
+      ]);
+      expect(run.status).toBe(1);
+      expectFailureShown(run, 'refused-tree', /1 tree installMultiagent refused/);
+    });
   });
 
-  it('--fail-on-unaudited: an exported function not called', async () => {
-    const run = await everyFormat('unaudited', [rel('factory.ts'), '--fail-on-unaudited']);
-    expect(run.status).toBe(1);
-    expectFailureShown(run, 'unaudited-export', /1 export not audited \(--fail-on-unaudited\)/);
-  });
-
-  it('a module that failed to load beside a fully gated one', async () => {
-    const run = await everyFormat('load', ['fixtures/graphs/gated-app.ts', 'fixtures/apps/unruly/exits-at-import.ts']);
-    expect(run.status).toBe(2);
-    expectFailureShown(run, 'load', /1 module or entry that failed to load/);
-  });
-
-  it('an entry that invoked no agent', async () => {
-    const run = await everyFormat('no-agent', ['--entry', rel('quiet-entry.ts'), '--entry-settle', '300']);
-    expect(run.status).toBe(2);
-    expectFailureShown(run, 'load', /1 module or entry that failed to load/);
-    expect(run.stdout).toMatch(/invoked no agent or orchestrator/);
-  });
-
-  it('--require-process-guard: an entry that runs its gated tree without the process guard', async () => {
-    const run = await everyFormat('process-guard', [
-      '--entry',
-      rel('runs-ungarded.ts'),
-      '--entry-settle',
-      '300',
-      '--require-process-guard',
-    ]);
-    expect(run.status).toBe(1);
-    expectFailureShown(run, 'process-guard', /1 entry without the process guard \(--require-process-guard\)/);
-  });
-
-  it('a tree its module refused at import, under a --min-coverage its ratio passes', async () => {
-    const run = await everyFormat('refused', [
+  describe.concurrent('when merge reads the shards of a failing run: it keeps what fails it (item 9)', {
+    timeout: 240_000,
+  }, () => {
+    const modules = [
       'fixtures/apps/partners/src/procurement.ts',
       'fixtures/graphs/gated-app.ts',
-      '--min-coverage',
-      '50',
-    ]);
-    expect(run.status).toBe(1);
-    expectFailureShown(run, 'refused-tree', /1 tree installMultiagent refused/);
-  });
-});
-
-describe.concurrent('merge keeps what fails the run (item 9)', { timeout: 240_000 }, () => {
-  const modules = [
-    'fixtures/apps/partners/src/procurement.ts',
-    'fixtures/graphs/gated-app.ts',
-    'fixtures/apps/unruly/exits-at-import.ts',
-  ];
-
-  it("exits as the single run over the same modules, for every reason, with the shards' refusal rows and load notes", async () => {
-    // The shard each module lands in does not matter: two shards hold the three between them.
-    const cases: [string, string[]][] = [
-      ['refused under a ratio', [modules[0]!, modules[1]!, '--min-coverage', '50']],
-      ['refused', [modules[0]!, modules[1]!]],
-      ['refused under --exit-zero', [modules[0]!, modules[1]!, '--exit-zero']],
-      ['load', [modules[1]!, modules[2]!, '--min-coverage', '50']],
-      ['unaudited', [rel('factory.ts'), modules[0]!, '--fail-on-unaudited', '--min-coverage', '10']],
-      ['require-gate', [modules[1]!, rel('factory.ts'), '--require-gate', 'another-policy', '--min-coverage', '10']],
+      'fixtures/apps/unruly/exits-at-import.ts',
     ];
-    for (const [name, args] of cases) {
-      const rule = args.filter(
-        (a, i) => a === '--min-coverage' || a === '--exit-zero' || args[i - 1] === '--min-coverage',
-      );
-      const [whole, ...shards] = await Promise.all([
-        gateAudit([...args, '--format', 'json', '--output-file', at(`merge/${name}/whole.json`)]),
-        ...['1/2', '2/2'].map((s, i) =>
-          gateAudit([...args, '--shard', s, '--format', 'json', '--output-file', at(`merge/${name}/s${i + 1}.json`)]),
-        ),
-      ]);
-      if (!args.includes('--exit-zero')) expect(whole?.status, `${name}: the single run`).not.toBe(0);
-      expect(shards.map((s) => s.stderr)).not.toContain('unexpected error');
-      const merged = await gateAudit([
-        'merge',
-        at(`merge/${name}/s1.json`),
-        at(`merge/${name}/s2.json`),
-        ...rule,
-        '--format',
-        'json',
-      ]);
-      expect(merged.status, `${name}: merge exits as the single run`).toBe(whole?.status);
-      const single = CoverageReportSchema.parse(JSON.parse(readFileSync(at(`merge/${name}/whole.json`), 'utf8')));
-      const joined = CoverageReportSchema.parse(JSON.parse(merged.stdout));
-      const kinds = (notes: typeof single.notes): string[] =>
-        (notes ?? []).map((n) => `${n.kind}:${n.fails === true}`).sort();
-      expect(kinds(joined.notes), `${name}: the notes`).toEqual(kinds(single.notes));
-      expect(joined.refusals.map((r) => `${r.kind}:${r.path.at(-1)}`).sort()).toEqual(
-        single.refusals.map((r) => `${r.kind}:${r.path.at(-1)}`).sort(),
-      );
-      expect(joined.nodes.map((n) => `${n.id}:${n.status}`).sort()).toEqual(
-        single.nodes.map((n) => `${n.id}:${n.status}`).sort(),
-      );
-    }
+
+    it("exits as the single run over the same modules, for every reason, with the shards' refusal rows and load notes", async () => {
+      // The shard each module lands in does not matter: two shards hold the three between them.
+      const cases: [string, string[]][] = [
+        ['refused under a ratio', [modules[0]!, modules[1]!, '--min-coverage', '50']],
+        ['refused', [modules[0]!, modules[1]!]],
+        ['refused under --exit-zero', [modules[0]!, modules[1]!, '--exit-zero']],
+        ['load', [modules[1]!, modules[2]!, '--min-coverage', '50']],
+        ['unaudited', [rel('factory.ts'), modules[0]!, '--fail-on-unaudited', '--min-coverage', '10']],
+        ['require-gate', [modules[1]!, rel('factory.ts'), '--require-gate', 'another-policy', '--min-coverage', '10']],
+      ];
+      for (const [name, args] of cases) {
+        const rule = args.filter(
+          (a, i) => a === '--min-coverage' || a === '--exit-zero' || args[i - 1] === '--min-coverage',
+        );
+        const [whole, ...shards] = await Promise.all([
+          gateAudit([...args, '--format', 'json', '--output-file', at(`merge/${name}/whole.json`)]),
+          ...['1/2', '2/2'].map((s, i) =>
+            gateAudit([...args, '--shard', s, '--format', 'json', '--output-file', at(`merge/${name}/s${i + 1}.json`)]),
+          ),
+        ]);
+        if (!args.includes('--exit-zero')) expect(whole?.status, `${name}: the single run`).not.toBe(0);
+        expect(shards.map((s) => s.stderr)).not.toContain('unexpected error');
+        const merged = await gateAudit([
+          'merge',
+          at(`merge/${name}/s1.json`),
+          at(`merge/${name}/s2.json`),
+          ...rule,
+          '--format',
+          'json',
+        ]);
+        expect(merged.status, `${name}: merge exits as the single run`).toBe(whole?.status);
+        const single = CoverageReportSchema.parse(JSON.parse(readFileSync(at(`merge/${name}/whole.json`), 'utf8')));
+        const joined = CoverageReportSchema.parse(JSON.parse(merged.stdout));
+        const kinds = (notes: typeof single.notes): string[] =>
+          (notes ?? []).map((n) => `${n.kind}:${n.fails === true}`).sort();
+        expect(kinds(joined.notes), `${name}: the notes`).toEqual(kinds(single.notes));
+        expect(joined.refusals.map((r) => `${r.kind}:${r.path.at(-1)}`).sort()).toEqual(
+          single.refusals.map((r) => `${r.kind}:${r.path.at(-1)}`).sort(),
+        );
+        expect(joined.nodes.map((n) => `${n.id}:${n.status}`).sort()).toEqual(
+          single.nodes.map((n) => `${n.id}:${n.status}`).sort(),
+        );
+      }
+    });
   });
 });

@@ -50,34 +50,40 @@ afterAll(() => {
 });
 
 describe('gate-audit in a terminal', () => {
-  it('shows the interactive tree with the ungated node highlighted, answers keys, and exits with the audit code', async () => {
-    // A person's terminal: no CI variable (the suite itself may run in CI).
-    const command = `env -u CI node bin/gate-audit.js fixtures/graphs/mixed-graph.ts; echo EXIT=$?; sleep 30`;
-    start(100, command);
-    const first = await waitForScreen((s) => s.includes('75% coverage'), 'the view');
-    expect(first).toMatch(/^>✘ ▾ pricing +graph +ungated/m);
-    expect(screen(true)).toContain('\u001b[31m✘');
-    keys('j', 'j', 'j');
-    const moved = await waitForScreen((s) => /^>✘ +publisher/m.test(s), 'publisher selected');
-    expect(moved).toContain('fix      call installMultiagent(root) at startup, or give the agent a GatePlugin');
-    keys('u');
-    const filtered = await waitForScreen((s) => s.includes('not gated only'), 'the not-gated filter');
-    expect(filtered).not.toContain('collector');
-    keys('q');
-    await waitForScreen((s) => s.includes('EXIT=1'), 'the exit code');
+  describe('when a person runs it (no CI variable)', () => {
+    it('shows the interactive tree with the ungated node highlighted, answers keys, and exits with the audit code', async () => {
+      // A person's terminal: no CI variable (the suite itself may run in CI).
+      const command = `env -u CI node bin/gate-audit.js fixtures/graphs/mixed-graph.ts; echo EXIT=$?; sleep 30`;
+      start(100, command);
+      const first = await waitForScreen((s) => s.includes('75% coverage'), 'the view');
+      expect(first).toMatch(/^>✘ ▾ pricing +graph +ungated/m);
+      expect(screen(true)).toContain('\u001b[31m✘');
+      keys('j', 'j', 'j');
+      const moved = await waitForScreen((s) => /^>✘ +publisher/m.test(s), 'publisher selected');
+      expect(moved).toContain('fix      call installMultiagent(root) at startup, or give the agent a GatePlugin');
+      keys('u');
+      const filtered = await waitForScreen((s) => s.includes('not gated only'), 'the not-gated filter');
+      expect(filtered).not.toContain('collector');
+      keys('q');
+      await waitForScreen((s) => s.includes('EXIT=1'), 'the exit code');
+    });
   });
 
-  it('in CI, even on a terminal, prints the text report instead of waiting for keys', async () => {
-    start(120, 'env CI=true node bin/gate-audit.js fixtures/graphs/mixed-graph.ts; echo EXIT=$?; sleep 30');
-    const text = await waitForScreen((s) => s.includes('EXIT='), 'the exit code');
-    expect(text).toContain('coverage 75% of 4 tool-running nodes');
-    expect(text).toContain('EXIT=1');
+  describe('when it runs in CI', () => {
+    it('in CI, even on a terminal, prints the text report instead of waiting for keys', async () => {
+      start(120, 'env CI=true node bin/gate-audit.js fixtures/graphs/mixed-graph.ts; echo EXIT=$?; sleep 30');
+      const text = await waitForScreen((s) => s.includes('EXIT='), 'the exit code');
+      expect(text).toContain('coverage 75% of 4 tool-running nodes');
+      expect(text).toContain('EXIT=1');
+    });
   });
 
-  it('--format text in a terminal prints the plain report instead', async () => {
-    start(120, 'env -u CI node bin/gate-audit.js --format text fixtures/graphs/gated-app.ts; echo EXIT=$?; sleep 30');
-    const text = await waitForScreen((s) => s.includes('EXIT='), 'the exit code');
-    expect(text).toContain('coverage 100% of 4 tool-running nodes');
-    expect(text).toContain('EXIT=0');
+  describe('when --format text is given', () => {
+    it('--format text in a terminal prints the plain report instead', async () => {
+      start(120, 'env -u CI node bin/gate-audit.js --format text fixtures/graphs/gated-app.ts; echo EXIT=$?; sleep 30');
+      const text = await waitForScreen((s) => s.includes('EXIT='), 'the exit code');
+      expect(text).toContain('coverage 100% of 4 tool-running nodes');
+      expect(text).toContain('EXIT=0');
+    });
   });
 });

@@ -35,33 +35,35 @@ function app(name: string, allow: boolean, invoke = false): string {
 }
 
 describe('the audit and allowWritableKeyring', () => {
-  it("reports a module's gate built with allowWritableKeyring: true as a note, in every format, without failing the run", () => {
-    const file = app('allowed.mjs', true);
-    const { status, report } = json([file]);
-    expect(status).toBe(0);
-    expect(report.notes).toEqual([expect.objectContaining({ kind: 'writable-keyring', module: file })]);
-    expect(report.notes?.[0]?.message).toMatch(
-      /allowWritableKeyring: true for the keyring .*keyring\.json: a keyring the agent's user may rewrite is accepted/,
-    );
-    expect(report.notes?.[0]?.fails).toBeUndefined();
-    for (const [format, pattern] of [
-      ['text', /writable keyring: .*allowed\.mjs: builds a gate with allowWritableKeyring: true/],
-      ['markdown', /writable keyring\\: .*allowed\\\.mjs\\: builds a gate with allowWritableKeyring\\: true/],
-      ['sarif', /WritableKeyringAccepted/],
-      ['junit', /name="writable-keyring"/],
-    ] as const) {
-      const run = gateAudit([file, '--format', format]);
-      expect(run.status, `${format}: ${run.stderr}`).toBe(0);
-      expect(run.stdout, format).toMatch(pattern);
-    }
-  });
+  describe('when a gate is built with or without allowWritableKeyring', () => {
+    it("reports a module's gate built with allowWritableKeyring: true as a note, in every format, without failing the run", () => {
+      const file = app('allowed.mjs', true);
+      const { status, report } = json([file]);
+      expect(status).toBe(0);
+      expect(report.notes).toEqual([expect.objectContaining({ kind: 'writable-keyring', module: file })]);
+      expect(report.notes?.[0]?.message).toMatch(
+        /allowWritableKeyring: true for the keyring .*keyring\.json: a keyring the agent's user may rewrite is accepted/,
+      );
+      expect(report.notes?.[0]?.fails).toBeUndefined();
+      for (const [format, pattern] of [
+        ['text', /writable keyring: .*allowed\.mjs: builds a gate with allowWritableKeyring: true/],
+        ['markdown', /writable keyring\\: .*allowed\\\.mjs\\: builds a gate with allowWritableKeyring\\: true/],
+        ['sarif', /WritableKeyringAccepted/],
+        ['junit', /name="writable-keyring"/],
+      ] as const) {
+        const run = gateAudit([file, '--format', format]);
+        expect(run.status, `${format}: ${run.stderr}`).toBe(0);
+        expect(run.stdout, format).toMatch(pattern);
+      }
+    });
 
-  it('reports it for an entry too; a gate without the option gets no note', () => {
-    const entry = app('entry.mjs', true, true);
-    const ran = json(['--entry', entry, '--entry-settle', '500']);
-    expect(ran.report.notes).toEqual([expect.objectContaining({ kind: 'writable-keyring', module: entry })]);
-    const plain = json([app('plain.mjs', false)]);
-    expect(plain.status).toBe(0);
-    expect(plain.report.notes ?? []).toEqual([]);
+    it('reports it for an entry too; a gate without the option gets no note', () => {
+      const entry = app('entry.mjs', true, true);
+      const ran = json(['--entry', entry, '--entry-settle', '500']);
+      expect(ran.report.notes).toEqual([expect.objectContaining({ kind: 'writable-keyring', module: entry })]);
+      const plain = json([app('plain.mjs', false)]);
+      expect(plain.status).toBe(0);
+      expect(plain.report.notes ?? []).toEqual([]);
+    });
   });
 });

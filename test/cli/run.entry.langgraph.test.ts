@@ -14,7 +14,7 @@ const app = (name: string): string => `fixtures/apps/lg-runner/src/${name}.ts`;
 const { ran, json, gateAudit } = markedRuns();
 
 describe('gate-audit on LangGraph apps', () => {
-  describe('--entry', () => {
+  describe('when given --entry', () => {
     it('audits the graph main.ts gates and runs (100%), and runs no model or tool', () => {
       const built = json(['--export', 'buildGraph', app('graph')]);
       expect(built.status).toBe(1);
@@ -37,59 +37,65 @@ describe('gate-audit on LangGraph apps', () => {
     });
   });
 
-  it('finds the graphs of LangGraph modules, each with its statuses (one run over six modules)', () => {
-    const names = ['nested', 'supervisor', 'agent', 'swarm', 'function-node', 'remote'];
-    const { status, report } = json(names.map((name) => `fixtures/graphs/langgraph-${name}.ts`));
-    expect(status).toBe(1);
-    const statuses = (root: string): Record<string, number> => {
-      const counts: Record<string, number> = {};
-      for (const node of report.nodes.filter((n) => n.path[1] === root))
-        counts[node.status] = (counts[node.status] ?? 0) + 1;
-      return counts;
-    };
-    expect(statuses('pipeline')).toEqual({ gated: 6, attested: 1 });
-    expect(statuses('team')).toEqual({ gated: 7, attested: 2 });
-    expect(statuses('assistant')).toEqual({ ungated: 2, ungateable: 1 });
-    expect(statuses('helpdesk')).toEqual({ ungated: 5 });
-    expect(statuses('drafting')).toEqual({ ungated: 1, ungateable: 1 });
-    expect(statuses('accounts')).toEqual({ ungated: 3, ungateable: 1 });
-    expect(report.nodes.find((n) => n.path.slice(1).join('/') === 'accounts/billing')?.fix).toMatch(/accept it here/);
-    // The run's generator names the framework of its trees: LangGraph here, though the Strands SDK is installed.
-    expect(report.generator?.sdk).toMatch(/^@langchain\/langgraph@\d+\.\d+\.\d+$/);
+  describe('when given LangGraph modules', () => {
+    it('finds the graphs of LangGraph modules, each with its statuses (one run over six modules)', () => {
+      const names = ['nested', 'supervisor', 'agent', 'swarm', 'function-node', 'remote'];
+      const { status, report } = json(names.map((name) => `fixtures/graphs/langgraph-${name}.ts`));
+      expect(status).toBe(1);
+      const statuses = (root: string): Record<string, number> => {
+        const counts: Record<string, number> = {};
+        for (const node of report.nodes.filter((n) => n.path[1] === root))
+          counts[node.status] = (counts[node.status] ?? 0) + 1;
+        return counts;
+      };
+      expect(statuses('pipeline')).toEqual({ gated: 6, attested: 1 });
+      expect(statuses('team')).toEqual({ gated: 7, attested: 2 });
+      expect(statuses('assistant')).toEqual({ ungated: 2, ungateable: 1 });
+      expect(statuses('helpdesk')).toEqual({ ungated: 5 });
+      expect(statuses('drafting')).toEqual({ ungated: 1, ungateable: 1 });
+      expect(statuses('accounts')).toEqual({ ungated: 3, ungateable: 1 });
+      expect(report.nodes.find((n) => n.path.slice(1).join('/') === 'accounts/billing')?.fix).toMatch(/accept it here/);
+      // The run's generator names the framework of its trees: LangGraph here, though the Strands SDK is installed.
+      expect(report.generator?.sdk).toMatch(/^@langchain\/langgraph@\d+\.\d+\.\d+$/);
+    });
   });
 
-  it('says what a LangGraph module exports that is not what runs (a bare tool node, a graph builder not compiled)', () => {
-    const dir = join(root, 'test/.generated/langgraph-parts');
-    mkdirSync(dir, { recursive: true });
-    const file = join(dir, 'parts.ts');
-    writeFileSync(
-      file,
-      [
-        "import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';",
-        "import { ToolNode } from '@langchain/langgraph/prebuilt';",
-        "import { readFile } from '../../../fixtures/support/langchain-tools.js';",
-        'export const tools = new ToolNode([readFile]);',
-        "export const builder = new StateGraph(MessagesAnnotation).addNode('tools', new ToolNode([readFile])).addEdge(START, 'tools').addEdge('tools', END);",
-        "export const graph = builder.compile({ name: 'compiled' });",
-      ].join('\n'),
-    );
-    try {
-      const { report } = json([relative(root, file)]);
-      expect(report.nodes.map((n) => n.path.join('/'))).toEqual(['compiled', 'compiled/tools']);
-      expect((report.notes ?? []).map((n) => `${n.kind} ${n.export ?? ''} ${n.message}`)).toEqual([
-        'unaudited-export builder is a LangGraph graph builder (a StateGraph not compiled): what runs is the graph compile() returns',
-        'unaudited-export tools is a LangGraph tool node on its own: the audit judges the graph that runs it',
-      ]);
-      const strict = gateAudit(['--fail-on-unaudited', relative(root, file)]);
-      expect(strict.status).toBe(1);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+  describe('when a LangGraph module exports something that is not what runs', () => {
+    it('says what a LangGraph module exports that is not what runs (a bare tool node, a graph builder not compiled)', () => {
+      const dir = join(root, 'test/.generated/langgraph-parts');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, 'parts.ts');
+      writeFileSync(
+        file,
+        [
+          "import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph';",
+          "import { ToolNode } from '@langchain/langgraph/prebuilt';",
+          "import { readFile } from '../../../fixtures/support/langchain-tools.js';",
+          'export const tools = new ToolNode([readFile]);',
+          "export const builder = new StateGraph(MessagesAnnotation).addNode('tools', new ToolNode([readFile])).addEdge(START, 'tools').addEdge('tools', END);",
+          "export const graph = builder.compile({ name: 'compiled' });",
+        ].join('\n'),
+      );
+      try {
+        const { report } = json([relative(root, file)]);
+        expect(report.nodes.map((n) => n.path.join('/'))).toEqual(['compiled', 'compiled/tools']);
+        expect((report.notes ?? []).map((n) => `${n.kind} ${n.export ?? ''} ${n.message}`)).toEqual([
+          'unaudited-export builder is a LangGraph graph builder (a StateGraph not compiled): what runs is the graph compile() returns',
+          'unaudited-export tools is a LangGraph tool node on its own: the audit judges the graph that runs it',
+        ]);
+        const strict = gateAudit(['--fail-on-unaudited', relative(root, file)]);
+        expect(strict.status).toBe(1);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 
-  it("a run over both frameworks' trees names both in its generator, tested only when both are", () => {
-    const { report } = json(['fixtures/graphs/langgraph-agent.ts', 'fixtures/graphs/gated-app.ts']);
-    expect(report.generator?.sdk).toMatch(/^1\.\d+\.\d+, @langchain\/langgraph@\d+\.\d+\.\d+$/);
-    expect(report.generator?.sdkTested).toBe(true);
+  describe("when a run holds both frameworks' trees", () => {
+    it("a run over both frameworks' trees names both in its generator, tested only when both are", () => {
+      const { report } = json(['fixtures/graphs/langgraph-agent.ts', 'fixtures/graphs/gated-app.ts']);
+      expect(report.generator?.sdk).toMatch(/^1\.\d+\.\d+, @langchain\/langgraph@\d+\.\d+\.\d+$/);
+      expect(report.generator?.sdkTested).toBe(true);
+    });
   });
 });

@@ -47,51 +47,61 @@ describe('sarifLocations', () => {
   const helper = join(scratch, 'helper.ts');
   const module = `${scratchRel}/app.ts`;
 
-  it("puts a module's finding at the line of the variable its export names", () => {
-    const { locateModule } = sarifLocations(report, { root, fileOf: (m) => (m === module ? app : undefined) });
-    expect(locateModule?.(module, 'team.graph')).toEqual({
-      uri: `${scratchRel}/app.ts`,
-      underRoot: true,
-      startLine: 5,
+  describe('when a module has a finding', () => {
+    it("puts a module's finding at the line of the variable its export names", () => {
+      const { locateModule } = sarifLocations(report, { root, fileOf: (m) => (m === module ? app : undefined) });
+      expect(locateModule?.(module, 'team.graph')).toEqual({
+        uri: `${scratchRel}/app.ts`,
+        underRoot: true,
+        startLine: 5,
+      });
+      expect(locateModule?.(module, 'team[0]')?.startLine).toBe(5);
+      expect(locateModule?.(module, 'graph')?.startLine).toBe(7);
+      expect(locateModule?.(module, 'missing')?.startLine).toBe(1);
+      expect(locateModule?.('elsewhere.ts', 'graph')).toBeUndefined();
     });
-    expect(locateModule?.(module, 'team[0]')?.startLine).toBe(5);
-    expect(locateModule?.(module, 'graph')?.startLine).toBe(7);
-    expect(locateModule?.(module, 'missing')?.startLine).toBe(1);
-    expect(locateModule?.('elsewhere.ts', 'graph')).toBeUndefined();
   });
 
-  it("puts a node at its definition in the module's imports when they are known, else at its export's line", () => {
-    const publisher = report.nodes.find((n) => n.id === 'publisher');
-    expect(publisher).toBeDefined();
-    const source = report.sources[0]!;
-    const fileOf = (m: string): string | undefined => (m === source.module ? app : undefined);
-    const withImports = sarifLocations(nested('team.graph'), { root, fileOf, closureOf: (file) => [file, helper] });
-    expect(withImports.locate?.(publisher!)).toEqual({ uri: `${scratchRel}/helper.ts`, underRoot: true, startLine: 1 });
-    const without = sarifLocations(nested('team.graph'), { root, fileOf });
-    expect(without.locate?.(publisher!)?.startLine).toBe(5);
+  describe('when a node has a finding', () => {
+    it("puts a node at its definition in the module's imports when they are known, else at its export's line", () => {
+      const publisher = report.nodes.find((n) => n.id === 'publisher');
+      expect(publisher).toBeDefined();
+      const source = report.sources[0]!;
+      const fileOf = (m: string): string | undefined => (m === source.module ? app : undefined);
+      const withImports = sarifLocations(nested('team.graph'), { root, fileOf, closureOf: (file) => [file, helper] });
+      expect(withImports.locate?.(publisher!)).toEqual({
+        uri: `${scratchRel}/helper.ts`,
+        underRoot: true,
+        startLine: 1,
+      });
+      const without = sarifLocations(nested('team.graph'), { root, fileOf });
+      expect(without.locate?.(publisher!)?.startLine).toBe(5);
+    });
   });
 });
 
 describe('gate-audit merge <report> --format sarif', () => {
-  it('points a nested export at the line of its variable, as the audit does', async () => {
-    const file = join(scratch, 'nested.json');
-    writeFileSync(file, JSON.stringify(nested('team.graph')));
-    const run = await cli('merge', `${scratchRel}/nested.json`, '--format', 'sarif');
-    expect(run.code).toBe(1);
-    const sarif = JSON.parse(run.out) as {
-      runs: {
-        results: {
-          locations?: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[];
+  describe('when the report names a nested export', () => {
+    it('points a nested export at the line of its variable, as the audit does', async () => {
+      const file = join(scratch, 'nested.json');
+      writeFileSync(file, JSON.stringify(nested('team.graph')));
+      const run = await cli('merge', `${scratchRel}/nested.json`, '--format', 'sarif');
+      expect(run.code).toBe(1);
+      const sarif = JSON.parse(run.out) as {
+        runs: {
+          results: {
+            locations?: { physicalLocation: { artifactLocation: { uri: string }; region: { startLine: number } } }[];
+          }[];
         }[];
-      }[];
-    };
-    const lines = sarif.runs[0]!.results.flatMap((r) =>
-      (r.locations ?? []).map(
-        (l) => `${l.physicalLocation.artifactLocation.uri}:${l.physicalLocation.region.startLine}`,
-      ),
-    );
-    expect(lines.length).toBeGreaterThan(0);
-    expect([...new Set(lines)]).toEqual([`${scratchRel}/app.ts:5`]);
-    expect(readFileSync(file, 'utf8')).toContain('team.graph');
+      };
+      const lines = sarif.runs[0]!.results.flatMap((r) =>
+        (r.locations ?? []).map(
+          (l) => `${l.physicalLocation.artifactLocation.uri}:${l.physicalLocation.region.startLine}`,
+        ),
+      );
+      expect(lines.length).toBeGreaterThan(0);
+      expect([...new Set(lines)]).toEqual([`${scratchRel}/app.ts:5`]);
+      expect(readFileSync(file, 'utf8')).toContain('team.graph');
+    });
   });
 });

@@ -12,7 +12,10 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 const script = join(root, 'scripts/lint-sdk-fields.mjs');
 
 function lint(...files: string[]): { status: number | null; out: string } {
-  const run = spawnSync(process.execPath, [script, ...files], { cwd: root, encoding: 'utf8' });
+  // Without NO_COLOR: beside the config's FORCE_COLOR, Node would print a warning into the one line checked.
+  const env = { ...process.env };
+  delete env.NO_COLOR;
+  const run = spawnSync(process.execPath, [script, ...files], { cwd: root, encoding: 'utf8', env });
   return { status: run.status, out: `${run.stdout}${run.stderr}` };
 }
 
@@ -32,34 +35,40 @@ function source(text: string): string {
 }
 
 describe('lint-sdk-fields', () => {
-  it('passes on src/ as it is', () => {
-    const { status, out } = lint();
-    expect(out).toContain('none outside src/frameworks/strands/');
-    expect(status).toBe(0);
+  describe('when run on src/ as it is', () => {
+    it('passes on src/ as it is', () => {
+      const { status, out } = lint();
+      expect(out).toContain('none outside src/frameworks/strands/');
+      expect(status).toBe(0);
+    });
   });
 
-  it.each([
-    ['a quoted field read', "readData(agent, '_hooksRegistry');"],
-    ['a quoted field of orchestrators', 'freezeFields(graph, ["_hookRegistry"]);'],
-    ['a segment of a dotted path', "const path = '_backgroundTasks._manager';"],
-    ['a template text', 'const key = `_toolRegistry`;'],
-    ['a property access on another object', 'const tasks = (agent as any)._backgroundTasks;'],
-    ['an optional property access', 'const inner = tool?._agent;'],
-  ])('fails on %s outside the folder', (_name, text) => {
-    const { status, out } = lint(source(`${text}\n`));
-    expect(status).toBe(1);
-    expect(out).toContain("names the SDK's private");
+  describe('when a file outside the folder names a private SDK field', () => {
+    it.each([
+      ['a quoted field read', "readData(agent, '_hooksRegistry');"],
+      ['a quoted field of orchestrators', 'freezeFields(graph, ["_hookRegistry"]);'],
+      ['a segment of a dotted path', "const path = '_backgroundTasks._manager';"],
+      ['a template text', 'const key = `_toolRegistry`;'],
+      ['a property access on another object', 'const tasks = (agent as any)._backgroundTasks;'],
+      ['an optional property access', 'const inner = tool?._agent;'],
+    ])('fails on %s outside the folder', (_name, text) => {
+      const { status, out } = lint(source(`${text}\n`));
+      expect(status).toBe(1);
+      expect(out).toContain("names the SDK's private");
+    });
   });
 
-  it("leaves gate-audit's own private fields, comments and other names alone", () => {
-    const text = [
-      '// the SDK keeps it in `_hooksRegistry` (a comment may say so)',
-      'class Own { private _agent = 1; read(): number { return this._agent; } }',
-      "const name = '_notAnSdkField';",
-      'const other = { _lines: 1 }._lines;',
-    ].join('\n');
-    const { status, out } = lint(source(text));
-    expect(out).toBe(`${out.split('\n')[0]}\n`);
-    expect(status).toBe(0);
+  describe('when a file names only other private fields', () => {
+    it("leaves gate-audit's own private fields, comments and other names alone", () => {
+      const text = [
+        '// the SDK keeps it in `_hooksRegistry` (a comment may say so)',
+        'class Own { private _agent = 1; read(): number { return this._agent; } }',
+        "const name = '_notAnSdkField';",
+        'const other = { _lines: 1 }._lines;',
+      ].join('\n');
+      const { status, out } = lint(source(text));
+      expect(out).toBe(`${out.split('\n')[0]}\n`);
+      expect(status).toBe(0);
+    });
   });
 });
