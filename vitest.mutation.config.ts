@@ -5,7 +5,7 @@
  * run short on a small machine.
  *
  * `GATE_AUDIT_MUTATION_TESTS` picks the set: a comma-separated list of `enforce`, `walker`, `policy`, `frameworks`,
- * `langgraph`, `otel`, `report` (default: the first four), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/execution-check.ts`.
+ * `langgraph`, `otel`, `report`, `sdk` (default: the first four), e.g. `GATE_AUDIT_MUTATION_TESTS=enforce npx stryker run --mutate src/enforce/execution-check.ts`.
  */
 import { configDefaults, defineConfig } from 'vitest/config';
 import base from './vitest.config.js';
@@ -41,6 +41,9 @@ sets.otel = ['test/otel/**/*.test.ts'];
 // report's own tests (not the renderers', which open a browser and run the command for each mutant), the walk's, and
 // the guarantee suite both frameworks share.
 sets.report = ['test/report/*.test.ts', 'test/walker/**/*.test.ts', 'test/frameworks/seam.guarantees.test.ts'];
+// The SDK's private shape read by its own suites alone (a narrow run: `GATE_AUDIT_MUTATION_TESTS=sdk npx stryker run
+// --mutate src/frameworks/strands/sdk-internals.ts`): a floor under the frameworks set's score, in minutes, not hours.
+sets.sdk = ['test/frameworks/strands/sdk-*.test.ts'];
 
 const chosen = (process.env.GATE_AUDIT_MUTATION_TESTS ?? 'enforce,walker,policy,frameworks')
   .split(',')
