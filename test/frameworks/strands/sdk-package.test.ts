@@ -2,7 +2,7 @@
  * Which files belong to a copy of `@strands-agents/sdk` (`src/frameworks/strands/sdk-package.ts`): told by the name
  * in the nearest named `package.json` above a file, under any URL a loader hook may give, never by shape.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -20,7 +20,8 @@ import {
 import { root } from '../../helpers/cli.js';
 
 const require = createRequire(import.meta.url);
-const sdkRoot = join(root, 'node_modules/@strands-agents/sdk');
+// Where the SDK really is: node_modules may be a link (Stryker's sandbox links it), and resolving follows links.
+const sdkRoot = realpathSync(join(root, 'node_modules/@strands-agents/sdk'));
 const sdkEntry = require.resolve(SDK_PACKAGE);
 
 describe('packageOf', () => {
