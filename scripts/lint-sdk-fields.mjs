@@ -4,6 +4,8 @@
 // dotted `'_x._y'` field path of its shape list, every `obj._x` it reads), so the list cannot drift from what the
 // folder reads. Elsewhere in src/, a string literal (or a template's text) equal to one of them, or a property
 // access `obj._x` / `obj?._x` whose object is not `this` (gate-audit's own private fields are `this._x`), fails.
+// So does importing (or re-exporting) one of the folder's constants that hold the names (`HOOK_REGISTRY_FIELD`, any
+// `*_FIELD`, `agentRegistryFields`): a constant carries the name past a check of literals.
 //
 // Usage: node scripts/lint-sdk-fields.mjs [file …]   (default: every .ts/.tsx file of src/)
 import { readdirSync, readFileSync } from 'node:fs';
@@ -13,6 +15,8 @@ import ts from 'typescript';
 const root = resolve(new URL('..', import.meta.url).pathname);
 const folder = join(root, 'src/frameworks/strands');
 const PRIVATE = /^_[A-Za-z]\w*$/;
+// The folder's exports that hold field names rather than read them.
+const FIELD_CONSTANT = /^(?:[A-Z_]+_FIELDS?|agentRegistryFields)$/;
 
 function sourceFiles(dir) {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' })
@@ -57,6 +61,20 @@ const problems = [];
 for (const file of files) {
   if (file.startsWith(folder + '/')) continue;
   const source = parse(file);
+  // The folder's constants naming the fields (`HOOK_REGISTRY_FIELD`, …) carry the names past the check above: outside
+  // the folder, importing one is naming the field.
+  for (const statement of source.statements) {
+    const from = ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement) ? statement.moduleSpecifier : undefined;
+    if (from === undefined || !ts.isStringLiteral(from) || !from.text.includes('frameworks/strands/')) continue;
+    const clause = ts.isImportDeclaration(statement) ? statement.importClause?.namedBindings : statement.exportClause;
+    if (clause === undefined || !(ts.isNamedImports(clause) || ts.isNamedExports(clause))) continue;
+    for (const element of clause.elements) {
+      const imported = (element.propertyName ?? element.name).text;
+      if (!FIELD_CONSTANT.test(imported)) continue;
+      const { line, character } = source.getLineAndCharacterOfPosition(element.getStart(source));
+      problems.push(`${relative(root, file)}:${line + 1}:${character + 1} imports "${imported}", which names the SDK's private fields`);
+    }
+  }
   walk(source, (kind, text, node) => {
     // A string names a field when it is the field, or a dotted path with it as a segment (`'_a._b'`).
     const hit = kind === 'string' ? text.split('.').find((part) => names.has(part)) : names.has(text) ? text : undefined;

@@ -10,30 +10,25 @@ import {
   Agent,
   AgentNode,
   agentHooks,
-  agentNodeExecutor,
-  agentRegistryFields,
+  agentRegistryProblem,
   agentToolExecutor,
   backgroundDispatchProblem,
   Graph,
-  hiddenPrototypes,
-  HOOK_REGISTRY_FIELD,
+  hasSdkHookRegistry,
   isA2AAgent,
   isSdkToolExecutor,
   MultiAgentNode,
-  multiAgentNodeExecutor,
-  NODE_EXECUTOR_FIELD,
+  nodeExecutorRead,
   type Orchestrator,
   orchestratorHooks,
   pendingPlugins,
   Swarm,
   toolCallHooks,
-  TOOL_EXECUTOR_FIELD,
+  toolExecutorReadProblem,
   toolMiddleware,
 } from '../frameworks/strands/sdk-internals.js';
 import {
   className,
-  dataField,
-  describeFieldProblem,
   heldObjects,
   inheritsFrom,
   isProxy,
@@ -88,28 +83,8 @@ function agentProblem(reason: string, fix: string): Problem {
 
 /** The registries an agent runs hooks and middleware from must be the SDK's own, read as plain data. */
 function registryProblem(agent: Agent): Problem | undefined {
-  for (const [key, proto] of agentRegistryFields()) {
-    const read = dataField(agent, key);
-    const problem = describeFieldProblem('the agent', key, read);
-    if (problem !== undefined || !read.ok) {
-      return agentProblem(`${problem ?? 'has an unreadable registry'}`, 'do not redefine SDK fields of an agent');
-    }
-    const registry = read.value;
-    if (isProxy(registry) || typeof registry !== 'object' || registry === null) {
-      return agentProblem(`has a ${key} that is a Proxy or not an object`, 'do not replace SDK registries');
-    }
-    if (Object.getPrototypeOf(registry) !== proto) {
-      return agentProblem(`has a ${key} that is not the SDK's own registry`, 'do not replace SDK registries');
-    }
-    const shadow = shadowedMember(registry, proto);
-    if (shadow !== undefined) {
-      return agentProblem(
-        `has a ${key} whose "${String(shadow)}" was replaced on the instance`,
-        'do not patch SDK registries',
-      );
-    }
-  }
-  return undefined;
+  const problem = agentRegistryProblem(agent);
+  return problem === undefined ? undefined : agentProblem(problem.reason, problem.fix);
 }
 
 /** Checks an agent of this SDK copy for anything that lets it run tools around the hooks. */
@@ -142,7 +117,7 @@ function classifyAgent(agent: Agent): Classified {
   if (!executor.ok) {
     return fail({
       kind: 'tool-executor',
-      reason: describeFieldProblem('the agent', TOOL_EXECUTOR_FIELD, executor) ?? 'has an unreadable tool executor',
+      reason: toolExecutorReadProblem(executor),
       fix: "use the SDK's 'sequential' or 'concurrent' tool executor and do not redefine it",
     });
   }
@@ -185,16 +160,7 @@ function classifyOrchestrator(value: Graph | Swarm, kind: 'graph' | 'swarm'): Cl
   }
   if (!Object.isExtensible(value))
     return fail(`is a frozen ${what}, so no guard can be attached`, `do not freeze the ${what}`);
-  const registry = dataField(value, HOOK_REGISTRY_FIELD.orchestrator);
-  const proto = hiddenPrototypes().hookRegistry;
-  if (
-    !registry.ok ||
-    isProxy(registry.value) ||
-    typeof registry.value !== 'object' ||
-    registry.value === null ||
-    Object.getPrototypeOf(registry.value) !== proto ||
-    shadowedMember(registry.value, proto) !== undefined
-  ) {
+  if (!hasSdkHookRegistry(value)) {
     return fail(`is a ${what} whose hook registry is not the SDK's own`, `do not replace the ${what}'s hook registry`);
   }
   return { kind, orchestrator: value };
@@ -255,18 +221,8 @@ export function openNode(node: unknown): NodeContent {
       };
     }
     const isAgentNode = proto === AgentNode.prototype;
-    const read = isAgentNode ? agentNodeExecutor(node as AgentNode) : multiAgentNodeExecutor(node as MultiAgentNode);
-    if (!read.ok) {
-      const key = isAgentNode ? NODE_EXECUTOR_FIELD.agent : NODE_EXECUTOR_FIELD.orchestrator;
-      return {
-        via: 'custom',
-        problem: {
-          kind: 'custom-node',
-          reason: describeFieldProblem(`the ${name}`, key, read) ?? `its ${key} cannot be read`,
-          fix: `do not redefine ${key} on the node`,
-        },
-      };
-    }
+    const read = nodeExecutorRead(node as AgentNode | MultiAgentNode, isAgentNode, name);
+    if (!read.ok) return { via: 'custom', problem: { kind: 'custom-node', reason: read.reason, fix: read.fix } };
     return { via: isAgentNode ? 'agent-node' : 'multi-agent-node', executor: read.value };
   }
   if (name === 'AgentNode' || name === 'MultiAgentNode') return { via: 'custom', problem: foreignCopy(name) };

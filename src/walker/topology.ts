@@ -8,7 +8,7 @@
  * Every field is read as plain data: a getter or a Proxy anywhere on the way is itself a problem.
  */
 import { Edge } from '@strands-agents/sdk/multiagent';
-import { Graph, GRAPH_SOURCES_FIELD, type Orchestrator } from '../frameworks/strands/sdk-internals.js';
+import { Graph, graphSourcesRead, type Orchestrator } from '../frameworks/strands/sdk-internals.js';
 import {
   dataField,
   describeFieldProblem,
@@ -99,14 +99,9 @@ export function topologyProblems(orchestrator: Orchestrator, onlyId?: string): s
         }
       }
     }
-    const sources = dataField(orchestrator, GRAPH_SOURCES_FIELD);
-    if (!sources.ok || !isPlainArray(sources.value)) {
-      problems.push(
-        describeFieldProblem('the graph', GRAPH_SOURCES_FIELD, sources) ?? 'its entry nodes are not a plain array',
-      );
-    } else {
-      for (const source of sources.value) check(source, 'an entry');
-    }
+    const sources = graphSourcesRead(orchestrator);
+    if ('problem' in sources) problems.push(sources.problem);
+    else for (const source of sources.sources) check(source, 'an entry');
   } else {
     const start = dataField(orchestrator, 'start');
     if (!start.ok) problems.push(describeFieldProblem('the swarm', 'start', start) ?? 'its start is unreadable');

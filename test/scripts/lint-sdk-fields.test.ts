@@ -58,6 +58,29 @@ describe('lint-sdk-fields', () => {
     });
   });
 
+  describe("when a file outside the folder imports the folder's constants that hold field names", () => {
+    it.each([
+      ['a *_FIELD constant', "import { HOOK_REGISTRY_FIELD } from '../frameworks/strands/sdk-internals.js';"],
+      [
+        'one renamed on import',
+        "import { GRAPH_SOURCES_FIELD as sources } from '../frameworks/strands/sdk-internals.js';",
+      ],
+      ['the registry field list', "import { agentRegistryFields } from '../frameworks/strands/sdk-internals.js';"],
+      ['one re-exported', "export { TOOL_EXECUTOR_FIELD } from '../frameworks/strands/sdk-internals.js';"],
+    ])('fails on %s', (_name, text) => {
+      const { status, out } = lint(source(`${text}\n`));
+      expect(status).toBe(1);
+      expect(out).toContain("which names the SDK's private fields");
+    });
+
+    it("leaves the folder's readers alone", () => {
+      const text = "import { graphSourcesRead, agentRegistryProblem } from '../frameworks/strands/sdk-internals.js';\n";
+      const { status, out } = lint(source(text));
+      expect(out).not.toContain('imports');
+      expect(status).toBe(0);
+    });
+  });
+
   describe('when a file names only other private fields', () => {
     it("leaves gate-audit's own private fields, comments and other names alone", () => {
       const text = [

@@ -124,6 +124,90 @@ export function agentRegistryFields(): readonly (readonly [string, object])[] {
   ];
 }
 
+/**
+ * Why an agent's hook, middleware or tool registry is not the SDK's own, plain and unpatched (each read as data),
+ * or undefined when all three are: a field redefined (a getter), a Proxy or not an object, another prototype, or a
+ * member replaced on the instance. The reason names the field; the fix says what not to do.
+ */
+export function agentRegistryProblem(agent: Agent): { readonly reason: string; readonly fix: string } | undefined {
+  for (const [key, proto] of agentRegistryFields()) {
+    const read = dataField(agent, key);
+    const problem = describeFieldProblem('the agent', key, read);
+    if (problem !== undefined || !read.ok) {
+      return { reason: `${problem ?? 'has an unreadable registry'}`, fix: 'do not redefine SDK fields of an agent' };
+    }
+    const registry = read.value;
+    if (isProxy(registry) || typeof registry !== 'object' || registry === null) {
+      return { reason: `has a ${key} that is a Proxy or not an object`, fix: 'do not replace SDK registries' };
+    }
+    if (Object.getPrototypeOf(registry) !== proto) {
+      return { reason: `has a ${key} that is not the SDK's own registry`, fix: 'do not replace SDK registries' };
+    }
+    const shadow = shadowedMember(registry, proto);
+    if (shadow !== undefined) {
+      return {
+        reason: `has a ${key} whose "${String(shadow)}" was replaced on the instance`,
+        fix: 'do not patch SDK registries',
+      };
+    }
+  }
+  return undefined;
+}
+
+/** Whether an orchestrator's hook registry is the SDK's own: a plain data field, no Proxy, its prototype, unpatched. */
+export function hasSdkHookRegistry(orchestrator: object): boolean {
+  const registry = dataField(orchestrator, HOOK_REGISTRY_FIELD.orchestrator);
+  const proto = hiddenPrototypes().hookRegistry;
+  return (
+    registry.ok &&
+    !isProxy(registry.value) &&
+    typeof registry.value === 'object' &&
+    registry.value !== null &&
+    Object.getPrototypeOf(registry.value) === proto &&
+    shadowedMember(registry.value, proto) === undefined
+  );
+}
+
+/** What is wrong with an agent's tool executor field when it cannot be read as data (it names the field). */
+export function toolExecutorReadProblem(read: FieldRead): string {
+  return describeFieldProblem('the agent', TOOL_EXECUTOR_FIELD, read) ?? 'has an unreadable tool executor';
+}
+
+/**
+ * What a node runs (`_agent` of an `AgentNode`, `_orchestrator` of a `MultiAgentNode`), read as data, or why it
+ * cannot be read (naming the node as `the <name>` and the field) with the fix.
+ */
+export function nodeExecutorRead(
+  node: AgentNode | MultiAgentNode,
+  isAgentNode: boolean,
+  name: string,
+):
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly reason: string; readonly fix: string } {
+  const read = isAgentNode ? agentNodeExecutor(node as AgentNode) : multiAgentNodeExecutor(node as MultiAgentNode);
+  if (read.ok) return { ok: true, value: read.value };
+  const key = isAgentNode ? NODE_EXECUTOR_FIELD.agent : NODE_EXECUTOR_FIELD.orchestrator;
+  return {
+    ok: false,
+    reason: describeFieldProblem(`the ${name}`, key, read) ?? `its ${key} cannot be read`,
+    fix: `do not redefine ${key} on the node`,
+  };
+}
+
+/** A Graph's entry nodes (`_sources`) as a plain array, or why they cannot be read so (naming the field). */
+export function graphSourcesRead(
+  graph: object,
+): { readonly sources: readonly unknown[] } | { readonly problem: string } {
+  const sources = dataField(graph, GRAPH_SOURCES_FIELD);
+  if (!sources.ok || !isPlainArray(sources.value)) {
+    return {
+      problem:
+        describeFieldProblem('the graph', GRAPH_SOURCES_FIELD, sources) ?? 'its entry nodes are not a plain array',
+    };
+  }
+  return { sources: sources.value };
+}
+
 /** The map of a hook registry's callbacks by event class (`_callbacks`), read as data (undefined otherwise). */
 export function hookCallbackMap(registry: unknown): unknown {
   return readData(registry, '_callbacks');
