@@ -1,0 +1,112 @@
+/**
+ * The interactive view (ink, React) and the HTML page's picture (@viz-js/viz) come from packages that are not
+ * runtime dependencies. Each case runs the real command with those packages made unresolvable the way Node says a
+ * package is missing (a resolve hook registered with `--import`, answering ERR_MODULE_NOT_FOUND), so what an app
+ * without them sees is checked in `npm test`, not only by the packed install. A terminal is a real pseudo-terminal
+ * (tmux, from Debian; .ci/run installs it). `npm test` builds dist/ first.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const scratch = join(root, 'test/.generated/optional-packages');
+const hook = join(scratch, 'without.mjs');
+const INSTALL = 'npm i -D ink@^6 react@^19';
+
+/** A loader that answers each listed package as Node answers a package that is not installed. */
+function writeHook(): void {
+  const resolve = `
+const missing = new Set(process.env.GATE_AUDIT_TEST_MISSING.split(','));
+export async function resolve(specifier, context, next) {
+  const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
+  if (missing.has(name)) {
+    const error = new Error(\`Cannot find package '\${name}' imported from \${context.parentURL}\`);
+    error.code = 'ERR_MODULE_NOT_FOUND';
+    throw error;
+  }
+  return next(specifier, context);
+}`;
+  mkdirSync(scratch, { recursive: true });
+  writeFileSync(join(scratch, 'hooks.mjs'), resolve);
+  writeFileSync(hook, "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
+}
+
+const socket = `gate-audit-optional-${process.pid}`;
+const tmux = (...args: string[]): string =>
+  execFileSync('tmux', ['-L', socket, ...args], { cwd: root, encoding: 'utf8' });
+let sessions = 0;
+
+/** Runs the command in a pseudo-terminal without the packages; the screen once it printed its exit code. */
+async function onTerminal(missing: string, args: string): Promise<string> {
+  sessions += 1;
+  const session = `run-${sessions}`;
+  const command = `env -u CI GATE_AUDIT_TEST_MISSING=${missing} node --import ${hook} bin/gate-audit.js ${args}; echo EXIT=$?; sleep 30`;
+  tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '50', command);
+  try {
+    for (let i = 0; i < 600; i++) {
+      const text = tmux('capture-pane', '-t', session, '-p', '-J');
+      if (/EXIT=\d/.test(text)) return text;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`timed out; screen:\n${tmux('capture-pane', '-t', session, '-p')}`);
+  } finally {
+    tmux('kill-session', '-t', session);
+  }
+}
+
+beforeAll(() => {
+  writeHook();
+  tmux('new-session', '-d', '-s', 'keeper', 'sleep 600');
+});
+afterAll(() => {
+  try {
+    tmux('kill-server');
+  } catch {
+    // already gone
+  }
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('audit without its optional packages', () => {
+  describe('when ink is not installed and a person runs it on a terminal', () => {
+    it('prints the text report, says once on stderr what to install, and keeps the exit code', async () => {
+      const screen = await onTerminal('ink', 'fixtures/graphs/mixed-graph.ts');
+      expect(screen).toContain(`gate-audit: the interactive view needs ink, which is not installed | ${INSTALL}`);
+      expect(screen.split(INSTALL)).toHaveLength(2);
+      expect(screen).toContain('coverage 75% of 4 tool-running nodes');
+      expect(screen).toContain('EXIT=1');
+    });
+
+    it('names react when React is the one missing', async () => {
+      const screen = await onTerminal('react', 'fixtures/graphs/mixed-graph.ts');
+      expect(screen).toContain(`the interactive view needs react, which is not installed | ${INSTALL}`);
+      expect(screen).toContain('EXIT=1');
+    });
+  });
+
+  describe('when the view is asked for with --format tui', () => {
+    it('exits 2 with the same line, and prints no report', async () => {
+      const screen = await onTerminal('ink', 'fixtures/graphs/gated-app.ts --format tui');
+      expect(screen).toContain(`gate-audit: the interactive view needs ink, which is not installed | ${INSTALL}`);
+      expect(screen).not.toContain('coverage');
+      expect(screen).toContain('EXIT=2');
+    });
+  });
+
+  describe('when @viz-js/viz is not installed and the HTML page is written', () => {
+    it('writes the page without its picture, says why on stderr, and keeps the exit code', () => {
+      const run = spawnSync(
+        process.execPath,
+        ['--import', hook, 'bin/gate-audit.js', 'fixtures/graphs/mixed-graph.ts', '--format', 'html'],
+        { cwd: root, encoding: 'utf8', env: { ...process.env, GATE_AUDIT_TEST_MISSING: '@viz-js/viz' } },
+      );
+      expect(run.stderr).toMatch(/the HTML page has no picture: .*@viz-js\/viz/);
+      expect(run.stdout).toContain('<html');
+      expect(run.stdout).toContain('The picture could not be drawn');
+      expect(run.status).toBe(1);
+    });
+  });
+});
