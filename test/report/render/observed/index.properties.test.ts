@@ -3,6 +3,7 @@
  * format shows one row per agent and tool with its real counts, parses (JSON, SARIF, XML, Markdown table) and
  * keeps no byte of a control, bidi or invisible character.
  */
+import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { type Tokens, marked } from 'marked';
@@ -163,6 +164,18 @@ describe('OBSERVED_RENDERERS', () => {
         }),
         RUNS,
       );
+    });
+  });
+});
+
+describe('OBSERVED_RENDERERS and docs/observed.md', () => {
+  describe('when the page lists the formats', () => {
+    it('names every format of the map, in its order, and no other', () => {
+      const page = readFileSync(new URL('../../../../docs/observed.md', import.meta.url), 'utf8');
+      const line = /^- Formats: ([\s\S]*?)\. Every value/m.exec(page)?.[1] ?? '';
+      // The names, not what the parentheses say of them (`json` (the report, which `merge` reads back)).
+      const named = [...line.replaceAll(/\([^)]*\)/g, '').matchAll(/`([a-z]+)`/g)].map((m) => m[1]);
+      expect(named).toEqual(Object.keys(OBSERVED_RENDERERS));
     });
   });
 });
