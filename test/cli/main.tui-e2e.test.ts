@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +67,25 @@ describe('gate-audit in a terminal', () => {
       expect(filtered).not.toContain('collector');
       keys('q');
       await waitForScreen((s) => s.includes('EXIT=1'), 'the exit code');
+    });
+  });
+
+  describe('when the README shows its screen', () => {
+    it('opens on the bundled example with the screen README.md shows, and exits 0 on q', async () => {
+      const readme = readFileSync(join(root, 'README.md'), 'utf8');
+      const shown = /```console\n\$ npx gate-audit fixtures\/graphs\/gated-app\.ts\n([\s\S]*?)```/.exec(readme)?.[1];
+      expect(shown).toBeDefined();
+      start(100, `env -u CI node bin/gate-audit.js fixtures/graphs/gated-app.ts; echo EXIT=$?; sleep 30`);
+      const first = await waitForScreen((s) => s.includes('q quit'), 'the view');
+      const lines = (text: string): string[] =>
+        text
+          .replaceAll(/process:[0-9a-f]{8}/g, 'process:…')
+          .split('\n')
+          .map((line) => line.trimEnd())
+          .filter((line, i, all) => line !== '' || all.slice(i).some((rest) => rest !== ''));
+      expect(lines(first)).toEqual(lines(shown!));
+      keys('q');
+      await waitForScreen((s) => s.includes('EXIT=0'), 'the exit code');
     });
   });
 
