@@ -4,10 +4,8 @@
  * places is listed once; listing it twice would change nothing, as the wrap of a marked node is a no-op.) A node
  * that declares what it runs but whose run cannot be wrapped is refused before anything is gated.
  *
- * Stryker on `src/frameworks/strands/install.ts` (enforce and walker sets, `--force`, 2026-12-06, after the tests
- * written for its survivors): 91.9% of 382 (351 killed / 28 survived / 3 no coverage; 89.0% before them). Killed
- * since, mutated by hand: which accepted nodes run in the run context (`isAccepted` made true wrapped plain agents:
- * "wraps no run") and the kind a custom node's run is wrapped as (its agents then ran at no place). The rest:
+ * Surviving mutants of `src/frameworks/strands/install.ts` (Stryker, the enforce and walker sets; the score is in
+ * CONTRIBUTING.md), each unreachable or equivalent:
  * - Unreachable once the preflight passed (it read every orchestrator and node map, or refused): the
  *   `orchestrator === undefined` and `typeof nodes === 'string'` guards of `acceptedByOrchestrator`, `nodeRunsOf`
  *   and `lockTree` (7).
