@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CoverageReportSchema } from '../../src/index.js';
-import { gateAudit as run, type Run, type RunOptions, slot } from '../helpers/built-command.js';
+import { helpdeskGateAudit, reportOf as json, slot } from '../helpers/built-command.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = join(root, 'bin/gate-audit.js');
@@ -20,12 +20,7 @@ const partners = join(root, 'fixtures/apps/partners');
 const marker = join(scratch, 'jobs-ran.txt');
 
 /** Runs the built command; every run can tell the helpdesk app's jobs where to note that they ran. */
-async function gateAudit(args: string[], options: RunOptions = {}): Promise<Run> {
-  return await run(args, { ...options, env: { HELPDESK_MARKER: marker, ...options.env } });
-}
-
-const json = (run: Run): ReturnType<typeof CoverageReportSchema.parse> =>
-  CoverageReportSchema.parse(JSON.parse(run.stdout));
+const gateAudit = helpdeskGateAudit(marker);
 
 /** The 1-based line of the first line of `file` that contains `text`. */
 function lineOf(file: string, text: string): number {

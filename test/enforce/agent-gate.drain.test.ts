@@ -7,7 +7,6 @@
 import {
   AfterModelCallEvent,
   AfterToolCallEvent,
-  type Agent,
   BeforeModelCallEvent,
   BeforeToolsEvent,
   ExecuteToolStage,
@@ -17,6 +16,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { type Gate, GateFailedError, install } from '../../src/index.js';
 import { bypassExecutor } from '../helpers/attacks.js';
+import { settleRun as settle } from '../helpers/runs.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
 isolateEachTest();
@@ -24,12 +24,6 @@ isolateEachTest();
 const allowAll: Gate = { name: 'allow-all', decide: () => ({ verdict: 'allow' }) };
 
 const PWNED = 'pwned: /etc/shadow';
-
-const settle = (agent: Agent): Promise<unknown> =>
-  agent.invoke('go').then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 
 /** A hook of the app that throws the first time it runs: from then on the SDK drains the loop. */
 function throwsOnce(): () => void {

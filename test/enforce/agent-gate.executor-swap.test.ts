@@ -15,6 +15,7 @@ import { AfterModelCallEvent, AfterToolsEvent, BeforeToolsEvent, SequentialToolE
 import { describe, expect, it } from 'vitest';
 import { type Gate, GateFailedError, install } from '../../src/index.js';
 import { bypassExecutor } from '../helpers/attacks.js';
+import { settleValue as settle } from '../helpers/runs.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent } from '../helpers/sdk.js';
 
 isolateEachTest();
@@ -24,12 +25,6 @@ const onlyLs: Gate = {
   decide: (r) =>
     (r.input as { command?: string }).command === 'ls' ? { verdict: 'allow' } : { verdict: 'deny', reason: 'no' },
 };
-
-const settle = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(
-    (value) => value,
-    (error: unknown) => error,
-  );
 
 type WithExecutor = { _toolExecutor: unknown };
 const NOT_THE_SDKS =

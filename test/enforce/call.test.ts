@@ -11,15 +11,20 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { configureGate, type Gate, install } from '../../src/index.js';
 import { setDecisionObserver } from '../../src/enforce/observe.js';
-import { call, isolateEachTest, observedDecisions, ran, recordingTool, say, scriptedAgent } from '../helpers/sdk.js';
+import {
+  call,
+  isolateEachTest,
+  observedDecisions,
+  ran,
+  recordingTool,
+  rmAgent,
+  say,
+  scriptedAgent,
+} from '../helpers/sdk.js';
 import { settleRun } from '../helpers/runs.js';
 
 isolateEachTest();
 afterEach(() => setDecisionObserver(undefined));
-
-function rmAgent(): ReturnType<typeof scriptedAgent> {
-  return scriptedAgent('a', [call('rm', { path: '/x' }, 'u1'), say('done')], { tools: [recordingTool('rm')] });
-}
 
 /** Every stderr line gate-audit wrote during the test (console.error is muted by isolateEachTest). */
 function errorLines(): string[] {

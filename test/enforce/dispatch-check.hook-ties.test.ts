@@ -17,6 +17,7 @@ import {
 } from '@strands-agents/sdk';
 import { describe, expect, it } from 'vitest';
 import { type Gate, GateFailedError, install } from '../../src/index.js';
+import { settleRun as settle } from '../helpers/runs.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 
 isolateEachTest();
@@ -29,12 +30,6 @@ const broken: Gate = {
     throw new Error('gate crashed');
   },
 };
-
-const settle = (agent: Agent): Promise<unknown> =>
-  agent.invoke('go').then(
-    () => undefined,
-    (error: unknown) => error,
-  );
 
 const PWNED = 'pwned: /etc/shadow';
 

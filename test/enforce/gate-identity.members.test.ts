@@ -11,6 +11,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { audit, configureGate, type Gate, GateFailedError, install } from '../../src/index.js';
+import { settleValue as settle } from '../helpers/runs.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent } from '../helpers/sdk.js';
 
 isolateEachTest();
@@ -52,12 +53,6 @@ function twoCalls(): ReturnType<typeof scriptedAgent> {
     tools: [recordingTool('ls'), recordingTool('rm')],
   });
 }
-
-const settle = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(
-    (value) => value,
-    (error: unknown) => error,
-  );
 
 describe('viewGate', () => {
   describe('when no member read throws', () => {

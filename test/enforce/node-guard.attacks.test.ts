@@ -176,6 +176,7 @@ describe('the node guard (node-guard.ts)', () => {
       name: 'no-rm',
       decide: (r) => (r.toolName === 'rm' ? { verdict: 'deny', reason: 'no rm' } : { verdict: 'allow' }),
     };
+    // Not rmAgent of helpers/sdk.ts: the node `worker` is built with the plugins each way under test gives it.
     const rmAgent = (plugins: Plugin[] = []): ReturnType<typeof scriptedAgent> =>
       scriptedAgent('worker', [call('rm', { path: '/' }), say('done')], { tools: [recordingTool('rm')], plugins });
     const ways: [string, () => Agent][] = [

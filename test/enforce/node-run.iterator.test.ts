@@ -4,43 +4,24 @@
  * the context, and its agent did not join the root run (found by an attack: `ls` ran after a fan-out sibling's
  * gate failure had stopped the run, while the audit said attested).
  */
-import { type Agent, type AgentResult, tool } from '@strands-agents/sdk';
+import type { Agent, AgentResult } from '@strands-agents/sdk';
 import { AgentNode, Graph } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { type Gate, GOVERNS, type GovernanceDeclaration, installMultiagent } from '../../src/index.js';
+import { GOVERNS, type GovernanceDeclaration, installMultiagent } from '../../src/index.js';
 import { deferred } from '../helpers/deferred.js';
-import { call, isolateEachTest, ran, recordingTool, runOrchestrator, say, scriptedAgent } from '../helpers/sdk.js';
+import {
+  call,
+  isolateEachTest,
+  ran,
+  recordingTool,
+  runOrchestrator,
+  say,
+  scriptedAgent,
+  throwsOnRm,
+  waitTool,
+} from '../helpers/sdk.js';
 
 isolateEachTest();
-
-/** A tool that waits until `until` settles (the agent is mid-run when the sibling's gate fails). */
-function waitTool(until: Promise<void>) {
-  return tool({
-    name: 'hold',
-    description: 'waits',
-    inputSchema: z.object({}),
-    callback: async (_input, context) => {
-      ran.push(`hold@${String(context?.agent.id)}`);
-      await until;
-      return 'released';
-    },
-  });
-}
-
-/** Throws (a gate failure) on rm, after telling the test. */
-function throwsOnRm(onRm: () => void): Gate {
-  return {
-    name: 'throws-on-rm',
-    decide: (request) => {
-      if (request.toolName === 'rm') {
-        onRm();
-        throw new Error('gate down');
-      }
-      return { verdict: 'allow' };
-    },
-  };
-}
 
 /** A custom executor whose stream hands back a plain async iterator: `next` only, or `next` and `return`. */
 class Team {
@@ -75,7 +56,7 @@ describe('node-run: a governed custom executor whose stream is not an async gene
       it("a fan-out sibling's gate failure stops the executor's agent", async () => {
         const failed = deferred();
         const inner = scriptedAgent('inner', [call('hold'), call('ls'), say('done')], {
-          tools: [waitTool(failed.promise), recordingTool('ls')],
+          tools: [waitTool(failed.promise, undefined, 'hold'), recordingTool('ls')],
         });
         const sibling = scriptedAgent('sibling', [call('rm', { path: '/x' }), say('x')], {
           tools: [recordingTool('rm')],

@@ -8,11 +8,10 @@
  * agent, and an agent that is a node of a guarded Graph was judged at its node place when a gated-on-its-own
  * agent called it as a tool, or app code invoked it, so a `paths:` allow rule let `rm /home/user` run.
  */
-import { type Agent, TextBlock, tool } from '@strands-agents/sdk';
+import { type Agent, TextBlock } from '@strands-agents/sdk';
 import { A2AAgent } from '@strands-agents/sdk/a2a';
 import { Graph, type MultiAgentState, Node, type NodeResultUpdate, Swarm } from '@strands-agents/sdk/multiagent';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   type Gate,
   GateFailedError,
@@ -36,44 +35,11 @@ import {
   say,
   ScriptedModel,
   scriptedAgent,
+  throwsOnRm,
+  waitTool,
 } from '../helpers/sdk.js';
 
 isolateEachTest();
-
-/**
- * A tool that waits until the test releases it: keeps an agent running while something else fails.
- *
- * @param until - released when the failure happened
- * @param started - told when it starts waiting
- * @param name - the tool's name
- */
-function waitTool(until: Promise<void>, started: () => void = () => undefined, name = 'wait') {
-  return tool({
-    name,
-    description: 'waits until released',
-    inputSchema: z.object({}),
-    callback: async (_input, ctx) => {
-      ran.push(`${name}@${ctx?.agent.id ?? '?'}`);
-      started();
-      await until;
-      return 'released';
-    },
-  });
-}
-
-/** Allows every call but `rm`, on which it throws (a gate failure) after calling `onRm`. */
-function throwsOnRm(onRm: () => void = () => undefined): Gate {
-  return {
-    name: 'throws-on-rm',
-    decide: (r) => {
-      if (r.toolName === 'rm') {
-        onRm();
-        throw new Error('gate down');
-      }
-      return { verdict: 'allow' };
-    },
-  };
-}
 
 /** The custom node the README's "Patterns we handle" showed: it invokes its declared agent with no invocationState. */
 class ReviewStep extends Node {

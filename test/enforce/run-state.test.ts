@@ -29,6 +29,7 @@ import {
   runOrchestrator,
   say,
   scriptedAgent,
+  throwsOnRm as throwsOnRmGate,
   toolResults,
 } from '../helpers/sdk.js';
 import { deferred } from '../helpers/deferred.js';
@@ -41,6 +42,7 @@ function installed(graph: Graph, gate: Gate): Graph {
   return graph;
 }
 
+// Not settle() of helpers/runs.ts: a run that ended reads as 'ended', which the tests expect, not as undefined.
 async function outcome(run: Promise<unknown>): Promise<unknown> {
   return run.then(
     () => 'ended',
@@ -49,13 +51,7 @@ async function outcome(run: Promise<unknown>): Promise<unknown> {
 }
 
 /** Allows every call but `rm`, on which it throws (a gate failure). */
-const throwsOnRm: Gate = {
-  name: 'throws-on-rm',
-  decide: (r) => {
-    if (r.toolName === 'rm') throw new Error('gate down');
-    return { verdict: 'allow' };
-  },
-};
+const throwsOnRm: Gate = throwsOnRmGate();
 
 describe('run-state', () => {
   describe('when a gate failure stops a run shared through its invocationState', () => {

@@ -6,14 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { install } from '../../src/index.js';
 import { andThen, Late, rejected, settle } from '../../src/enforce/settle.js';
-import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
+import { call, isolateEachTest, ran, recordingTool, rmAgent, say, scriptedAgent, toolResults } from '../helpers/sdk.js';
 import { settleRun } from '../helpers/runs.js';
 
 isolateEachTest();
-
-function rmAgent(): ReturnType<typeof scriptedAgent> {
-  return scriptedAgent('a', [call('rm', { path: '/x' }, 'u1'), say('done')], { tools: [recordingTool('rm')] });
-}
 
 describe('settle', () => {
   describe('when the answer is not a thenable', () => {

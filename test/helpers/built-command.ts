@@ -5,6 +5,7 @@
  */
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { type CoverageReport, CoverageReportSchema } from '../../src/report/schema.js';
 import { root } from './cli.js';
 
 /** What a run of the built command ended with. */
@@ -60,6 +61,22 @@ export async function gateAudit(args: string[], options: string | RunOptions = r
       resolve({ status, stdout, stderr });
     });
   });
+}
+
+/**
+ * The built command with the helpdesk app's jobs told where to note that they ran (`HELPDESK_MARKER`): every run
+ * of it can check whether they did.
+ *
+ * @param marker - the file the jobs write to
+ */
+export function helpdeskGateAudit(marker: string): (args: string[], options?: RunOptions) => Promise<Run> {
+  return async (args, options = {}) =>
+    await gateAudit(args, { ...options, env: { HELPDESK_MARKER: marker, ...options.env } });
+}
+
+/** The coverage report a run printed on stdout (`--format json`). */
+export function reportOf(run: Run): CoverageReport {
+  return CoverageReportSchema.parse(JSON.parse(run.stdout));
 }
 
 /** A scratch folder under test/.generated: its absolute path, and a file in it absolute (`at`) or relative (`rel`). */

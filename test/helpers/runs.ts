@@ -12,6 +12,14 @@ export function settle(run: Promise<unknown>): Promise<unknown> {
   );
 }
 
+/** Waits for `run` to settle: what it resolved to, or the error if it rejected. */
+export function settleValue(run: Promise<unknown>): Promise<unknown> {
+  return run.then(
+    (value) => value,
+    (error: unknown) => error,
+  );
+}
+
 /** Invokes `agent` with `'go'` and waits for the run to settle: `undefined` if it finished, the error if it threw. */
 export function settleRun(agent: Agent): Promise<unknown> {
   return settle(agent.invoke('go'));

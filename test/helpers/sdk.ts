@@ -5,7 +5,7 @@ import { Agent, type AgentConfig, tool } from '@strands-agents/sdk';
 import { afterEach, beforeEach, vi } from 'vitest';
 import { z } from 'zod';
 import { type ToolDecision, setDecisionObserver } from '../../src/enforce/observe.js';
-import { configureGate } from '../../src/index.js';
+import { configureGate, type Gate } from '../../src/index.js';
 import { call, say, ScriptedModel, type ScriptedTurn } from '../../fixtures/support/scripted-model.js';
 
 export { call, handoff, say, ScriptedModel } from '../../fixtures/support/scripted-model.js';
@@ -37,9 +37,45 @@ export function scriptedAgent(
   };
 }
 
-/** An agent `id` whose model calls `rm` once on `/<id>` (a recording tool), then answers its id. */
-export function rmAgent(id: string): Agent & { model: ScriptedModel } {
+/** An agent `id` (`a` unless given) whose model calls `rm` once on `/<id>` (a recording tool), then answers its id. */
+export function rmAgent(id = 'a'): Agent & { model: ScriptedModel } {
   return scriptedAgent(id, [call('rm', { path: `/${id}` }), say(id)], { tools: [recordingTool('rm')] });
+}
+
+/**
+ * A tool that records its run in `ran` as `<name>@<agent>`, then waits until `until` settles: keeps an agent
+ * running while something else fails.
+ *
+ * @param until - released when the failure happened
+ * @param started - told when it starts waiting
+ * @param name - the tool's name
+ */
+export function waitTool(until: Promise<void>, started: () => void = () => undefined, name = 'wait') {
+  return tool({
+    name,
+    description: 'waits until released',
+    inputSchema: z.object({}),
+    callback: async (_input, ctx) => {
+      ran.push(`${name}@${ctx?.agent.id ?? '?'}`);
+      started();
+      await until;
+      return 'released';
+    },
+  });
+}
+
+/** A gate that allows every call but `rm`, on which it throws (a gate failure) after calling `onRm`. */
+export function throwsOnRm(onRm: () => void = () => undefined): Gate {
+  return {
+    name: 'throws-on-rm',
+    decide: (r) => {
+      if (r.toolName === 'rm') {
+        onRm();
+        throw new Error('gate down');
+      }
+      return { verdict: 'allow' };
+    },
+  };
 }
 
 /** `status:text` of every tool result in the agent's history. */

@@ -42,6 +42,7 @@ function pausedOf(result: { interrupts?: readonly { id: string; reason?: unknown
   });
 }
 
+// Not rmAgent of helpers/sdk.ts: rm's input (`/tmp/x` unless given, which the tests read) and tool-use id are chosen.
 function rmAgent(id = 'a', input: Record<string, unknown> = { path: '/tmp/x' }, toolUseId?: string) {
   return scriptedAgent(id, [call('rm', input, toolUseId), say('done')], { tools: [recordingTool('rm')] });
 }

@@ -159,6 +159,7 @@ async function invokeAlone(agent: Scripted): Promise<boolean> {
 
 const resultsOf = new WeakMap<Agent, string[]>();
 /** The agent that calls `rm`, with its tool results watched. */
+// Not rmAgent of helpers/sdk.ts: its turns (rm twice by default) and config are chosen, and its results watched.
 function rmAgent(id: string, turns = rmTwice, config: Parameters<typeof scriptedAgent>[2] = {}): Scripted {
   const agent = scriptedAgent(id, turns, { tools: [recordingTool('rm')], ...config });
   resultsOf.set(agent, watchToolResults(agent));

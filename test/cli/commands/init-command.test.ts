@@ -6,8 +6,7 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CoverageReportSchema } from '../../../src/index.js';
-import { gateAudit as run, type Run, type RunOptions } from '../../helpers/built-command.js';
+import { helpdeskGateAudit, reportOf as json } from '../../helpers/built-command.js';
 import { root } from '../../helpers/cli.js';
 
 const scratch = join(root, 'test/.generated/init-command');
@@ -15,12 +14,7 @@ const helpdesk = join(root, 'fixtures/apps/helpdesk');
 const marker = join(scratch, 'jobs-ran.txt');
 
 /** Runs the built command; every run can tell the helpdesk app's jobs where to note that they ran. */
-async function gateAudit(args: string[], options: RunOptions = {}): Promise<Run> {
-  return await run(args, { ...options, env: { HELPDESK_MARKER: marker, ...options.env } });
-}
-
-const json = (run: Run): ReturnType<typeof CoverageReportSchema.parse> =>
-  CoverageReportSchema.parse(JSON.parse(run.stdout));
+const gateAudit = helpdeskGateAudit(marker);
 
 beforeAll(() => {
   rmSync(scratch, { recursive: true, force: true });

@@ -6,14 +6,13 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gateAudit, type Run, scratchFolder } from '../../helpers/built-command.js';
+import { gateAudit, reportOf as json, scratchFolder } from '../../helpers/built-command.js';
 import { shardOf } from '../../../src/cli/run.js';
 import { type CoverageReport, CoverageReportSchema } from '../../../src/index.js';
 
 const { scratch, at, rel } = scratchFolder('merge');
 
 const read = (name: string): CoverageReport => CoverageReportSchema.parse(JSON.parse(readFileSync(at(name), 'utf8')));
-const json = (run: Run): CoverageReport => CoverageReportSchema.parse(JSON.parse(run.stdout));
 /** Every node as "module#export › path inside the module: status", independent of the report's layout. */
 function statuses(report: CoverageReport): string[] {
   return report.nodes

@@ -18,6 +18,7 @@ import { type AgentConfig, ToolResultBlock, BeforeToolCallEvent, type Agent } fr
 import { describe, expect, it } from 'vitest';
 import { audit, type Gate, GateFailedError, install } from '../../../src/index.js';
 import { FEATURE_ABSENT, sdkFeatures } from '../../../src/frameworks/strands/sdk-shape.js';
+import { settleValue as settle } from '../../helpers/runs.js';
 import { call, isolateEachTest, ran, recordingTool, say, scriptedAgent } from '../../helpers/sdk.js';
 
 isolateEachTest();
@@ -133,12 +134,6 @@ function rewriteAfterDecision(agent: Agent, then: () => void = () => undefined):
     then();
   });
 }
-
-const settle = (promise: Promise<unknown>): Promise<unknown> =>
-  promise.then(
-    (value) => value,
-    (error: unknown) => error,
-  );
 
 /** Lets background tasks the run left behind settle. */
 const drain = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 30));
