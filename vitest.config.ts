@@ -47,9 +47,9 @@ export default defineConfig({
       thresholds: {
         'src/enforce/**': { lines: 90 },
         'src/walker/**': { lines: 90 },
-        // The SDK's private shape, moved out of src/walker and src/enforce (same files, same tests): 89.3% of its
-        // lines on its own, where the two folders it came from counted them in their 90%.
-        'src/frameworks/**': { lines: 89 },
+        // The SDK's private shape (moved out of src/walker and src/enforce) and the LangGraph adapter: the same bar
+        // as the folders it came from, now that its modules have tests of their own.
+        'src/frameworks/**': { lines: 90 },
       },
     },
   },
