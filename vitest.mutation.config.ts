@@ -33,7 +33,11 @@ const sets: Record<string, string[]> = {
 sets.frameworks = [...new Set([...(sets.enforce ?? []), ...(sets.walker ?? [])])];
 // The LangGraph adapter alone (a narrow run: `GATE_AUDIT_MUTATION_TESTS=langgraph npx stryker run --mutate
 // 'src/frameworks/langgraph/**/*.ts'`): its own tests and the guarantee suite it shares with Strands.
-sets.langgraph = ['test/frameworks/langgraph/**/*.test.ts', 'test/frameworks/seam.guarantees.test.ts', 'test/frameworks/versions.test.ts'];
+sets.langgraph = [
+  'test/frameworks/langgraph/**/*.test.ts',
+  'test/frameworks/seam.guarantees.test.ts',
+  'test/frameworks/versions.test.ts',
+];
 // OpenTelemetry (a narrow run: `GATE_AUDIT_MUTATION_TESTS=otel npx stryker run --mutate src/otel/langgraph.ts`): the
 // span processor's and the LangGraph tracer's tests, which read spans back as `gate-audit observed` does.
 sets.otel = ['test/otel/**/*.test.ts'];

@@ -31,7 +31,8 @@ export function readDecision(value: unknown): ReadDecision {
   const named = rule === undefined ? {} : { rule };
   if (verdict === 'allow') return { verdict, ...named };
   if (verdict === 'deny' || verdict === 'ask') {
-    if (typeof reason !== 'string' || reason.trim() === '') return { error: `${verdict === 'ask' ? 'an' : 'a'} ${verdict} decision has no reason` };
+    if (typeof reason !== 'string' || reason.trim() === '')
+      return { error: `${verdict === 'ask' ? 'an' : 'a'} ${verdict} decision has no reason` };
     return { verdict, reason, ...named };
   }
   return { error: `decision verdict is ${describe(verdict)}` };
