@@ -124,6 +124,20 @@ export function agentRegistryFields(): readonly (readonly [string, object])[] {
   ];
 }
 
+/** How a registry read as data falls short of the SDK's own (`proto` its class's prototype), or undefined. */
+function registryShapeProblem(
+  registry: unknown,
+  proto: object,
+):
+  | { readonly kind: 'not-object' | 'prototype' }
+  | { readonly kind: 'patched'; readonly member: PropertyKey }
+  | undefined {
+  if (isProxy(registry) || typeof registry !== 'object' || registry === null) return { kind: 'not-object' };
+  if (Object.getPrototypeOf(registry) !== proto) return { kind: 'prototype' };
+  const member = shadowedMember(registry, proto);
+  return member === undefined ? undefined : { kind: 'patched', member };
+}
+
 /**
  * Why an agent's hook, middleware or tool registry is not the SDK's own, plain and unpatched (each read as data),
  * or undefined when all three are: a field redefined (a getter), a Proxy or not an object, another prototype, or a
@@ -136,17 +150,16 @@ export function agentRegistryProblem(agent: Agent): { readonly reason: string; r
     if (problem !== undefined || !read.ok) {
       return { reason: `${problem ?? 'has an unreadable registry'}`, fix: 'do not redefine SDK fields of an agent' };
     }
-    const registry = read.value;
-    if (isProxy(registry) || typeof registry !== 'object' || registry === null) {
+    const shape = registryShapeProblem(read.value, proto);
+    if (shape?.kind === 'not-object') {
       return { reason: `has a ${key} that is a Proxy or not an object`, fix: 'do not replace SDK registries' };
     }
-    if (Object.getPrototypeOf(registry) !== proto) {
+    if (shape?.kind === 'prototype') {
       return { reason: `has a ${key} that is not the SDK's own registry`, fix: 'do not replace SDK registries' };
     }
-    const shadow = shadowedMember(registry, proto);
-    if (shadow !== undefined) {
+    if (shape?.kind === 'patched') {
       return {
-        reason: `has a ${key} whose "${String(shadow)}" was replaced on the instance`,
+        reason: `has a ${key} whose "${String(shape.member)}" was replaced on the instance`,
         fix: 'do not patch SDK registries',
       };
     }
@@ -157,15 +170,7 @@ export function agentRegistryProblem(agent: Agent): { readonly reason: string; r
 /** Whether an orchestrator's hook registry is the SDK's own: a plain data field, no Proxy, its prototype, unpatched. */
 export function hasSdkHookRegistry(orchestrator: object): boolean {
   const registry = dataField(orchestrator, HOOK_REGISTRY_FIELD.orchestrator);
-  const proto = hiddenPrototypes().hookRegistry;
-  return (
-    registry.ok &&
-    !isProxy(registry.value) &&
-    typeof registry.value === 'object' &&
-    registry.value !== null &&
-    Object.getPrototypeOf(registry.value) === proto &&
-    shadowedMember(registry.value, proto) === undefined
-  );
+  return registry.ok && registryShapeProblem(registry.value, hiddenPrototypes().hookRegistry) === undefined;
 }
 
 /** What is wrong with an agent's tool executor field when it cannot be read as data (it names the field). */
