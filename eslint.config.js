@@ -17,8 +17,10 @@ export default tseslint.config(
       'bench/*.mjs',
       // The process-guard scenarios: plain JavaScript each run as its own Node process (Node 20 has no TypeScript).
       'fixtures/guard/**/*.mjs',
-      // A module hook (and its registration) Node loads as plain JavaScript in a child process (test/langgraph.test.ts).
-      'test/helpers/no-strands-hook.mjs',
+      // A module hook (and its registrations) Node loads as plain JavaScript in a child process: packages hidden from
+      // it (test/langgraph.test.ts, test/cli/commands/audit.optional-packages.test.ts).
+      'test/helpers/missing-packages-hook.mjs',
+      'test/helpers/missing-packages-register.mjs',
       'test/helpers/no-strands-register.mjs',
       // The LangGraph.js-only app, plain JavaScript run as its own Node process (test/langgraph.test.ts, pack-install).
       'fixtures/apps/langgraph-only/*.mjs',

@@ -13,8 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { CoverageReportSchema } from '../src/report/schema.js';
 import { root } from './helpers/cli.js';
 
-const hook = pathToFileURL(join(root, 'test/helpers/no-strands-hook.mjs')).href;
-const register = `data:text/javascript,import { register } from 'node:module'; register(${JSON.stringify(hook)});`;
+const register = pathToFileURL(join(root, 'test/helpers/no-strands-register.mjs')).href;
 
 function runWithoutStrands(...args: string[]): { status: number | null; stdout: string; stderr: string } {
   return runWithoutStrandsIn(root, ...args);

@@ -1,4 +1,4 @@
 /** `--import` this (in NODE_OPTIONS, so child processes get it too) to hide @strands-agents/sdk from a process. */
 import { register } from 'node:module';
 
-register('./no-strands-hook.mjs', import.meta.url);
+register('./missing-packages-hook.mjs', import.meta.url, { data: { missing: ['@strands-agents/sdk'] } });

@@ -1,38 +1,18 @@
 /**
  * The interactive view (ink, React) and the HTML page's picture (@viz-js/viz) come from packages that are not
  * runtime dependencies. Each case runs the real command with those packages made unresolvable the way Node says a
- * package is missing (a resolve hook registered with `--import`, answering ERR_MODULE_NOT_FOUND), so what an app
+ * package is missing (test/helpers/missing-packages-hook.mjs, registered with `--import`), so what an app
  * without them sees is checked in `npm test`, not only by the packed install. A terminal is a real pseudo-terminal
  * (tmux, from Debian; .ci/run installs it). `npm test` builds dist/ first.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
-const scratch = join(root, 'test/.generated/optional-packages');
-const hook = join(scratch, 'without.mjs');
+const hook = pathToFileURL(join(root, 'test/helpers/missing-packages-register.mjs')).href;
 const INSTALL = 'npm i -D ink@^6 react@^19';
-
-/** A loader that answers each listed package as Node answers a package that is not installed. */
-function writeHook(): void {
-  const resolve = `
-const missing = new Set(process.env.GATE_AUDIT_TEST_MISSING.split(','));
-export async function resolve(specifier, context, next) {
-  const name = specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0];
-  if (missing.has(name)) {
-    const error = new Error(\`Cannot find package '\${name}' imported from \${context.parentURL}\`);
-    error.code = 'ERR_MODULE_NOT_FOUND';
-    throw error;
-  }
-  return next(specifier, context);
-}`;
-  mkdirSync(scratch, { recursive: true });
-  writeFileSync(join(scratch, 'hooks.mjs'), resolve);
-  writeFileSync(hook, "import { register } from 'node:module';\nregister('./hooks.mjs', import.meta.url);\n");
-}
 
 const socket = `gate-audit-optional-${process.pid}`;
 const tmux = (...args: string[]): string =>
@@ -58,7 +38,6 @@ async function onTerminal(missing: string, args: string): Promise<string> {
 }
 
 beforeAll(() => {
-  writeHook();
   tmux('new-session', '-d', '-s', 'keeper', 'sleep 600');
 });
 afterAll(() => {
@@ -67,7 +46,6 @@ afterAll(() => {
   } catch {
     // already gone
   }
-  rmSync(scratch, { recursive: true, force: true });
 });
 
 describe('audit without its optional packages', () => {
