@@ -1,54 +1,15 @@
-import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { root } from '../helpers/cli.js';
+import { terminal } from '../helpers/terminal.js';
 
-// The real command in a real pseudo-terminal (tmux, from Debian; .ci/run installs it): keys in, screen out.
-// `npm test` builds dist/ first.
-const root = join(dirname(fileURLToPath(import.meta.url)), '../..');
-const socket = `gate-audit-test-${process.pid}`;
-const tmux = (...args: string[]): string =>
-  execFileSync('tmux', ['-L', socket, ...args], { cwd: root, encoding: 'utf8' });
-let session = '';
-let sessions = 0;
-const screen = (colour = false): string => tmux('capture-pane', '-t', session, '-p', ...(colour ? ['-e'] : []));
-/** Starts `command` in a fresh session of its own (no session is reused, none is killed under another). */
-const start = (width: number, command: string): void => {
-  sessions += 1;
-  session = `audit-${sessions}`;
-  tmux('new-session', '-d', '-s', session, '-x', String(width), '-y', '30', command);
-};
-const keys = (...pressed: string[]): void => void tmux('send-keys', '-t', session, ...pressed);
+// The real command in a real pseudo-terminal: keys in, screen out. `npm test` builds dist/ first.
+const { open, close, start, screen, keys, waitForScreen, killSession } = terminal('test');
 
-async function waitForScreen(expected: (text: string) => boolean, what: string): Promise<string> {
-  for (let i = 0; i < 300; i++) {
-    const text = screen();
-    if (expected(text)) return text;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`timed out waiting for ${what}; screen:\n${screen()}`);
-}
-
-// One session lives for the whole file, so killing a test's session never empties the server: an empty tmux
-// server exits, and a `new-session` that reached it while it was exiting failed with "server exited unexpectedly".
-beforeAll(() => {
-  tmux('new-session', '-d', '-s', 'keeper', 'sleep 600');
-});
-afterEach(() => {
-  try {
-    tmux('kill-session', '-t', session);
-  } catch {
-    // already gone
-  }
-});
-afterAll(() => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // already gone
-  }
-});
+beforeAll(open);
+afterEach(killSession);
+afterAll(close);
 
 describe('gate-audit in a terminal', () => {
   describe('when a person runs it (no CI variable)', () => {
@@ -58,7 +19,7 @@ describe('gate-audit in a terminal', () => {
       start(100, command);
       const first = await waitForScreen((s) => s.includes('75% coverage'), 'the view');
       expect(first).toMatch(/^>✘ ▾ pricing +graph +ungated/m);
-      expect(screen(true)).toContain('\u001b[31m✘');
+      expect(screen({ colour: true })).toContain('\u001b[31m✘');
       keys('j', 'j', 'j');
       const moved = await waitForScreen((s) => /^>✘ +publisher/m.test(s), 'publisher selected');
       expect(moved).toContain('fix      call installMultiagent(root) at startup, or give the agent a GatePlugin');

@@ -5,48 +5,34 @@
  * without them sees is checked in `npm test`, not only by the packed install. A terminal is a real pseudo-terminal
  * (tmux, from Debian; .ci/run installs it). `npm test` builds dist/ first.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { terminal } from '../../helpers/terminal.js';
 
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const hook = pathToFileURL(join(root, 'test/helpers/missing-packages-register.mjs')).href;
 const INSTALL = 'npm i -D ink@^6 react@^19';
 
-const socket = `gate-audit-optional-${process.pid}`;
-const tmux = (...args: string[]): string =>
-  execFileSync('tmux', ['-L', socket, ...args], { cwd: root, encoding: 'utf8' });
-let sessions = 0;
+const term = terminal('optional');
 
 /** Runs the command in a pseudo-terminal without the packages; the screen once it printed its exit code. */
 async function onTerminal(missing: string, args: string): Promise<string> {
-  sessions += 1;
-  const session = `run-${sessions}`;
-  const command = `env -u CI GATE_AUDIT_TEST_MISSING=${missing} node --import ${hook} bin/gate-audit.js ${args}; echo EXIT=$?; sleep 30`;
-  tmux('new-session', '-d', '-s', session, '-x', '200', '-y', '50', command);
+  term.start(
+    200,
+    `env -u CI GATE_AUDIT_TEST_MISSING=${missing} node --import ${hook} bin/gate-audit.js ${args}; echo EXIT=$?; sleep 30`,
+    50,
+  );
   try {
-    for (let i = 0; i < 600; i++) {
-      const text = tmux('capture-pane', '-t', session, '-p', '-J');
-      if (/EXIT=\d/.test(text)) return text;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`timed out; screen:\n${tmux('capture-pane', '-t', session, '-p')}`);
+    return await term.waitForScreen((text) => /EXIT=\d/.test(text), 'the exit code', { joined: true, tries: 600 });
   } finally {
-    tmux('kill-session', '-t', session);
+    term.killSession();
   }
 }
 
-beforeAll(() => {
-  tmux('new-session', '-d', '-s', 'keeper', 'sleep 600');
-});
-afterAll(() => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // already gone
-  }
-});
+beforeAll(() => term.open());
+afterAll(() => term.close());
 
 describe('audit without its optional packages', () => {
   describe('when ink is not installed and a person runs it on a terminal', () => {
